@@ -1,0 +1,64 @@
+/**
+ * The chains a server serves. Every request names a chain (empty = the default); handlers resolve
+ * it here to the per-chain context that holds that chain's upstream and cores.
+ */
+import { SolgateError } from "./errors.ts";
+import type { Upstream } from "./upstream/upstream.ts";
+import type { ProgramAccounts } from "./programs/program-accounts.ts";
+
+/** Everything that serves one chain. Later cores (fees, transactions, collections) add fields here. */
+export interface ChainContext {
+  /** The chain's name as requests spell it (`localnet`, `mainnet`, ...). */
+  readonly name: string;
+  /** The only way to that chain's Solana JSON-RPC / DAS endpoints. */
+  readonly upstream: Upstream;
+  /** Program-account pages. */
+  readonly programs: ProgramAccounts;
+}
+
+/** Resolves request chain names to their contexts. */
+export interface ChainRegistry {
+  /** The chain an empty `chain` field means. */
+  readonly defaultChain: string;
+  /** The served chain names, default first. */
+  readonly names: readonly string[];
+  /** The context of `name` (empty or undefined = default); throws SolgateError UNKNOWN_CHAIN otherwise. */
+  resolve(name?: string): ChainContext;
+  /** Every context, default first. */
+  all(): readonly ChainContext[];
+}
+
+/**
+ * Builds the registry. Throws if `chains` is empty, holds a name twice, or lacks `defaultChain`:
+ * those are wiring bugs, caught at start-up rather than on the first request.
+ */
+export function createChainRegistry(chains: readonly ChainContext[], defaultChain: string): ChainRegistry {
+  const byName = new Map<string, ChainContext>();
+  for (const chain of chains) {
+    if (byName.has(chain.name)) throw new Error(`chain "${chain.name}" is configured twice`);
+    byName.set(chain.name, chain);
+  }
+  const fallback = byName.get(defaultChain);
+  if (fallback === undefined) {
+    throw new Error(`default chain "${defaultChain}" is not among the chains: ${[...byName.keys()].join(", ") || "(none)"}`);
+  }
+  const ordered = [fallback, ...chains.filter((c) => c !== fallback)];
+  const names = ordered.map((c) => c.name);
+  return {
+    defaultChain,
+    names,
+    resolve(name) {
+      if (name === undefined || name === "") return fallback;
+      const found = byName.get(name);
+      if (found === undefined) {
+        throw new SolgateError(
+          "UNKNOWN_CHAIN",
+          `unknown chain ${JSON.stringify(name.slice(0, 64))}; this server serves: ${names.join(", ")}`,
+          { chain: name.slice(0, 64), served: names },
+        );
+      }
+      return found;
+    },
+    all: () => ordered,
+  };
+}

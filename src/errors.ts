@@ -1,0 +1,220 @@
+/**
+ * The error catalogue: every failure Solgate reports has a stable reason (UPPER_SNAKE, never renamed
+ * or reused), one canonical gRPC code, one HTTP status for the REST surface, and a one-line meaning.
+ * Core code throws `SolgateError`; `toConnectError` is the only place that turns anything thrown into
+ * what goes on the wire. README.md carries the same table; test/errors.test.ts keeps the two in step.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import type { DescMessage, MessageInitShape } from "@bufbuild/protobuf";
+import { DurationSchema } from "@bufbuild/protobuf/wkt";
+import { ErrorInfoSchema, RetryInfoSchema } from "../gen/google/rpc/error_details_pb.js";
+
+/** The `ErrorInfo.domain` of every error Solgate raises. */
+export const ERROR_DOMAIN = "solgate";
+
+/** One catalogue entry. */
+export interface ErrorReasonSpec {
+  /** The canonical gRPC/Connect code. */
+  readonly code: Code;
+  /** The HTTP status the REST surface answers with. */
+  readonly httpStatus: number;
+  /** What the reason means, in one line (also the README's "meaning" column). */
+  readonly description: string;
+  /** Whether the client may retry later (adds a `google.rpc.RetryInfo`). */
+  readonly retryable?: boolean;
+}
+
+/** The catalogue. Append only: a reason, once published, keeps its meaning. */
+export const ERROR_REASONS = {
+  INVALID_ADDRESS: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "An address or signature is not valid base58 of the right length.",
+  },
+  INVALID_PARAMETER: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "A request field is missing, malformed or out of range; `field` names it.",
+  },
+  INVALID_TRANSACTION: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "The transaction bytes do not decode, or are not signed as required.",
+  },
+  NOT_FOUND: {
+    code: Code.NotFound,
+    httpStatus: 404,
+    description: "The account, collection or transaction asked for does not exist.",
+  },
+  UNKNOWN_CHAIN: {
+    code: Code.NotFound,
+    httpStatus: 404,
+    description: "The chain named in the request is not served here; `served` lists those that are.",
+  },
+  BLOCKHASH_EXPIRED: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description: "The transaction's blockhash is no longer valid; fetch a new one, sign again and resend.",
+  },
+  SIMULATION_FAILED: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description: "The transaction failed in simulation; `logs` and `error` say why.",
+  },
+  QUERY_TOO_BROAD: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description: "The query would scan too many accounts; narrow it with filters.",
+  },
+  UNAUTHENTICATED: {
+    code: Code.Unauthenticated,
+    httpStatus: 401,
+    description: "The `Authorization: Bearer <key>` header is missing or the key is not valid.",
+  },
+  RATE_LIMITED: {
+    code: Code.ResourceExhausted,
+    httpStatus: 429,
+    description: "Too many requests; retry after the delay given.",
+    retryable: true,
+  },
+  UPSTREAM_UNAVAILABLE: {
+    code: Code.Unavailable,
+    httpStatus: 503,
+    description: "The Solana node behind this chain did not answer or failed; retry after the delay given.",
+    retryable: true,
+  },
+  INTERNAL: {
+    code: Code.Internal,
+    httpStatus: 500,
+    description: "An unexpected error inside Solgate; it is logged with the request id.",
+  },
+} as const satisfies Record<string, ErrorReasonSpec>;
+
+/** A stable error reason. */
+export type ErrorReason = keyof typeof ERROR_REASONS;
+
+/** The retry delay suggested when a retryable error does not give its own. */
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+
+/** Options of a `SolgateError` beyond its reason, message and details. */
+export interface SolgateErrorOptions {
+  /** The error that caused this one (kept for logs, never sent). */
+  cause?: unknown;
+  /** For retryable reasons: how long the client should wait before retrying. */
+  retryAfterMs?: number;
+}
+
+/**
+ * The one error type of the transport-free code. `message` is short, English and actionable;
+ * `details` are machine-readable facts (they become `ErrorInfo.metadata`).
+ */
+export class SolgateError extends Error {
+  readonly reason: ErrorReason;
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    reason: ErrorReason,
+    message: string,
+    details: Record<string, unknown> = {},
+    options: SolgateErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SolgateError";
+    this.reason = reason;
+    this.details = details;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** Whether `value` is a `SolgateError`, also across module copies. */
+export function isSolgateError(value: unknown): value is SolgateError {
+  return (
+    value instanceof SolgateError ||
+    (value instanceof Error && value.name === "SolgateError" && typeof (value as SolgateError).reason === "string" &&
+      Object.hasOwn(ERROR_REASONS, (value as SolgateError).reason))
+  );
+}
+
+/** Called with errors that are not SolgateError nor ConnectError (bugs), before they become INTERNAL. */
+export type UnexpectedErrorSink = (error: unknown) => void;
+
+/**
+ * Maps anything thrown to the ConnectError sent on the wire, the only such mapping in Solgate.
+ * - SolgateError: its message and the reason's code, with a `google.rpc.ErrorInfo` (reason, domain
+ *   "solgate", details as string metadata) and, for retryable reasons, a `google.rpc.RetryInfo`.
+ * - ConnectError: unchanged (Connect's own errors, and errors already mapped).
+ * - anything else: INTERNAL with a generic message; the original goes to `onUnexpected` (logged with its stack).
+ */
+export function toConnectError(error: unknown, onUnexpected?: UnexpectedErrorSink): ConnectError {
+  if (isSolgateError(error)) {
+    const spec: ErrorReasonSpec = ERROR_REASONS[error.reason];
+    const details: { desc: DescMessage; value: MessageInitShape<DescMessage> }[] = [
+      {
+        desc: ErrorInfoSchema,
+        value: create(ErrorInfoSchema, {
+          reason: error.reason,
+          domain: ERROR_DOMAIN,
+          metadata: flattenDetails(error.details),
+        }),
+      },
+    ];
+    if (spec.retryable) {
+      const ms = Math.max(0, Math.round(error.retryAfterMs ?? DEFAULT_RETRY_DELAY_MS));
+      details.push({
+        desc: RetryInfoSchema,
+        value: create(RetryInfoSchema, {
+          retryDelay: create(DurationSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 }),
+        }),
+      });
+    }
+    return new ConnectError(error.message, spec.code, undefined, details, error);
+  }
+  if (error instanceof ConnectError) return error;
+  onUnexpected?.(error);
+  return toConnectError(new SolgateError("INTERNAL", "internal error"));
+}
+
+/** The `ErrorInfo.reason` carried by a ConnectError, if any. */
+export function reasonOf(error: ConnectError): string | undefined {
+  return error.findDetails(ErrorInfoSchema)[0]?.reason;
+}
+
+/** HTTP status for the REST surface: the catalogue's for a Solgate reason, else from the code. */
+export function httpStatusOf(error: ConnectError): number {
+  const reason = reasonOf(error);
+  if (reason !== undefined && Object.hasOwn(ERROR_REASONS, reason)) {
+    return ERROR_REASONS[reason as ErrorReason].httpStatus;
+  }
+  return HTTP_STATUS_BY_CODE[error.code] ?? 500;
+}
+
+const HTTP_STATUS_BY_CODE: Partial<Record<Code, number>> = {
+  [Code.Canceled]: 499,
+  [Code.InvalidArgument]: 400,
+  [Code.DeadlineExceeded]: 504,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.PermissionDenied]: 403,
+  [Code.ResourceExhausted]: 429,
+  [Code.FailedPrecondition]: 400,
+  [Code.Aborted]: 409,
+  [Code.OutOfRange]: 400,
+  [Code.Unimplemented]: 501,
+  [Code.Unavailable]: 503,
+  [Code.Unauthenticated]: 401,
+};
+
+/** ErrorInfo metadata is string to string: strings pass, everything else is JSON (bigints as strings). */
+function flattenDetails(details: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(details)) {
+    if (value === undefined) continue;
+    out[key] =
+      typeof value === "string"
+        ? value
+        : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+  }
+  return out;
+}

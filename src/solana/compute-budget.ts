@@ -1,0 +1,94 @@
+/**
+ * What a message asks of the Compute Budget program, and the fee that follows from it.
+ * Works on compiled messages so that it serves client drafts and recorded blocks alike.
+ */
+
+/** The Compute Budget program's address. */
+export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
+/** Lamports charged per signature. */
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+/** Compute units granted per non-builtin instruction when a transaction sets no limit. */
+export const DEFAULT_INSTRUCTION_COMPUTE_UNITS = 200_000;
+/** Compute units granted per builtin-program instruction when a transaction sets no limit. */
+export const BUILTIN_INSTRUCTION_COMPUTE_UNITS = 3_000;
+/** The most compute units one transaction may use. */
+export const MAX_COMPUTE_UNITS = 1_400_000;
+
+// Programs the runtime runs natively; their instructions get the small default allowance.
+const BUILTIN_PROGRAMS = new Set([
+  "11111111111111111111111111111111",
+  COMPUTE_BUDGET_PROGRAM,
+  "AddressLookupTab1e1111111111111111111111111",
+  "Vote111111111111111111111111111111111111111",
+  "Stake11111111111111111111111111111111111111",
+  "Config1111111111111111111111111111111111111",
+  "BPFLoader1111111111111111111111111111111111",
+  "BPFLoader2111111111111111111111111111111111",
+  "BPFLoaderUpgradeab1e11111111111111111111111",
+  "LoaderV411111111111111111111111111111111111",
+  "Ed25519SigVerify111111111111111111111111111",
+  "KeccakSecp256k11111111111111111111111111111",
+  "Secp256r1SigVerify1111111111111111111111111",
+]);
+
+/** The parts of a compiled message this module reads. */
+export interface InstructionView {
+  readonly programAddressIndex: number;
+  readonly data?: Uint8Array | ArrayLike<number>;
+}
+
+/** The compute budget a message sets or implies. */
+export interface ComputeBudget {
+  /** Price in micro-lamports per compute unit; 0 when the message sets none. */
+  readonly unitPrice: bigint;
+  /** The limit the message sets, or undefined when it relies on the default. */
+  readonly requestedUnitLimit: number | undefined;
+  /** The limit the runtime will charge for: the requested one, or the default for its instructions. */
+  readonly unitLimit: number;
+  /** Whether the message has any Compute Budget instruction. */
+  readonly hasComputeBudgetInstructions: boolean;
+}
+
+function readLe(data: ArrayLike<number>, offset: number, bytes: number): bigint {
+  let value = 0n;
+  for (let i = bytes - 1; i >= 0; i--) value = (value << 8n) | BigInt(data[offset + i] ?? 0);
+  return value;
+}
+
+/**
+ * Reads the SetComputeUnitPrice / SetComputeUnitLimit instructions of a message (the last of each wins, as
+ * malformed or duplicate ones fail the transaction at execution anyway) and works out the effective limit.
+ */
+export function computeBudgetOf(message: {
+  readonly staticAccounts: readonly string[];
+  readonly instructions: readonly InstructionView[];
+}): ComputeBudget {
+  let unitPrice = 0n;
+  let requestedUnitLimit: number | undefined;
+  let hasComputeBudgetInstructions = false;
+  let defaultLimit = 0;
+  for (const ix of message.instructions) {
+    const program = String(message.staticAccounts[ix.programAddressIndex]);
+    const data = ix.data ?? new Uint8Array();
+    if (program === COMPUTE_BUDGET_PROGRAM) {
+      hasComputeBudgetInstructions = true;
+      if (data[0] === 2 && data.length === 5) requestedUnitLimit = Number(readLe(data, 1, 4));
+      if (data[0] === 3 && data.length === 9) unitPrice = readLe(data, 1, 8);
+      continue;
+    }
+    defaultLimit += BUILTIN_PROGRAMS.has(program) ? BUILTIN_INSTRUCTION_COMPUTE_UNITS : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
+  }
+  const unitLimit = Math.min(requestedUnitLimit ?? defaultLimit, MAX_COMPUTE_UNITS);
+  return { unitPrice, requestedUnitLimit, unitLimit, hasComputeBudgetInstructions };
+}
+
+/** The priority fee in lamports: ceil(price * limit / 1e6). */
+export function priorityFeeLamports(unitPrice: bigint, unitLimit: number): bigint {
+  const microLamports = unitPrice * BigInt(unitLimit);
+  return (microLamports + 999_999n) / 1_000_000n;
+}
+
+/** The whole fee a transaction pays: 5,000 lamports per signature plus its priority fee. */
+export function transactionFeeLamports(signatures: number, budget: ComputeBudget): bigint {
+  return LAMPORTS_PER_SIGNATURE * BigInt(signatures) + priorityFeeLamports(budget.unitPrice, budget.unitLimit);
+}

@@ -1,0 +1,244 @@
+/**
+ * The kit `RpcTransport` that every upstream call goes through: one attempt at a time per call,
+ * each under a timeout and a slot of the concurrency cap, retried with exponential backoff and
+ * jitter on HTTP 429/5xx, timeouts, network errors and unhealthy nodes, failing over across the
+ * configured URLs and remembering which one answered last.
+ */
+import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
+import type { RpcTransport } from "@solana/kit";
+import type { Semaphore } from "./semaphore.ts";
+import type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
+import { tagRawRpcError } from "./rpc-errors.ts";
+import { toSolgateError } from "./upstream-failure.ts";
+import type { Failure } from "./upstream-failure.ts";
+
+/** One upstream URL with the kit HTTP transport that reaches it. */
+export interface Endpoint {
+  /** Redacted label for metrics, logs and errors (never the URL itself: it may hold an API key). */
+  readonly label: string;
+  readonly transport: RpcTransport;
+}
+
+/** Options of {@link createResilientTransport}. */
+export interface ResilientTransportOptions {
+  /** The chain's name, for error messages. */
+  chain: string;
+  /** At least one; tried in order, starting from the last one that answered. */
+  endpoints: readonly Endpoint[];
+  /** Per attempt, from sending the request to the last byte of the response. */
+  timeoutMs: number;
+  /** Attempts after the first, across all endpoints. */
+  maxRetries: number;
+  semaphore: Semaphore;
+  metrics: UpstreamMetrics;
+  /** First backoff step; doubles each round (default 100 ms). */
+  baseDelayMs?: number;
+  /** Largest backoff step (default 2 s). */
+  maxDelayMs?: number;
+  /** A Retry-After longer than this is not waited out: the call fails at once, passing the delay on (default 5 s). */
+  maxRetryAfterMs?: number;
+  /** Aborted by `close()`: in-flight attempts stop and no new ones start. */
+  closeSignal: AbortSignal;
+  /** For tests; defaults to Math.random. */
+  random?: () => number;
+}
+
+/** JSON-RPC code of "Node is unhealthy": another node may well be healthy, so it is retried like a 503. */
+const NODE_UNHEALTHY = -32005;
+
+/** Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps. */
+export function createResilientTransport(options: ResilientTransportOptions): RpcTransport {
+  const { endpoints, timeoutMs, maxRetries, semaphore, metrics, closeSignal } = options;
+  if (endpoints.length === 0) throw new RangeError("at least one upstream URL is required");
+  const baseDelayMs = options.baseDelayMs ?? 100;
+  const maxDelayMs = options.maxDelayMs ?? 2000;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 5000;
+  const random = options.random ?? Math.random;
+  // The endpoint that answered last: every call starts there, so a dead primary costs one failure, not one per call.
+  let preferred = 0;
+
+  return async function resilientTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
+    const method = methodOf(config.payload);
+    const callerSignal = config.signal;
+    let index = preferred;
+    let triedThisRound = new Set<number>();
+    let round = 0;
+    let last: Failure | undefined;
+
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      if (closeSignal.aborted) throw toSolgateError({ kind: "closed" }, method, options.chain);
+      if (attempt > 0) {
+        // Move to an endpoint this round has not tried; once all have failed, back off before the next round.
+        const untried = nextUntried(index, endpoints.length, triedThisRound);
+        if (untried === undefined) {
+          round++;
+          triedThisRound = new Set();
+          if (last?.retryAfterMs !== undefined && last.retryAfterMs > maxRetryAfterMs) break;
+          const backoff = jittered(Math.min(maxDelayMs, baseDelayMs * 2 ** (round - 1)), random);
+          await sleep(Math.max(backoff, last?.retryAfterMs ?? 0), callerSignal, closeSignal);
+          index = preferred;
+        } else {
+          index = untried;
+        }
+      }
+      triedThisRound.add(index);
+      const endpoint = endpoints[index];
+      const result = await attemptOnce<TResponse>(endpoint, config.payload, method, callerSignal);
+      if (result.ok) {
+        preferred = index;
+        return result.response;
+      }
+      last = result.failure;
+      if (preferred === index) preferred = (index + 1) % endpoints.length;
+      if (!last.retryable && nextUntried(index, endpoints.length, triedThisRound) === undefined) break;
+    }
+    throw toSolgateError(last ?? { kind: "closed" }, method, options.chain);
+  };
+
+  /** One HTTP exchange under a slot of the cap and the timeout. Throws only when the caller aborts. */
+  async function attemptOnce<TResponse>(
+    endpoint: Endpoint,
+    payload: unknown,
+    method: string,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<{ ok: true; response: TResponse } | { ok: false; failure: Failure }> {
+    const release = await semaphore.acquire(anySignal(callerSignal, closeSignal));
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error("upstream attempt timed out")), timeoutMs);
+    const signal = anySignal(callerSignal, closeSignal, timeout.signal);
+    const started = performance.now();
+    metrics.onCall(method, endpoint.label);
+    let outcome: UpstreamOutcome = "ok";
+    try {
+      const response = (await endpoint.transport<TResponse>({ payload, signal })) as unknown;
+      const rpcError = jsonRpcErrorOf(response);
+      if (rpcError) {
+        if (Number(rpcError.code) === NODE_UNHEALTHY) {
+          outcome = "node_unhealthy";
+          return { ok: false, failure: { kind: "node_unhealthy", retryable: true, endpoint: endpoint.label } };
+        }
+        outcome = "rpc_error";
+        tagRawRpcError(rpcError);
+      } else if (!isJsonRpcResponse(response)) {
+        outcome = "bad_response";
+        return { ok: false, failure: { kind: "bad_response", retryable: true, endpoint: endpoint.label } };
+      }
+      return { ok: true, response: response as TResponse };
+    } catch (error) {
+      if (callerSignal?.aborted) {
+        outcome = "network_error";
+        throw callerSignal.reason;
+      }
+      const failure = classify(error, timeout.signal.aborted, closeSignal.aborted, endpoint.label);
+      outcome = outcomeOf(failure);
+      return { ok: false, failure };
+    } finally {
+      clearTimeout(timer);
+      release();
+      metrics.onResult(method, outcome, (performance.now() - started) / 1000, endpoint.label);
+    }
+  }
+}
+
+/** What went wrong with one attempt, from what the kit HTTP transport or fetch threw. */
+function classify(error: unknown, timedOut: boolean, closed: boolean, endpoint: string): Failure {
+  if (closed) return { kind: "closed" };
+  if (timedOut) return { kind: "timeout", retryable: true, endpoint };
+  if (isSolanaError(error, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR)) {
+    const status = error.context.statusCode;
+    const retryAfterMs = parseRetryAfter(error.context.headers?.get?.("retry-after") ?? null);
+    if (status === 429) return { kind: "rate_limited", retryable: true, status, retryAfterMs, endpoint };
+    // 408 and 5xx are the server's trouble; other 4xx (auth, payload too large) will not change on retry,
+    // though another provider may answer them, hence failover without retrying the same URL.
+    const retryable = status === 408 || status >= 500;
+    return { kind: "http_error", retryable, status, retryAfterMs, endpoint };
+  }
+  // A 200 whose body is not JSON (a captive proxy, an HTML error page) surfaces as a SyntaxError.
+  if (error instanceof SyntaxError) return { kind: "bad_response", retryable: true, endpoint };
+  return { kind: "network_error", retryable: true, endpoint, detail: networkDetail(error) };
+}
+
+function outcomeOf(failure: Failure): UpstreamOutcome {
+  switch (failure.kind) {
+    case "rate_limited":
+    case "http_error":
+    case "timeout":
+    case "network_error":
+    case "bad_response":
+    case "node_unhealthy":
+      return failure.kind;
+    default:
+      return "network_error";
+  }
+}
+
+/**
+ * Retry-After in milliseconds, from either form HTTP allows (delta-seconds or an HTTP date);
+ * undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - Date.now());
+}
+
+/** "Equal jitter": half the step fixed, half random, so retries spread out but never fire at once. */
+function jittered(stepMs: number, random: () => number): number {
+  return stepMs / 2 + random() * (stepMs / 2);
+}
+
+function nextUntried(from: number, count: number, tried: Set<number>): number | undefined {
+  for (let i = 1; i <= count; i++) {
+    const candidate = (from + i) % count;
+    if (!tried.has(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function sleep(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
+  const signal = anySignal(...signals);
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    function onAbort() {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  return AbortSignal.any(present);
+}
+
+function methodOf(payload: unknown): string {
+  const method = (payload as { method?: unknown } | null)?.method;
+  return typeof method === "string" ? method : "unknown";
+}
+
+function jsonRpcErrorOf(response: unknown): { code: unknown; message: unknown; data?: unknown } | undefined {
+  if (typeof response !== "object" || response === null || !("error" in response)) return undefined;
+  const error = (response as { error: unknown }).error;
+  return typeof error === "object" && error !== null && "code" in error ? (error as { code: unknown; message: unknown }) : undefined;
+}
+
+function isJsonRpcResponse(response: unknown): boolean {
+  return typeof response === "object" && response !== null && "result" in response;
+}
+
+/** fetch wraps socket errors as `TypeError: fetch failed` with the real one in `cause`. */
+function networkDetail(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (cause && typeof cause.code === "string") return cause.code;
+  if (cause && typeof cause.message === "string") return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,63 @@
+/**
+ * Inspecting JSON-RPC errors that a node returned. They stay kit `SolanaError`s (the cores match on
+ * kit's codes and contexts); these helpers give the raw `{code, message, data}` the node sent, which
+ * kit partly reshapes (it turns a preflight failure's `err` into a `cause`, for example).
+ */
+import { isSolanaError } from "@solana/kit";
+
+/**
+ * The context key under which the transport keeps the node's raw error object. It must be an
+ * enumerable string key: kit builds `SolanaError.context` with `{err, ...rest}` and `Object.entries`,
+ * which drop symbols and non-enumerable properties. The `__` prefix follows kit's own `__code`.
+ */
+export const RAW_RPC_ERROR = "__rpcError";
+
+/** A JSON-RPC error exactly as the node sent it. */
+export interface RpcErrorInfo {
+  /** The JSON-RPC code, e.g. -32002 for a failed preflight simulation. */
+  code: number;
+  /** The node's message. */
+  message: string;
+  /** The node's `data`, untouched (`undefined` when it sent none). */
+  data?: unknown;
+}
+
+/**
+ * Records the raw error on the response so that {@link rpcErrorOf} can find it after kit has turned it
+ * into a `SolanaError`. Called by the transport for every JSON-RPC error body.
+ */
+export function tagRawRpcError(error: { code: unknown; message: unknown; data?: unknown }): void {
+  const raw: RpcErrorInfo = { code: Number(error.code), message: String(error.message), data: error.data };
+  const data = error.data;
+  if (typeof data === "object" && data !== null && !Array.isArray(data)) {
+    (data as Record<string, unknown>)[RAW_RPC_ERROR] = raw;
+  } else {
+    // Kit only copies object-shaped data into the context, so give it one that carries the original.
+    error.data = { [RAW_RPC_ERROR]: raw };
+  }
+}
+
+/**
+ * The node's JSON-RPC error behind `e`, or `undefined` when `e` is not one (a transport failure,
+ * a SolgateError, a bug).
+ */
+export function rpcErrorOf(e: unknown): RpcErrorInfo | undefined {
+  if (!isSolanaError(e)) return undefined;
+  const context = e.context as Record<string, unknown>;
+  const raw = context[RAW_RPC_ERROR] as RpcErrorInfo | undefined;
+  if (raw) return raw;
+  const code = Number(context.__code);
+  // Kit's own error codes are positive; JSON-RPC error codes are negative.
+  if (!Number.isFinite(code) || code >= 0) return undefined;
+  const { __code: _code, __serverMessage, ...rest } = context;
+  return {
+    code,
+    message: typeof __serverMessage === "string" ? __serverMessage : e.message,
+    data: Object.keys(rest).length > 0 ? rest : undefined,
+  };
+}
+
+/** Whether `e` is a JSON-RPC error with this code from the node. */
+export function isRpcErrorCode(e: unknown, code: number): boolean {
+  return rpcErrorOf(e)?.code === code;
+}

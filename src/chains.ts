@@ -5,6 +5,8 @@
 import { SolgateError } from "./errors.ts";
 import type { Upstream } from "./upstream/upstream.ts";
 import type { ProgramAccounts } from "./programs/program-accounts.ts";
+import type { TransactionService } from "./transactions/transaction-service.ts";
+import type { FeeMarket } from "./fees/fee-market.ts";
 
 /** Everything that serves one chain. Later cores (fees, transactions, collections) add fields here. */
 export interface ChainContext {
@@ -14,6 +16,10 @@ export interface ChainContext {
   readonly upstream: Upstream;
   /** Program-account pages. */
   readonly programs: ProgramAccounts;
+  /** Sends, prepares and follows transactions. */
+  readonly transactions: TransactionService;
+  /** The priority-fee market (started and stopped by main.ts). */
+  readonly fees: FeeMarket;
 }
 
 /** Resolves request chain names to their contexts. */

@@ -73,13 +73,21 @@ export function computeBudgetOf(message: {
     if (program === COMPUTE_BUDGET_PROGRAM) {
       hasComputeBudgetInstructions = true;
       if (data[0] === 2 && data.length === 5) requestedUnitLimit = Number(readLe(data, 1, 4));
-      if (data[0] === 3 && data.length === 9) unitPrice = readLe(data, 1, 8);
+      unitPrice = readComputeUnitPrice(data) ?? unitPrice;
       continue;
     }
     defaultLimit += BUILTIN_PROGRAMS.has(program) ? BUILTIN_INSTRUCTION_COMPUTE_UNITS : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
   }
   const unitLimit = Math.min(requestedUnitLimit ?? defaultLimit, MAX_COMPUTE_UNITS);
   return { unitPrice, requestedUnitLimit, unitLimit, hasComputeBudgetInstructions };
+}
+
+/**
+ * The price a Compute Budget instruction's data sets (SetComputeUnitPrice: tag 3 then a u64 LE), or
+ * undefined for any other instruction. For callers that scan raw bytes without a compiled message.
+ */
+export function readComputeUnitPrice(data: ArrayLike<number>): bigint | undefined {
+  return data[0] === 3 && data.length === 9 ? readLe(data, 1, 8) : undefined;
 }
 
 /** The priority fee in lamports: ceil(price * limit / 1e6). */

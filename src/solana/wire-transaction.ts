@@ -16,8 +16,8 @@ const base58 = getBase58Decoder();
 const base58Bytes = getBase58Encoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
 
-/** A compiled message with its lifetime token (the recent blockhash or nonce). */
-export type CompiledMessage = CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
+/** A compiled legacy or v0 message with its lifetime token (the recent blockhash or nonce). */
+export type CompiledMessage = Exclude<CompiledTransactionMessage, { version: 1 }> & CompiledTransactionMessageWithLifetime;
 
 /** A transaction whose bytes decoded cleanly and whose structure is consistent. */
 export interface DecodedTransaction {
@@ -74,7 +74,8 @@ export function decodeWireTransaction(wire: Uint8Array): DecodedTransaction {
   if (messageStart >= wire.length) throw invalid("transaction is truncated: signatures run past the end");
   const messageBytes = wire.subarray(messageStart);
 
-  let message: CompiledMessage;
+  // Kit also decodes v1 messages; the version check below narrows this to legacy and v0.
+  let message: CompiledTransactionMessage & CompiledTransactionMessageWithLifetime;
   let consumed: number;
   try {
     [message, consumed] = messageDecoder.read(messageBytes, 0);

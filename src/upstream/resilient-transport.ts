@@ -75,7 +75,12 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
           triedThisRound = new Set();
           if (last?.retryAfterMs !== undefined && last.retryAfterMs > maxRetryAfterMs) break;
           const backoff = jittered(Math.min(maxDelayMs, baseDelayMs * 2 ** (round - 1)), random);
-          await sleep(Math.max(backoff, last?.retryAfterMs ?? 0), callerSignal, closeSignal);
+          try {
+            await sleep(Math.max(backoff, last?.retryAfterMs ?? 0), callerSignal, closeSignal);
+          } catch (error) {
+            if (callerSignal?.aborted) throw error;
+            throw toSolgateError({ kind: "closed" }, method, options.chain);
+          }
           index = preferred;
         } else {
           index = untried;
@@ -102,7 +107,13 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     method: string,
     callerSignal: AbortSignal | undefined,
   ): Promise<{ ok: true; response: TResponse } | { ok: false; failure: Failure }> {
-    const release = await semaphore.acquire(anySignal(callerSignal, closeSignal));
+    let release: () => void;
+    try {
+      release = await semaphore.acquire(anySignal(callerSignal, closeSignal));
+    } catch (error) {
+      if (callerSignal?.aborted) throw error;
+      return { ok: false, failure: { kind: "closed" } };
+    }
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error("upstream attempt timed out")), timeoutMs);
     const signal = anySignal(callerSignal, closeSignal, timeout.signal);

@@ -18,7 +18,7 @@ export interface RpcErrorInfo {
   code: number;
   /** The node's message. */
   message: string;
-  /** The node's `data`, untouched (`undefined` when it sent none). */
+  /** The node's `data` (`undefined` when it sent none); integers in it are bigints, as everywhere in kit. */
   data?: unknown;
 }
 
@@ -27,9 +27,12 @@ export interface RpcErrorInfo {
  * into a `SolanaError`. Called by the transport for every JSON-RPC error body.
  */
 export function tagRawRpcError(error: { code: unknown; message: unknown; data?: unknown }): void {
-  const raw: RpcErrorInfo = { code: Number(error.code), message: String(error.message), data: error.data };
   const data = error.data;
-  if (typeof data === "object" && data !== null && !Array.isArray(data)) {
+  const isRecord = typeof data === "object" && data !== null && !Array.isArray(data);
+  // A shallow copy: tagging `data` itself would make the raw error contain itself, and kit walks the
+  // response recursively.
+  const raw: RpcErrorInfo = { code: Number(error.code), message: String(error.message), data: isRecord ? { ...data } : data };
+  if (isRecord) {
     (data as Record<string, unknown>)[RAW_RPC_ERROR] = raw;
   } else {
     // Kit only copies object-shaped data into the context, so give it one that carries the original.
@@ -45,7 +48,8 @@ export function rpcErrorOf(e: unknown): RpcErrorInfo | undefined {
   if (!isSolanaError(e)) return undefined;
   const context = e.context as Record<string, unknown>;
   const raw = context[RAW_RPC_ERROR] as RpcErrorInfo | undefined;
-  if (raw) return raw;
+  // Kit's response transformers walk the whole response, our tag included, and turn integers into bigints.
+  if (raw) return { code: Number(raw.code), message: raw.message, data: raw.data };
   const code = Number(context.__code);
   // Kit's own error codes are positive; JSON-RPC error codes are negative.
   if (!Number.isFinite(code) || code >= 0) return undefined;

@@ -1,0 +1,239 @@
+/**
+ * Solgate's configuration, read once from the environment (and the files it names) into a typed,
+ * validated object. Nothing else in the gateway reads `process.env`. Every problem is reported at
+ * once, so a bad deployment is fixed in one round.
+ */
+import { readFileSync } from "node:fs";
+import { LOG_LEVELS } from "./server/logger.ts";
+import type { LogLevel } from "./server/logger.ts";
+
+/** One remote chain and how to reach it. */
+export interface ChainConfig {
+  /** The name requests use (`mainnet`, `devnet`, ...): lower case, digits and dashes. */
+  name: string;
+  /** JSON-RPC URLs, in order of preference (failover). */
+  rpcUrls: string[];
+  /** The DAS endpoint, if not the RPC URLs. */
+  dasUrl?: string;
+}
+
+/** The whole configuration. Later cores add their own sections. */
+export interface Config {
+  /** The public port (gRPC, gRPC-Web, Connect, REST) and the interface it binds. */
+  port: number;
+  host: string;
+  /** API keys; empty only with the embedded localnet, where `main` makes a dev key. */
+  apiKeys: string[];
+  /** Remote chains; empty when the embedded localnet serves chain `localnet`. */
+  chains: ChainConfig[];
+  /** The chain an empty `chain` field means. */
+  defaultChain: string;
+  upstream: { timeoutMs: number; maxRetries: number; maxConcurrency: number };
+  logLevel: LogLevel;
+  /** Prometheus `/metrics`: its own port (0 = ephemeral) on its own interface (loopback by default). */
+  metrics: { port: number; host: string };
+  server: {
+    /** Browser origins CORS allows, or `*`. */
+    corsOrigins: "*" | string[];
+    /** Sockets silent (or slow with HTTP/1.1 headers) for this long are dropped. */
+    socketTimeoutMs: number;
+    /** Idle keep-alive connections are closed after this. */
+    idleTimeoutMs: number;
+    /** On SIGTERM, how long RPCs in flight get before they are cut. */
+    shutdownTimeoutMs: number;
+    /** Largest request message, bytes. */
+    maxRequestBytes: number;
+  };
+  /**
+   * The embedded chain, started when no remote chain is configured. `port` undefined lets the
+   * launcher choose; the localnet's other `LOCALNET_*` options are its own (src/localnet/config.ts).
+   */
+  localnet: { enabled: boolean; port?: number };
+}
+
+/** The name the embedded chain is served under. */
+export const LOCALNET_CHAIN = "localnet";
+
+const CHAIN_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+
+/** A configuration error listing every problem found. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** Reads and validates the configuration; throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const get = (name: string): string | undefined => {
+    const v = env[name]?.trim();
+    return v === undefined || v === "" ? undefined : v;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, value: string): string | undefined => {
+    try {
+      const u = new URL(value);
+      if (u.protocol === "http:" || u.protocol === "https:") return value;
+    } catch {}
+    // Never echo the value: provider URLs carry API keys.
+    problems.push(`${name} must hold http(s) URLs; one entry is not`);
+    return undefined;
+  };
+
+  const port = int("PORT", 8080, 0, 65535);
+  const host = get("HOST") ?? "0.0.0.0";
+
+  // API keys: inline and/or a file, one per line (blank lines and # comments ignored).
+  const apiKeys: string[] = [];
+  const inline = get("SOLGATE_API_KEYS");
+  if (inline !== undefined) apiKeys.push(...inline.split(",").map((k) => k.trim()).filter((k) => k !== ""));
+  const keysFile = get("SOLGATE_API_KEYS_FILE");
+  if (keysFile !== undefined) {
+    try {
+      const lines = readFileSync(keysFile, "utf8").split(/\r?\n/).map((l) => l.trim());
+      apiKeys.push(...lines.filter((l) => l !== "" && !l.startsWith("#")));
+    } catch (e) {
+      problems.push(`SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)} cannot be read: ${(e as Error).message}`);
+    }
+  }
+  if (apiKeys.some((k) => !/^[\x21-\x7e]+$/.test(k))) {
+    problems.push("API keys must be printable ASCII without spaces or commas (one key is not)");
+  }
+
+  // Chains: SOLGATE_RPC_URL names one chain; SOLGATE_CHAINS_FILE may add more.
+  const chains: ChainConfig[] = [];
+  let fileDefault: string | undefined;
+  const rpcUrl = get("SOLGATE_RPC_URL");
+  const dasUrl = get("SOLGATE_DAS_URL");
+  const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
+  if (rpcUrl !== undefined) {
+    const rpcUrls = rpcUrl.split(",").map((u) => u.trim()).filter((u) => u !== "");
+    chains.push({
+      name: chainName,
+      rpcUrls: rpcUrls.map((u) => url("SOLGATE_RPC_URL", u)).filter((u) => u !== undefined),
+      ...(dasUrl === undefined ? {} : { dasUrl: url("SOLGATE_DAS_URL", dasUrl) }),
+    });
+  } else if (dasUrl !== undefined) {
+    problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
+  }
+  const chainsFile = get("SOLGATE_CHAINS_FILE");
+  if (chainsFile !== undefined) {
+    fileDefault = readChainsFile(chainsFile, chains, problems, url);
+  }
+  for (const c of chains) {
+    if (!CHAIN_NAME.test(c.name)) problems.push(`chain name ${JSON.stringify(c.name)} must match ${CHAIN_NAME.source}`);
+    if (c.name === LOCALNET_CHAIN) problems.push(`chain name "${LOCALNET_CHAIN}" is reserved for the embedded chain`);
+  }
+  const seen = new Set<string>();
+  for (const c of chains) {
+    if (seen.has(c.name)) problems.push(`chain ${JSON.stringify(c.name)} is configured twice`);
+    seen.add(c.name);
+  }
+
+  const localnetEnabled = chains.length === 0;
+  const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled ? LOCALNET_CHAIN : chains[0].name);
+  const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
+  if (!served.includes(defaultChain)) {
+    problems.push(`default chain ${JSON.stringify(defaultChain)} is not served (served: ${served.join(", ")})`);
+  }
+  if (!localnetEnabled && apiKeys.length === 0) {
+    problems.push("SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured");
+  }
+
+  const logLevel = (get("LOG_LEVEL") ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
+
+  const cors = get("SOLGATE_CORS_ORIGINS") ?? "*";
+  const corsOrigins = cors === "*" ? "*" : cors.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  if (corsOrigins !== "*" && corsOrigins.some((o) => !/^https?:\/\/[^/\s]+$/.test(o))) {
+    problems.push("SOLGATE_CORS_ORIGINS must be `*` or comma-separated origins like https://app.example.com");
+  }
+
+  const config: Config = {
+    port,
+    host,
+    apiKeys: [...new Set(apiKeys)],
+    chains,
+    defaultChain,
+    upstream: {
+      timeoutMs: int("SOLGATE_UPSTREAM_TIMEOUT_MS", 15_000, 100, 300_000),
+      maxRetries: int("SOLGATE_UPSTREAM_MAX_RETRIES", 3, 0, 10),
+      maxConcurrency: int("SOLGATE_UPSTREAM_MAX_CONCURRENCY", 32, 1, 1024),
+    },
+    logLevel,
+    metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },
+    server: {
+      corsOrigins,
+      socketTimeoutMs: int("SOLGATE_SOCKET_TIMEOUT_MS", 10_000, 100, 600_000),
+      idleTimeoutMs: int("SOLGATE_IDLE_TIMEOUT_MS", 60_000, 1_000, 3_600_000),
+      shutdownTimeoutMs: int("SOLGATE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+      maxRequestBytes: int("SOLGATE_MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    localnet: {
+      enabled: localnetEnabled,
+      ...(get("LOCALNET_PORT") === undefined ? {} : { port: int("LOCALNET_PORT", 0, 0, 65535) }),
+    },
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/**
+ * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "..."}}}` into
+ * `chains`; returns its default chain.
+ */
+function readChainsFile(
+  path: string,
+  chains: ChainConfig[],
+  problems: string[],
+  url: (name: string, value: string) => string | undefined,
+): string | undefined {
+  const where = `SOLGATE_CHAINS_FILE ${JSON.stringify(path)}`;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    problems.push(`${where} cannot be read as JSON: ${(e as Error).message}`);
+    return undefined;
+  }
+  const doc = json as { defaultChain?: unknown; chains?: unknown };
+  if (typeof doc !== "object" || doc === null || typeof doc.chains !== "object" || doc.chains === null || Array.isArray(doc.chains)) {
+    problems.push(`${where} must be an object with a "chains" object keyed by chain name`);
+    return undefined;
+  }
+  for (const [name, value] of Object.entries(doc.chains)) {
+    const entry = value as { rpcUrls?: unknown; dasUrl?: unknown };
+    const rpcUrls = Array.isArray(entry?.rpcUrls) ? entry.rpcUrls : [];
+    if (rpcUrls.length === 0 || !rpcUrls.every((u) => typeof u === "string")) {
+      problems.push(`${where}: chain ${JSON.stringify(name)} needs "rpcUrls", a non-empty array of URLs`);
+      continue;
+    }
+    if (entry.dasUrl !== undefined && typeof entry.dasUrl !== "string") {
+      problems.push(`${where}: chain ${JSON.stringify(name)} has a "dasUrl" that is not a string`);
+      continue;
+    }
+    chains.push({
+      name,
+      rpcUrls: (rpcUrls as string[]).map((u) => url(`${where} (${name}.rpcUrls)`, u)).filter((u) => u !== undefined),
+      ...(entry.dasUrl === undefined ? {} : { dasUrl: url(`${where} (${name}.dasUrl)`, entry.dasUrl) }),
+    });
+  }
+  if (doc.defaultChain !== undefined && typeof doc.defaultChain !== "string") {
+    problems.push(`${where}: "defaultChain" must be a string`);
+    return undefined;
+  }
+  return doc.defaultChain;
+}

@@ -1,0 +1,177 @@
+/**
+ * The demo page: a small live view of a Solgate gateway — the current fee levels, refreshed every
+ * two seconds, and a transaction's status as it moves (a WatchStatus stream). With `?auto=1` it runs
+ * a fixed script once instead (fees, a page of program accounts, two error probes, a watch followed
+ * to its end) and publishes what it got as `window.solgateReport`; the interop test reads that.
+ *
+ * URL parameters: `server` (default: this origin), `key`, `protocol` (`connect` | `grpcweb`),
+ * `signature` (watch at once), `program`, `size`, `match` (the program-account query), `auto`.
+ */
+import { FeeSource } from "../../../gen/solgate/v1/fee_pb.js";
+import type { FeeEstimate } from "../../../gen/solgate/v1/fee_pb.js";
+import { DataFormat } from "../../../gen/solgate/v1/program_pb.js";
+import { TransactionStatus } from "../../../gen/solgate/v1/transaction_pb.js";
+import type { WatchStatusResponse } from "../../../gen/solgate/v1/transaction_service_pb.js";
+import { createSolgateClients, describeError } from "./solgate-client.ts";
+import type { BrowserProtocol, SolgateClients } from "./solgate-client.ts";
+
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA";
+
+const params = new URLSearchParams(location.search);
+const settings = {
+  server: params.get("server") ?? location.origin,
+  key: params.get("key") ?? localStorage.getItem("solgate-demo-key") ?? "",
+  protocol: (params.get("protocol") === "grpcweb" ? "grpcweb" : "connect") as BrowserProtocol,
+  program: params.get("program") ?? TOKEN_PROGRAM,
+  size: params.get("size") ?? "82",
+  match: params.getAll("match"),
+};
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+function clients(key = settings.key): SolgateClients {
+  return createSolgateClients({ baseUrl: settings.server, protocol: settings.protocol, apiKey: key });
+}
+
+/** A fee estimate as plain JSON (bigints as decimal strings). */
+function feeSummary(est: FeeEstimate | undefined) {
+  return {
+    source: FeeSource[est?.source ?? 0],
+    lamportsPerSignature: String(est?.baseFee?.lamportsPerSignature),
+    lamportsPerSignatureType: typeof est?.baseFee?.lamportsPerSignature,
+    slot: String(est?.slot),
+    updatedAt: est?.updatedAt === undefined ? null : new Date(Number(est.updatedAt.seconds) * 1000 + est.updatedAt.nanos / 1e6).toISOString(),
+    levels:
+      est?.priority === undefined
+        ? null
+        : Object.fromEntries((["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, String(est.priority?.[k])])),
+  };
+}
+
+/** One stream event as plain JSON. */
+function eventSummary(ev: WatchStatusResponse) {
+  if (ev.event.case === "heartbeat") return { kind: "heartbeat", slot: String(ev.event.value.slot) };
+  if (ev.event.case === "record") {
+    const r = ev.event.value;
+    return { kind: "record", status: TransactionStatus[r.status], slot: r.slot === undefined ? null : String(r.slot), fee: String(r.fee?.lamports) };
+  }
+  return { kind: "empty" };
+}
+
+async function listPrograms(c: SolgateClients) {
+  const res = await c.programs.listProgramAccounts({
+    programId: settings.program,
+    size: settings.size === "" ? undefined : BigInt(settings.size),
+    match: settings.match,
+    limit: 5,
+  });
+  return {
+    programId: res.programId,
+    nextCursor: res.nextCursor ?? null,
+    items: res.items.map((a) => ({
+      address: a.address,
+      lamports: String(a.lamports),
+      lamportsType: typeof a.lamports,
+      space: String(a.space),
+      format: DataFormat[a.data?.format ?? 0],
+      mint: a.data?.parsed?.info?.mint ?? null,
+      raw: String(a.data?.parsed?.info?.tokenAmount?.raw),
+      uiString: a.data?.parsed?.info?.tokenAmount?.uiString ?? null,
+    })),
+  };
+}
+
+/** Follows a watch to its end (or `signal`), calling `onEvent` for each event. */
+async function watch(c: SolgateClients, signature: string, onEvent: (e: ReturnType<typeof eventSummary>) => void, signal?: AbortSignal) {
+  for await (const ev of c.transactions.watchStatus({ signature }, { signal })) onEvent(eventSummary(ev));
+}
+
+/** Runs `fn`, turning a thrown error into `{ ok: false, error }`. */
+async function attempt<T>(fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: ReturnType<typeof describeError> }> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    return { ok: false, error: describeError(e) };
+  }
+}
+
+/** The scripted run the interop test drives. */
+async function runScript(): Promise<void> {
+  const c = clients();
+  const events: ReturnType<typeof eventSummary>[] = [];
+  const signature = params.get("signature") ?? "";
+  const report = {
+    protocol: settings.protocol,
+    origin: location.origin,
+    server: settings.server,
+    fees: await attempt(async () => feeSummary((await c.fees.getFees({})).estimate)),
+    programs: await attempt(() => listPrograms(c)),
+    badAddress: await attempt(async () => void (await c.programs.listProgramAccounts({ programId: "not-an-address" }))),
+    noKey: await attempt(async () => void (await clients("").programs.listProgramAccounts({ programId: settings.program, limit: 1 }))),
+    watch: { ...(await attempt(() => watch(c, signature, (e) => events.push(e)))), events },
+  };
+  (window as unknown as { solgateReport: unknown }).solgateReport = report;
+  $("report").textContent = JSON.stringify(report, null, 2);
+  document.body.dataset.state = "done";
+}
+
+/** The live view. */
+function runLive(): void {
+  const keyInput = $<HTMLInputElement>("key");
+  keyInput.value = settings.key;
+  keyInput.addEventListener("change", () => {
+    settings.key = keyInput.value.trim();
+    localStorage.setItem("solgate-demo-key", settings.key);
+  });
+  $("server").textContent = `${settings.server} over ${settings.protocol === "grpcweb" ? "gRPC-Web" : "Connect"}`;
+
+  const refreshFees = async () => {
+    const r = await attempt(async () => feeSummary((await clients().fees.getFees({})).estimate));
+    const out = $("fees");
+    out.replaceChildren();
+    if (!r.ok) {
+      out.append(row("error", `${r.error.code}${r.error.reason ? ` (${r.error.reason})` : ""}: ${r.error.message}`));
+      return;
+    }
+    for (const [k, v] of Object.entries(r.value.levels ?? {})) out.append(row(k, `${v} µlamports/CU`));
+    out.append(row("base fee", `${r.value.lamportsPerSignature} lamports/signature`), row("source", r.value.source), row("slot", r.value.slot));
+    out.append(row("updated", r.value.updatedAt ?? "-"));
+  };
+  void refreshFees();
+  setInterval(() => void refreshFees(), 2000);
+
+  let current: AbortController | undefined;
+  const startWatch = (signature: string) => {
+    current?.abort();
+    const controller = (current = new AbortController());
+    const list = $("statuses");
+    list.replaceChildren();
+    const add = (text: string) => list.append(Object.assign(document.createElement("li"), { textContent: `${new Date().toLocaleTimeString()}  ${text}` }));
+    add(`watching ${signature}`);
+    watch(clients(), signature, (e) => add(e.kind === "record" ? `${e.status} slot ${e.slot ?? "-"} fee ${e.fee}` : `heartbeat slot ${e.slot}`), controller.signal)
+      .then(() => add("stream ended"))
+      .catch((e: unknown) => {
+        if (!controller.signal.aborted) add(`error: ${JSON.stringify(describeError(e))}`);
+      });
+  };
+  $("key-form").addEventListener("submit", (ev) => ev.preventDefault());
+  $("watch-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const sig = $<HTMLInputElement>("signature").value.trim();
+    if (sig !== "") startWatch(sig);
+  });
+  const initial = params.get("signature");
+  if (initial) {
+    $<HTMLInputElement>("signature").value = initial;
+    startWatch(initial);
+  }
+}
+
+function row(label: string, value: string): HTMLElement {
+  const tr = document.createElement("tr");
+  tr.append(Object.assign(document.createElement("th"), { textContent: label }), Object.assign(document.createElement("td"), { textContent: value }));
+  return tr;
+}
+
+if (params.get("auto") === "1") void runScript();
+else runLive();

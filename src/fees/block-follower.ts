@@ -1,0 +1,212 @@
+/**
+ * Follows the chain block by block into a fee window: each tick asks for the confirmed slot, then reads
+ * every slot since the last one read with `getBlock` (confirmed, base64, no rewards), a few at a time,
+ * feeding them to the window in slot order.
+ *
+ * - Skipped slots (-32007, -32009, or a block cleaned up, -32001) slide the window without a block.
+ * - A slot whose block is "not available" yet (-32004 or a null result) is retried on the next ticks,
+ *   then treated as skipped, so one missing block never stalls the window.
+ * - After a gap (startup, an outage, a slow upstream) it reads at most `maxCatchUpSlots` of the newest
+ *   slots and drops the rest: recent blocks matter more than complete ones, and catching up must be bounded.
+ * - Any other failure (a provider refusing getBlock, a network error) stops the tick where it is, so the
+ *   next tick resumes at the same slot; the caller sees the count of consecutive failures.
+ */
+import type { GetBlockApi, GetSlotApi, Rpc } from "@solana/kit";
+import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { pricesOfBlock } from "./block-transactions.ts";
+import type { FeeWindow } from "./fee-window.ts";
+
+/** JSON-RPC codes that mean "there is no block in this slot and there never will be". */
+const NO_BLOCK_CODES = new Set([-32001, -32007, -32009]);
+/** "Block not available for slot": not (yet) confirmed or not (yet) stored. */
+const BLOCK_NOT_AVAILABLE = -32004;
+/** The node does not serve getBlock at all. */
+const METHOD_NOT_FOUND = -32601;
+
+/** Options of {@link createBlockFollower}. */
+export interface BlockFollowerOptions {
+  rpc: Rpc<GetSlotApi & GetBlockApi>;
+  window: FeeWindow;
+  /** The most slots read in one tick (default 20); older unread slots are dropped. */
+  maxCatchUpSlots?: number;
+  /** Slots read before the tip on the first tick (default `maxCatchUpSlots`). */
+  backfillSlots?: number;
+  /** getBlock calls in flight at once (default 4). */
+  blockConcurrency?: number;
+  /** Ticks a "not available" block is waited for before its slot counts as skipped (default 2). */
+  notAvailableRetries?: number;
+  now?: () => number;
+}
+
+/** What the follower knows about its own progress. */
+export interface FollowerState {
+  /** The confirmed slot as last reported by the node. */
+  readonly tipSlot: bigint | undefined;
+  /** The next slot to read. */
+  readonly nextSlot: bigint | undefined;
+  /** Ticks in a row that failed (0 after a good one). */
+  readonly consecutiveFailures: number;
+  /** Whether the node answered getBlock with "method not found". */
+  readonly refused: boolean;
+  /** The last failure, for logs and status. */
+  readonly lastError: unknown;
+  /** When a block last entered the window (ms since epoch). */
+  readonly lastBlockAt: number | undefined;
+  /** The slot of the newest block read (skipped slots aside). */
+  readonly lastBlockSlot: bigint | undefined;
+  /** When the window last moved, by a block or a skipped slot (ms since epoch). */
+  readonly lastMoveAt: number | undefined;
+  /** Slots dropped unread to bound catch-up, since creation. */
+  readonly droppedSlots: bigint;
+  /** The first slot ever read (for how much of the window is covered). */
+  readonly firstSlot: bigint | undefined;
+}
+
+/** A follower; `tick` is driven by its owner. */
+export interface BlockFollower {
+  /** Reads whatever is new. Never throws: failures are counted in the state. */
+  tick(abortSignal?: AbortSignal): Promise<void>;
+  state(): FollowerState;
+}
+
+type BlockOutcome =
+  | { kind: "block"; block: { transactions?: unknown } }
+  | { kind: "skipped" }
+  | { kind: "not-available" }
+  | { kind: "failed"; error: unknown };
+
+/** Creates a follower that starts at the tip on its first tick. */
+export function createBlockFollower(options: BlockFollowerOptions): BlockFollower {
+  const { rpc, window } = options;
+  const maxCatchUp = BigInt(options.maxCatchUpSlots ?? 20);
+  const backfill = BigInt(Math.min(options.backfillSlots ?? Number(maxCatchUp), window.windowSlots));
+  const concurrency = options.blockConcurrency ?? 4;
+  const notAvailableRetries = options.notAvailableRetries ?? 2;
+  const now = options.now ?? Date.now;
+  if (maxCatchUp < 1n) throw new RangeError("maxCatchUpSlots must be at least 1");
+
+  let tipSlot: bigint | undefined;
+  let nextSlot: bigint | undefined;
+  let firstSlot: bigint | undefined;
+  let consecutiveFailures = 0;
+  let refused = false;
+  let lastError: unknown;
+  let lastBlockAt: number | undefined;
+  let lastBlockSlot: bigint | undefined;
+  let lastMoveAt: number | undefined;
+  let droppedSlots = 0n;
+  const notAvailableSeen = new Map<bigint, number>();
+
+  async function readBlock(slot: bigint, abortSignal?: AbortSignal): Promise<BlockOutcome> {
+    try {
+      const block = await rpc
+        .getBlock(slot, {
+          commitment: "confirmed",
+          encoding: "base64",
+          transactionDetails: "full",
+          rewards: false,
+          maxSupportedTransactionVersion: 0,
+        })
+        .send({ abortSignal });
+      return block === null ? { kind: "not-available" } : { kind: "block", block: block as { transactions?: unknown } };
+    } catch (error) {
+      const code = rpcErrorOf(error)?.code;
+      if (code !== undefined && NO_BLOCK_CODES.has(code)) return { kind: "skipped" };
+      if (code === BLOCK_NOT_AVAILABLE) return { kind: "not-available" };
+      return { kind: "failed", error };
+    }
+  }
+
+  function fail(error: unknown): void {
+    consecutiveFailures++;
+    lastError = error;
+    if (rpcErrorOf(error)?.code === METHOD_NOT_FOUND) refused = true;
+  }
+
+  return {
+    async tick(abortSignal) {
+      let tip: bigint;
+      try {
+        tip = await rpc.getSlot({ commitment: "confirmed" }).send({ abortSignal });
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      tipSlot = tip;
+      let from = nextSlot ?? (tip - backfill + 1n > 0n ? tip - backfill + 1n : 0n);
+      if (tip - from + 1n > maxCatchUp) {
+        droppedSlots += tip - maxCatchUp + 1n - from;
+        from = tip - maxCatchUp + 1n;
+      }
+      if (from > tip) {
+        consecutiveFailures = 0;
+        return;
+      }
+
+      // Fetch up to `concurrency` blocks ahead, but apply them strictly in slot order.
+      const pending: Promise<BlockOutcome>[] = [];
+      let launched = from;
+      const launch = () => {
+        while (launched <= tip && pending.length < concurrency) pending.push(readBlock(launched++, abortSignal));
+      };
+      launch();
+      for (let slot = from; slot <= tip; slot++) {
+        const outcome = await pending.shift()!;
+        if (abortSignal?.aborted) return;
+        if (outcome.kind === "failed") {
+          fail(outcome.error);
+          nextSlot = slot;
+          return;
+        }
+        if (outcome.kind === "not-available") {
+          const seen = (notAvailableSeen.get(slot) ?? 0) + 1;
+          if (seen <= notAvailableRetries) {
+            notAvailableSeen.set(slot, seen);
+            nextSlot = slot;
+            break;
+          }
+        }
+        notAvailableSeen.delete(slot);
+        if (outcome.kind === "block") {
+          let transactions;
+          try {
+            transactions = pricesOfBlock(outcome.block).transactions;
+          } catch (error) {
+            // A block without a transaction list will not improve on retry: count its slot as empty.
+            lastError = error;
+          }
+          if (transactions !== undefined) {
+            window.addBlock(slot, transactions);
+            lastBlockAt = now();
+            lastBlockSlot = slot;
+          } else {
+            window.advanceTo(slot);
+          }
+        } else {
+          window.advanceTo(slot);
+        }
+        firstSlot ??= slot;
+        lastMoveAt = now();
+        nextSlot = slot + 1n;
+        launch();
+      }
+      // Slots waited for no longer matter once the window has moved past them.
+      for (const slot of notAvailableSeen.keys()) if (nextSlot !== undefined && slot < nextSlot) notAvailableSeen.delete(slot);
+      consecutiveFailures = 0;
+      refused = false;
+    },
+
+    state: () => ({
+      tipSlot,
+      nextSlot,
+      consecutiveFailures,
+      refused,
+      lastError,
+      lastBlockAt,
+      lastBlockSlot,
+      lastMoveAt,
+      droppedSlots,
+      firstSlot,
+    }),
+  };
+}

@@ -1,0 +1,365 @@
+/**
+ * The fee market of one chain: follows blocks into a sliding window of compute-unit prices and answers
+ * fee levels from memory, globally, for a set of write-locked accounts, or for a draft transaction.
+ *
+ * Levels are nearest-rank percentiles (see percentile.ts): low/medium/high/veryHigh = p25/p50/p75/p95.
+ * For accounts, each level is the maximum of the global level and that level of each account.
+ * `recommended` is medium, raised to `recommendedFloor` and capped by `recommendedCeiling`.
+ *
+ * Source of truth, in order: the block window while blocks can be read (`blocks`); otherwise the node's
+ * `getRecentPrioritizationFees`, polled in the background (`recentPrioritizationFees`); otherwise
+ * nothing (`none`, no levels), never invented numbers. Requests never wait on the upstream, except
+ * `forTransaction`, which may read lookup tables (cached) and, in fallback, the accounts' recent fees.
+ */
+import type {
+  GetBlockApi,
+  GetMultipleAccountsApi,
+  GetRecentPrioritizationFeesApi,
+  GetSlotApi,
+  Rpc,
+} from "@solana/kit";
+import { LAMPORTS_PER_SIGNATURE } from "../solana/compute-budget.ts";
+import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
+import { createBlockFollower } from "./block-follower.ts";
+import type { FollowerState } from "./block-follower.ts";
+import { createFeeWindow } from "./fee-window.ts";
+import type { FeeWindowStats } from "./fee-window.ts";
+import { createLookupTableResolver } from "./lookup-tables.ts";
+import { maxLevels } from "./percentile.ts";
+import type { FeeLevels } from "./percentile.ts";
+import { fetchRecentFeeLevels } from "./recent-fees.ts";
+import type { RecentFeeLevels } from "./recent-fees.ts";
+
+/** The upstream calls the fee market makes. */
+export type FeeMarketRpc = Rpc<GetSlotApi & GetBlockApi & GetRecentPrioritizationFeesApi & GetMultipleAccountsApi>;
+
+/** The unit of every price level. */
+export const PRICE_UNIT = "microLamportsPerComputeUnit";
+
+/** Where levels come from. */
+export type FeeSource = "blocks" | "recentPrioritizationFees" | "none";
+
+/** A named level a client may pick for its transaction. */
+export type PriorityLevelName = "auto" | "low" | "medium" | "high";
+
+/** Price levels plus the recommendation, in micro-lamports per compute unit. */
+export interface PriorityLevels extends FeeLevels {
+  readonly recommended: bigint;
+  readonly unit: typeof PRICE_UNIT;
+}
+
+/** The per-signature fee of a transaction. */
+export interface BaseFee {
+  readonly lamportsPerSignature: bigint;
+  readonly signatures: number;
+  readonly lamports: bigint;
+}
+
+/** A fee estimate, globally or for accounts / a transaction. */
+export interface FeeEstimate {
+  /** Absent when `source` is `none`. */
+  readonly priority: PriorityLevels | undefined;
+  readonly baseFee: BaseFee;
+  /** When the window last moved; undefined before any data. */
+  readonly updatedAt: Date | undefined;
+  readonly source: FeeSource;
+  /** The newest slot behind the levels (0 before any data). */
+  readonly slot: bigint;
+  /** How many slots the levels cover. */
+  readonly windowSlots: number;
+  /** How many prices the global levels were computed from (transactions, or slots in fallback). */
+  readonly sampleSize: number;
+  /** The write-locked accounts taken into account (empty for the global estimate). */
+  readonly writableAccounts: readonly string[];
+}
+
+/** Options of {@link createFeeMarket}. */
+export interface FeeMarketOptions {
+  /** The chain's upstream; only its kit `rpc` is used. */
+  upstream: { readonly rpc: FeeMarketRpc };
+  /** Window length in slots (default 150). */
+  windowSlots?: number;
+  /** Most accounts tracked (default 100,000); the coldest are dropped past it. */
+  maxAccounts?: number;
+  /** Time between ticks (default 400 ms, one slot). */
+  pollIntervalMs?: number;
+  /** Most slots read per tick (default 20); older unread ones are dropped. */
+  maxCatchUpSlots?: number;
+  /** Slots read back from the tip at start (default `maxCatchUpSlots`, at most `windowSlots`). */
+  backfillSlots?: number;
+  /** getBlock calls in flight at once (default 4). */
+  blockConcurrency?: number;
+  /** Failed ticks in a row after which blocks count as unreadable (default 3). */
+  failureThreshold?: number;
+  /** Blocks count as stale when the newest block read is more than this many slots behind the tip (default `maxCatchUpSlots`). */
+  maxLagSlots?: number;
+  /** While blocks are unreadable, how often they are tried again (default 5 s). */
+  blockRetryMs?: number;
+  /** While in fallback, how often `getRecentPrioritizationFees` is polled (default 2 s). */
+  fallbackRefreshMs?: number;
+  /** The least `recommended` may be (default 0). */
+  recommendedFloor?: bigint;
+  /** The most `recommended` may be (default: none). */
+  recommendedCeiling?: bigint;
+  /** Lookup-table cache: time to live (default 60 s) and size (default 10,000 tables). */
+  lookupTableTtlMs?: number;
+  maxLookupTables?: number;
+  /** Called with background failures (block reads, fallback polls), for logs. */
+  onError?: (error: unknown, during: "blocks" | "fallback") => void;
+  now?: () => number;
+}
+
+/** What the market is doing, for health checks, metrics and tests. */
+export interface FeeMarketStatus {
+  readonly source: FeeSource;
+  readonly follower: FollowerState;
+  readonly window: FeeWindowStats;
+  readonly fallbackAt: number | undefined;
+  readonly lookupTables: number;
+}
+
+/** One chain's fee market. */
+export interface FeeMarket {
+  /** Starts following blocks (the first tick runs at once). Idempotent. */
+  start(): void;
+  /** Stops following and waits for the tick in progress to end. */
+  stop(): Promise<void>;
+  /** Runs one tick now (tests, and callers that cannot wait for the next poll). */
+  refresh(): Promise<void>;
+  /** The global levels. Answered from memory. */
+  global(): FeeEstimate;
+  /** Levels for a transaction that write-locks `writable`. Answered from memory. */
+  forAccounts(writable: readonly string[], signatures?: number): FeeEstimate;
+  /**
+   * Levels for a draft transaction (wire bytes, signed or not): its static write locks plus those it loads
+   * from lookup tables. @throws SolgateError INVALID_TRANSACTION for bytes that do not decode or unknown tables.
+   */
+  forTransaction(wire: Uint8Array): Promise<FeeEstimate>;
+  /** The price for a named level (`auto` = recommended) given the write locks; undefined without data. */
+  priceFor(level: PriorityLevelName, writable: readonly string[]): bigint | undefined;
+  status(): FeeMarketStatus;
+}
+
+interface Snapshot {
+  readonly source: FeeSource;
+  readonly levels: FeeLevels | undefined;
+  readonly slot: bigint;
+  readonly windowSlots: number;
+  readonly sampleSize: number;
+  readonly updatedAt: Date | undefined;
+}
+
+/** Creates a stopped market; call `start()`. */
+export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
+  const rpc = options.upstream.rpc;
+  const now = options.now ?? Date.now;
+  const pollIntervalMs = options.pollIntervalMs ?? 400;
+  const maxCatchUpSlots = options.maxCatchUpSlots ?? 20;
+  const failureThreshold = options.failureThreshold ?? 3;
+  const maxLagSlots = BigInt(options.maxLagSlots ?? maxCatchUpSlots);
+  const blockRetryMs = options.blockRetryMs ?? 5000;
+  const fallbackRefreshMs = options.fallbackRefreshMs ?? 2000;
+  const floor = options.recommendedFloor ?? 0n;
+  const ceiling = options.recommendedCeiling;
+  if (ceiling !== undefined && ceiling < floor) throw new RangeError(`recommendedCeiling ${ceiling} is below recommendedFloor ${floor}`);
+
+  const window = createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts });
+  const follower = createBlockFollower({
+    rpc,
+    window,
+    maxCatchUpSlots,
+    backfillSlots: options.backfillSlots,
+    blockConcurrency: options.blockConcurrency,
+    now,
+  });
+  const lookupTables = createLookupTableResolver({ rpc, ttlMs: options.lookupTableTtlMs, maxTables: options.maxLookupTables, now });
+
+  let fallback: (RecentFeeLevels & { fetchedAt: number; movedAt: number }) | undefined;
+  let lastBlockAttempt = Number.NEGATIVE_INFINITY;
+  let snapshot: Snapshot | undefined;
+  let snapshotKey = "";
+  let globalEstimate: FeeEstimate | undefined;
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let abort = new AbortController();
+
+  function blocksUsable(state: FollowerState = follower.state()): boolean {
+    if (state.refused || state.consecutiveFailures >= failureThreshold) return false;
+    if (state.lastBlockSlot === undefined || state.tipSlot === undefined) return false;
+    return state.tipSlot - state.lastBlockSlot <= maxLagSlots;
+  }
+
+  function current(): Snapshot {
+    const state = follower.state();
+    const usable = blocksUsable(state);
+    const key = `${window.version()}:${fallback?.fetchedAt}:${usable}`;
+    if (snapshot !== undefined && key === snapshotKey) return snapshot;
+    snapshotKey = key;
+    snapshot = usable || fallback === undefined ? blockSnapshot(state) : fallbackSnapshot(fallback);
+    globalEstimate = undefined;
+    return snapshot;
+  }
+
+  function blockSnapshot(state: FollowerState): Snapshot {
+    const newest = window.newestSlot();
+    const global = window.global();
+    const covered = newest === undefined || state.firstSlot === undefined ? 0 : Number(newest - state.firstSlot + 1n);
+    return {
+      source: global === undefined ? "none" : "blocks",
+      levels: global?.levels,
+      slot: newest ?? 0n,
+      windowSlots: Math.min(window.windowSlots, covered),
+      sampleSize: global?.sampleSize ?? 0,
+      updatedAt: state.lastMoveAt === undefined ? undefined : new Date(state.lastMoveAt),
+    };
+  }
+
+  function fallbackSnapshot(recent: NonNullable<typeof fallback>): Snapshot {
+    return {
+      source: "recentPrioritizationFees",
+      levels: recent.levels,
+      slot: recent.newestSlot,
+      windowSlots: recent.sampleSize,
+      sampleSize: recent.sampleSize,
+      updatedAt: new Date(recent.movedAt),
+    };
+  }
+
+  function estimate(view: Snapshot, levels: FeeLevels | undefined, writable: readonly string[], signatures: number): FeeEstimate {
+    return {
+      priority: levels === undefined ? undefined : withRecommendation(levels),
+      baseFee: baseFeeFor(signatures),
+      updatedAt: view.updatedAt,
+      source: levels === undefined ? "none" : view.source,
+      slot: view.slot,
+      windowSlots: view.windowSlots,
+      sampleSize: view.sampleSize,
+      writableAccounts: writable,
+    };
+  }
+
+  function withRecommendation(levels: FeeLevels): PriorityLevels {
+    let recommended = levels.medium < floor ? floor : levels.medium;
+    if (ceiling !== undefined && recommended > ceiling) recommended = ceiling;
+    return { ...levels, recommended, unit: PRICE_UNIT };
+  }
+
+  function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
+    const view = current();
+    const accounts = [...new Set(writable)];
+    let levels = view.levels;
+    if (view.source === "blocks") for (const address of accounts) levels = maxLevels(levels, window.account(address)?.levels);
+    return estimate(view, levels, accounts, signatures);
+  }
+
+  async function cycle(): Promise<void> {
+    const signal = abort.signal;
+    if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
+      lastBlockAttempt = now();
+      await follower.tick(signal);
+      const state = follower.state();
+      if (state.consecutiveFailures > 0) options.onError?.(state.lastError, "blocks");
+    }
+    if (!blocksUsable() && !signal.aborted && (fallback === undefined || now() - fallback.fetchedAt >= fallbackRefreshMs)) {
+      try {
+        const recent = await fetchRecentFeeLevels(rpc, [], signal);
+        const at = now();
+        if (recent !== undefined) {
+          const moved = fallback === undefined || recent.newestSlot !== fallback.newestSlot;
+          fallback = { ...recent, fetchedAt: at, movedAt: moved ? at : fallback!.movedAt };
+        }
+      } catch (error) {
+        if (!signal.aborted) options.onError?.(error, "fallback");
+      }
+    }
+    current(); // precompute, so that requests never sort
+  }
+
+  function runOnce(): Promise<void> {
+    inFlight ??= cycle().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  function schedule(): void {
+    if (!running) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void runOnce().then(schedule, schedule);
+    }, pollIntervalMs);
+    timer.unref();
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      abort = new AbortController();
+      void runOnce().then(schedule, schedule);
+    },
+
+    async stop() {
+      running = false;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      abort.abort(new Error("fee market stopped"));
+      await inFlight?.catch(() => {});
+    },
+
+    refresh: runOnce,
+
+    global() {
+      const view = current();
+      globalEstimate ??= estimate(view, view.levels, [], 1);
+      return globalEstimate;
+    },
+
+    forAccounts,
+
+    async forTransaction(wire) {
+      const tx = decodeWireTransaction(wire);
+      const loaded = await lookupTables.writableOf(tx.message);
+      const writable = [...new Set([...staticWritableAccounts(tx.message), ...loaded])];
+      const signatures = tx.message.header.numSignerAccounts;
+      const result = forAccounts(writable, signatures);
+      if (result.source !== "recentPrioritizationFees") return result;
+      // Fallback: ask the node about these accounts too (its floor for slots that locked them).
+      let accountLevels: FeeLevels | undefined;
+      try {
+        accountLevels = (await fetchRecentFeeLevels(rpc, writable))?.levels;
+      } catch (error) {
+        options.onError?.(error, "fallback");
+      }
+      return estimate(current(), maxLevels(result.priority, accountLevels), writable, signatures);
+    },
+
+    priceFor(level, writable) {
+      const priority = forAccounts(writable).priority;
+      if (priority === undefined) return undefined;
+      switch (level) {
+        case "auto":
+          return priority.recommended;
+        case "low":
+          return priority.low;
+        case "medium":
+          return priority.medium;
+        case "high":
+          return priority.high;
+      }
+    },
+
+    status: () => ({
+      source: current().source,
+      follower: follower.state(),
+      window: window.stats(),
+      fallbackAt: fallback?.fetchedAt,
+      lookupTables: lookupTables.size(),
+    }),
+  };
+}
+
+function baseFeeFor(signatures: number): BaseFee {
+  return { lamportsPerSignature: LAMPORTS_PER_SIGNATURE, signatures, lamports: LAMPORTS_PER_SIGNATURE * BigInt(signatures) };
+}

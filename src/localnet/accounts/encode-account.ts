@@ -1,0 +1,154 @@
+/**
+ * Accounts in agave's `UiAccount` shape: `{lamports, data, owner, executable, rentEpoch, space}`,
+ * with data as a legacy base58 string ("binary"), `[text, "base58" | "base64" | "base64+zstd"]`,
+ * or `{program, parsed, space}` for jsonParsed (falling back to `[base64, "base64"]` when no parser
+ * applies), following agave's `encode_account` / `encode_ui_account` / `get_parsed_token_account`.
+ */
+import zlib from "node:zlib";
+import type { Address } from "@solana/kit";
+import { JsonRpcError, RpcErrorCode } from "../rpc/protocol.ts";
+import { encodeBase58 } from "./base58.ts";
+import { jsonU64, type JsonU64 } from "./json.ts";
+import { parseProgramData } from "./parse-program-data.ts";
+import { isTokenProgram, TOKEN_PROGRAM } from "./program-ids.ts";
+import { parseTokenData, tokenAccountMint, type MintInfo } from "./token-parse.ts";
+
+/** Encodings a request may name (agave's `UiAccountEncoding`). */
+export type AccountEncoding = "binary" | "base58" | "base64" | "jsonParsed" | "base64+zstd";
+
+/** `dataSlice` of a request. */
+export interface DataSlice {
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** What encoding needs of an account; the index's entries fit, and so do LiteSVM reads. */
+export interface EncodableAccount {
+  readonly owner: Address;
+  readonly lamports: bigint;
+  readonly executable: boolean;
+  readonly rentEpoch: bigint;
+  readonly data: Uint8Array;
+  /** Memo of the full data in base64, filled in when absent (index entries keep it). */
+  base64?: string;
+  /** Memo of the jsonParsed token data, valid for the mint decimals it was rendered with. */
+  parsedToken?: { readonly decimals: number | undefined; readonly value: unknown };
+}
+
+/** agave's `UiAccount`. */
+export interface UiAccount {
+  readonly lamports: JsonU64;
+  readonly data: unknown;
+  readonly owner: string;
+  readonly executable: boolean;
+  readonly rentEpoch: JsonU64;
+  readonly space: number;
+}
+
+/** Finds the decimals of a token account's mint; null when the mint is missing or not a mint. */
+export type MintLookup = (mint: Uint8Array) => MintInfo | null;
+
+/** Largest data agave encodes as base58 (`MAX_BASE58_BYTES`). */
+const MAX_BASE58_BYTES = 128;
+const ZSTD_OPTIONS = { params: { [zlib.constants.ZSTD_c_contentSizeFlag]: 0 } };
+
+/** agave's `slice_data`. */
+function sliceData(data: Uint8Array, slice: DataSlice | undefined): Uint8Array {
+  if (slice === undefined) return data;
+  if (slice.offset >= data.length) return data.subarray(0, 0);
+  return data.subarray(slice.offset, Math.min(data.length, slice.offset + slice.length));
+}
+
+function toBase64(account: EncodableAccount, slice: DataSlice | undefined): string {
+  if (slice === undefined) {
+    account.base64 ??= Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength).toString("base64");
+    return account.base64;
+  }
+  const part = sliceData(account.data, slice);
+  return Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString("base64");
+}
+
+function uiAccount(account: EncodableAccount, data: unknown): UiAccount {
+  return {
+    lamports: jsonU64(account.lamports),
+    data,
+    owner: account.owner,
+    executable: account.executable,
+    rentEpoch: jsonU64(account.rentEpoch),
+    space: account.data.length,
+  };
+}
+
+/** The -32600 agave answers when base58 was asked for more than 128 bytes. */
+export function base58TooLargeError(): JsonRpcError {
+  return new JsonRpcError(
+    RpcErrorCode.INVALID_REQUEST,
+    `Encoded binary (base 58) data should be less than ${MAX_BASE58_BYTES} bytes, please use Base64 encoding.`,
+  );
+}
+
+/**
+ * jsonParsed data of a token-program account, or undefined when agave's parser would fail (the
+ * token account's mint is unknown, or the data unpacks as nothing).
+ */
+export function parsedTokenData(account: EncodableAccount, mints: MintLookup): unknown {
+  const mintKey = tokenAccountMint(account.data);
+  const mint = mintKey === null ? null : mints(mintKey);
+  // Rendering base58 owners and mints dominates jsonParsed scans; entries are replaced on every
+  // change, so the memo only has to follow the one outside input, the mint's decimals.
+  const memo = account.parsedToken;
+  if (memo !== undefined && memo.decimals === mint?.decimals) return memo.value;
+  const parsed = parseTokenData(account.data, mint);
+  const program = account.owner === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022";
+  const value = parsed === null ? undefined : { program, parsed, space: account.data.length };
+  account.parsedToken = { decimals: mint?.decimals, value };
+  return value;
+}
+
+/**
+ * A token-program account in jsonParsed form for scans (agave's `get_parsed_token_accounts`), or
+ * null when it does not parse: scans drop such accounts instead of falling back to base64.
+ */
+export function encodeParsedTokenAccount(account: EncodableAccount, mints: MintLookup): UiAccount | null {
+  const parsed = parsedTokenData(account, mints);
+  return parsed === undefined ? null : uiAccount(account, parsed);
+}
+
+/**
+ * Encodes one account as agave's RPC does. Throws the -32600 base58 error like agave's
+ * `encode_account` when base58/binary would exceed 128 bytes.
+ */
+export function encodeAccount(
+  account: EncodableAccount,
+  encoding: AccountEncoding,
+  slice: DataSlice | undefined,
+  mints: MintLookup,
+): UiAccount {
+  switch (encoding) {
+    case "binary":
+    case "base58": {
+      const full = account.data.length;
+      const sliced = slice === undefined ? full : Math.min(slice.length, Math.max(0, full - slice.offset));
+      if (sliced > MAX_BASE58_BYTES) throw base58TooLargeError();
+      // agave checks the unsliced length again inside `encode_bs58` and answers with this text.
+      const text = full <= MAX_BASE58_BYTES ? encodeBase58(sliceData(account.data, slice)) : "error: data too large for bs58 encoding";
+      return uiAccount(account, encoding === "binary" ? text : [text, "base58"]);
+    }
+    case "base64":
+      return uiAccount(account, [toBase64(account, slice), "base64"]);
+    case "base64+zstd": {
+      const compressed = zlib.zstdCompressSync(sliceData(account.data, slice), ZSTD_OPTIONS);
+      return uiAccount(account, [compressed.toString("base64"), "base64+zstd"]);
+    }
+    case "jsonParsed": {
+      if (isTokenProgram(account.owner)) {
+        // agave's get_parsed_token_account passes no slice: the fallback is the whole data.
+        const parsed = parsedTokenData(account, mints);
+        return uiAccount(account, parsed ?? [toBase64(account, undefined), "base64"]);
+      }
+      const parsed = parseProgramData(account.owner, account.data);
+      if (parsed === null) return uiAccount(account, [toBase64(account, slice), "base64"]);
+      return uiAccount(account, { program: parsed.program, parsed: parsed.parsed, space: account.data.length });
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The localnet's configuration, read once from the environment (`LOCALNET_*`) and validated.
+ * The launcher passes its options to the child process through the same variables.
+ */
+import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
+
+/** Everything the localnet process can be told. */
+export interface LocalnetConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  slotMs: number;
+  confirmSlots: number;
+  finalizeSlots: number;
+  historyLimit: number;
+  blockRetention: number;
+  maxQueue: number;
+  maxTransactionsPerBlock: number;
+  startSlot: bigint;
+  faults: FaultSettings;
+  /** Exit when stdin closes (set by the launcher, so a dead parent takes its localnet with it). */
+  exitWithStdin: boolean;
+}
+
+/** Defaults: a node-like chain on 127.0.0.1:8899. */
+export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
+  host: "127.0.0.1",
+  port: 8899,
+  slotMs: 400,
+  confirmSlots: 1,
+  finalizeSlots: 32,
+  historyLimit: 200_000,
+  blockRetention: 1024,
+  maxQueue: 100_000,
+  maxTransactionsPerBlock: 10_000,
+  startSlot: 0n,
+  faults: NO_FAULTS,
+  exitWithStdin: false,
+};
+
+/** Environment variable names, option by option. */
+export const LOCALNET_ENV = {
+  host: "LOCALNET_HOST",
+  port: "LOCALNET_PORT",
+  slotMs: "LOCALNET_SLOT_MS",
+  confirmSlots: "LOCALNET_CONFIRM_SLOTS",
+  finalizeSlots: "LOCALNET_FINALIZE_SLOTS",
+  historyLimit: "LOCALNET_HISTORY_LIMIT",
+  blockRetention: "LOCALNET_BLOCK_RETENTION",
+  maxQueue: "LOCALNET_MAX_QUEUE",
+  maxTransactionsPerBlock: "LOCALNET_MAX_TX_PER_BLOCK",
+  startSlot: "LOCALNET_START_SLOT",
+  faults: "LOCALNET_FAULTS",
+  exitWithStdin: "LOCALNET_EXIT_WITH_STDIN",
+} as const;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Reads and validates the configuration; throws an Error naming the bad variable. */
+export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): LocalnetConfig {
+  const d = DEFAULT_LOCALNET_CONFIG;
+  const startRaw = env[LOCALNET_ENV.startSlot];
+  if (startRaw !== undefined && startRaw !== "" && !/^\d{1,19}$/.test(startRaw)) {
+    throw new Error(`${LOCALNET_ENV.startSlot} must be a slot number, got "${startRaw}"`);
+  }
+  let faults = d.faults;
+  const faultsRaw = env[LOCALNET_ENV.faults];
+  if (faultsRaw !== undefined && faultsRaw !== "") {
+    try {
+      faults = mergeFaults(NO_FAULTS, JSON.parse(faultsRaw));
+    } catch (e) {
+      throw new Error(`${LOCALNET_ENV.faults} must be a JSON object of fault settings: ${(e as Error).message}`);
+    }
+  }
+  const confirmSlots = integer(env, LOCALNET_ENV.confirmSlots, d.confirmSlots, 0, 1000);
+  const finalizeSlots = integer(env, LOCALNET_ENV.finalizeSlots, d.finalizeSlots, 0, 10_000);
+  if (finalizeSlots < confirmSlots) {
+    throw new Error(`${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`);
+  }
+  return {
+    host: env[LOCALNET_ENV.host] || d.host,
+    port: integer(env, LOCALNET_ENV.port, d.port, 0, 65535),
+    slotMs: integer(env, LOCALNET_ENV.slotMs, d.slotMs, 5, 60_000),
+    confirmSlots,
+    finalizeSlots,
+    historyLimit: integer(env, LOCALNET_ENV.historyLimit, d.historyLimit, 1, 100_000_000),
+    blockRetention: integer(env, LOCALNET_ENV.blockRetention, d.blockRetention, 200, 10_000_000),
+    maxQueue: integer(env, LOCALNET_ENV.maxQueue, d.maxQueue, 1, 10_000_000),
+    maxTransactionsPerBlock: integer(env, LOCALNET_ENV.maxTransactionsPerBlock, d.maxTransactionsPerBlock, 1, 1_000_000),
+    startSlot: startRaw ? BigInt(startRaw) : d.startSlot,
+    faults,
+    exitWithStdin: env[LOCALNET_ENV.exitWithStdin] === "1",
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * Starts the localnet as a child process and resolves once it answers, so LiteSVM (which blocks
+ * the event loop and aborts on a Rust panic) never runs inside the caller's process. A child that
+ * dies before it is ready rejects the start with its stderr; one that dies later settles `exited`
+ * with `expected: false`.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { LOCALNET_ENV } from "./config.ts";
+import type { FaultSettings } from "./faults.ts";
+
+/** Options; anything not given takes the localnet's defaults (config.ts). */
+export interface LocalnetOptions {
+  /** 0 (the default here) picks a free port. */
+  port?: number;
+  host?: string;
+  slotMs?: number;
+  confirmSlots?: number;
+  finalizeSlots?: number;
+  historyLimit?: number;
+  blockRetention?: number;
+  maxQueue?: number;
+  maxTransactionsPerBlock?: number;
+  startSlot?: bigint;
+  faults?: Partial<FaultSettings>;
+  /** Accepted for the gateway's convenience; the localnet logs little either way. */
+  logLevel?: string;
+  /** Extra environment for the child (options of later issues). */
+  env?: Record<string, string>;
+  /** Milliseconds to wait for the ready line (default 30 s). */
+  startTimeoutMs?: number;
+  /** Receives the child's stderr as it arrives (default: kept, last 16 kB, for error reports). */
+  onStderr?: (text: string) => void;
+}
+
+/** How the localnet process ended. */
+export interface LocalnetExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when `stop()` asked for it. */
+  expected: boolean;
+  /** The end of its stderr. */
+  stderr: string;
+}
+
+/** A running localnet. */
+export interface LocalnetHandle {
+  rpcUrl: string;
+  wsUrl: string;
+  pid: number;
+  /** Changes faults at run time (`localnet_setFaults`); resolves to the new settings. */
+  control(faults: Partial<FaultSettings>): Promise<FaultSettings>;
+  /** `localnet_status`. */
+  status(): Promise<Record<string, unknown>>;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s). */
+  stop(): Promise<LocalnetExit>;
+  /** Settles when the process ends, for whatever reason. */
+  exited: Promise<LocalnetExit>;
+}
+
+const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const STDERR_TAIL = 16 * 1024;
+
+function envFor(options: LocalnetOptions): Record<string, string> {
+  const env: Record<string, string> = { [LOCALNET_ENV.port]: String(options.port ?? 0), [LOCALNET_ENV.exitWithStdin]: "1" };
+  const set = (key: keyof typeof LOCALNET_ENV, value: unknown) => {
+    if (value !== undefined) env[LOCALNET_ENV[key]] = String(value);
+  };
+  set("host", options.host);
+  set("slotMs", options.slotMs);
+  set("confirmSlots", options.confirmSlots);
+  set("finalizeSlots", options.finalizeSlots);
+  set("historyLimit", options.historyLimit);
+  set("blockRetention", options.blockRetention);
+  set("maxQueue", options.maxQueue);
+  set("maxTransactionsPerBlock", options.maxTransactionsPerBlock);
+  set("startSlot", options.startSlot);
+  if (options.faults !== undefined) env[LOCALNET_ENV.faults] = JSON.stringify(options.faults);
+  return { ...env, ...options.env };
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+/** Spawns the localnet and resolves when it is ready; rejects if it dies or stays silent. */
+export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, ...envFor(options) },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stopping = false;
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (text: string) => {
+    stderr = (stderr + text).slice(-STDERR_TAIL);
+    options.onStderr?.(text);
+  });
+  const exited = new Promise<LocalnetExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal, expected: stopping, stderr }));
+  });
+  // A failed stdin write (the child is gone) is reported through `exited`, not thrown.
+  child.stdin.on("error", () => undefined);
+
+  const stop = async (): Promise<LocalnetExit> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      stopping = true;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    }
+    return exited;
+  };
+
+  return new Promise<LocalnetHandle>((resolve, reject) => {
+    let buffered = "";
+    const timeout = setTimeout(() => {
+      void stop();
+      reject(new Error(`localnet did not become ready within ${options.startTimeoutMs ?? 30_000} ms\n${stderr}`));
+    }, options.startTimeoutMs ?? 30_000);
+    void exited.then((how) => {
+      clearTimeout(timeout);
+      reject(new Error(`localnet exited before it was ready (code ${how.code}, signal ${how.signal})\n${how.stderr}`));
+    });
+    child.on("error", (err) => {
+      clearTimeout(timeout);
+      reject(err);
+    });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (text: string) => {
+      buffered += text;
+      let newline: number;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        let event: { event?: string; rpcUrl?: string; wsUrl?: string };
+        try {
+          event = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (event.event !== "ready" || typeof event.rpcUrl !== "string") continue;
+        clearTimeout(timeout);
+        const rpcUrl = event.rpcUrl;
+        resolve({
+          rpcUrl,
+          wsUrl: event.wsUrl ?? rpcUrl.replace(/^http/, "ws"),
+          pid: child.pid!,
+          control: (faults) => rpc(rpcUrl, "localnet_setFaults", [faults]) as Promise<FaultSettings>,
+          status: () => rpc(rpcUrl, "localnet_status", []) as Promise<Record<string, unknown>>,
+          stop,
+          exited,
+        });
+      }
+    });
+  });
+}

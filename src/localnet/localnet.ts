@@ -1,0 +1,117 @@
+/**
+ * The localnet's composition root (in the localnet process): chain, account index, faults,
+ * method tables, PubSub and the HTTP server, with seams for what later issues add.
+ *
+ * Seams (each optional, see {@link LocalnetHooks}):
+ * - `seed`: a "world" seeding step (NFTs, token accounts) run after the chain exists and before
+ *   the server answers; it gets the chain and the account index.
+ * - `extraMethods`: more method tables (DAS) merged after the core and account tables.
+ * - `onStarted`: background work (traffic generators) started once the server listens.
+ * - recorded blocks (LOCALNET_BLOCKS) belong in the chain below `startSlot`: start the chain at the
+ *   slot after the last recorded one and add the blocks to its store in `seed`.
+ */
+import type { Address } from "@solana/kit";
+import { createAccountIndex, createAccountMethods, type AccountIndex } from "./accounts/index.ts";
+import { encodeAccount } from "./accounts/encode-account.ts";
+import { liveMintLookup } from "./accounts/services.ts";
+import { createChain, type Chain } from "./chain/chain.ts";
+import type { LocalnetConfig } from "./config.ts";
+import { createFaults, type Faults } from "./faults.ts";
+import { createBlockMethods } from "./rpc/block-methods.ts";
+import { createChainMethods } from "./rpc/chain-methods.ts";
+import { createControlMethods } from "./rpc/control-methods.ts";
+import { API_VERSION } from "./rpc/params.ts";
+import type { MethodContext, MethodTable } from "./rpc/protocol.ts";
+import { createPubSub } from "./rpc/pubsub.ts";
+import { createRpcServer } from "./rpc/server.ts";
+import { createTransactionMethods } from "./rpc/transaction-methods.ts";
+
+/** What hooks get to work with. */
+export interface LocalnetWorld {
+  chain: Chain;
+  index: AccountIndex;
+  faults: Faults;
+}
+
+/** Optional extensions (see the module comment). */
+export interface LocalnetHooks {
+  seed?: (world: LocalnetWorld) => Promise<void> | void;
+  extraMethods?: (world: LocalnetWorld) => MethodTable[];
+  onStarted?: (world: LocalnetWorld & { rpcUrl: string }) => Promise<void> | void;
+  /** Unexpected handler errors (they are answered with -32603). */
+  onInternalError?: (err: unknown) => void;
+}
+
+/** A running localnet inside this process. */
+export interface Localnet extends LocalnetWorld {
+  rpcUrl: string;
+  wsUrl: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Builds and starts everything; resolves once the server listens and the clock runs. */
+export async function startLocalnetInProcess(config: LocalnetConfig, hooks: LocalnetHooks = {}): Promise<Localnet> {
+  const chain = await createChain(config);
+  const index = createAccountIndex(chain.svm);
+  index.record([chain.faucet as Address]);
+  chain.onAccountsTouched(({ keys }) => index.record(keys));
+
+  const faults = createFaults(config.faults, (settings) => {
+    chain.frozen = settings.freeze;
+  });
+  chain.frozen = config.faults.freeze;
+  const world: LocalnetWorld = { chain, index, faults };
+  await hooks.seed?.(world);
+
+  const mints = liveMintLookup(index.store);
+  const lagSlots = () => faults.get().lagSlots;
+  const methods: MethodTable = {
+    ...createChainMethods({ chain, lagSlots }),
+    ...createTransactionMethods({
+      chain,
+      faults,
+      lagSlots,
+      encodeAccount: (_address, account, encoding) =>
+        account === null ? null : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
+    }),
+    ...createBlockMethods({ chain }),
+    ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
+  };
+  for (const table of hooks.extraMethods?.(world) ?? []) Object.assign(methods, table);
+
+  const context = (): MethodContext => {
+    const lag = BigInt(faults.get().lagSlots);
+    return {
+      slotAt(commitment) {
+        const slot = chain.slotAt(commitment) - lag;
+        return slot < chain.genesisSlot ? chain.genesisSlot : slot;
+      },
+    };
+  };
+  const pubsub = createPubSub(chain);
+  const server = createRpcServer({
+    methods,
+    controlMethods: createControlMethods({ chain, faults }),
+    context,
+    faults,
+    onUpgrade: (req, socket, head) => pubsub.handleUpgrade(req, socket, head),
+    onInternalError: hooks.onInternalError,
+  });
+  const port = await server.listen(config.port, config.host);
+  chain.start();
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const rpcUrl = `http://${host}:${port}`;
+  await hooks.onStarted?.({ ...world, rpcUrl });
+  return {
+    ...world,
+    rpcUrl,
+    wsUrl: `ws://${host}:${port}`,
+    port,
+    async close() {
+      chain.stop();
+      pubsub.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The localnet process: reads its configuration from the environment, starts the chain and the
+ * JSON-RPC server, prints one JSON ready line on stdout (`{"event":"ready","rpcUrl":...}`) and a
+ * human line on stderr, and exits cleanly on SIGTERM/SIGINT (or when stdin closes, if launched).
+ *
+ * `npm run localnet` runs it alone; `launcher.ts` runs it as a child process.
+ */
+import { loadLocalnetConfig } from "./config.ts";
+import { startLocalnetInProcess, type LocalnetHooks } from "./localnet.ts";
+
+/** The hooks this process runs with; later issues (world seeding, DAS, traffic) plug in here. */
+function hooks(): LocalnetHooks {
+  return {
+    onInternalError: (err) => process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
+  };
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadLocalnetConfig();
+  } catch (e) {
+    process.stderr.write(`localnet: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const localnet = await startLocalnetInProcess(config, hooks());
+  let closing = false;
+  const stop = async (code: number) => {
+    if (closing) return;
+    closing = true;
+    await localnet.close();
+    process.exit(code);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void stop(0));
+  if (config.exitWithStdin) {
+    // The launcher holds our stdin: when it goes away (even killed), so do we.
+    process.stdin.on("end", () => void stop(0));
+    process.stdin.on("error", () => void stop(0));
+    process.stdin.resume();
+  }
+  process.stdout.write(`${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`);
+  process.stderr.write(
+    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
+  );
+}
+
+await main();

@@ -1,0 +1,20 @@
+/**
+ * A small seeded PRNG (mulberry32) so fault injection and fuzzing are reproducible run to run.
+ */
+
+/** Returns a function producing uniform floats in [0, 1) from a 32-bit seed. */
+export function createPrng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A uniform integer in [0, n). */
+export function randomInt(random: () => number, n: number): number {
+  return Math.floor(random() * n);
+}

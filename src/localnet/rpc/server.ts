@@ -1,0 +1,222 @@
+/**
+ * HTTP + JSON-RPC 2.0 framing as an agave node does it: single calls and batches, notifications,
+ * -32700 / -32600 / -32601 / -32602 / -32603, `GET /health`, a 50 kB body limit, plus the fault
+ * layer (never applied when every call of a request is a control method).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Faults } from "../faults.ts";
+import { parseJson, stringifyJson } from "./json.ts";
+import { JsonRpcError, RpcErrorCode, type MethodContext, type MethodTable } from "./protocol.ts";
+
+/** What the server needs. */
+export interface RpcServerOptions {
+  /** All public methods (core, accounts, extra tables), merged. */
+  methods: MethodTable;
+  /** Control methods (`localnet_*`): never subject to faults. */
+  controlMethods: MethodTable;
+  /** Builds the context each call sees (the lag fault lives there). */
+  context: () => MethodContext;
+  faults: Faults;
+  /** Bytes; agave's MAX_REQUEST_BODY_SIZE is 50 kB. */
+  maxBodyBytes?: number;
+  /** WebSocket upgrades (PubSub) on the same port. */
+  onUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Where unexpected handler errors go (they become -32603). */
+  onInternalError?: (err: unknown) => void;
+}
+
+/** A listening JSON-RPC server. */
+export interface RpcServer {
+  listen(port: number, host: string): Promise<number>;
+  /** Handles one request body (as the HTTP path does, minus faults); null for "no response". */
+  handleBody(body: string): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+type Id = string | number | null;
+
+interface ErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+const errorResponse = (id: Id, error: ErrorObject) => ({ jsonrpc: "2.0", error, id });
+
+function isValidId(id: unknown): id is Id {
+  return id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || typeof id === "bigint";
+}
+
+/** Creates the server (not yet listening). */
+export function createRpcServer(options: RpcServerOptions): RpcServer {
+  const maxBodyBytes = options.maxBodyBytes ?? 50 * 1024;
+  const stalled = new Set<http.ServerResponse>();
+
+  async function call(request: unknown): Promise<object | null> {
+    if (request === null || typeof request !== "object" || Array.isArray(request)) {
+      return errorResponse(null, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" });
+    }
+    const { jsonrpc, method, params, id } = request as Record<string, unknown>;
+    const isNotification = !("id" in request);
+    if (jsonrpc !== "2.0" || typeof method !== "string" || (!isNotification && !isValidId(id))) {
+      return errorResponse(null, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" });
+    }
+    const replyId = (isNotification ? null : id) as Id;
+    if (params !== undefined && (params === null || typeof params !== "object")) {
+      return isNotification ? null : errorResponse(replyId, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" });
+    }
+    const handler = Object.hasOwn(options.controlMethods, method)
+      ? options.controlMethods[method]
+      : Object.hasOwn(options.methods, method)
+        ? options.methods[method]
+        : undefined;
+    if (handler === undefined) {
+      return isNotification ? null : errorResponse(replyId, { code: RpcErrorCode.METHOD_NOT_FOUND, message: "Method not found" });
+    }
+    let result: unknown;
+    try {
+      if (params !== undefined && !Array.isArray(params)) {
+        throw new JsonRpcError(RpcErrorCode.INVALID_PARAMS, "Invalid params: invalid type: map, expected a tuple.");
+      }
+      result = await handler((params as unknown[] | undefined) ?? [], options.context());
+    } catch (err) {
+      if (isNotification) return null;
+      if (err instanceof JsonRpcError) {
+        const error: ErrorObject = { code: err.code, message: err.message };
+        if (err.data !== undefined) error.data = err.data;
+        return errorResponse(replyId, error);
+      }
+      options.onInternalError?.(err);
+      return errorResponse(replyId, { code: RpcErrorCode.INTERNAL_ERROR, message: "Internal error" });
+    }
+    return isNotification ? null : { jsonrpc: "2.0", result: result === undefined ? null : result, id: replyId };
+  }
+
+  async function handleParsed(parsed: unknown): Promise<string | null> {
+    if (Array.isArray(parsed)) {
+      if (parsed.length === 0) return stringifyJson(errorResponse(null, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" }));
+      const responses: object[] = [];
+      // Calls run in order: a batch that sends then queries sees its own send.
+      for (const request of parsed) {
+        const response = await call(request);
+        if (response !== null) responses.push(response);
+      }
+      return responses.length === 0 ? null : stringifyJson(responses);
+    }
+    const response = await call(parsed);
+    return response === null ? null : stringifyJson(response);
+  }
+
+  function parse(body: string): { ok: true; value: unknown } | { ok: false } {
+    try {
+      return { ok: true, value: parseJson(body) };
+    } catch {
+      return { ok: false };
+    }
+  }
+
+  const PARSE_ERROR = stringifyJson(errorResponse(null, { code: RpcErrorCode.PARSE_ERROR, message: "Parse error" }));
+
+  async function handleBody(body: string): Promise<string | null> {
+    const parsed = parse(body);
+    return parsed.ok ? handleParsed(parsed.value) : PARSE_ERROR;
+  }
+
+  function isControlOnly(parsed: { ok: true; value: unknown } | { ok: false }): boolean {
+    if (!parsed.ok) return false;
+    const calls = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    return (
+      calls.length > 0 &&
+      calls.every((c) => c !== null && typeof c === "object" && Object.hasOwn(options.controlMethods, String((c as { method?: unknown }).method)))
+    );
+  }
+
+  function send(res: http.ServerResponse, status: number, body: string | null, headers: Record<string, string> = {}) {
+    if (res.destroyed) return;
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+    res.end(body ?? "");
+  }
+
+  const server = http.createServer((req, res) => {
+    if (req.method === "GET" && req.url === "/health") {
+      res.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST" }).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        if (!tooLarge) {
+          tooLarge = true;
+          res.writeHead(413, { connection: "close" }).end();
+          req.destroy();
+        }
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (tooLarge) return;
+      void respond(Buffer.concat(chunks).toString("utf8"), res);
+    });
+    req.on("error", () => res.destroy());
+  });
+
+  async function respond(body: string, res: http.ServerResponse) {
+    const parsed = parse(body);
+    if (!isControlOnly(parsed)) {
+      const fault = options.faults.forRequest();
+      if (fault.kind === "stall") {
+        // Never answered: held until the client gives up or the server closes.
+        stalled.add(res);
+        res.on("close", () => stalled.delete(res));
+        return;
+      }
+      if (fault.kind === "status") {
+        const message = fault.status === 429 ? "Too Many Requests" : "Service Unavailable";
+        send(res, fault.status, stringifyJson(errorResponse(null, { code: fault.status, message })), fault.status === 429 ? { "retry-after": "1" } : {});
+        return;
+      }
+      if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+    }
+    try {
+      const out = parsed.ok ? await handleParsed(parsed.value) : PARSE_ERROR;
+      send(res, 200, out);
+    } catch (err) {
+      options.onInternalError?.(err);
+      send(res, 500, null);
+    }
+  }
+
+  if (options.onUpgrade) server.on("upgrade", options.onUpgrade);
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    },
+    handleBody,
+    close() {
+      for (const res of stalled) res.destroy();
+      stalled.clear();
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

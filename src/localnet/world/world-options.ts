@@ -1,0 +1,107 @@
+/**
+ * World sizes and switches, with their defaults, and the parser that the localnet's config.ts
+ * calls with its environment (nothing here reads process.env itself).
+ */
+
+/** Everything that shapes the seeded world; the same options and seed give the same bytes. */
+export interface WorldOptions {
+  /** Seed every address, amount and choice derives from. */
+  seed: string;
+  /** Verified members of the generated collection (account-based and compressed together). */
+  collectionSize: number;
+  /** Share of the collection that is compressed (DAS-only, no accounts). */
+  compressedShare: number;
+  /** Share of the account-based members that are programmable NFTs. */
+  programmableShare: number;
+  /** Wallets the generated NFTs are spread over. */
+  nftOwners: number;
+  /** NFTs naming the collection without being verified. */
+  unverifiedSpoofs: number;
+  /** Verified members of the look-alike collection (same name and symbol, other mint). */
+  lookalikeMembers: number;
+  /** Holders of the big fungible mint. */
+  tokenHolders: number;
+  /** Holders of each smaller fungible mint. */
+  smallMintHolders: readonly number[];
+  /** Load the real mainnet fixture accounts. */
+  realAccounts: boolean;
+  /** Lamports given to the demo wallet. */
+  demoWalletLamports: bigint;
+}
+
+export const DEFAULT_WORLD_OPTIONS: WorldOptions = {
+  seed: "solgate",
+  collectionSize: 10_000,
+  compressedShare: 0.1,
+  programmableShare: 0.2,
+  nftOwners: 2_500,
+  unverifiedSpoofs: 40,
+  lookalikeMembers: 25,
+  tokenHolders: 100_000,
+  smallMintHolders: [2_000, 300],
+  realAccounts: true,
+  demoWalletLamports: 1_000_000_000_000n,
+};
+
+/** Whether the world is seeded at all, plus its options. */
+export interface WorldConfig {
+  enabled: boolean;
+  options: WorldOptions;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function parseCount(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/u.test(raw) || Number(raw) > max) throw new Error(`${name} must be an integer 0-${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseShare(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new Error(`${name} must be a number 0-1, got "${raw}"`);
+  return value;
+}
+
+function parseSwitch(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "1" || raw === "true") return true;
+  if (raw === "0" || raw === "false") return false;
+  throw new Error(`${name} must be 0 or 1, got "${raw}"`);
+}
+
+/**
+ * Reads the world's variables: LOCALNET_WORLD (0/1), LOCALNET_WORLD_SEED, LOCALNET_COLLECTION_SIZE,
+ * LOCALNET_COMPRESSED_SHARE, LOCALNET_PROGRAMMABLE_SHARE, LOCALNET_NFT_OWNERS, LOCALNET_SPOOFS,
+ * LOCALNET_TOKEN_HOLDERS, LOCALNET_SMALL_MINT_HOLDERS (comma list), LOCALNET_REAL_ACCOUNTS (0/1).
+ * `enabledByDefault` lets tests default to an empty chain while `npm start` seeds.
+ */
+export function parseWorldConfig(env: Env, enabledByDefault = true): WorldConfig {
+  const d = DEFAULT_WORLD_OPTIONS;
+  const spoofs = parseCount(env, "LOCALNET_SPOOFS", d.unverifiedSpoofs, 100_000);
+  const smallRaw = env.LOCALNET_SMALL_MINT_HOLDERS;
+  const smallMintHolders =
+    smallRaw === undefined || smallRaw === ""
+      ? d.smallMintHolders
+      : smallRaw.split(",").map((part) => parseCount({ LOCALNET_SMALL_MINT_HOLDERS: part.trim() }, "LOCALNET_SMALL_MINT_HOLDERS", 0, 1_000_000));
+  return {
+    enabled: parseSwitch(env, "LOCALNET_WORLD", enabledByDefault),
+    options: {
+      seed: env.LOCALNET_WORLD_SEED || d.seed,
+      collectionSize: parseCount(env, "LOCALNET_COLLECTION_SIZE", d.collectionSize, 1_000_000),
+      compressedShare: parseShare(env, "LOCALNET_COMPRESSED_SHARE", d.compressedShare),
+      programmableShare: parseShare(env, "LOCALNET_PROGRAMMABLE_SHARE", d.programmableShare),
+      nftOwners: Math.max(1, parseCount(env, "LOCALNET_NFT_OWNERS", d.nftOwners, 1_000_000)),
+      unverifiedSpoofs: spoofs,
+      lookalikeMembers: Math.min(spoofs, d.lookalikeMembers),
+      tokenHolders: parseCount(env, "LOCALNET_TOKEN_HOLDERS", d.tokenHolders, 2_000_000),
+      smallMintHolders,
+      realAccounts: parseSwitch(env, "LOCALNET_REAL_ACCOUNTS", d.realAccounts),
+      demoWalletLamports: d.demoWalletLamports,
+    },
+  };
+}

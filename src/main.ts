@@ -1,0 +1,179 @@
+/**
+ * The composition root: configuration -> logger and metrics -> one upstream and its cores per
+ * chain -> the server on its port, metrics on theirs. With no remote chain configured, the
+ * embedded localnet is started first and served as chain `localnet`. SIGTERM/SIGINT drain and exit.
+ */
+import { randomBytes } from "node:crypto";
+import { Registry } from "prom-client";
+import { createChainRegistry } from "./chains.ts";
+import type { ChainContext } from "./chains.ts";
+import { loadConfig, LOCALNET_CHAIN } from "./config.ts";
+import type { ChainConfig, Config } from "./config.ts";
+import { createProgramAccounts } from "./programs/program-accounts.ts";
+import { createFeeMarket } from "./fees/fee-market.ts";
+import { createApiKeyChecker } from "./server/auth.ts";
+import { createLogger } from "./server/logger.ts";
+import type { Logger } from "./server/logger.ts";
+import { createMetrics, startMetricsServer } from "./server/metrics.ts";
+import { createRoutes } from "./server/routes.ts";
+import { createServer } from "./server/server.ts";
+import { createUpstream } from "./upstream/upstream.ts";
+import { createTransactionService } from "./transactions/transaction-service.ts";
+
+/** A started gateway. */
+export interface Gateway {
+  readonly port: number;
+  readonly metricsPort: number;
+  /** The localnet's JSON-RPC URL, when it runs. */
+  readonly localnetUrl: string | undefined;
+  /** The API keys accepted (a generated dev key with the localnet and no configured keys). */
+  readonly apiKeys: readonly string[];
+  /** Drains the server, then stops metrics, upstreams and the localnet. */
+  close(): Promise<void>;
+  /** Settles if the localnet dies on its own (never settles otherwise). */
+  readonly localnetExited: Promise<unknown>;
+}
+
+/** Starts everything `config` describes. */
+export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
+  const metrics = createMetrics(new Registry());
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch((err: unknown) => logger.error({ err }, "cleanup failed"));
+  };
+  try {
+    let chainConfigs: ChainConfig[] = config.chains;
+    let localnetUrl: string | undefined;
+    let localnetExited: Promise<unknown> = new Promise(() => {});
+    if (config.localnet.enabled) {
+      // Loaded only when used: a deployment on remote chains never loads the localnet's code.
+      const { startLocalnet } = await import("./localnet/launcher.ts");
+      const localnet = await startLocalnet({ port: config.localnet.port, logLevel: config.logLevel });
+      cleanups.push(() => localnet.stop());
+      localnetUrl = localnet.rpcUrl;
+      localnetExited = localnet.exited;
+      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl] }];
+    }
+
+    const contexts: ChainContext[] = chainConfigs.map((chain) => {
+      const upstream = createUpstream({
+        chain: chain.name,
+        rpcUrls: chain.rpcUrls,
+        ...(chain.dasUrl === undefined ? {} : { dasUrl: chain.dasUrl }),
+        ...config.upstream,
+        metrics: metrics.upstreamFor(chain.name),
+      });
+      cleanups.push(() => upstream.close());
+      const fees = createFeeMarket({
+        upstream,
+        onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
+      });
+      fees.start();
+      cleanups.push(() => fees.stop());
+      const transactions = createTransactionService({
+        upstream,
+        fees,
+        onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
+      });
+      transactions.start();
+      cleanups.push(() => transactions.stop());
+      return { name: chain.name, upstream, programs: createProgramAccounts({ upstream }), fees, transactions };
+    });
+    const chains = createChainRegistry(contexts, config.defaultChain);
+
+    const apiKeys = config.apiKeys.length > 0 ? config.apiKeys : [`dev-${randomBytes(18).toString("base64url")}`];
+    const server = createServer({
+      routes: createRoutes({ chains }),
+      auth: createApiKeyChecker(apiKeys),
+      logger,
+      metrics,
+      corsOrigins: config.server.corsOrigins,
+      socketTimeoutMs: config.server.socketTimeoutMs,
+      idleTimeoutMs: config.server.idleTimeoutMs,
+      shutdownTimeoutMs: config.server.shutdownTimeoutMs,
+      readMaxBytes: config.server.maxRequestBytes,
+    });
+    const metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
+    cleanups.push(() => metricsServer.close());
+    const listening = await server.listen(config.port, config.host);
+    cleanups.push(() => listening.close());
+    logger.info(
+      { port: listening.port, metricsPort: metricsServer.port, chains: chains.names, defaultChain: chains.defaultChain, localnetUrl },
+      "solgate listening",
+    );
+    let closing: Promise<void> | undefined;
+    return {
+      port: listening.port,
+      metricsPort: metricsServer.port,
+      localnetUrl,
+      apiKeys,
+      localnetExited,
+      close: () => (closing ??= cleanup()),
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
+
+/** What a developer needs to try the gateway on the localnet. */
+function banner(gateway: Gateway, keyGenerated: boolean): string {
+  const url = `http://127.0.0.1:${gateway.port}`;
+  const key = gateway.apiKeys[0];
+  return [
+    "",
+    `Solgate is listening on ${url} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
+    `Chain "localnet" is the embedded localnet at ${gateway.localnetUrl}`,
+    `API key${keyGenerated ? " (generated for this run; set SOLGATE_API_KEYS to choose one)" : ""}: ${key}`,
+    "Try:",
+    `  npx buf curl --http2-prior-knowledge --list-services ${url}`,
+    `  npx buf curl --protocol grpc --http2-prior-knowledge -H "Authorization: Bearer ${key}" \\`,
+    `    -d '{"programId":"TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA","size":"82","limit":3}' \\`,
+    `    ${url}/solgate.v1.ProgramService/ListProgramAccounts`,
+    "",
+  ].join("\n");
+}
+
+/** Runs the gateway as a process: exits 0 after a clean drain, 1 on a start failure or a dead localnet. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger({ level: config.logLevel });
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, "solgate failed to start");
+    process.exit(1);
+  }
+  if (config.localnet.enabled) process.stderr.write(banner(gateway, config.apiKeys.length === 0));
+
+  let stopping = false;
+  const stop = async (reason: string, exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, "shutting down");
+    await gateway.close();
+    logger.flush();
+    process.exit(exitCode);
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      // A second signal means "now".
+      if (stopping) process.exit(1);
+      void stop(signal, 0);
+    });
+  }
+  void gateway.localnetExited.then((how) => {
+    if (stopping) return;
+    logger.fatal({ exit: how }, "the localnet exited; the gateway cannot serve chain localnet");
+    void stop("localnet exited", 1);
+  });
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,83 @@
+/**
+ * A short-lived cache of sorted key lists, one per query hash, so that page 1,000 costs about what
+ * page 1 costs instead of re-scanning the program. Bounded by the total number of keys it holds
+ * (oldest lists go first); concurrent misses for one query share one fetch.
+ */
+
+/** Options of {@link createKeyListCache}. */
+export interface KeyListCacheOptions {
+  /** How long a list is served (default 20 s: pages of one listing usually follow within seconds). */
+  ttlMs?: number;
+  /** Keys held across all lists (default 1,000,000, some 70 MB of strings). */
+  maxKeys?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export interface KeyListCache {
+  /** The cached list for `key`, or the result of `load` (stored if it fits). */
+  get(key: string, load: () => Promise<readonly string[]>): Promise<readonly string[]>;
+  /** Keys held now. */
+  readonly size: number;
+}
+
+interface Entry {
+  keys: readonly string[];
+  expiresAt: number;
+}
+
+export function createKeyListCache(options: KeyListCacheOptions = {}): KeyListCache {
+  const ttlMs = options.ttlMs ?? 20_000;
+  const maxKeys = options.maxKeys ?? 1_000_000;
+  const now = options.now ?? Date.now;
+  // Map order is insertion order: the first entry is the oldest, evicted first.
+  const entries = new Map<string, Entry>();
+  const loading = new Map<string, Promise<readonly string[]>>();
+  let held = 0;
+
+  function drop(key: string): void {
+    const entry = entries.get(key);
+    if (entry) {
+      held -= entry.keys.length;
+      entries.delete(key);
+    }
+  }
+
+  function store(key: string, keys: readonly string[]): void {
+    if (ttlMs <= 0 || keys.length > maxKeys) return;
+    drop(key);
+    const t = now();
+    for (const [k, e] of entries) {
+      if (held + keys.length <= maxKeys && e.expiresAt > t) break;
+      drop(k);
+    }
+    entries.set(key, { keys, expiresAt: t + ttlMs });
+    held += keys.length;
+  }
+
+  return {
+    async get(key, load) {
+      const entry = entries.get(key);
+      if (entry && entry.expiresAt > now()) return entry.keys;
+      if (entry) drop(key);
+      const pending = loading.get(key);
+      if (pending) return pending;
+      const promise = load().then(
+        (keys) => {
+          loading.delete(key);
+          store(key, keys);
+          return keys;
+        },
+        (error: unknown) => {
+          loading.delete(key);
+          throw error;
+        },
+      );
+      loading.set(key, promise);
+      return promise;
+    },
+    get size() {
+      return held;
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The HTTP handler chain in front of Connect, the same for HTTP/1.1 and HTTP/2:
+ * request id -> CORS (preflights end here) -> pre-handlers in order (REST transcoder, static routes)
+ * -> Connect (gRPC, gRPC-Web, Connect) -> 404.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { cors as connectCors } from "@connectrpc/connect";
+import { assignRequestId, REQUEST_ID_HEADER } from "./request-id.ts";
+import type { Logger } from "./logger.ts";
+
+/** A Node request, HTTP/1.1 or HTTP/2. */
+export type NodeRequest = IncomingMessage | Http2ServerRequest;
+/** A Node response, HTTP/1.1 or HTTP/2. */
+export type NodeResponse = ServerResponse | Http2ServerResponse;
+/** A Node request handler. */
+export type NodeHandler = (req: NodeRequest, res: NodeResponse) => void;
+
+/**
+ * A handler tried before Connect. Returns (or resolves) true when it took the request and answers
+ * it, false to pass it on. The request id is in `req.headers["x-request-id"]` already.
+ */
+export type PreHandler = (req: NodeRequest, res: NodeResponse) => boolean | Promise<boolean>;
+
+/** Which browser origins may call; `"*"` allows any (keys, not cookies, guard the API). */
+export type CorsOrigins = "*" | readonly string[];
+
+/** Headers browsers may send and see, Connect's own plus ours. */
+export const CORS_ALLOWED_HEADERS = [...connectCors.allowedHeaders, "Authorization", "X-Request-Id"];
+export const CORS_EXPOSED_HEADERS = [...connectCors.exposedHeaders, "X-Request-Id"];
+const CORS_ALLOWED_METHODS = [...new Set([...connectCors.allowedMethods, "GET", "POST", "OPTIONS"])];
+
+/** Options of `createHttpHandler`. */
+export interface HttpHandlerOptions {
+  /** The Connect adapter; called last (its fallback should be `notFound`). */
+  connect: NodeHandler;
+  preHandlers?: readonly PreHandler[];
+  corsOrigins?: CorsOrigins;
+  logger: Logger;
+}
+
+/** Builds the chain. */
+export function createHttpHandler(options: HttpHandlerOptions): NodeHandler {
+  const preHandlers = options.preHandlers ?? [];
+  const origins = options.corsOrigins ?? "*";
+  return (req, res) => {
+    const requestId = assignRequestId(req, res);
+    if (applyCors(req, res, origins)) return;
+    void (async () => {
+      for (const pre of preHandlers) {
+        if (await pre(req, res)) return;
+      }
+      options.connect(req, res);
+    })().catch((err: unknown) => {
+      options.logger.error({ err, requestId, url: req.url }, "request handler failed");
+      if (!res.headersSent) {
+        send(res, 500, { code: "internal", message: "internal error", requestId });
+      } else {
+        res.destroy();
+      }
+    });
+  };
+}
+
+/** Adds CORS headers for allowed origins; answers preflights itself (returns true then). */
+function applyCors(req: NodeRequest, res: NodeResponse, origins: CorsOrigins): boolean {
+  const origin = req.headers.origin;
+  if (typeof origin !== "string") return false;
+  const allowed = origins === "*" || origins.includes(origin);
+  const preflight = req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+  if (allowed) {
+    res.setHeader("Access-Control-Allow-Origin", origins === "*" ? "*" : origin);
+    if (origins !== "*") res.setHeader("Vary", "Origin");
+    res.setHeader("Access-Control-Expose-Headers", CORS_EXPOSED_HEADERS.join(", "));
+  }
+  if (!preflight) return false;
+  if (allowed) {
+    res.setHeader("Access-Control-Allow-Methods", CORS_ALLOWED_METHODS.join(", "));
+    res.setHeader("Access-Control-Allow-Headers", CORS_ALLOWED_HEADERS.join(", "));
+    res.setHeader("Access-Control-Max-Age", "7200");
+  }
+  (res as ServerResponse).writeHead(allowed ? 204 : 403).end();
+  return true;
+}
+
+/** Answers 404 for a path no handler took. */
+export function notFound(req: NodeRequest, res: NodeResponse): void {
+  if (res.headersSent) return;
+  send(res, 404, { code: "not_found", message: `no route for ${req.method} ${(req.url ?? "").split("?")[0]}` });
+}
+
+/** Writes a small JSON answer (both Node response types take the same calls at run time). */
+export function send(res: NodeResponse, status: number, body: unknown): void {
+  (res as ServerResponse).writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+export { REQUEST_ID_HEADER };

@@ -1,0 +1,147 @@
+/**
+ * Cross-cutting work on every RPC, for every protocol: mapping thrown errors to the wire, logging
+ * and metrics, and ending long streams when the server drains. Streaming responses are wrapped so
+ * that what happens while the stream runs (errors, its end) is seen too, not only its start.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Interceptor, StreamResponse } from "@connectrpc/connect";
+import { SolgateError, toConnectError } from "../errors.ts";
+import type { Logger } from "./logger.ts";
+import type { Metrics } from "./metrics.ts";
+import { REQUEST_ID_HEADER } from "./request-id.ts";
+
+/** Maps anything a handler throws, at once or mid-stream, through `toConnectError` (the only mapping). */
+export function createErrorInterceptor(logger: Logger): Interceptor {
+  return (next) => async (req) => {
+    const onUnexpected = (err: unknown) =>
+      logger.error(
+        { err, requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined, procedure: procedureOf(req) },
+        "unexpected error; answered INTERNAL",
+      );
+    try {
+      const res = await next(req);
+      if (!res.stream) return res;
+      return withMessages(res, mapStreamErrors(res.message, onUnexpected));
+    } catch (e) {
+      throw toConnectError(e, onUnexpected);
+    }
+  };
+}
+
+/**
+ * Logs one line per RPC (request id, procedure, code, duration; never headers) and records it in
+ * the metrics. A stream is recorded when it ends, with the code it ended with.
+ */
+export function createObserveInterceptor(options: { logger: Logger; metrics?: Metrics }): Interceptor {
+  const { logger, metrics } = options;
+  return (next) => async (req) => {
+    const started = performance.now();
+    const record = (error: unknown) => {
+      const code = error === undefined ? "ok" : codeName(ConnectError.from(error).code);
+      const seconds = (performance.now() - started) / 1000;
+      metrics?.observeRpc(req.service.typeName, req.method.name, code, seconds);
+      const fields = {
+        requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined,
+        procedure: procedureOf(req),
+        protocol: protocolOf(req.header.get("content-type")),
+        code,
+        durationMs: Math.round(seconds * 10_000) / 10,
+        ...(error === undefined ? {} : { error: ConnectError.from(error).rawMessage }),
+      };
+      logger.info(fields, "rpc");
+    };
+    let res;
+    try {
+      res = await next(req);
+    } catch (e) {
+      record(e);
+      throw e;
+    }
+    if (!res.stream) {
+      record(undefined);
+      return res;
+    }
+    const source = res.message;
+    return withMessages(res, (async function* () {
+      let outcome: unknown = new ConnectError("stream abandoned by the client", Code.Canceled);
+      try {
+        yield* source;
+        outcome = undefined;
+      } catch (e) {
+        outcome = e;
+        throw e;
+      } finally {
+        record(outcome);
+      }
+    })());
+  };
+}
+
+/**
+ * Ends server streams when `drain` aborts, with UNAVAILABLE and a retry hint, so clients reconnect
+ * to another replica. Unary calls are left to finish on their own.
+ */
+export function createDrainInterceptor(drain: AbortSignal): Interceptor {
+  return (next) => async (req) => {
+    const res = await next(req);
+    if (!res.stream) return res;
+    return withMessages(res, endOnAbort(res.message, drain));
+  };
+}
+
+/** The error a drained stream ends with. */
+export function shuttingDownError(): ConnectError {
+  return toConnectError(
+    new SolgateError("UPSTREAM_UNAVAILABLE", "server is shutting down; reconnect and retry", {}, { retryAfterMs: 0 }),
+  );
+}
+
+async function* mapStreamErrors<T>(source: AsyncIterable<T>, onUnexpected: (e: unknown) => void): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (e) {
+    throw toConnectError(e, onUnexpected);
+  }
+}
+
+async function* endOnAbort<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(shuttingDownError());
+  });
+  aborted.catch(() => {});
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    for (;;) {
+      const step = await Promise.race([it.next(), aborted]);
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    // The source may be parked on an await; its own context signal ends it when the response closes.
+    void Promise.resolve(it.return?.()).catch(() => {});
+  }
+}
+
+function withMessages<T extends StreamResponse>(res: T, message: AsyncIterable<unknown>): T {
+  return { ...res, message } as T;
+}
+
+function procedureOf(req: { service: { typeName: string }; method: { name: string } }): string {
+  return `${req.service.typeName}/${req.method.name}`;
+}
+
+/** `InvalidArgument` -> `invalid_argument`, as gRPC and Connect spell codes on the wire. */
+export function codeName(code: Code): string {
+  return (Code[code] ?? "unknown").replace(/[A-Z]/g, (c, i: number) => (i === 0 ? "" : "_") + c.toLowerCase());
+}
+
+function protocolOf(contentType: string | null): string {
+  if (contentType === null) return "connect-get";
+  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
+  if (contentType.startsWith("application/grpc")) return "grpc";
+  return "connect";
+}

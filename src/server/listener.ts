@@ -1,0 +1,185 @@
+/**
+ * One TCP port for every protocol. Without TLS there is no ALPN, so each connection's first bytes
+ * decide: the HTTP/2 connection preface goes to an http2 server (gRPC, and HTTP/2 Connect/gRPC-Web),
+ * anything else to an HTTP/1.1 server (gRPC-Web, Connect, REST, browsers). Sockets that say nothing
+ * are dropped; closing drains: no new connections, HTTP/2 GOAWAY, idle HTTP/1.1 sockets closed,
+ * in-flight requests given until a deadline, then everything is cut.
+ */
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+import type { NodeHandler, NodeRequest, NodeResponse } from "./http-handler.ts";
+
+/** How long connections get to end by themselves once nothing is in flight. */
+const FLUSH_GRACE_MS = 1000;
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+
+/** Options of `createListener`. */
+export interface ListenerOptions {
+  handler: NodeHandler;
+  /** A new connection that sends nothing, or an HTTP/1.1 client slower than this to send its headers, is dropped. */
+  socketTimeoutMs: number;
+  /** Idle connections (no request in flight) are closed after this. */
+  idleTimeoutMs: number;
+}
+
+/** A listening server. */
+export interface RunningListener {
+  readonly port: number;
+  /** Requests being answered now. */
+  inFlight(): number;
+  /**
+   * Drains: stops accepting, lets requests in flight finish until `deadline` (epoch ms), calls
+   * `onDeadline` if some are still running then, and cuts every connection shortly after.
+   */
+  close(options: { deadline: number; onDeadline?: () => void }): Promise<void>;
+}
+
+/** Binds the listener; resolves once it accepts connections. */
+export async function listen(options: ListenerOptions, port: number, host?: string): Promise<RunningListener> {
+  const sockets = new Set<net.Socket>();
+  const inFlight = new Set<NodeResponse>();
+  const sessions = new Set<http2.Http2Session>();
+  let draining = false;
+  let onIdle = () => {};
+  let onSocketClosed = () => {};
+  let closed = Promise.resolve();
+
+  const h1 = http.createServer({
+    // Streams over HTTP/1.1 (server streaming, Connect) may run for hours: no whole-request timeout.
+    requestTimeout: 0,
+    headersTimeout: options.socketTimeoutMs,
+    keepAliveTimeout: options.idleTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(options.socketTimeoutMs / 4))),
+  });
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: 1000 } });
+
+  const handle = (req: NodeRequest, res: NodeResponse) => {
+    inFlight.add(res);
+    res.once("close", () => {
+      inFlight.delete(res);
+      if (draining) {
+        // The connection turns idle just after its response closes.
+        setImmediate(() => h1.closeIdleConnections());
+        onIdle();
+      }
+    });
+    if (draining) {
+      if ("stream" in req) req.stream.session?.close();
+      else if (!res.headersSent) res.setHeader("connection", "close");
+    }
+    options.handler(req, res);
+  };
+  h1.on("request", handle);
+  h2.on("request", handle);
+
+  h2.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    if (draining) session.close();
+    // An idle session (no open stream) is closed; a long, quiet stream keeps its session alive.
+    session.setTimeout(options.idleTimeoutMs);
+    session.on("timeout", () => {
+      if (inFlightOn(session) === 0) session.close();
+      else session.setTimeout(options.idleTimeoutMs); // re-arm: the stream may end later
+    });
+    session.on("error", () => {});
+  });
+  const inFlightOn = (session: http2.Http2Session) => {
+    let n = 0;
+    for (const res of inFlight) if ("stream" in res && res.stream.session === session) n++;
+    return n;
+  };
+
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      onSocketClosed();
+    });
+    socket.on("error", () => {});
+    if (draining) {
+      socket.destroy();
+      return;
+    }
+    const silent = setTimeout(() => socket.destroy(), options.socketTimeoutMs);
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const n = Math.min(head.length, PREFACE.length);
+      const isH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
+      if (isH2 && head.length < PREFACE.length) return; // a preface split across packets: wait for the rest
+      clearTimeout(silent);
+      socket.off("data", onData);
+      socket.pause();
+      socket.unshift(head);
+      if (isH2) {
+        // The http2 session reads the socket itself; resuming here would lose the preface.
+        h2.emit("connection", socket);
+      } else {
+        h1.emit("connection", socket);
+        socket.resume();
+      }
+    };
+    socket.on("data", onData);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  // The HTTP/1.1 server never listens itself, but its connection tracking (headersTimeout, idle
+  // connection closing) starts on "listening": start it by hand, stop it with h1.close() below.
+  h1.emit("listening");
+
+  return {
+    port: (server.address() as AddressInfo).port,
+    inFlight: () => inFlight.size,
+    async close({ deadline, onDeadline }) {
+      if (!draining) {
+        draining = true;
+        closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        h1.closeIdleConnections();
+        // HTTP/2: GOAWAY; open streams may finish, no new ones start.
+        for (const session of sessions) session.close();
+      }
+      if (inFlight.size > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            onDeadline?.();
+            resolve();
+          }, Math.max(0, deadline - Date.now()));
+          onIdle = () => {
+            if (inFlight.size > 0) return;
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      // What onDeadline aborted gets a moment to write its trailers.
+      if (inFlight.size > 0) await new Promise((r) => setTimeout(r, 100));
+      // Connections with nothing in flight end on their own (GOAWAY sent, idle HTTP/1.1 closed), which
+      // flushes the last trailers; cutting them at once could lose those. Whatever lingers is cut.
+      h1.closeIdleConnections();
+      for (const session of sessions) session.close();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, FLUSH_GRACE_MS);
+        const check = () => {
+          if (sockets.size > 0) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        onSocketClosed = check;
+        check();
+      });
+      for (const s of sockets) s.destroy();
+      h1.close();
+      await closed;
+    },
+  };
+}

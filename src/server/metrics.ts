@@ -1,0 +1,112 @@
+/**
+ * Prometheus metrics: RPCs by service, method and code with latency histograms, and the upstream
+ * hooks the upstream module reports through. Served on their own port (127.0.0.1 by default) so
+ * they never share the public listener or its API keys.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { UpstreamMetrics } from "../upstream/metrics.ts";
+
+/** Latency buckets in seconds, from a cached read to a slow upstream scan. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The metrics Solgate records; one per process, passed in by the composition root. */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Records one finished RPC. `code` is the Connect code name in snake case (`ok`, `invalid_argument`, ...). */
+  observeRpc(service: string, method: string, code: string, seconds: number): void;
+  /** The hooks one chain's upstream reports through (labels every sample with `chain`). */
+  upstreamFor(chain: string): UpstreamMetrics;
+}
+
+/** Registers Solgate's metrics (and Node's default process metrics) in `registry`. */
+export function createMetrics(registry: Registry = new Registry()): Metrics {
+  collectDefaultMetrics({ register: registry });
+  const rpcTotal = new Counter({
+    name: "solgate_rpc_requests_total",
+    help: "RPCs handled, by service, method and final code.",
+    labelNames: ["service", "method", "code"] as const,
+    registers: [registry],
+  });
+  const rpcSeconds = new Histogram({
+    name: "solgate_rpc_duration_seconds",
+    help: "RPC duration from first byte to last message, by service and method.",
+    labelNames: ["service", "method"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const upstreamTotal = new Counter({
+    name: "solgate_upstream_requests_total",
+    help: "HTTP attempts to Solana nodes, by chain, JSON-RPC method, endpoint origin and outcome.",
+    labelNames: ["chain", "method", "endpoint", "outcome"] as const,
+    registers: [registry],
+  });
+  const upstreamStarted = new Counter({
+    name: "solgate_upstream_attempts_started_total",
+    help: "HTTP attempts started towards Solana nodes, by chain and JSON-RPC method.",
+    labelNames: ["chain", "method"] as const,
+    registers: [registry],
+  });
+  const upstreamSeconds = new Histogram({
+    name: "solgate_upstream_duration_seconds",
+    help: "Duration of HTTP attempts to Solana nodes, by chain and JSON-RPC method.",
+    labelNames: ["chain", "method"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    observeRpc(service, method, code, seconds) {
+      rpcTotal.inc({ service, method, code });
+      rpcSeconds.observe({ service, method }, seconds);
+    },
+    upstreamFor(chain) {
+      return {
+        onCall(method) {
+          upstreamStarted.inc({ chain, method });
+        },
+        onResult(method, outcome, seconds, url) {
+          upstreamTotal.inc({ chain, method, endpoint: url, outcome });
+          upstreamSeconds.observe({ chain, method }, seconds);
+        },
+      };
+    },
+  };
+}
+
+/** A running metrics endpoint. */
+export interface MetricsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Serves `registry` at `GET /metrics` on host:port (port 0 = ephemeral). */
+export async function startMetricsServer(options: { registry: Registry; port: number; host: string }): Promise<MetricsServer> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    options.registry.metrics().then(
+      (body) => res.writeHead(200, { "content-type": options.registry.contentType }).end(body),
+      (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(String(e)),
+    );
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * The application's Connect routes: each Solgate service with its handler implementation over the
+ * chain registry. A service whose core is not built yet is registered empty, so reflection lists it
+ * and its methods answer UNIMPLEMENTED.
+ */
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { ChainRegistry } from "../chains.ts";
+import { createProgramServiceImpl } from "../services/program-service.ts";
+import { createTransactionServiceImpl } from "../services/transaction-service.ts";
+import { createFeeServiceImpl } from "../services/fee-service.ts";
+import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
+import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
+import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+
+/** Dependencies of the routes. */
+export interface RoutesDeps {
+  chains: ChainRegistry;
+}
+
+/** Returns the `routes` callback for `createServer`. */
+export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void {
+  return (router) => {
+    router.service(ProgramService, createProgramServiceImpl({ chains: deps.chains }));
+    router.service(FeeService, createFeeServiceImpl({ chains: deps.chains }));
+    router.service(TransactionService, createTransactionServiceImpl({ chains: deps.chains }));
+    router.service(CollectionService, {});
+  };
+}

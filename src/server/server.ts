@@ -1,0 +1,147 @@
+/**
+ * Builds the gateway server: Connect routes (the application's, plus health and reflection) behind
+ * the interceptors and the HTTP handler chain, on the one-port listener. `createServer` builds,
+ * `listen` binds; tests use the handler or listen on port 0.
+ */
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { DescService } from "@bufbuild/protobuf";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { createAuthInterceptor } from "./auth.ts";
+import type { ApiKeyChecker } from "./auth.ts";
+import { createHealthServiceImpl, createHealthState, Health, ServingStatus } from "./health.ts";
+import type { HealthState } from "./health.ts";
+import { createHttpHandler, notFound } from "./http-handler.ts";
+import type { CorsOrigins, NodeHandler, NodeResponse, PreHandler } from "./http-handler.ts";
+import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
+import { listen as listenOnPort } from "./listener.ts";
+import type { Logger } from "./logger.ts";
+import type { Metrics } from "./metrics.ts";
+import { registerReflection } from "./reflection.ts";
+
+/** Options of `createServer`. */
+export interface ServerOptions {
+  /** Registers the application's services (`router.service(ProgramService, impl)`). */
+  routes: (router: ConnectRouter) => void;
+  /** Checks API keys for every service but health and reflection. */
+  auth: ApiKeyChecker;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Tried in order before Connect (REST transcoder, `/demo`, `/openapi.json`, ...). */
+  preHandlers?: readonly PreHandler[];
+  /** Browser origins allowed by CORS; default any. */
+  corsOrigins?: CorsOrigins;
+  /** Silent or slow-header sockets are dropped after this; default 10 s. */
+  socketTimeoutMs?: number;
+  /** Idle keep-alive connections are closed after this; default 60 s. */
+  idleTimeoutMs?: number;
+  /** How long `close()` waits for in-flight RPCs by default; default 10 s. */
+  shutdownTimeoutMs?: number;
+  /** Largest request message accepted, in bytes; default 4 MiB. */
+  readMaxBytes?: number;
+}
+
+/** A built server, not yet bound. */
+export interface SolgateServer {
+  /** The whole HTTP handler chain, for HTTP/1.1 and HTTP/2 Node servers. */
+  readonly handler: NodeHandler;
+  /** Serving status, by service; `close()` turns everything NOT_SERVING. */
+  readonly health: HealthState;
+  /** The services registered, health and reflection included. */
+  readonly services: readonly string[];
+  /** Binds `port` (0 = ephemeral) on `host` (default all interfaces). */
+  listen(port: number, host?: string): Promise<ListeningServer>;
+}
+
+/** A bound server. */
+export interface ListeningServer {
+  readonly port: number;
+  /**
+   * Drains and stops: health goes NOT_SERVING, new connections are refused, streams end with
+   * UNAVAILABLE, unary calls in flight get until the deadline, then all is cut.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** Builds the server. */
+export function createServer(options: ServerOptions): SolgateServer {
+  const { logger } = options;
+  const drain = new AbortController();
+  const shutdown = new AbortController();
+  const health = createHealthState();
+  const services: DescService[] = [];
+
+  const connect = connectNodeAdapter({
+    routes(router) {
+      options.routes(router);
+      for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
+      for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
+      router.service(Health, createHealthServiceImpl(health));
+      services.push(Health);
+      registerReflection(router, services);
+    },
+    // Outermost first: observe sees the final code of everything, drain ends streams, errors are
+    // mapped before anything else sees them, auth runs before the handler.
+    interceptors: [
+      createObserveInterceptor({ logger, metrics: options.metrics }),
+      createDrainInterceptor(drain.signal),
+      createErrorInterceptor(logger),
+      createAuthInterceptor(options.auth),
+    ],
+    shutdownSignal: shutdown.signal,
+    fallback: (req, res) => notFound(req, res as NodeResponse),
+    readMaxBytes: options.readMaxBytes ?? 4 * 1024 * 1024,
+  });
+
+  const handler = createHttpHandler({
+    connect,
+    preHandlers: options.preHandlers,
+    corsOrigins: options.corsOrigins,
+    logger,
+  });
+
+  const serviceNames = [
+    ...services.map((s) => s.typeName),
+    "grpc.reflection.v1.ServerReflection",
+    "grpc.reflection.v1alpha.ServerReflection",
+  ];
+
+  return {
+    handler,
+    health,
+    services: serviceNames,
+    async listen(port, host) {
+      const listener = await listenOnPort(
+        {
+          handler,
+          socketTimeoutMs: options.socketTimeoutMs ?? 10_000,
+          idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+        },
+        port,
+        host,
+      );
+      let closing: Promise<void> | undefined;
+      return {
+        port: listener.port,
+        close(closeOptions = {}) {
+          closing ??= (async () => {
+            const timeoutMs = closeOptions.timeoutMs ?? options.shutdownTimeoutMs ?? 10_000;
+            logger.info({ inFlight: listener.inFlight(), timeoutMs }, "draining");
+            health.setAll(ServingStatus.NOT_SERVING);
+            // A moment for health watchers to receive NOT_SERVING before their streams end.
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            drain.abort();
+            await listener.close({
+              deadline: Date.now() + timeoutMs,
+              onDeadline: () => {
+                logger.warn({ inFlight: listener.inFlight() }, "shutdown deadline reached; aborting RPCs in flight");
+                shutdown.abort();
+              },
+            });
+            logger.info("server closed");
+          })();
+          return closing;
+        },
+      };
+    },
+  };
+}

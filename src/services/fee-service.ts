@@ -1,0 +1,63 @@
+/** FeeService: GetFees and EstimateFees, request to fee-market call to response. */
+import type { ServiceImpl } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
+import { FeeEstimateSchema, FeeSource } from "../../gen/solgate/v1/fee_pb.js";
+import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";
+import type { ChainRegistry } from "../chains.ts";
+import type { FeeEstimate } from "../fees/fee-market.ts";
+
+const SOURCES = {
+  blocks: FeeSource.BLOCKS,
+  recentPrioritizationFees: FeeSource.RECENT_PRIORITIZATION_FEES,
+  none: FeeSource.NONE,
+} as const;
+
+// The global estimate object only changes when the window moves: convert it once, not per request.
+const converted = new WeakMap<FeeEstimate, FeeEstimateMessage>();
+
+/** The Connect implementation of FeeService. */
+export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof FeeService> {
+  return {
+    getFees(req) {
+      const estimate = deps.chains.resolve(req.chain).fees.global();
+      let message = converted.get(estimate);
+      if (message === undefined) {
+        message = toMessage(estimate);
+        converted.set(estimate, message);
+      }
+      return { estimate: message };
+    },
+
+    async estimateFees(req) {
+      const estimate = await deps.chains.resolve(req.chain).fees.forTransaction(req.transaction);
+      return { estimate: toMessage(estimate) };
+    },
+  };
+}
+
+function toMessage(estimate: FeeEstimate): FeeEstimateMessage {
+  const { priority, baseFee } = estimate;
+  return create(FeeEstimateSchema, {
+    priority: priority && {
+      low: priority.low,
+      medium: priority.medium,
+      high: priority.high,
+      veryHigh: priority.veryHigh,
+      recommended: priority.recommended,
+      unit: priority.unit,
+    },
+    baseFee: {
+      lamportsPerSignature: baseFee.lamportsPerSignature,
+      signatures: BigInt(baseFee.signatures),
+      lamports: baseFee.lamports,
+    },
+    updatedAt: estimate.updatedAt && timestampFromMs(estimate.updatedAt.getTime()),
+    source: SOURCES[estimate.source],
+    slot: estimate.slot,
+    windowSlots: BigInt(estimate.windowSlots),
+    sampleSize: BigInt(estimate.sampleSize),
+    writableAccounts: [...estimate.writableAccounts],
+  });
+}

@@ -1,0 +1,42 @@
+/** ProgramService: ListProgramAccounts, request to core call to response. */
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
+import { DataFormat } from "../../gen/solgate/v1/program_pb.js";
+import type { ProgramAccountSchema } from "../../gen/solgate/v1/program_pb.js";
+import type { ChainRegistry } from "../chains.ts";
+import type { ProgramAccountItem } from "../programs/program-accounts.ts";
+
+/** The Connect implementation of ProgramService. */
+export function createProgramServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof ProgramService> {
+  return {
+    async listProgramAccounts(req) {
+      const page = await deps.chains.resolve(req.chain).programs.list({
+        programId: req.programId,
+        size: req.size,
+        match: req.match,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
+      return {
+        programId: page.programId,
+        items: page.items.map(toMessage),
+        nextCursor: page.nextCursor ?? undefined,
+      };
+    },
+  };
+}
+
+function toMessage(item: ProgramAccountItem): MessageInitShape<typeof ProgramAccountSchema> {
+  const { data } = item;
+  return {
+    address: item.address,
+    lamports: item.lamports,
+    sol: item.sol,
+    space: item.space,
+    data:
+      data.format === "parsed"
+        ? { format: DataFormat.PARSED, program: data.program, parsed: data.parsed }
+        : { format: DataFormat.BASE64, base64: data.base64 },
+  };
+}

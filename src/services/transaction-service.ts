@@ -1,0 +1,169 @@
+/** TransactionService: SendTransaction, GetTransactionStatus, WatchStatus, PrepareTransaction; request to core call to response. */
+import type { ServiceImpl } from "@connectrpc/connect";
+import { fromJson } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import type { WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
+import type {
+  LamportsSchema,
+  SendResultSchema,
+  TransactionErrorSchema,
+  TransactionStatusRecordSchema,
+} from "../../gen/solgate/v1/transaction_pb.js";
+import { FeeSource, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
+import type { FeeEstimateSchema, PriorityFee } from "../../gen/solgate/v1/fee_pb.js";
+import type { ChainRegistry } from "../chains.ts";
+import type { FeeEstimate } from "../fees/fee-market.ts";
+import { parsePriorityFee } from "../transactions/priority-fee.ts";
+import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
+import type { ChainError } from "../transactions/transaction-error.ts";
+import type { StatusRecord, TransactionState } from "../transactions/transaction-status.ts";
+import type { SendOutcome } from "../transactions/send-transaction.ts";
+
+/** The Connect implementation of TransactionService. */
+export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof TransactionService> {
+  return {
+    async sendTransaction(req, ctx) {
+      const core = deps.chains.resolve(req.chain).transactions;
+      const outcome = await core.send({
+        wire: req.transaction,
+        priorityFee: priorityFeeOf(req.priorityFee),
+        confirm: req.confirm ?? true,
+        skipPreflight: req.skipPreflight,
+        signal: ctx.signal,
+      });
+      return { result: toSendResult(outcome) };
+    },
+    async getTransactionStatus(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.status(req.signature);
+      return { record: toRecord(record) };
+    },
+    async *watchStatus(req, ctx) {
+      const events = deps.chains.resolve(req.chain).transactions.watch(req.signature, ctx.signal);
+      for await (const event of events) {
+        const message: MessageInitShape<typeof WatchStatusResponseSchema> =
+          event.kind === "record"
+            ? { event: { case: "record", value: toRecord(event.record) } }
+            : { event: { case: "heartbeat", value: { slot: event.slot } } };
+        yield message;
+      }
+    },
+    async prepareTransaction(req, ctx) {
+      const core = deps.chains.resolve(req.chain).transactions;
+      const prepared = await core.prepare({
+        wire: req.transaction,
+        priorityFee: priorityFeeOf(req.priorityFee),
+        replaceComputeBudget: req.replaceComputeBudget,
+        signal: ctx.signal,
+      });
+      return {
+        transaction: prepared.wire,
+        blockhash: prepared.blockhash,
+        lastValidBlockHeight: prepared.lastValidBlockHeight,
+        computeUnitLimit: prepared.computeUnitLimit,
+        computeUnitPrice: prepared.computeUnitPrice,
+        estimate: prepared.estimate === undefined ? undefined : toEstimate(prepared.estimate),
+        expectedFee: lamports(prepared.expectedFee),
+      };
+    },
+  };
+}
+
+const LEVEL_NAMES: Partial<Record<PriorityLevel, string>> = {
+  [PriorityLevel.UNSPECIFIED]: "auto",
+  [PriorityLevel.AUTO]: "auto",
+  [PriorityLevel.LOW]: "low",
+  [PriorityLevel.MEDIUM]: "medium",
+  [PriorityLevel.HIGH]: "high",
+};
+
+function priorityFeeOf(fee: PriorityFee | undefined): PriorityFeeChoice {
+  const choice = fee?.choice;
+  if (choice === undefined || choice.case === undefined) return parsePriorityFee(undefined);
+  if (choice.case === "microLamports") return parsePriorityFee({ microLamports: choice.value });
+  // An enum number this server does not know reaches the core as such and is refused there.
+  return parsePriorityFee({ level: LEVEL_NAMES[choice.value] ?? `level ${choice.value}` });
+}
+
+const STATUS: Record<TransactionState, TransactionStatus> = {
+  submitted: TransactionStatus.SUBMITTED,
+  confirmed: TransactionStatus.CONFIRMED,
+  finalized: TransactionStatus.FINALIZED,
+  failed: TransactionStatus.FAILED,
+  expired: TransactionStatus.EXPIRED,
+};
+
+function lamports(value: bigint): MessageInitShape<typeof LamportsSchema> {
+  return { lamports: value, sol: Number(value) / 1e9 };
+}
+
+function toError(error: ChainError): MessageInitShape<typeof TransactionErrorSchema> {
+  return {
+    code: error.code,
+    message: error.message,
+    instructionIndex: error.instructionIndex,
+    customCode: error.customCode,
+    raw: fromJson(ValueSchema, error.raw),
+  };
+}
+
+function toRecord(record: StatusRecord): MessageInitShape<typeof TransactionStatusRecordSchema> {
+  return {
+    signature: record.signature,
+    status: STATUS[record.state],
+    slot: record.slot,
+    error: record.error === undefined ? undefined : toError(record.error),
+    fee: record.fee === undefined ? undefined : lamports(record.fee),
+    lastValidBlockHeight: record.lastValidBlockHeight,
+    updatedAt: timestampFromDate(record.updatedAt),
+  };
+}
+
+function toSendResult(outcome: SendOutcome): MessageInitShape<typeof SendResultSchema> {
+  return {
+    signature: outcome.signature,
+    status: STATUS[outcome.state],
+    slot: outcome.slot,
+    fee: outcome.fee === undefined ? undefined : lamports(outcome.fee),
+    error: outcome.error === undefined ? undefined : toError(outcome.error),
+    computeUnitPrice: outcome.computeUnitPrice,
+    requestedComputeUnitPrice: outcome.requestedComputeUnitPrice,
+    lastValidBlockHeight: outcome.lastValidBlockHeight,
+  };
+}
+
+const FEE_SOURCES: Record<FeeEstimate["source"], FeeSource> = {
+  blocks: FeeSource.BLOCKS,
+  recentPrioritizationFees: FeeSource.RECENT_PRIORITIZATION_FEES,
+  none: FeeSource.NONE,
+};
+
+function toEstimate(estimate: FeeEstimate): MessageInitShape<typeof FeeEstimateSchema> {
+  const { priority, baseFee } = estimate;
+  return {
+    priority:
+      priority === undefined
+        ? undefined
+        : {
+            low: priority.low,
+            medium: priority.medium,
+            high: priority.high,
+            veryHigh: priority.veryHigh,
+            recommended: priority.recommended,
+            unit: priority.unit,
+          },
+    baseFee: {
+      lamportsPerSignature: baseFee.lamportsPerSignature,
+      signatures: BigInt(baseFee.signatures),
+      lamports: baseFee.lamports,
+    },
+    updatedAt: estimate.updatedAt === undefined ? undefined : timestampFromDate(estimate.updatedAt),
+    source: FEE_SOURCES[estimate.source],
+    slot: estimate.slot,
+    windowSlots: BigInt(estimate.windowSlots),
+    sampleSize: BigInt(estimate.sampleSize),
+    writableAccounts: [...estimate.writableAccounts],
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Knows which blockhashes are still valid and until which block height, calling the upstream as
+ * little as possible: blockhashes seen through `getLatestBlockhash` are remembered with their
+ * `lastValidBlockHeight`, and with a recent block height (noted by the status engine's ticks) a send
+ * naming one of them is checked without any call.
+ */
+import type { GetLatestBlockhashApi, IsBlockhashValidApi, Rpc } from "@solana/kit";
+import type { Blockhash } from "@solana/kit";
+import { SolgateError } from "../errors.ts";
+
+/** Commitments a blockhash may be checked at. */
+export type BlockhashCommitment = "processed" | "confirmed" | "finalized";
+
+/** A blockhash with the last block height at which it is valid. */
+export interface BlockhashLifetime {
+  readonly blockhash: string;
+  readonly lastValidBlockHeight: bigint;
+}
+
+/** What a check found. */
+export interface BlockhashValidity {
+  /** Exact when the blockhash was seen through `getLatestBlockhash`, else an upper bound. */
+  readonly lastValidBlockHeight: bigint;
+  readonly exact: boolean;
+  /** The commitment at which the blockhash is known: the configured one, or `processed` for a very fresh one. */
+  readonly commitment: "processed" | "confirmed";
+}
+
+/** Options of {@link createBlockhashCache}. */
+export interface BlockhashCacheOptions {
+  rpc: Rpc<GetLatestBlockhashApi & IsBlockhashValidApi>;
+  /** The commitment blockhashes are fetched and checked at (default `confirmed`, as kit's clients use). */
+  commitment?: "confirmed" | "processed";
+  /** How many blockhashes to remember (default 512: more than a 150-block window). */
+  maxEntries?: number;
+  /** How long a noted block height is trusted to skip `isBlockhashValid` (default 2 s). */
+  heightMaxAgeMs?: number;
+  /** Blocks of safety between the noted height and a blockhash's last valid height for the no-call path (default 10). */
+  heightMargin?: bigint;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** The blockhash cache. */
+export interface BlockhashCache {
+  /** The latest blockhash at `commitment` (default: the configured one), reusing one fetched within `maxAgeMs` (default 0). */
+  latest(options?: { maxAgeMs?: number; commitment?: BlockhashCommitment }): Promise<BlockhashLifetime>;
+  /**
+   * Checks that `blockhash` is still valid and says until when.
+   * @throws SolgateError BLOCKHASH_EXPIRED when it is not (or never was) valid.
+   */
+  check(blockhash: string): Promise<BlockhashValidity>;
+  /** Whether the node still accepts `blockhash` (one `isBlockhashValid` call). */
+  isValid(blockhash: string, commitment: BlockhashCommitment): Promise<boolean>;
+  /** Records the chain's block height (confirmed commitment) as just observed. */
+  noteBlockHeight(height: bigint): void;
+}
+
+/** The error a send with a lapsed blockhash gets. */
+export function blockhashExpired(blockhash: string, details: Record<string, unknown> = {}): SolgateError {
+  return new SolgateError(
+    "BLOCKHASH_EXPIRED",
+    `blockhash ${blockhash} is no longer valid: fetch a fresh blockhash (getLatestBlockhash, or PrepareTransaction), rebuild the transaction, sign it again and resend`,
+    { blockhash, ...details },
+  );
+}
+
+/** Creates a blockhash cache over the upstream. */
+export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashCache {
+  const { rpc } = options;
+  const commitment = options.commitment ?? "confirmed";
+  const maxEntries = options.maxEntries ?? 512;
+  const heightMaxAgeMs = options.heightMaxAgeMs ?? 2000;
+  const heightMargin = options.heightMargin ?? 10n;
+  const now = options.now ?? Date.now;
+
+  const known = new Map<string, bigint>();
+  const latestByCommitment = new Map<BlockhashCommitment, { value: BlockhashLifetime; at: number }>();
+  const latestInFlight = new Map<BlockhashCommitment, Promise<BlockhashLifetime>>();
+  const checksInFlight = new Map<string, Promise<BlockhashValidity>>();
+  let height: { value: bigint; at: number } | undefined;
+
+  function remember(lifetime: BlockhashLifetime): void {
+    known.delete(lifetime.blockhash);
+    known.set(lifetime.blockhash, lifetime.lastValidBlockHeight);
+    if (known.size > maxEntries) known.delete(known.keys().next().value as string);
+  }
+
+  function fetchLatest(at: BlockhashCommitment): Promise<BlockhashLifetime> {
+    const pending = latestInFlight.get(at);
+    if (pending) return pending;
+    const promise = (async () => {
+      const { value } = await rpc.getLatestBlockhash({ commitment: at }).send();
+      const lifetime = { blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
+      remember(lifetime);
+      latestByCommitment.set(at, { value: lifetime, at: now() });
+      return lifetime;
+    })().finally(() => latestInFlight.delete(at));
+    latestInFlight.set(at, promise);
+    return promise;
+  }
+
+  async function isValid(blockhash: string, at: BlockhashCommitment): Promise<boolean> {
+    const { value } = await rpc.isBlockhashValid(blockhash as Blockhash, { commitment: at }).send();
+    return value;
+  }
+
+  async function checkRemote(blockhash: string): Promise<BlockhashValidity> {
+    let foundAt: "processed" | "confirmed" = commitment;
+    if (!(await isValid(blockhash, commitment))) {
+      // A blockhash taken at `processed` is not yet known to the confirmed bank: still perfectly valid.
+      if (commitment === "processed" || !(await isValid(blockhash, "processed"))) throw blockhashExpired(blockhash);
+      foundAt = "processed";
+    }
+    const exact = known.get(blockhash);
+    if (exact !== undefined) return { lastValidBlockHeight: exact, exact: true, commitment: foundAt };
+    // Valid but never seen here: the newest blockhash's limit bounds it from above.
+    const latest = await fetchLatest(foundAt);
+    const isLatest = latest.blockhash === blockhash;
+    return { lastValidBlockHeight: latest.lastValidBlockHeight, exact: isLatest, commitment: foundAt };
+  }
+
+  return {
+    async latest(opts = {}) {
+      const at = opts.commitment ?? commitment;
+      const cached = latestByCommitment.get(at);
+      if (cached && now() - cached.at <= (opts.maxAgeMs ?? 0)) return cached.value;
+      return fetchLatest(at);
+    },
+    async check(blockhash) {
+      const lastValid = known.get(blockhash);
+      if (lastValid !== undefined && height && now() - height.at <= heightMaxAgeMs) {
+        if (height.value > lastValid) {
+          throw blockhashExpired(blockhash, { lastValidBlockHeight: lastValid, blockHeight: height.value });
+        }
+        if (height.value + heightMargin <= lastValid) {
+          return { lastValidBlockHeight: lastValid, exact: true, commitment };
+        }
+      }
+      const pending = checksInFlight.get(blockhash);
+      if (pending) return pending;
+      const promise = checkRemote(blockhash).finally(() => checksInFlight.delete(blockhash));
+      checksInFlight.set(blockhash, promise);
+      return promise;
+    },
+    isValid,
+    noteBlockHeight(value) {
+      if (!height || value >= height.value || now() - height.at > heightMaxAgeMs) height = { value, at: now() };
+      else height = { value: height.value, at: now() };
+    },
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * The upstream calls that carry a transaction (simulate, send) and the reading of what comes back:
+ * which failures are the client's (invalid transaction, failed simulation, lapsed blockhash), which
+ * count as success (a node's "already processed"), and which are the upstream's (passed on as thrown).
+ */
+import type { Base64EncodedWireTransaction, Rpc, SendTransactionApi, SimulateTransactionApi } from "@solana/kit";
+import { SolgateError, isSolgateError } from "../errors.ts";
+import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { blockhashExpired } from "./blockhash-cache.ts";
+import { describeTransactionError, isTransactionErrorNamed } from "./transaction-error.ts";
+
+/** JSON-RPC codes a node uses for a transaction it refuses outright. */
+const PREFLIGHT_FAILURE = -32002;
+const REFUSED_TRANSACTION_CODES = new Set([-32003, -32006, -32013, -32015, -32602]);
+const LOGS_IN_DETAILS = 50;
+
+/** What a simulation said. */
+export interface SimulationOutcome {
+  /** The node's `TransactionError`, or null when the simulation succeeded. */
+  readonly err: unknown;
+  readonly logs: readonly string[];
+  readonly unitsConsumed: bigint | undefined;
+}
+
+/** The wire bytes as kit's RPC methods take them. */
+export function toBase64Wire(wire: Uint8Array): Base64EncodedWireTransaction {
+  return Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength).toString("base64") as Base64EncodedWireTransaction;
+}
+
+function errOfRpcError(e: unknown): unknown {
+  const data = rpcErrorOf(e)?.data;
+  return data !== null && typeof data === "object" ? (data as { err?: unknown }).err : undefined;
+}
+
+/** Whether `e` is a node saying the transaction was already processed (success for a resend). */
+export function isAlreadyProcessedError(e: unknown): boolean {
+  const info = rpcErrorOf(e);
+  if (info === undefined) return false;
+  return isTransactionErrorNamed(errOfRpcError(e), "AlreadyProcessed") || /already (been )?processed/i.test(info.message);
+}
+
+/** Turns a node's refusal of the transaction itself into INVALID_TRANSACTION; other errors pass unchanged. */
+function refusalOf(e: unknown, blockhash: string): unknown {
+  if (isSolgateError(e)) return e;
+  const info = rpcErrorOf(e);
+  if (info === undefined) return e;
+  const err = errOfRpcError(e);
+  if (isTransactionErrorNamed(err, "BlockhashNotFound") || /blockhash not found/i.test(info.message)) {
+    return blockhashExpired(blockhash);
+  }
+  if (REFUSED_TRANSACTION_CODES.has(info.code)) {
+    return new SolgateError("INVALID_TRANSACTION", `the node refused the transaction: ${info.message}`, {
+      rpcCode: info.code,
+    });
+  }
+  return e;
+}
+
+/** The SIMULATION_FAILED error for a failed simulation: the program logs, the error and the units consumed. */
+export function simulationFailed(outcome: SimulationOutcome): SolgateError {
+  const error = describeTransactionError(outcome.err);
+  const logs = outcome.logs.slice(-LOGS_IN_DETAILS);
+  return new SolgateError("SIMULATION_FAILED", `simulation failed: ${error.message}`, {
+    error: error.raw,
+    errorCode: error.code,
+    ...(error.instructionIndex === undefined ? {} : { instructionIndex: error.instructionIndex }),
+    ...(error.customCode === undefined ? {} : { customCode: error.customCode }),
+    logs,
+    unitsConsumed: outcome.unitsConsumed,
+  });
+}
+
+/**
+ * Simulates wire bytes at `commitment`. For signed transactions signatures are not re-verified (the
+ * caller has done it); drafts are simulated with `replaceRecentBlockhash`.
+ */
+export async function simulateWire(
+  rpc: Rpc<SimulateTransactionApi>,
+  wire: Uint8Array,
+  options: { commitment: "processed" | "confirmed"; draft: boolean; blockhash: string; signal?: AbortSignal },
+): Promise<SimulationOutcome> {
+  try {
+    const { value } = await rpc
+      .simulateTransaction(toBase64Wire(wire), {
+        encoding: "base64",
+        commitment: options.commitment,
+        sigVerify: false,
+        replaceRecentBlockhash: options.draft,
+      })
+      .send({ abortSignal: options.signal });
+    return { err: value.err ?? null, logs: value.logs ?? [], unitsConsumed: value.unitsConsumed };
+  } catch (e) {
+    throw refusalOf(e, options.blockhash);
+  }
+}
+
+/**
+ * Sends wire bytes once, without the node's own preflight (Solgate simulates first itself) and with
+ * `maxRetries: 0` (Solgate rebroadcasts itself). Resolves to whether the node had already processed it.
+ * @throws SolgateError BLOCKHASH_EXPIRED / INVALID_TRANSACTION for refusals; upstream errors as they are.
+ */
+export async function sendWire(
+  rpc: Rpc<SendTransactionApi>,
+  wire: Uint8Array,
+  options: { commitment: "processed" | "confirmed"; blockhash: string },
+): Promise<"sent" | "already-processed"> {
+  try {
+    await rpc
+      .sendTransaction(toBase64Wire(wire), {
+        encoding: "base64",
+        skipPreflight: true,
+        preflightCommitment: options.commitment,
+        maxRetries: 0n,
+      })
+      .send();
+    return "sent";
+  } catch (e) {
+    if (isAlreadyProcessedError(e)) return "already-processed";
+    if (rpcErrorOf(e)?.code === PREFLIGHT_FAILURE) {
+      // Only a node that ignores skipPreflight gets here; its simulation said no.
+      const data = rpcErrorOf(e)?.data as { err?: unknown; logs?: string[]; unitsConsumed?: number } | undefined;
+      if (!isTransactionErrorNamed(data?.err, "BlockhashNotFound")) {
+        throw simulationFailed({
+          err: data?.err ?? null,
+          logs: data?.logs ?? [],
+          unitsConsumed: data?.unitsConsumed === undefined ? undefined : BigInt(data.unitsConsumed),
+        });
+      }
+    }
+    throw refusalOf(e, options.blockhash);
+  }
+}

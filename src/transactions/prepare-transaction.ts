@@ -1,0 +1,205 @@
+/**
+ * PrepareTransaction's core: readies an unsigned draft for signing. The draft is decompiled with kit
+ * (loading its lookup tables through the upstream), given a compute-unit limit measured by a
+ * simulation plus a margin and a compute-unit price from the fee market, a fresh blockhash, and
+ * compiled again with empty signatures. Compute-budget instructions the draft already has are kept
+ * unless the caller asks for them to be replaced.
+ */
+import {
+  compileTransaction,
+  decompileTransactionMessage,
+  decompileTransactionMessageFetchingLookupTables,
+  getTransactionEncoder,
+  getTransactionMessageComputeUnitLimit,
+  getTransactionMessageComputeUnitPrice,
+  isSolanaError,
+  isTransactionMessageWithDurableNonceLifetime,
+  isWritableRole,
+  setTransactionMessageComputeUnitLimit,
+  setTransactionMessageComputeUnitPrice,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from "@solana/kit";
+import type {
+  Blockhash,
+  GetMultipleAccountsApi,
+  Rpc,
+  SimulateTransactionApi,
+  TransactionMessage,
+  TransactionMessageWithFeePayer,
+  TransactionMessageWithLifetime,
+} from "@solana/kit";
+import { SolgateError, isSolgateError } from "../errors.ts";
+import type { FeeEstimate } from "../fees/fee-market.ts";
+import { MAX_COMPUTE_UNITS, computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
+import { MAX_TRANSACTION_BYTES, decodeWireTransaction } from "../solana/wire-transaction.ts";
+import type { BlockhashCache } from "./blockhash-cache.ts";
+import { simulateWire, simulationFailed } from "./chain-calls.ts";
+import { AUTO_PRIORITY_FEE, priceOfChoice } from "./priority-fee.ts";
+import type { PriorityFeeChoice, PriorityFeePricer } from "./priority-fee.ts";
+
+/** What the fee market offers PrepareTransaction (the fee engine's `FeeMarket` satisfies it). */
+export interface PrepareFeeSource extends PriorityFeePricer {
+  forAccounts(writable: readonly string[], signatures?: number): FeeEstimate;
+}
+
+/** A prepare request, already decoded from the transport. */
+export interface PrepareRequest {
+  /** The draft in wire format; signatures are ignored. */
+  readonly wire: Uint8Array;
+  readonly priorityFee?: PriorityFeeChoice;
+  /** Replace compute-budget instructions the draft has (default: keep them). */
+  readonly replaceComputeBudget?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** The draft, ready to sign. */
+export interface PrepareOutcome {
+  /** Wire bytes with zeroed signatures. */
+  readonly wire: Uint8Array;
+  readonly blockhash: string;
+  /** The blockhash's last valid block height (0 for a durable-nonce draft, which has none). */
+  readonly lastValidBlockHeight: bigint;
+  readonly computeUnitLimit: number;
+  readonly computeUnitPrice: bigint;
+  /** The fee-market estimate the price came from; undefined without a fee market. */
+  readonly estimate: FeeEstimate | undefined;
+  /** Base fee plus ceil(price * limit / 1e6), in lamports. */
+  readonly expectedFee: bigint;
+}
+
+/** Options of {@link createPreparer}. */
+export interface PreparerOptions {
+  rpc: Rpc<SimulateTransactionApi & GetMultipleAccountsApi>;
+  blockhashes: BlockhashCache;
+  fees?: PrepareFeeSource;
+  /** Commitment of simulations and lookup-table reads (default `confirmed`). */
+  commitment?: "processed" | "confirmed";
+  /** Margin on simulated units: `ceil(units * (1 + ratio)) + units` (defaults 0.1 and 1,000). */
+  marginRatio?: number;
+  marginUnits?: number;
+  /** How old a fetched blockhash may be to be handed out again (default 1 s). */
+  blockhashMaxAgeMs?: number;
+}
+
+/** Prepares drafts. */
+export interface Preparer {
+  prepare(request: PrepareRequest): Promise<PrepareOutcome>;
+}
+
+type Draft = TransactionMessage & TransactionMessageWithFeePayer & TransactionMessageWithLifetime;
+
+const encoder = getTransactionEncoder();
+
+/** The accounts a decompiled message write-locks (lookup-table accounts included), fee payer first. */
+export function writableAccountsOf(message: Draft): string[] {
+  const writable = new Set<string>([String(message.feePayer.address)]);
+  for (const ix of message.instructions) {
+    for (const meta of ix.accounts ?? []) if (isWritableRole(meta.role)) writable.add(String(meta.address));
+  }
+  return [...writable];
+}
+
+function invalid(message: string, cause?: unknown): SolgateError {
+  return new SolgateError("INVALID_TRANSACTION", message, {}, { cause });
+}
+
+/** Creates the preparer. */
+export function createPreparer(options: PreparerOptions): Preparer {
+  const { rpc, blockhashes, fees } = options;
+  const commitment = options.commitment ?? "confirmed";
+  const marginRatio = options.marginRatio ?? 0.1;
+  const marginUnits = options.marginUnits ?? 1000;
+  const blockhashMaxAgeMs = options.blockhashMaxAgeMs ?? 1000;
+
+  async function decompile(wire: Uint8Array): Promise<{ message: Draft; signers: number }> {
+    const tx = decodeWireTransaction(wire);
+    const lookups = tx.message.version === 0 ? (tx.message.addressTableLookups ?? []) : [];
+    try {
+      const message =
+        lookups.length > 0
+          ? await decompileTransactionMessageFetchingLookupTables(tx.message, rpc, { commitment })
+          : decompileTransactionMessage(tx.message);
+      return { message, signers: tx.signatures.length };
+    } catch (error) {
+      if (isSolgateError(error) || !isSolanaError(error)) throw error;
+      throw invalid(`the draft cannot be decompiled: ${error.message}`, error);
+    }
+  }
+
+  function compile(message: Draft): Uint8Array {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(encoder.encode(compileTransaction(message)));
+    } catch (error) {
+      if (!isSolanaError(error)) throw error;
+      throw invalid(`the draft cannot be compiled: ${error.message}`, error);
+    }
+    if (bytes.length > MAX_TRANSACTION_BYTES) {
+      throw new SolgateError(
+        "INVALID_TRANSACTION",
+        `with its compute-budget instructions the transaction is ${bytes.length} bytes; the limit is ${MAX_TRANSACTION_BYTES}`,
+        { size: bytes.length },
+      );
+    }
+    return bytes;
+  }
+
+  async function measureUnits(message: Draft, signal: AbortSignal | undefined): Promise<number> {
+    const probe = setTransactionMessageComputeUnitLimit(MAX_COMPUTE_UNITS, message);
+    const outcome = await simulateWire(rpc, compile(probe), {
+      commitment,
+      // A durable nonce must be simulated as it is: the runtime checks the nonce, not the blockhash queue.
+      draft: !isTransactionMessageWithDurableNonceLifetime(message),
+      blockhash: String(message.lifetimeConstraint && "blockhash" in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : ""),
+      signal,
+    });
+    if (outcome.err !== null) throw simulationFailed(outcome);
+    const units = Number(outcome.unitsConsumed ?? 0n);
+    return Math.min(MAX_COMPUTE_UNITS, Math.ceil(units * (1 + marginRatio)) + marginUnits);
+  }
+
+  return {
+    async prepare(request) {
+      const { message: draft, signers } = await decompile(request.wire);
+      const replace = request.replaceComputeBudget ?? false;
+      const writable = writableAccountsOf(draft);
+      const estimate = fees?.forAccounts(writable, signers);
+
+      let message: Draft = draft;
+      const existingPrice = getTransactionMessageComputeUnitPrice(message as Draft & { version: 0 | "legacy" });
+      if (existingPrice === undefined || replace) {
+        const price = priceOfChoice(request.priorityFee ?? AUTO_PRIORITY_FEE, fees, writable) ?? 0n;
+        message = setTransactionMessageComputeUnitPrice(price, message as Draft & { version: 0 | "legacy" });
+      }
+      if (getTransactionMessageComputeUnitLimit(message) === undefined || replace) {
+        message = setTransactionMessageComputeUnitLimit(await measureUnits(message, request.signal), message);
+      }
+
+      let blockhash: string;
+      let lastValidBlockHeight: bigint;
+      if (isTransactionMessageWithDurableNonceLifetime(message)) {
+        blockhash = String(message.lifetimeConstraint.nonce);
+        lastValidBlockHeight = 0n;
+      } else {
+        ({ blockhash, lastValidBlockHeight } = await blockhashes.latest({ maxAgeMs: blockhashMaxAgeMs }));
+        message = setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: blockhash as Blockhash, lastValidBlockHeight },
+          message,
+        );
+      }
+
+      const wire = compile(message);
+      const compiled = decodeWireTransaction(wire);
+      const budget = computeBudgetOf(compiled.message);
+      return {
+        wire,
+        blockhash,
+        lastValidBlockHeight,
+        computeUnitLimit: budget.unitLimit,
+        computeUnitPrice: budget.unitPrice,
+        estimate,
+        expectedFee: transactionFeeLamports(compiled.signatures.length, budget),
+      };
+    },
+  };
+}

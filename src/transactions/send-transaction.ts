@@ -1,0 +1,155 @@
+/**
+ * SendTransaction's core: check a signed transaction without calling anyone, check its blockhash,
+ * simulate it, submit it once and hand it to the status engine, which rebroadcasts and follows it.
+ * The same transaction sent again while Solgate still knows it joins the first send; it is never
+ * submitted as a second execution.
+ */
+import type { Rpc, SendTransactionApi, SimulateTransactionApi } from "@solana/kit";
+import { computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
+import { assertSignaturesValid, decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
+import type { DecodedTransaction } from "../solana/wire-transaction.ts";
+import type { BlockhashCache } from "./blockhash-cache.ts";
+import { blockhashExpired } from "./blockhash-cache.ts";
+import { isAlreadyProcessedError, sendWire, simulateWire, simulationFailed } from "./chain-calls.ts";
+import { isTransactionErrorNamed } from "./transaction-error.ts";
+import { AUTO_PRIORITY_FEE, priceOfChoice } from "./priority-fee.ts";
+import type { PriorityFeeChoice, PriorityFeePricer } from "./priority-fee.ts";
+import { publicRecord } from "./status-engine.ts";
+import type { StatusEngine } from "./status-engine.ts";
+import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
+import type { StatusRecord } from "./transaction-status.ts";
+
+/** A send request, already decoded from the transport. */
+export interface SendRequest {
+  /** The signed wire transaction, never changed. */
+  readonly wire: Uint8Array;
+  readonly priorityFee?: PriorityFeeChoice;
+  /** Wait for confirmation (default true). */
+  readonly confirm?: boolean;
+  /** Skip Solgate's simulation (default false). */
+  readonly skipPreflight?: boolean;
+  /** The request's signal: a client that goes away stops the wait (the send itself goes on). */
+  readonly signal?: AbortSignal;
+}
+
+/** What a send did. */
+export interface SendOutcome extends StatusRecord {
+  /** The compute-unit price the transaction carries (0 when it sets none). */
+  readonly computeUnitPrice: bigint;
+  /** The price of the level asked for, when the fee market knows it. */
+  readonly requestedComputeUnitPrice?: bigint;
+  readonly lastValidBlockHeight: bigint;
+}
+
+/** Options of {@link createSender}. */
+export interface SenderOptions {
+  rpc: Rpc<SimulateTransactionApi & SendTransactionApi>;
+  store: TransactionStore;
+  engine: StatusEngine;
+  blockhashes: BlockhashCache;
+  /** The fee market; without it `requestedComputeUnitPrice` is left unset for named levels. */
+  fees?: PriorityFeePricer;
+  /** Longest wait for confirmation before answering with the status as it stands (default 90 s). */
+  confirmTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** Sends transactions. */
+export interface Sender {
+  send(request: SendRequest): Promise<SendOutcome>;
+}
+
+const PRECOMPILES = new Set([
+  "Ed25519SigVerify111111111111111111111111111",
+  "KeccakSecp256k11111111111111111111111111111",
+  "Secp256r1SigVerify1111111111111111111111111",
+]);
+
+/** The fee the chain will charge, or undefined when precompile signatures make only the node's word exact. */
+export function expectedFeeOf(tx: DecodedTransaction): bigint | undefined {
+  const { staticAccounts, instructions } = tx.message;
+  if (instructions.some((ix) => PRECOMPILES.has(String(staticAccounts[ix.programAddressIndex])))) return undefined;
+  return transactionFeeLamports(tx.signatures.length, computeBudgetOf(tx.message));
+}
+
+/** Creates the sender. */
+export function createSender(options: SenderOptions): Sender {
+  const { rpc, store, engine, blockhashes, fees } = options;
+  const now = options.now ?? Date.now;
+  // Admissions under way, so that a concurrent duplicate joins instead of racing.
+  const admitting = new Map<string, Promise<TrackedSend>>();
+
+  async function admit(tx: DecodedTransaction, skipPreflight: boolean): Promise<TrackedSend> {
+    const validity = await blockhashes.check(tx.blockhash);
+    let landed = false;
+    if (!skipPreflight) {
+      const outcome = await simulateWire(rpc, tx.wire, {
+        commitment: validity.commitment,
+        draft: false,
+        blockhash: tx.blockhash,
+      });
+      if (isTransactionErrorNamed(outcome.err, "AlreadyProcessed")) landed = true;
+      else if (isTransactionErrorNamed(outcome.err, "BlockhashNotFound")) throw blockhashExpired(tx.blockhash);
+      else if (outcome.err !== null) throw simulationFailed(outcome);
+    }
+    const expectedFee = expectedFeeOf(tx);
+    const send: TrackedSend = {
+      signature: tx.signature,
+      state: "submitted",
+      updatedAt: new Date(now()),
+      wire: tx.wire,
+      blockhash: tx.blockhash,
+      lastValidBlockHeight: validity.lastValidBlockHeight,
+      expiryExact: validity.exact,
+      commitment: validity.commitment,
+      ...(expectedFee === undefined ? {} : { expectedFee }),
+      landed,
+      lastBroadcastAt: now(),
+      broadcasts: landed ? 0 : 1,
+    };
+    // Tracked before the first submission, so that a full store refuses before anything is sent.
+    await engine.track(send);
+    if (!landed) {
+      try {
+        if ((await sendWire(rpc, tx.wire, { commitment: validity.commitment, blockhash: tx.blockhash })) === "already-processed") {
+          await store.put({ ...send, landed: true });
+        }
+      } catch (error) {
+        if (!isAlreadyProcessedError(error)) {
+          await store.delete(tx.signature);
+          throw error;
+        }
+      }
+    }
+    return send;
+  }
+
+  return {
+    async send(request) {
+      const tx = decodeWireTransaction(request.wire);
+      assertSignaturesValid(tx);
+      const budget = computeBudgetOf(tx.message);
+      const requested = priceOfChoice(request.priorityFee ?? AUTO_PRIORITY_FEE, fees, staticWritableAccounts(tx.message));
+
+      let tracked = await store.get(tx.signature);
+      if (tracked === undefined) {
+        let admission = admitting.get(tx.signature);
+        if (admission === undefined) {
+          admission = admit(tx, request.skipPreflight ?? false).finally(() => admitting.delete(tx.signature));
+          admitting.set(tx.signature, admission);
+        }
+        tracked = await admission;
+      }
+      const record =
+        request.confirm === false
+          ? publicRecord((await store.get(tx.signature)) ?? tracked)
+          : await engine.settle(tx.signature, { signal: request.signal, timeoutMs: options.confirmTimeoutMs });
+      return {
+        ...record,
+        computeUnitPrice: budget.unitPrice,
+        ...(requested === undefined ? {} : { requestedComputeUnitPrice: requested }),
+        lastValidBlockHeight: tracked.lastValidBlockHeight,
+      };
+    },
+  };
+}

@@ -1,0 +1,393 @@
+/**
+ * The one status engine of a chain. Once per tick it reads the statuses of every tracked and every
+ * watched signature together (`getSignatureStatuses`, 256 per call), rebroadcasts tracked sends that
+ * are still unseen, declares expired those whose blockhash lapsed unseen, and tells the watchers of
+ * each signature about each change once. Upstream calls per tick depend on how many signatures are
+ * in flight, never on how many clients watch them.
+ *
+ * Expiry is judged against a block height read *before* the statuses it is combined with, so a
+ * transaction that landed in the last valid block is never called expired.
+ */
+import type {
+  GetBlockHeightApi,
+  GetSignatureStatusesApi,
+  GetTransactionApi,
+  Rpc,
+  SendTransactionApi,
+  Signature,
+} from "@solana/kit";
+import { SolgateError } from "../errors.ts";
+import type { BlockhashCache } from "./blockhash-cache.ts";
+import { sendWire } from "./chain-calls.ts";
+import { createStatusBatcher, fetchStatuses } from "./status-batcher.ts";
+import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
+import { isAdvance, isSettledState, isTerminalState, observeStatus } from "./transaction-status.ts";
+import type { SignatureStatusView, StatusRecord } from "./transaction-status.ts";
+import { createEventQueue, createWatcherRegistry } from "./watchers.ts";
+import type { WatchEvent, Watcher } from "./watchers.ts";
+
+/** The upstream methods the engine uses. */
+export type StatusEngineRpc = Rpc<GetSignatureStatusesApi & GetBlockHeightApi & SendTransactionApi & GetTransactionApi>;
+
+/** Options of {@link createStatusEngine}. */
+export interface StatusEngineOptions {
+  rpc: StatusEngineRpc;
+  store: TransactionStore;
+  blockhashes: BlockhashCache;
+  /** Time between ticks (default 400 ms, about a slot). */
+  pollIntervalMs?: number;
+  /** Time between sends of a transaction not yet seen in a block (default 2 s). */
+  rebroadcastIntervalMs?: number;
+  /** Idle time after which a watch stream gets a heartbeat (default 15 s). */
+  heartbeatIntervalMs?: number;
+  /** Signatures Solgate did not send that may be watched at once (default 100,000). */
+  maxWatchedSignatures?: number;
+  /** Receives errors of background work (a failed tick, a failed rebroadcast). */
+  onError?: (error: unknown) => void;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** Counters for metrics and benchmarks. */
+export interface StatusEngineStats {
+  ticks: number;
+  rebroadcasts: number;
+  watchers: number;
+  watchedSignatures: number;
+}
+
+/** The engine. */
+export interface StatusEngine {
+  /** Starts following a send (its first submission is the caller's). */
+  track(send: TrackedSend): Promise<void>;
+  /** Where a signature stands: tracked, watched, or read from the chain; undefined when the chain knows nothing. */
+  record(signature: string): Promise<StatusRecord | undefined>;
+  /**
+   * Waits until a tracked send is confirmed, failed or expired (or finalized); after `timeoutMs`, or
+   * if the signal aborts, answers with the record as it stands / rejects with the abort reason.
+   */
+  settle(signature: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<StatusRecord>;
+  /**
+   * The record at once, then each change until a terminal state; heartbeats while idle. Ends when
+   * `signal` aborts, freeing everything the stream held.
+   * @throws SolgateError NOT_FOUND (on first iteration) when the signature is neither tracked nor known to the chain.
+   */
+  watch(signature: string, signal?: AbortSignal): AsyncGenerator<WatchEvent, void, undefined>;
+  /** The newest slot seen in a status response. */
+  newestSlot(): bigint;
+  stats(): StatusEngineStats;
+  start(): void;
+  /** Stops ticking and ends every watch stream. */
+  stop(): void;
+}
+
+/** A record as clients see it (a tracked send minus its bookkeeping). */
+export function publicRecord(send: TrackedSend | StatusRecord): StatusRecord {
+  return {
+    signature: send.signature,
+    state: send.state,
+    updatedAt: send.updatedAt,
+    ...(send.slot === undefined ? {} : { slot: send.slot }),
+    ...(send.error === undefined ? {} : { error: send.error }),
+    ...(send.fee === undefined ? {} : { fee: send.fee }),
+    ...(send.lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight: send.lastValidBlockHeight }),
+  };
+}
+
+/** Creates the engine; call `start()`. */
+export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
+  const { rpc, store, blockhashes } = options;
+  const pollIntervalMs = options.pollIntervalMs ?? 400;
+  const rebroadcastIntervalMs = options.rebroadcastIntervalMs ?? 2000;
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
+  const maxWatched = options.maxWatchedSignatures ?? 100_000;
+  const onError = options.onError ?? (() => {});
+  const now = options.now ?? Date.now;
+
+  const registry = createWatcherRegistry(now);
+  const batcher = createStatusBatcher({ rpc });
+  // Records of watched signatures Solgate did not send, shared by all their watchers.
+  const untracked = new Map<string, StatusRecord>();
+  const closers = new Set<() => void>();
+  const stats = { ticks: 0, rebroadcasts: 0 };
+  let height: bigint | undefined;
+  let slot = 0n;
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+
+  async function feeFromChain(signature: string): Promise<bigint | undefined> {
+    try {
+      const tx = await rpc
+        .getTransaction(signature as Signature, {
+          commitment: "confirmed",
+          encoding: "base64",
+          maxSupportedTransactionVersion: 0,
+        })
+        .send();
+      return tx?.meta?.fee === undefined ? undefined : BigInt(tx.meta.fee);
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  }
+
+  async function fromChain(signature: string, status: SignatureStatusView): Promise<StatusRecord> {
+    const observed = observeStatus(status);
+    const fee = observed.state === "submitted" ? undefined : await feeFromChain(signature);
+    return {
+      signature,
+      state: observed.state,
+      slot: observed.slot,
+      updatedAt: new Date(now()),
+      ...(observed.error === undefined ? {} : { error: observed.error }),
+      ...(fee === undefined ? {} : { fee }),
+    };
+  }
+
+  async function advanceTracked(
+    send: TrackedSend,
+    status: SignatureStatusView | null,
+    heightBefore: bigint | undefined,
+    lapsed: ReadonlySet<string>,
+    rebroadcasts: Promise<void>[],
+  ): Promise<void> {
+    const t = now();
+    if (status !== null) {
+      const observed = observeStatus(status);
+      if (isAdvance(send.state, observed.state)) {
+        const fee = send.fee ?? send.expectedFee ?? (await feeFromChain(send.signature));
+        const next: TrackedSend = {
+          ...send,
+          state: observed.state,
+          slot: observed.slot,
+          landed: true,
+          updatedAt: new Date(t),
+          ...(observed.error === undefined ? {} : { error: observed.error }),
+          ...(fee === undefined ? {} : { fee }),
+        };
+        await store.put(next);
+        registry.publish(publicRecord(next));
+      } else if (!send.landed || send.slot !== observed.slot) {
+        await store.put({ ...send, landed: true, slot: observed.slot });
+      }
+      return;
+    }
+    if (send.state !== "submitted") return; // landed for good; the short status cache may simply have moved on
+    const expired =
+      (heightBefore !== undefined && heightBefore > send.lastValidBlockHeight) || lapsed.has(send.blockhash);
+    if (expired) {
+      const next: TrackedSend = { ...send, state: "expired", landed: false, updatedAt: new Date(t) };
+      await store.put(next);
+      registry.publish(publicRecord(next));
+      return;
+    }
+    if (t - send.lastBroadcastAt < rebroadcastIntervalMs) {
+      if (send.landed) await store.put({ ...send, landed: false }); // its block was dropped on a fork
+      return;
+    }
+    await store.put({ ...send, landed: false, lastBroadcastAt: t, broadcasts: send.broadcasts + 1 });
+    stats.rebroadcasts++;
+    rebroadcasts.push(
+      sendWire(rpc, send.wire, { commitment: send.commitment, blockhash: send.blockhash }).then(
+        () => {},
+        (error: unknown) => {
+          // A lapsed blockhash shows up as expiry on a later tick; anything else is worth a log line.
+          if (!(error instanceof SolgateError && error.reason === "BLOCKHASH_EXPIRED")) onError(error);
+        },
+      ),
+    );
+  }
+
+  async function advanceUntracked(signature: string, status: SignatureStatusView | null): Promise<void> {
+    const current = untracked.get(signature);
+    if (current === undefined || status === null) return;
+    if (!isAdvance(current.state, observeStatus(status).state)) return;
+    const next = await fromChain(signature, status);
+    if (untracked.get(signature) !== current) return; // every watcher left meanwhile
+    if (isTerminalState(next.state)) untracked.delete(signature);
+    else untracked.set(signature, next);
+    registry.publish(next);
+  }
+
+  async function tick(): Promise<void> {
+    stats.ticks++;
+    const active = await store.active();
+    const activeSignatures = new Set(active.map((s) => s.signature));
+    const watchedOnly = [...untracked.keys()].filter((s) => !activeSignatures.has(s));
+    if (active.length > 0 || watchedOnly.length > 0) {
+      const t = now();
+      const heightBefore = height;
+      const unseen = active.filter((s) => s.state === "submitted" && !s.landed);
+      const heightCall = unseen.length > 0 ? rpc.getBlockHeight({ commitment: "confirmed" }).send() : undefined;
+      heightCall?.catch(() => {}); // awaited below; keep an early rejection from going unhandled
+      // Sends whose limit is only an upper bound: ask whether their blockhash still stands before a rebroadcast.
+      const lapsed = new Set<string>();
+      const toCheck = new Map<string, "processed" | "confirmed">();
+      for (const s of unseen) {
+        if (!s.expiryExact && t - s.lastBroadcastAt >= rebroadcastIntervalMs) toCheck.set(s.blockhash, s.commitment);
+      }
+      await Promise.all(
+        [...toCheck].map(async ([blockhash, commitment]) => {
+          if (!(await blockhashes.isValid(blockhash, commitment))) lapsed.add(blockhash);
+        }),
+      );
+      const read = await fetchStatuses(rpc, [...activeSignatures, ...watchedOnly], false);
+      if (read.slot > slot) slot = read.slot;
+      if (heightCall !== undefined) {
+        height = BigInt(await heightCall);
+        blockhashes.noteBlockHeight(height);
+      }
+      const rebroadcasts: Promise<void>[] = [];
+      await Promise.all([
+        ...active.map((send) =>
+          advanceTracked(send, read.statuses.get(send.signature) ?? null, heightBefore, lapsed, rebroadcasts),
+        ),
+        ...watchedOnly.map((s) => advanceUntracked(s, read.statuses.get(s) ?? null)),
+      ]);
+      await Promise.all(rebroadcasts);
+    }
+    registry.heartbeat(slot, heartbeatIntervalMs);
+  }
+
+  function schedule(): void {
+    timer = setTimeout(async () => {
+      try {
+        await tick();
+      } catch (error) {
+        onError(error);
+      }
+      if (running) schedule();
+    }, pollIntervalMs);
+    timer.unref();
+  }
+
+  async function record(signature: string): Promise<StatusRecord | undefined> {
+    const tracked = await store.get(signature);
+    if (tracked !== undefined) return publicRecord(tracked);
+    const watched = untracked.get(signature);
+    if (watched !== undefined) return watched;
+    const status = await batcher.lookup(signature);
+    return status === null ? undefined : fromChain(signature, status);
+  }
+
+  /** The first record of a watch; a signature Solgate did not send joins the polled set. */
+  async function firstRecord(signature: string): Promise<StatusRecord> {
+    const found = await record(signature);
+    if (found === undefined) {
+      throw new SolgateError(
+        "NOT_FOUND",
+        `transaction ${signature} is not known to the chain and was not sent through Solgate`,
+        { signature },
+      );
+    }
+    const tracked = (await store.get(signature)) !== undefined;
+    if (!tracked && !isTerminalState(found.state) && !untracked.has(signature)) {
+      if (untracked.size >= maxWatched) {
+        throw new SolgateError("RATE_LIMITED", "too many signatures are being watched; retry shortly", {
+          maxWatchedSignatures: maxWatched,
+        }, { retryAfterMs: 5000 });
+      }
+      untracked.set(signature, found);
+    }
+    return found;
+  }
+
+  async function* watch(signature: string, signal?: AbortSignal): AsyncGenerator<WatchEvent, void, undefined> {
+    const queue = createEventQueue<WatchEvent>();
+    const watcher: Watcher = {
+      onRecord: (r) => queue.push({ kind: "record", record: r }),
+      onHeartbeat: (s) => {
+        if (queue.isEmpty()) queue.push({ kind: "heartbeat", slot: s });
+      },
+      lastEventAt: now(),
+    };
+    const close = () => queue.close();
+    // Registered before the first read so that no change can slip between the two.
+    registry.add(signature, watcher);
+    closers.add(close);
+    signal?.addEventListener("abort", close, { once: true });
+    try {
+      if (signal?.aborted) return;
+      let last = await firstRecord(signature);
+      yield { kind: "record", record: last };
+      if (isTerminalState(last.state)) return;
+      for (;;) {
+        const { value, done } = await queue.next();
+        if (done) return;
+        if (value.kind === "record") {
+          if (!isAdvance(last.state, value.record.state)) continue;
+          last = value.record;
+        }
+        yield value;
+        if (isTerminalState(last.state)) return;
+      }
+    } finally {
+      signal?.removeEventListener("abort", close);
+      closers.delete(close);
+      queue.close();
+      if (registry.remove(signature, watcher) === 0) untracked.delete(signature);
+    }
+  }
+
+  function settle(signature: string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<StatusRecord> {
+    const { signal } = opts;
+    return new Promise<StatusRecord>((resolve, reject) => {
+      let done = false;
+      const watcher: Watcher = {
+        onRecord: (r) => {
+          if (isSettledState(r.state)) finish(() => resolve(r));
+        },
+        lastEventAt: now(),
+      };
+      const onAbort = () => finish(() => reject(signal?.reason ?? new Error("aborted")));
+      const timeout = setTimeout(() => {
+        void record(signature).then(
+          (r) => finish(() => (r ? resolve(r) : reject(new SolgateError("NOT_FOUND", `transaction ${signature} is not tracked`)))),
+          (error: unknown) => finish(() => reject(error)),
+        );
+      }, opts.timeoutMs ?? 90_000);
+      timeout.unref();
+      function finish(settleWith: () => void): void {
+        if (done) return;
+        done = true;
+        clearTimeout(timeout);
+        signal?.removeEventListener("abort", onAbort);
+        closers.delete(onAbort);
+        registry.remove(signature, watcher);
+        settleWith();
+      }
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      closers.add(onAbort);
+      registry.add(signature, watcher);
+      void store.get(signature).then(
+        (tracked) => {
+          if (tracked && isSettledState(tracked.state)) finish(() => resolve(publicRecord(tracked)));
+        },
+        (error: unknown) => finish(() => reject(error)),
+      );
+    });
+  }
+
+  return {
+    async track(send) {
+      await store.put(send);
+    },
+    record,
+    settle,
+    watch,
+    newestSlot: () => slot,
+    stats: () => ({ ...stats, watchers: registry.size(), watchedSignatures: untracked.size }),
+    start() {
+      if (running) return;
+      running = true;
+      schedule();
+    },
+    stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      for (const close of [...closers]) close();
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The transactions core of one chain: send (check, simulate, submit, track), prepare (compute budget
+ * and blockhash for an unsigned draft), and the status of any signature, at once or as a stream.
+ * Transport-free: the Connect handler in src/services/transaction-service.ts only translates.
+ */
+import type { Rpc, SolanaRpcApi } from "@solana/kit";
+import { getBase58Encoder } from "@solana/kit";
+import { SolgateError } from "../errors.ts";
+import { createBlockhashCache } from "./blockhash-cache.ts";
+import type { BlockhashCache } from "./blockhash-cache.ts";
+import { createPreparer } from "./prepare-transaction.ts";
+import type { PrepareFeeSource, PrepareOutcome, PrepareRequest } from "./prepare-transaction.ts";
+import { createSender } from "./send-transaction.ts";
+import type { SendOutcome, SendRequest } from "./send-transaction.ts";
+import { createStatusEngine } from "./status-engine.ts";
+import type { StatusEngineStats } from "./status-engine.ts";
+import { createMemoryTransactionStore } from "./transaction-store.ts";
+import type { TransactionStore } from "./transaction-store.ts";
+import type { StatusRecord } from "./transaction-status.ts";
+import type { WatchEvent } from "./watchers.ts";
+
+/** Options of {@link createTransactionService}. */
+export interface TransactionServiceOptions {
+  /** The chain's upstream; only its kit `rpc` is used. */
+  upstream: { readonly rpc: Rpc<SolanaRpcApi> };
+  /** The chain's fee market, when there is one. */
+  fees?: PrepareFeeSource;
+  /** Where tracked sends live (default: in memory, bounded). */
+  store?: TransactionStore;
+  /** Commitment at which blockhashes are fetched and checked, and simulations run (default `confirmed`). */
+  commitment?: "processed" | "confirmed";
+  /** Status engine tick (default 400 ms). */
+  pollIntervalMs?: number;
+  /** Rebroadcast period of unseen sends (default 2 s). */
+  rebroadcastIntervalMs?: number;
+  /** Idle time before a watch stream gets a heartbeat (default 15 s). */
+  heartbeatIntervalMs?: number;
+  /** Longest wait of a confirm-and-wait send (default 90 s). */
+  confirmTimeoutMs?: number;
+  /** Bounds of the default store. */
+  maxTracked?: number;
+  terminalTtlMs?: number;
+  /** Signatures Solgate did not send that may be watched at once (default 100,000). */
+  maxWatchedSignatures?: number;
+  /** Background failures (ticks, rebroadcasts), for logs. */
+  onError?: (error: unknown) => void;
+}
+
+/** One chain's transactions core. */
+export interface TransactionService {
+  /** @see createSender */
+  send(request: SendRequest): Promise<SendOutcome>;
+  /** @see createPreparer */
+  prepare(request: PrepareRequest): Promise<PrepareOutcome>;
+  /**
+   * Where a signature stands.
+   * @throws SolgateError INVALID_PARAMETER for a malformed signature, NOT_FOUND when unknown.
+   */
+  status(signature: string): Promise<StatusRecord>;
+  /**
+   * The signature's record, then every change until it ends; heartbeats while idle.
+   * @throws SolgateError INVALID_PARAMETER for a malformed signature (at once), NOT_FOUND (on first iteration).
+   */
+  watch(signature: string, signal?: AbortSignal): AsyncGenerator<WatchEvent, void, undefined>;
+  /** The newest slot the engine has seen. */
+  newestSlot(): bigint;
+  stats(): StatusEngineStats;
+  readonly blockhashes: BlockhashCache;
+  start(): void;
+  stop(): void;
+}
+
+const base58 = getBase58Encoder();
+
+/**
+ * Checks a transaction signature given by a client: base58 of exactly 64 bytes.
+ * @throws SolgateError INVALID_PARAMETER (field `signature`).
+ */
+export function assertIsTransactionSignature(signature: string): void {
+  const fail = (why: string) =>
+    new SolgateError("INVALID_PARAMETER", `signature ${why}`, { field: "signature" });
+  if (signature.length === 0) throw fail("is required");
+  if (signature.length > 88 || !/^[1-9A-HJ-NP-Za-km-z]+$/.test(signature)) {
+    throw fail("must be base58 (64 bytes, 87-88 characters)");
+  }
+  const length = base58.encode(signature).length;
+  if (length !== 64) throw fail(`must be 64 bytes; this one is ${length}`);
+}
+
+/** Creates the core (stopped; call `start()`). */
+export function createTransactionService(options: TransactionServiceOptions): TransactionService {
+  const rpc = options.upstream.rpc;
+  const commitment = options.commitment ?? "confirmed";
+  const store =
+    options.store ??
+    createMemoryTransactionStore({ maxEntries: options.maxTracked, terminalTtlMs: options.terminalTtlMs });
+  const blockhashes = createBlockhashCache({
+    rpc,
+    commitment,
+    heightMaxAgeMs: Math.max(2000, 3 * (options.pollIntervalMs ?? 400)),
+  });
+  const engine = createStatusEngine({
+    rpc,
+    store,
+    blockhashes,
+    pollIntervalMs: options.pollIntervalMs,
+    rebroadcastIntervalMs: options.rebroadcastIntervalMs,
+    heartbeatIntervalMs: options.heartbeatIntervalMs,
+    maxWatchedSignatures: options.maxWatchedSignatures,
+    onError: options.onError,
+  });
+  const sender = createSender({
+    rpc,
+    store,
+    engine,
+    blockhashes,
+    fees: options.fees,
+    confirmTimeoutMs: options.confirmTimeoutMs,
+  });
+  const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });
+
+  return {
+    send: (request) => sender.send(request),
+    prepare: (request) => preparer.prepare(request),
+    async status(signature) {
+      assertIsTransactionSignature(signature);
+      const record = await engine.record(signature);
+      if (record === undefined) {
+        throw new SolgateError("NOT_FOUND", `transaction ${signature} is not known to the chain and was not sent through Solgate`, {
+          signature,
+        });
+      }
+      return record;
+    },
+    watch(signature, signal) {
+      assertIsTransactionSignature(signature);
+      return engine.watch(signature, signal);
+    },
+    newestSlot: () => engine.newestSlot(),
+    stats: () => engine.stats(),
+    blockhashes,
+    start: () => engine.start(),
+    stop: () => engine.stop(),
+  };
+}

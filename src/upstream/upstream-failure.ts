@@ -1,0 +1,56 @@
+/**
+ * The one place where an upstream failure becomes a SolgateError. JSON-RPC errors from the node are
+ * not failures here: they reach the cores as kit SolanaErrors (see rpc-errors.ts).
+ */
+import { SolgateError } from "../errors.ts";
+
+/** Why an attempt (or the whole call) failed. */
+export type Failure =
+  | { kind: "closed"; retryable?: false; retryAfterMs?: undefined }
+  | {
+      kind: "rate_limited" | "http_error" | "timeout" | "network_error" | "bad_response" | "node_unhealthy";
+      retryable: boolean;
+      /** Redacted endpoint label. */
+      endpoint: string;
+      status?: number;
+      retryAfterMs?: number;
+      detail?: string;
+    };
+
+/** What the client is told to wait when the upstream gave no Retry-After. */
+const SUGGESTED_RETRY_MS = 1000;
+
+/**
+ * Maps the last failure of a call, after retries, to the error the client sees:
+ * HTTP 429 -> RATE_LIMITED; everything else (5xx, timeouts, resets, unhealthy nodes, closed) -> UPSTREAM_UNAVAILABLE.
+ * Both carry `retryAfterMs`. Endpoint URLs never appear (they may carry API keys); their origin does.
+ */
+export function toSolgateError(failure: Failure, method: string, chain: string): SolgateError {
+  if (failure.kind === "closed") {
+    return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream is shutting down`, { chain, method, retryAfterMs: SUGGESTED_RETRY_MS }, { retryAfterMs: SUGGESTED_RETRY_MS });
+  }
+  const retryAfterMs = failure.retryAfterMs ?? SUGGESTED_RETRY_MS;
+  const details: Record<string, unknown> = { chain, method, retryAfterMs, upstream: failure.endpoint, failure: failure.kind };
+  if (failure.status !== undefined) details.status = failure.status;
+  if (failure.kind === "rate_limited") {
+    return new SolgateError("RATE_LIMITED", `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`, details, { retryAfterMs });
+  }
+  return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream did not answer ${method}: ${describe(failure)}`, details, { retryAfterMs });
+}
+
+function describe(failure: Exclude<Failure, { kind: "closed" }>): string {
+  switch (failure.kind) {
+    case "timeout":
+      return "timed out";
+    case "http_error":
+      return `HTTP ${failure.status}`;
+    case "network_error":
+      return `connection failed (${failure.detail ?? "network error"})`;
+    case "bad_response":
+      return "the response was not JSON-RPC";
+    case "node_unhealthy":
+      return "the node reports itself unhealthy";
+    default:
+      return failure.kind;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The upstream: the only code in Solgate that talks to Solana over HTTP. It hands the cores a kit
+ * `Rpc<SolanaRpcApi>` (u64s stay bigint) and a raw DAS caller, both running over one resilient
+ * transport (timeouts, retries with backoff, failover, a concurrency cap, metrics).
+ */
+import { createDefaultRpcTransport, createSolanaRpcFromTransport, getSolanaErrorFromJsonRpcError } from "@solana/kit";
+import type { Rpc, RpcTransport, SolanaRpcApi } from "@solana/kit";
+import { createSemaphore } from "./semaphore.ts";
+import { createResilientTransport } from "./resilient-transport.ts";
+import type { Endpoint } from "./resilient-transport.ts";
+import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
+import type { UpstreamMetrics } from "./metrics.ts";
+
+/** Options of {@link createUpstream}. */
+export interface UpstreamOptions {
+  /** The chain's name (for errors and logs). */
+  chain: string;
+  /** JSON-RPC URLs, in order of preference; calls fail over to the next one. */
+  rpcUrls: string[];
+  /** The DAS endpoint (getAsset, getAssetsByGroup); defaults to the RPC URLs. */
+  dasUrl?: string;
+  /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
+  timeoutMs?: number;
+  /** Attempts after the first, across all URLs (default 3). */
+  maxRetries?: number;
+  /** Upstream calls in flight at once, JSON-RPC and DAS together (default 32). */
+  maxConcurrency?: number;
+  metrics?: UpstreamMetrics;
+  /** Backoff tuning, mostly for tests: first step (default 100 ms) and cap (default 2 s). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** A Retry-After longer than this fails the call at once rather than waiting (default 5 s). */
+  maxRetryAfterMs?: number;
+}
+
+/** Options of one DAS call. */
+export interface DasCallOptions {
+  abortSignal?: AbortSignal;
+}
+
+/** Digital Asset Standard calls. Typed methods (getAsset, getAssetsByGroup) will sit on top of `call`. */
+export interface DasClient {
+  /**
+   * Calls a DAS method and returns its `result`. A JSON-RPC error from the provider is thrown as a kit
+   * SolanaError (inspect it with `rpcErrorOf`); transport failures as SolgateError, as for `rpc`.
+   */
+  call<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
+}
+
+/** A chain's connection to Solana. */
+export interface Upstream {
+  readonly chain: string;
+  /** Kit RPC: `await upstream.rpc.getSlot().send()`. */
+  readonly rpc: Rpc<SolanaRpcApi>;
+  readonly das: DasClient;
+  /** Same as `das.call`. */
+  callDas<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
+  /** Redacted labels (origins) of the RPC endpoints, in order. */
+  readonly endpoints: readonly string[];
+  /** Calls holding a slot of the cap, and calls waiting for one. */
+  load(): { active: number; waiting: number };
+  /** Aborts calls in flight (they fail with UPSTREAM_UNAVAILABLE) and refuses new ones. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the upstream of one chain.
+ * Transport failures that survive the retries become SolgateError UPSTREAM_UNAVAILABLE (or RATE_LIMITED
+ * after HTTP 429), with `retryAfterMs`; JSON-RPC errors from the node stay kit SolanaErrors.
+ */
+export function createUpstream(options: UpstreamOptions): Upstream {
+  if (options.rpcUrls.length === 0) throw new RangeError(`chain ${options.chain}: at least one RPC URL is required`);
+  for (const url of [...options.rpcUrls, ...(options.dasUrl ? [options.dasUrl] : [])]) assertHttpUrl(url, options.chain);
+  const metrics = options.metrics ?? noopUpstreamMetrics;
+  const semaphore = createSemaphore(options.maxConcurrency ?? 32);
+  const closer = new AbortController();
+  const shared = {
+    chain: options.chain,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    maxRetries: options.maxRetries ?? 3,
+    semaphore,
+    metrics,
+    baseDelayMs: options.baseDelayMs,
+    maxDelayMs: options.maxDelayMs,
+    maxRetryAfterMs: options.maxRetryAfterMs,
+    closeSignal: closer.signal,
+  };
+
+  const rpcEndpoints: Endpoint[] = options.rpcUrls.map((url) => ({
+    label: redactUrl(url),
+    // Kit's default transport is createHttpTransportForSolanaRpc (every integer parsed as bigint: rentEpoch
+    // is u64::MAX on most accounts) plus compressed responses and coalescing of identical concurrent calls.
+    transport: createDefaultRpcTransport({ url }),
+  }));
+  const rpc = createSolanaRpcFromTransport(createResilientTransport({ ...shared, endpoints: rpcEndpoints }));
+
+  const dasUrls = options.dasUrl ? [options.dasUrl] : options.rpcUrls;
+  const dasTransport = createResilientTransport({
+    ...shared,
+    endpoints: dasUrls.map((url) => ({ label: redactUrl(url), transport: createDefaultRpcTransport({ url }) })),
+  });
+  const das = createDasClient(dasTransport);
+
+  return {
+    chain: options.chain,
+    rpc,
+    das,
+    callDas: das.call,
+    endpoints: rpcEndpoints.map((e) => e.label),
+    load: () => ({ active: semaphore.active, waiting: semaphore.waiting }),
+    async close() {
+      closer.abort(new Error("upstream closed"));
+    },
+  };
+}
+
+function createDasClient(transport: RpcTransport): DasClient {
+  let nextId = 1;
+  return {
+    async call<T>(method: string, params: unknown, options: DasCallOptions = {}): Promise<T> {
+      const payload = { jsonrpc: "2.0", id: nextId++, method, params };
+      const response = (await transport({ payload, signal: options.abortSignal })) as {
+        result?: T;
+        error?: unknown;
+      };
+      if (response.error !== undefined) throw getSolanaErrorFromJsonRpcError(response.error);
+      return response.result as T;
+    },
+  };
+}
+
+function assertHttpUrl(url: string, chain: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RangeError(`chain ${chain}: upstream URL is not a URL: ${redactUrl(url)}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new RangeError(`chain ${chain}: upstream URL must be http or https, got ${parsed.protocol}`);
+  }
+}

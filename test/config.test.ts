@@ -1,0 +1,121 @@
+/** Configuration: defaults, each source, and every problem reported at once. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+const dir = mkdtempSync(path.join(tmpdir(), "solgate-config-"));
+const file = (name: string, text: string) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("with nothing set, serves the embedded localnet with defaults", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.chains).toEqual([]);
+    expect(c.localnet).toEqual({ enabled: true });
+    expect(c.defaultChain).toBe("localnet");
+    expect(c.apiKeys).toEqual([]);
+    expect(c.metrics).toEqual({ port: 9464, host: "127.0.0.1" });
+    expect(c.logLevel).toBe("info");
+    expect(c.upstream).toEqual({ timeoutMs: 15_000, maxRetries: 3, maxConcurrency: 32 });
+    expect(c.server.corsOrigins).toBe("*");
+  });
+
+  it("reads one chain with failover URLs, DAS and keys from the environment and a file", () => {
+    const keys = file("keys", "# ops keys\nfile-key-1\n\n  file-key-2  \n");
+    const c = loadConfig({
+      PORT: "9000",
+      SOLGATE_RPC_URL: "https://a.example/rpc?api-key=s3cret, https://b.example",
+      SOLGATE_CHAIN: "devnet",
+      SOLGATE_DAS_URL: "https://das.example",
+      SOLGATE_API_KEYS: "k1,k2, k1",
+      SOLGATE_API_KEYS_FILE: keys,
+      METRICS_PORT: "0",
+      LOCALNET_PORT: "8899",
+      LOG_LEVEL: "debug",
+    });
+    expect(c.port).toBe(9000);
+    expect(c.chains).toEqual([
+      { name: "devnet", rpcUrls: ["https://a.example/rpc?api-key=s3cret", "https://b.example"], dasUrl: "https://das.example" },
+    ]);
+    expect(c.defaultChain).toBe("devnet");
+    expect(c.localnet.enabled).toBe(false);
+    expect(c.apiKeys).toEqual(["k1", "k2", "file-key-1", "file-key-2"]);
+    expect(c.metrics.port).toBe(0);
+    expect(c.localnet).toEqual({ enabled: false, port: 8899 });
+    expect(c.logLevel).toBe("debug");
+  });
+
+  it("reads several chains from a chains file, with its default", () => {
+    const chains = file(
+      "chains.json",
+      JSON.stringify({
+        defaultChain: "devnet",
+        chains: { mainnet: { rpcUrls: ["https://m.example"] }, devnet: { rpcUrls: ["https://d.example"], dasUrl: "https://dd.example" } },
+      }),
+    );
+    const c = loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" });
+    expect(c.chains.map((x) => x.name)).toEqual(["mainnet", "devnet"]);
+    expect(c.defaultChain).toBe("devnet");
+    expect(c.chains[1].dasUrl).toBe("https://dd.example");
+  });
+
+  it("lists every problem at once, without echoing URLs that may hold secrets", () => {
+    const problems = problemsOf({
+      PORT: "80a",
+      SOLGATE_RPC_URL: "ftp://secret-token@x",
+      SOLGATE_CHAIN: "Main Net",
+      SOLGATE_UPSTREAM_MAX_RETRIES: "99",
+      LOG_LEVEL: "loud",
+      METRICS_PORT: "70000",
+      SOLGATE_DEFAULT_CHAIN: "nowhere",
+      SOLGATE_CORS_ORIGINS: "example.com",
+    });
+    expect(problems).toHaveLength(9);
+    expect(problems.join("\n")).toMatch(/PORT must be an integer/);
+    expect(problems.join("\n")).toMatch(/SOLGATE_RPC_URL must hold http\(s\) URLs/);
+    expect(problems.join("\n")).toMatch(/chain name "Main Net"/);
+    expect(problems.join("\n")).toMatch(/SOLGATE_UPSTREAM_MAX_RETRIES/);
+    expect(problems.join("\n")).toMatch(/LOG_LEVEL/);
+    expect(problems.join("\n")).toMatch(/METRICS_PORT/);
+    expect(problems.join("\n")).toMatch(/default chain "nowhere"/);
+    expect(problems.join("\n")).toMatch(/SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give/);
+    expect(problems.join("\n")).toMatch(/SOLGATE_CORS_ORIGINS/);
+    expect(problems.join("\n")).not.toContain("secret-token");
+  });
+
+  it("rejects unreadable files, duplicate and reserved chain names", () => {
+    const chains = file("dup.json", JSON.stringify({ chains: { mainnet: { rpcUrls: ["https://x.example"] }, localnet: { rpcUrls: ["http://127.0.0.1:1"] }, bad: {} } }));
+    const problems = problemsOf({
+      SOLGATE_RPC_URL: "https://m.example",
+      SOLGATE_CHAINS_FILE: chains,
+      SOLGATE_API_KEYS_FILE: path.join(dir, "missing"),
+    });
+    expect(problems.join("\n")).toMatch(/SOLGATE_API_KEYS_FILE .* cannot be read/);
+    expect(problems.join("\n")).toMatch(/chain "mainnet" is configured twice/);
+    expect(problems.join("\n")).toMatch(/"localnet" is reserved/);
+    expect(problems.join("\n")).toMatch(/chain "bad" needs "rpcUrls"/);
+    expect(problemsOf({ SOLGATE_CHAINS_FILE: file("broken.json", "{") })[0]).toMatch(/cannot be read as JSON/);
+    expect(problemsOf({ SOLGATE_DAS_URL: "https://das.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
+  });
+
+  it("reports problems in a thrown message a person can read", () => {
+    expect(() => loadConfig({ PORT: "-1" })).toThrow(/invalid configuration:\n  - PORT must be an integer from 0 to 65535/);
+  });
+});

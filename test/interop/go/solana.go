@@ -1,0 +1,48 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"math/big"
+)
+
+const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+// base58 encodes b the way Solana writes addresses and signatures.
+func base58(b []byte) string {
+	n := new(big.Int).SetBytes(b)
+	radix, mod := big.NewInt(58), new(big.Int)
+	var out []byte
+	for n.Sign() > 0 {
+		n.DivMod(n, radix, mod)
+		out = append(out, base58Alphabet[mod.Int64()])
+	}
+	for _, c := range b {
+		if c != 0 {
+			break
+		}
+		out = append(out, '1')
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return string(out)
+}
+
+// signWire signs a wire transaction whose first required signer is the payer: it reads the
+// signature count (compact-u16), signs the message after the signature slots, and fills slot 0.
+// It returns the signed bytes and the signature (the transaction's id).
+func signWire(wire, seed []byte) ([]byte, []byte, error) {
+	if len(wire) == 0 || wire[0]&0x80 != 0 {
+		return nil, nil, errors.New("transaction has no signature slots or more than 127")
+	}
+	count := int(wire[0])
+	msgStart := 1 + 64*count
+	if count == 0 || len(wire) <= msgStart {
+		return nil, nil, errors.New("transaction too short")
+	}
+	sig := ed25519.Sign(ed25519.NewKeyFromSeed(seed), wire[msgStart:])
+	signed := append([]byte(nil), wire...)
+	copy(signed[1:65], sig)
+	return signed, sig, nil
+}

@@ -1,0 +1,10 @@
+//! The checks, one module per service.
+pub mod collection;
+pub mod fee;
+pub mod program;
+pub mod transaction;
+
+/// Turns any error into the message a failed check prints.
+pub fn why<E: std::fmt::Display>(error: E) -> String {
+    error.to_string()
+}

@@ -1,0 +1,173 @@
+/**
+ * The transactions core against a real localnet (LiteSVM in a child process) through Solgate's real
+ * upstream: sends that confirm with the exact fee, fail in simulation or on chain, expire, are
+ * deduplicated, or come back from a stale blockhash or a bad signature.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyPairSigner } from "@solana/kit";
+import type { Blockhash, KeyPairSigner } from "@solana/kit";
+import { SolgateError } from "../../src/errors.ts";
+import { createTransactionService } from "../../src/transactions/transaction-service.ts";
+import type { TransactionService } from "../../src/transactions/transaction-service.ts";
+import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
+import type { ChainFixture } from "./chain-fixture.ts";
+
+let chain: ChainFixture;
+let core: TransactionService;
+let payer: KeyPairSigner;
+const errors: unknown[] = [];
+
+async function failure(promise: Promise<unknown>): Promise<SolgateError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SolgateError);
+  return error as SolgateError;
+}
+
+beforeAll(async () => {
+  chain = await startChainFixture();
+  core = createTransactionService({
+    upstream: chain.upstream,
+    pollIntervalMs: 25,
+    rebroadcastIntervalMs: 150,
+    heartbeatIntervalMs: 100,
+    onError: (e) => errors.push(e),
+  });
+  core.start();
+  payer = await chain.funded(100);
+});
+
+afterAll(async () => {
+  core?.stop();
+  await chain?.stop();
+});
+
+describe("SendTransaction core on a real localnet", () => {
+  it("confirms a transfer with its slot and exactly the fee the chain charged", async () => {
+    const to = (await generateKeyPairSigner()).address;
+    for (const budget of [undefined, { units: 1_000, microLamports: 2_500_000n }]) {
+      const before = await chain.balance(payer.address);
+      const tx = await transferTransaction({ payer, to, lamports: 1_000_000n, blockhash: await chain.latestBlockhash(), budget });
+      const result = await core.send({ wire: tx.wire });
+      expect(result.state).toBe("confirmed");
+      expect(result.signature).toBe(tx.signature);
+      expect(result.slot).toBeGreaterThan(0n);
+      const after = await chain.balance(payer.address);
+      expect(result.fee).toBe(before - after - 1_000_000n);
+      expect(result.fee).toBe(budget ? 5_000n + 2_500n : 5_000n);
+      expect(result.computeUnitPrice).toBe(budget ? 2_500_000n : 0n);
+      // No fee market here: the level's price is unknown, so it is left unset.
+      expect(result.requestedComputeUnitPrice).toBeUndefined();
+    }
+  });
+
+  it("answers submitted at once with confirm false, then status and a watch follow it to finalized", async () => {
+    const tx = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
+    const started = performance.now();
+    const result = await core.send({ wire: tx.wire, confirm: false, priorityFee: { kind: "microLamports", microLamports: 7n } });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(result.state).toBe("submitted");
+    expect(result.requestedComputeUnitPrice).toBe(7n);
+    expect((await core.status(tx.signature)).state).toBe("submitted");
+
+    const states: string[] = [];
+    for await (const event of core.watch(tx.signature)) {
+      if (event.kind === "record") states.push(event.record.state);
+    }
+    expect(states[0]).toBe("submitted");
+    expect(states.at(-1)).toBe("finalized");
+    expect(states).toContain("confirmed");
+    const final = await core.status(tx.signature);
+    expect(final).toMatchObject({ state: "finalized", fee: 5_000n });
+  });
+
+  it("fails a doomed transfer in simulation with logs and charges nothing", async () => {
+    const poor = await chain.funded(1);
+    const before = await chain.balance(poor.address);
+    const tx = await transferTransaction({ payer: poor, lamports: 5n * 10n ** 9n, blockhash: await chain.latestBlockhash() });
+    const error = await failure(core.send({ wire: tx.wire }));
+    expect(error.reason).toBe("SIMULATION_FAILED");
+    expect(error.details.logs).toEqual(expect.arrayContaining([expect.stringMatching(/insufficient lamports/)]));
+    expect(error.details).toMatchObject({ errorCode: "InstructionError", instructionIndex: 0, customCode: 1 });
+    expect(error.details.unitsConsumed).toBeDefined();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await chain.balance(poor.address)).toBe(before);
+    await expect(core.status(tx.signature)).rejects.toMatchObject({ reason: "NOT_FOUND" });
+  });
+
+  it("lands the same doomed transfer as failed, fee charged, when preflight is skipped", async () => {
+    const poor = await chain.funded(1);
+    const before = await chain.balance(poor.address);
+    const tx = await transferTransaction({ payer: poor, lamports: 5n * 10n ** 9n, blockhash: await chain.latestBlockhash() });
+    const result = await core.send({ wire: tx.wire, skipPreflight: true });
+    expect(result.state).toBe("failed");
+    expect(result.error).toMatchObject({ code: "InstructionError", instructionIndex: 0, customCode: 1 });
+    expect(result.fee).toBe(5_000n);
+    expect(await chain.balance(poor.address)).toBe(before - 5_000n);
+  });
+
+  it("refuses a stale blockhash and a bad signature before anything is sent", async () => {
+    const old = await chain.latestBlockhash();
+    // Wait for the blockhash to lapse: 150 blocks of 25 ms.
+    for (;;) {
+      const height = await chain.upstream.rpc.getBlockHeight({ commitment: "confirmed" }).send();
+      if (height > old.lastValidBlockHeight) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const stale = await transferTransaction({ payer, blockhash: old });
+    chain.resetCalls();
+    const expired = await failure(core.send({ wire: stale.wire }));
+    expect(expired.reason).toBe("BLOCKHASH_EXPIRED");
+    expect(expired.message).toMatch(/fresh blockhash.*sign it again/);
+    expect(chain.calls.get("sendTransaction") ?? 0).toBe(0);
+    expect(chain.calls.get("simulateTransaction") ?? 0).toBe(0);
+
+    const unknown = await transferTransaction({
+      payer,
+      blockhash: { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn" as Blockhash, lastValidBlockHeight: 1n },
+    });
+    expect((await failure(core.send({ wire: unknown.wire }))).reason).toBe("BLOCKHASH_EXPIRED");
+
+    const good = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
+    const forged = good.wire.slice();
+    forged[10] ^= 0xff;
+    chain.resetCalls();
+    const bad = await failure(core.send({ wire: forged }));
+    expect(bad.reason).toBe("INVALID_TRANSACTION");
+    expect(bad.message).toMatch(/does not verify/);
+    expect(chain.totalCalls()).toBe(0);
+  });
+
+  it("sends the same signed transaction once, however often and however concurrently it arrives", async () => {
+    const before = await chain.balance(payer.address);
+    const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: await chain.latestBlockhash() });
+    chain.resetCalls();
+    const results = await Promise.all([core.send({ wire: tx.wire }), core.send({ wire: tx.wire }), core.send({ wire: tx.wire, confirm: false })]);
+    expect(new Set(results.map((r) => r.signature)).size).toBe(1);
+    expect(chain.calls.get("simulateTransaction")).toBe(1);
+    const again = await core.send({ wire: tx.wire });
+    expect(again.state).toMatch(/confirmed|finalized/);
+    expect(chain.calls.get("simulateTransaction")).toBe(1);
+    expect(await chain.balance(payer.address)).toBe(before - 1_000_000n - 5_000n);
+  });
+
+  it("takes a node's 'already processed' as success when Solgate no longer tracks the send", async () => {
+    const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: await chain.latestBlockhash() });
+    const first = await core.send({ wire: tx.wire });
+    expect(first.state).toBe("confirmed");
+    // A second core (a restarted gateway) knows nothing of the first send.
+    const fresh = createTransactionService({ upstream: chain.upstream, pollIntervalMs: 25 });
+    fresh.start();
+    try {
+      const before = await chain.balance(payer.address);
+      const again = await fresh.send({ wire: tx.wire });
+      expect(again.state).toMatch(/confirmed|finalized/);
+      expect(again.slot).toBe(first.slot);
+      expect(await chain.balance(payer.address)).toBe(before);
+    } finally {
+      fresh.stop();
+    }
+  });
+});

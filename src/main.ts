@@ -44,14 +44,22 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   try {
     let chainConfigs: ChainConfig[] = config.chains;
     let localnetUrl: string | undefined;
+    let localnetPid: number | undefined;
     let localnetExited: Promise<unknown> = new Promise(() => {});
     if (config.localnet.enabled) {
       // Loaded only when used: a deployment on remote chains never loads the localnet's code.
       const { startLocalnet } = await import("./localnet/launcher.ts");
-      const localnet = await startLocalnet({ port: config.localnet.port, logLevel: config.logLevel });
-      cleanups.push(() => localnet.stop());
+      const localnet = await startLocalnet({
+        ...(config.localnet.port === undefined ? {} : { port: config.localnet.port }),
+        logLevel: config.logLevel,
+      });
+      cleanups.push(async () => {
+        await localnet.stop();
+      });
       localnetUrl = localnet.rpcUrl;
-      localnetExited = localnet.exited;
+      localnetPid = localnet.pid;
+      // Only a death nobody asked for is reported; stop() during shutdown is expected.
+      localnetExited = localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how));
       chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl] }];
     }
 
@@ -98,7 +106,14 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     const listening = await server.listen(config.port, config.host);
     cleanups.push(() => listening.close());
     logger.info(
-      { port: listening.port, metricsPort: metricsServer.port, chains: chains.names, defaultChain: chains.defaultChain, localnetUrl },
+      {
+        port: listening.port,
+        metricsPort: metricsServer.port,
+        chains: chains.names,
+        defaultChain: chains.defaultChain,
+        localnetUrl,
+        localnetPid,
+      },
       "solgate listening",
     );
     let closing: Promise<void> | undefined;

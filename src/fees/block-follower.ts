@@ -29,7 +29,7 @@ export interface BlockFollowerOptions {
   window: FeeWindow;
   /** The most slots read in one tick (default 20); older unread slots are dropped. */
   maxCatchUpSlots?: number;
-  /** Slots read before the tip on the first tick (default `maxCatchUpSlots`). */
+  /** Slots read up to the tip on the first tick (default `maxCatchUpSlots`, at most the window). */
   backfillSlots?: number;
   /** getBlock calls in flight at once (default 4). */
   blockConcurrency?: number;
@@ -134,7 +134,8 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
       }
       tipSlot = tip;
       let from = nextSlot ?? (tip - backfill + 1n > 0n ? tip - backfill + 1n : 0n);
-      if (tip - from + 1n > maxCatchUp) {
+      // The first tick reads the backfill, however long; later ones are bounded by the catch-up span.
+      if (nextSlot !== undefined && tip - from + 1n > maxCatchUp) {
         droppedSlots += tip - maxCatchUp + 1n - from;
         from = tip - maxCatchUp + 1n;
       }

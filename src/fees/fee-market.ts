@@ -18,7 +18,6 @@ import type {
   GetSlotApi,
   Rpc,
 } from "@solana/kit";
-import { LAMPORTS_PER_SIGNATURE } from "../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
 import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
@@ -27,51 +26,16 @@ import type { FeeWindowStats } from "./fee-window.ts";
 import { createLookupTableResolver } from "./lookup-tables.ts";
 import { maxLevels } from "./percentile.ts";
 import type { FeeLevels } from "./percentile.ts";
+import { baseFeeFor, withRecommendation } from "./fee-estimate.ts";
+import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";
 import type { RecentFeeLevels } from "./recent-fees.ts";
 
+export { PRICE_UNIT } from "./fee-estimate.ts";
+export type { BaseFee, FeeEstimate, FeeSource, PriorityLevelName, PriorityLevels } from "./fee-estimate.ts";
+
 /** The upstream calls the fee market makes. */
 export type FeeMarketRpc = Rpc<GetSlotApi & GetBlockApi & GetRecentPrioritizationFeesApi & GetMultipleAccountsApi>;
-
-/** The unit of every price level. */
-export const PRICE_UNIT = "microLamportsPerComputeUnit";
-
-/** Where levels come from. */
-export type FeeSource = "blocks" | "recentPrioritizationFees" | "none";
-
-/** A named level a client may pick for its transaction. */
-export type PriorityLevelName = "auto" | "low" | "medium" | "high";
-
-/** Price levels plus the recommendation, in micro-lamports per compute unit. */
-export interface PriorityLevels extends FeeLevels {
-  readonly recommended: bigint;
-  readonly unit: typeof PRICE_UNIT;
-}
-
-/** The per-signature fee of a transaction. */
-export interface BaseFee {
-  readonly lamportsPerSignature: bigint;
-  readonly signatures: number;
-  readonly lamports: bigint;
-}
-
-/** A fee estimate, globally or for accounts / a transaction. */
-export interface FeeEstimate {
-  /** Absent when `source` is `none`. */
-  readonly priority: PriorityLevels | undefined;
-  readonly baseFee: BaseFee;
-  /** When the window last moved; undefined before any data. */
-  readonly updatedAt: Date | undefined;
-  readonly source: FeeSource;
-  /** The newest slot behind the levels (0 before any data). */
-  readonly slot: bigint;
-  /** How many slots the levels cover. */
-  readonly windowSlots: number;
-  /** How many prices the global levels were computed from (transactions, or slots in fallback). */
-  readonly sampleSize: number;
-  /** The write-locked accounts taken into account (empty for the global estimate). */
-  readonly writableAccounts: readonly string[];
-}
 
 /** Options of {@link createFeeMarket}. */
 export interface FeeMarketOptions {
@@ -128,7 +92,10 @@ export interface FeeMarket {
   refresh(): Promise<void>;
   /** The global levels. Answered from memory. */
   global(): FeeEstimate;
-  /** Levels for a transaction that write-locks `writable`. Answered from memory. */
+  /**
+   * Levels for a transaction that write-locks `writable`. Answered from memory. In fallback the node's
+   * per-account floors are not in memory, so this gives the global levels (`forTransaction` asks the node).
+   */
   forAccounts(writable: readonly string[], signatures?: number): FeeEstimate;
   /**
    * Levels for a draft transaction (wire bytes, signed or not): its static write locks plus those it loads
@@ -228,7 +195,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
   function estimate(view: Snapshot, levels: FeeLevels | undefined, writable: readonly string[], signatures: number): FeeEstimate {
     return {
-      priority: levels === undefined ? undefined : withRecommendation(levels),
+      priority: levels === undefined ? undefined : withRecommendation(levels, floor, ceiling),
       baseFee: baseFeeFor(signatures),
       updatedAt: view.updatedAt,
       source: levels === undefined ? "none" : view.source,
@@ -237,12 +204,6 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       sampleSize: view.sampleSize,
       writableAccounts: writable,
     };
-  }
-
-  function withRecommendation(levels: FeeLevels): PriorityLevels {
-    let recommended = levels.medium < floor ? floor : levels.medium;
-    if (ceiling !== undefined && recommended > ceiling) recommended = ceiling;
-    return { ...levels, recommended, unit: PRICE_UNIT };
   }
 
   function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
@@ -358,8 +319,4 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       lookupTables: lookupTables.size(),
     }),
   };
-}
-
-function baseFeeFor(signatures: number): BaseFee {
-  return { lamportsPerSignature: LAMPORTS_PER_SIGNATURE, signatures, lamports: LAMPORTS_PER_SIGNATURE * BigInt(signatures) };
 }

@@ -3,6 +3,8 @@
  * The launcher passes its options to the child process through the same variables.
  */
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
+import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
+import { parseWorldConfig, type WorldConfig } from "./world/world-options.ts";
 
 /** Everything the localnet process can be told. */
 export interface LocalnetConfig {
@@ -17,9 +19,17 @@ export interface LocalnetConfig {
   maxQueue: number;
   maxTransactionsPerBlock: number;
   startSlot: bigint;
+  /** Largest request body (agave: 50 kB); tests raise it to batch more. */
+  maxBodyBytes: number;
+  /** Files of recorded `getBlock` results served as the chain's oldest blocks (see recorded-blocks.ts). */
+  blocks: string[];
   faults: FaultSettings;
   /** Exit when stdin closes (set by the launcher, so a dead parent takes its localnet with it). */
   exitWithStdin: boolean;
+  /** Seeded world (LOCALNET_WORLD and sizes; world/world-options.ts); on by default except under NODE_ENV=test. */
+  world: WorldConfig;
+  /** Background traffic (LOCALNET_TRAFFIC...; traffic/traffic-options.ts); on by default except under NODE_ENV=test. */
+  traffic: TrafficConfig;
 }
 
 /** Defaults: a node-like chain on 127.0.0.1:8899. */
@@ -34,8 +44,12 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   maxQueue: 100_000,
   maxTransactionsPerBlock: 10_000,
   startSlot: 0n,
+  maxBodyBytes: 50 * 1024,
+  blocks: [],
   faults: NO_FAULTS,
   exitWithStdin: false,
+  world: parseWorldConfig({}, false),
+  traffic: parseTrafficConfig({}, false),
 };
 
 /** Environment variable names, option by option. */
@@ -50,6 +64,8 @@ export const LOCALNET_ENV = {
   maxQueue: "LOCALNET_MAX_QUEUE",
   maxTransactionsPerBlock: "LOCALNET_MAX_TX_PER_BLOCK",
   startSlot: "LOCALNET_START_SLOT",
+  maxBodyBytes: "LOCALNET_MAX_BODY_BYTES",
+  blocks: "LOCALNET_BLOCKS",
   faults: "LOCALNET_FAULTS",
   exitWithStdin: "LOCALNET_EXIT_WITH_STDIN",
 } as const;
@@ -96,7 +112,12 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     maxQueue: integer(env, LOCALNET_ENV.maxQueue, d.maxQueue, 1, 10_000_000),
     maxTransactionsPerBlock: integer(env, LOCALNET_ENV.maxTransactionsPerBlock, d.maxTransactionsPerBlock, 1, 1_000_000),
     startSlot: startRaw ? BigInt(startRaw) : d.startSlot,
+    maxBodyBytes: integer(env, LOCALNET_ENV.maxBodyBytes, d.maxBodyBytes, 1024, 64 * 1024 * 1024),
+    blocks: (env[LOCALNET_ENV.blocks] ?? "").split(",").map((f) => f.trim()).filter((f) => f !== ""),
     faults,
     exitWithStdin: env[LOCALNET_ENV.exitWithStdin] === "1",
+    // vitest sets NODE_ENV=test (inherited by launched localnets): tests get an empty, quiet chain unless they ask.
+    world: parseWorldConfig(env, env.NODE_ENV !== "test"),
+    traffic: parseTrafficConfig(env, env.NODE_ENV !== "test"),
   };
 }

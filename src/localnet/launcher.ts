@@ -22,6 +22,7 @@ export interface LocalnetOptions {
   maxQueue?: number;
   maxTransactionsPerBlock?: number;
   startSlot?: bigint;
+  maxBodyBytes?: number;
   faults?: Partial<FaultSettings>;
   /** Accepted for the gateway's convenience; the localnet logs little either way. */
   logLevel?: string;
@@ -75,6 +76,7 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   set("maxQueue", options.maxQueue);
   set("maxTransactionsPerBlock", options.maxTransactionsPerBlock);
   set("startSlot", options.startSlot);
+  set("maxBodyBytes", options.maxBodyBytes);
   if (options.faults !== undefined) env[LOCALNET_ENV.faults] = JSON.stringify(options.faults);
   return { ...env, ...options.env };
 }

@@ -24,6 +24,7 @@ import { API_VERSION } from "./rpc/params.ts";
 import type { MethodContext, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
 import { createRpcServer } from "./rpc/server.ts";
+import { loadRecordedBlocks } from "./recorded-blocks.ts";
 import { createTransactionMethods } from "./rpc/transaction-methods.ts";
 
 /** What hooks get to work with. */
@@ -52,7 +53,14 @@ export interface Localnet extends LocalnetWorld {
 
 /** Builds and starts everything; resolves once the server listens and the clock runs. */
 export async function startLocalnetInProcess(config: LocalnetConfig, hooks: LocalnetHooks = {}): Promise<Localnet> {
-  const chain = await createChain(config);
+  // Recorded blocks sit below genesis: the chain starts at the slot after the last one.
+  const recordedBlocks = loadRecordedBlocks(config.blocks);
+  const afterRecorded = recordedBlocks.length === 0 ? 0n : recordedBlocks[recordedBlocks.length - 1]!.slot + 1n;
+  const chain = await createChain({
+    ...config,
+    startSlot: config.startSlot > afterRecorded ? config.startSlot : afterRecorded,
+    recordedBlocks,
+  });
   const index = createAccountIndex(chain.svm);
   index.record([chain.faucet as Address]);
   chain.onAccountsTouched(({ keys }) => index.record(keys));
@@ -95,6 +103,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     controlMethods: createControlMethods({ chain, faults }),
     context,
     faults,
+    maxBodyBytes: config.maxBodyBytes,
     onUpgrade: (req, socket, head) => pubsub.handleUpgrade(req, socket, head),
     onInternalError: hooks.onInternalError,
   });

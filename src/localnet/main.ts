@@ -5,12 +5,14 @@
  *
  * `npm run localnet` runs it alone; `launcher.ts` runs it as a child process.
  */
-import { loadLocalnetConfig } from "./config.ts";
+import { loadLocalnetConfig, type LocalnetConfig } from "./config.ts";
 import { startLocalnetInProcess, type LocalnetHooks } from "./localnet.ts";
+import { createWorldHooks } from "./world/world-hooks.ts";
 
 /** The hooks this process runs with; later issues (world seeding, DAS, traffic) plug in here. */
-function hooks(): LocalnetHooks {
+function hooks(config: LocalnetConfig): LocalnetHooks {
   return {
+    ...createWorldHooks({ world: config.world, traffic: config.traffic }),
     onInternalError: (err) => process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   };
 }
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
     process.stderr.write(`localnet: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const localnet = await startLocalnetInProcess(config, hooks());
+  const localnet = await startLocalnetInProcess(config, hooks(config));
   let closing = false;
   const stop = async (code: number) => {
     if (closing) return;

@@ -1,13 +1,16 @@
 /**
  * A short-lived cache of sorted key lists, one per query hash, so that page 1,000 costs about what
  * page 1 costs instead of re-scanning the program. Bounded by the total number of keys it holds
- * (oldest lists go first); concurrent misses for one query share one fetch.
+ * (oldest lists go first); concurrent misses for one query share one fetch. Each read extends a
+ * list's life by the TTL, so a client paging steadily keeps one snapshot, up to `maxAgeMs`.
  */
 
 /** Options of {@link createKeyListCache}. */
 export interface KeyListCacheOptions {
-  /** How long a list is served (default 20 s: pages of one listing usually follow within seconds). */
+  /** How long a list is served after its last read (default 20 s: pages of a listing follow within seconds). */
   ttlMs?: number;
+  /** How old a list may get however often it is read (default 120 s): bounds how stale a listing is. */
+  maxAgeMs?: number;
   /** Keys held across all lists (default 1,000,000, some 70 MB of strings). */
   maxKeys?: number;
   /** Clock, for tests. */
@@ -24,10 +27,12 @@ export interface KeyListCache {
 interface Entry {
   keys: readonly string[];
   expiresAt: number;
+  diesAt: number;
 }
 
 export function createKeyListCache(options: KeyListCacheOptions = {}): KeyListCache {
   const ttlMs = options.ttlMs ?? 20_000;
+  const maxAgeMs = options.maxAgeMs ?? 120_000;
   const maxKeys = options.maxKeys ?? 1_000_000;
   const now = options.now ?? Date.now;
   // Map order is insertion order: the first entry is the oldest, evicted first.
@@ -51,14 +56,18 @@ export function createKeyListCache(options: KeyListCacheOptions = {}): KeyListCa
       if (held + keys.length <= maxKeys && e.expiresAt > t) break;
       drop(k);
     }
-    entries.set(key, { keys, expiresAt: t + ttlMs });
+    entries.set(key, { keys, expiresAt: Math.min(t + ttlMs, t + maxAgeMs), diesAt: t + maxAgeMs });
     held += keys.length;
   }
 
   return {
     async get(key, load) {
       const entry = entries.get(key);
-      if (entry && entry.expiresAt > now()) return entry.keys;
+      const t = now();
+      if (entry && entry.expiresAt > t) {
+        entry.expiresAt = Math.min(t + ttlMs, entry.diesAt);
+        return entry.keys;
+      }
       if (entry) drop(key);
       const pending = loading.get(key);
       if (pending) return pending;

@@ -4,9 +4,10 @@
  * one page at a time with getMultipleAccounts. Cursors are stateless (see page-cursor.ts); a short-
  * lived key cache makes later pages as cheap as the first.
  */
-import type { Address, GetAccountInfoApi, GetMultipleAccountsApi, GetProgramAccountsApi, Rpc } from "@solana/kit";
+import type { Address, GetAccountInfoApi, GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
 import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import type { Upstream } from "../upstream/upstream.ts";
 import { indexAfter, sortAddresses } from "./address-order.ts";
 import { toProgramAccountItem } from "./account-mapping.ts";
 import type { ProgramAccountItem, RpcAccount } from "./account-mapping.ts";
@@ -20,8 +21,11 @@ import { DEFAULT_BROAD_PROGRAMS, tokenProgramName } from "./token-programs.ts";
 export type { ProgramAccountsQuery } from "./program-query.ts";
 export type { ProgramAccountItem, AccountData, TokenAccountInfo, TokenAmount } from "./account-mapping.ts";
 
-/** The RPC methods this core needs, and no more. */
-export type ProgramAccountsRpc = Rpc<GetAccountInfoApi & GetProgramAccountsApi & GetMultipleAccountsApi>;
+/** What this core needs of the upstream, and no more. */
+export interface ProgramAccountsUpstream {
+  rpc: Rpc<GetAccountInfoApi & GetMultipleAccountsApi>;
+  getProgramAccountKeys: Upstream["getProgramAccountKeys"];
+}
 
 /** One page of a listing. */
 export interface ProgramAccountsPage {
@@ -54,45 +58,40 @@ export interface ProgramAccountsOptions {
   cache?: KeyListCacheOptions;
 }
 
+/** Keys and their data are read at one commitment, so a page does not list what its data fetch cannot see. */
+const COMMITMENT = "confirmed";
 /** getMultipleAccounts takes at most 100 addresses. */
 const MULTIPLE_ACCOUNTS_CHUNK = 100;
 
-/** Creates the core. Takes the RPC (or an upstream that has one). */
-export function createProgramAccounts(
-  deps: { rpc: ProgramAccountsRpc } | { upstream: { rpc: ProgramAccountsRpc } },
-  options: ProgramAccountsOptions = {},
-): ProgramAccounts {
-  const rpc = "rpc" in deps ? deps.rpc : deps.upstream.rpc;
+/** Creates the core over a chain's upstream. */
+export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream }, options: ProgramAccountsOptions = {}): ProgramAccounts {
+  const { upstream } = deps;
+  const rpc = upstream.rpc;
   const broadPrograms = new Set(options.broadPrograms ?? DEFAULT_BROAD_PROGRAMS);
   const maxMatchingAccounts = options.maxMatchingAccounts ?? 250_000;
   const cache = createKeyListCache(options.cache);
 
   async function loadSortedKeys(query: NormalizedQuery): Promise<readonly string[]> {
     await assertIsProgram(query.programId);
-    let matches: readonly { pubkey: Address }[];
+    let keys: string[];
     try {
-      matches = await rpc
-        .getProgramAccounts(query.programId, {
-          encoding: "base64",
-          dataSlice: { offset: 0, length: 0 },
-          filters: toRpcFilters(query),
-        })
-        .send();
+      // One key past the cap is enough to know the query is too broad; the scan stops reading there.
+      keys = await upstream.getProgramAccountKeys(query.programId, { filters: toRpcFilters(query), commitment: COMMITMENT, limit: maxMatchingAccounts });
     } catch (error) {
       throw tooBroadOr(error, query);
     }
-    if (matches.length > maxMatchingAccounts) {
+    if (keys.length > maxMatchingAccounts) {
       throw new SolgateError(
         "QUERY_TOO_BROAD",
-        `${matches.length} accounts match, more than the ${maxMatchingAccounts} served; add a size or match filter`,
-        { programId: query.programId, matching: matches.length, max: maxMatchingAccounts },
+        `more than ${maxMatchingAccounts} accounts match, more than are served; add a size or match filter`,
+        { programId: query.programId, matching: keys.length, max: maxMatchingAccounts },
       );
     }
-    return sortAddresses(matches.map((m) => m.pubkey as string));
+    return sortAddresses(keys);
   }
 
   async function assertIsProgram(programId: Address): Promise<void> {
-    const { value } = await rpc.getAccountInfo(programId, { encoding: "base64", dataSlice: { offset: 0, length: 0 } }).send();
+    const { value } = await rpc.getAccountInfo(programId, { encoding: "base64", dataSlice: { offset: 0, length: 0 }, commitment: COMMITMENT }).send();
     if (value === null) throw new SolgateError("NOT_FOUND", `no account exists at ${programId}`, { programId });
     if (!value.executable) {
       throw new SolgateError("NOT_FOUND", `${programId} is not a program (its account is not executable)`, { programId });
@@ -127,7 +126,7 @@ export function createProgramAccounts(
     }
     const results = await Promise.all(
       chunks.map(async (chunk) => {
-        const { value } = await rpc.getMultipleAccounts(chunk as Address[], { encoding: encoding as "base64" }).send();
+        const { value } = await rpc.getMultipleAccounts(chunk as Address[], { encoding: encoding as "base64", commitment: COMMITMENT }).send();
         return value as unknown as (RpcAccount | null)[];
       }),
     );

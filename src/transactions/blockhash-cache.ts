@@ -106,6 +106,10 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
   }
 
   async function checkRemote(blockhash: string): Promise<BlockhashValidity> {
+    // Never seen here: read the newest blockhash alongside, fetched after the client's own, so its limit
+    // bounds this one's from above (and is exact when the client used the newest, the common case).
+    const latest = known.has(blockhash) ? undefined : fetchLatest(commitment);
+    latest?.catch(() => {});
     let foundAt: "processed" | "confirmed" = commitment;
     if (!(await isValid(blockhash, commitment))) {
       // A blockhash taken at `processed` is not yet known to the confirmed bank: still perfectly valid.
@@ -114,10 +118,9 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     }
     const exact = known.get(blockhash);
     if (exact !== undefined) return { lastValidBlockHeight: exact, exact: true, commitment: foundAt };
-    // Valid but never seen here: the newest blockhash's limit bounds it from above.
-    const latest = await fetchLatest(foundAt);
-    const isLatest = latest.blockhash === blockhash;
-    return { lastValidBlockHeight: latest.lastValidBlockHeight, exact: isLatest, commitment: foundAt };
+    const bound = foundAt === commitment && latest ? await latest : await fetchLatest(foundAt);
+    const isLatest = bound.blockhash === blockhash;
+    return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: isLatest, commitment: foundAt };
   }
 
   return {

@@ -74,8 +74,8 @@ export interface PreparerOptions {
   fees?: PrepareFeeSource;
   /** Commitment of simulations and lookup-table reads (default `confirmed`). */
   commitment?: "processed" | "confirmed";
-  /** Margin on simulated units: `ceil(units * (1 + ratio)) + units` (defaults 0.1 and 1,000). */
-  marginRatio?: number;
+  /** Margin on simulated units: `units + ceil(units * percent / 100) + marginUnits` (defaults 10 % and 1,000). */
+  marginPercent?: number;
   marginUnits?: number;
   /** How old a fetched blockhash may be to be handed out again (default 1 s). */
   blockhashMaxAgeMs?: number;
@@ -107,7 +107,7 @@ function invalid(message: string, cause?: unknown): SolgateError {
 export function createPreparer(options: PreparerOptions): Preparer {
   const { rpc, blockhashes, fees } = options;
   const commitment = options.commitment ?? "confirmed";
-  const marginRatio = options.marginRatio ?? 0.1;
+  const marginPercent = options.marginPercent ?? 10;
   const marginUnits = options.marginUnits ?? 1000;
   const blockhashMaxAgeMs = options.blockhashMaxAgeMs ?? 1000;
 
@@ -155,7 +155,8 @@ export function createPreparer(options: PreparerOptions): Preparer {
     });
     if (outcome.err !== null) throw simulationFailed(outcome);
     const units = Number(outcome.unitsConsumed ?? 0n);
-    return Math.min(MAX_COMPUTE_UNITS, Math.ceil(units * (1 + marginRatio)) + marginUnits);
+    // Integer arithmetic: 450 * 1.1 is 495.00000000000006 in floating point.
+    return Math.min(MAX_COMPUTE_UNITS, units + Math.ceil((units * marginPercent) / 100) + marginUnits);
   }
 
   return {

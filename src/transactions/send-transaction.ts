@@ -49,6 +49,8 @@ export interface SenderOptions {
   blockhashes: BlockhashCache;
   /** The fee market; without it `requestedComputeUnitPrice` is left unset for named levels. */
   fees?: PriorityFeePricer;
+  /** The commitment blockhashes are checked at and simulations run (default `confirmed`). */
+  commitment?: "processed" | "confirmed";
   /** Longest wait for confirmation before answering with the status as it stands (default 90 s). */
   confirmTimeoutMs?: number;
   now?: () => number;
@@ -76,18 +78,21 @@ export function expectedFeeOf(tx: DecodedTransaction): bigint | undefined {
 export function createSender(options: SenderOptions): Sender {
   const { rpc, store, engine, blockhashes, fees } = options;
   const now = options.now ?? Date.now;
+  const commitment = options.commitment ?? "confirmed";
   // Admissions under way, so that a concurrent duplicate joins instead of racing.
   const admitting = new Map<string, Promise<TrackedSend>>();
 
   async function admit(tx: DecodedTransaction, skipPreflight: boolean): Promise<TrackedSend> {
+    const simulate = (at: "processed" | "confirmed") =>
+      simulateWire(rpc, tx.wire, { commitment: at, draft: false, blockhash: tx.blockhash });
+    // The blockhash check and the simulation run side by side: a send waits for one round trip, not two.
+    const simulation = skipPreflight ? undefined : simulate(commitment);
+    simulation?.catch(() => {});
     const validity = await blockhashes.check(tx.blockhash);
     let landed = false;
-    if (!skipPreflight) {
-      const outcome = await simulateWire(rpc, tx.wire, {
-        commitment: validity.commitment,
-        draft: false,
-        blockhash: tx.blockhash,
-      });
+    if (simulation !== undefined) {
+      // A blockhash only the processed bank knows yet needs a simulation there.
+      const outcome = validity.commitment === commitment ? await simulation : await simulate(validity.commitment);
       if (isTransactionErrorNamed(outcome.err, "AlreadyProcessed")) landed = true;
       else if (isTransactionErrorNamed(outcome.err, "BlockhashNotFound")) throw blockhashExpired(tx.blockhash);
       else if (outcome.err !== null) throw simulationFailed(outcome);

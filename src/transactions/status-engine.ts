@@ -36,6 +36,10 @@ export interface StatusEngineOptions {
   blockhashes: BlockhashCache;
   /** Time between ticks (default 400 ms, about a slot). */
   pollIntervalMs?: number;
+  /** Time between ticks while a confirm-and-wait send is waiting (default 25 ms): its latency is the client's. */
+  confirmPollIntervalMs?: number;
+  /** Least time between block-height reads, which only expiry needs (default 1 s). */
+  heightIntervalMs?: number;
   /** Time between sends of a transaction not yet seen in a block (default 2 s). */
   rebroadcastIntervalMs?: number;
   /** Idle time after which a watch stream gets a heartbeat (default 15 s). */
@@ -51,6 +55,8 @@ export interface StatusEngineOptions {
 /** Counters for metrics and benchmarks. */
 export interface StatusEngineStats {
   ticks: number;
+  /** Tracked sends not yet final, as of the last tick. */
+  inFlight: number;
   rebroadcasts: number;
   watchers: number;
   watchedSignatures: number;
@@ -98,6 +104,8 @@ export function publicRecord(send: TrackedSend | StatusRecord): StatusRecord {
 export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const { rpc, store, blockhashes } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 400;
+  const confirmPollIntervalMs = Math.min(options.confirmPollIntervalMs ?? 25, pollIntervalMs);
+  const heightIntervalMs = options.heightIntervalMs ?? 1000;
   const rebroadcastIntervalMs = options.rebroadcastIntervalMs ?? 2000;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
   const maxWatched = options.maxWatchedSignatures ?? 100_000;
@@ -109,11 +117,16 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   // Records of watched signatures Solgate did not send, shared by all their watchers.
   const untracked = new Map<string, StatusRecord>();
   const closers = new Set<() => void>();
-  const stats = { ticks: 0, rebroadcasts: 0 };
+  const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0 };
   let height: bigint | undefined;
+  let heightReadAt = -Infinity;
   let slot = 0n;
   let timer: NodeJS.Timeout | undefined;
+  let timerDueAt = 0;
+  let ticking = false;
   let running = false;
+  // Confirm-and-wait sends waiting now: while there are any, ticks come faster.
+  let waiting = 0;
 
   async function feeFromChain(signature: string): Promise<bigint | undefined> {
     try {
@@ -212,13 +225,16 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   async function tick(): Promise<void> {
     stats.ticks++;
     const active = await store.active();
+    stats.inFlight = active.length;
     const activeSignatures = new Set(active.map((s) => s.signature));
     const watchedOnly = [...untracked.keys()].filter((s) => !activeSignatures.has(s));
     if (active.length > 0 || watchedOnly.length > 0) {
       const t = now();
       const heightBefore = height;
       const unseen = active.filter((s) => s.state === "submitted" && !s.landed);
-      const heightCall = unseen.length > 0 ? rpc.getBlockHeight({ commitment: "confirmed" }).send() : undefined;
+      const heightDue = unseen.length > 0 && t - heightReadAt >= heightIntervalMs;
+      const heightCall = heightDue ? rpc.getBlockHeight({ commitment: "confirmed" }).send() : undefined;
+      if (heightDue) heightReadAt = t;
       heightCall?.catch(() => {}); // awaited below; keep an early rejection from going unhandled
       // Sends whose limit is only an upper bound: ask whether their blockhash still stands before a rebroadcast.
       const lapsed = new Set<string>();
@@ -250,15 +266,27 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   }
 
   function schedule(): void {
+    const delay = waiting > 0 ? confirmPollIntervalMs : pollIntervalMs;
+    timerDueAt = now() + delay;
     timer = setTimeout(async () => {
+      timer = undefined;
+      ticking = true;
       try {
         await tick();
       } catch (error) {
         onError(error);
       }
+      ticking = false;
       if (running) schedule();
-    }, pollIntervalMs);
+    }, delay);
     timer.unref();
+  }
+
+  /** A confirm-and-wait send started waiting: bring the next tick forward if it is far off. */
+  function hurry(): void {
+    if (!running || ticking || timer === undefined || timerDueAt - now() <= confirmPollIntervalMs) return;
+    clearTimeout(timer);
+    schedule();
   }
 
   async function record(signature: string): Promise<StatusRecord | undefined> {
@@ -350,13 +378,16 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       function finish(settleWith: () => void): void {
         if (done) return;
         done = true;
+        waiting--;
         clearTimeout(timeout);
         signal?.removeEventListener("abort", onAbort);
         closers.delete(onAbort);
         registry.remove(signature, watcher);
         settleWith();
       }
+      waiting++;
       if (signal?.aborted) return onAbort();
+      hurry();
       signal?.addEventListener("abort", onAbort, { once: true });
       closers.add(onAbort);
       registry.add(signature, watcher);

@@ -31,6 +31,8 @@ export interface TransactionServiceOptions {
   commitment?: "processed" | "confirmed";
   /** Status engine tick (default 400 ms). */
   pollIntervalMs?: number;
+  /** Status engine tick while a confirm-and-wait send is waiting (default 25 ms). */
+  confirmPollIntervalMs?: number;
   /** Rebroadcast period of unseen sends (default 2 s). */
   rebroadcastIntervalMs?: number;
   /** Idle time before a watch stream gets a heartbeat (default 15 s). */
@@ -104,6 +106,7 @@ export function createTransactionService(options: TransactionServiceOptions): Tr
     store,
     blockhashes,
     pollIntervalMs: options.pollIntervalMs,
+    confirmPollIntervalMs: options.confirmPollIntervalMs,
     rebroadcastIntervalMs: options.rebroadcastIntervalMs,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     maxWatchedSignatures: options.maxWatchedSignatures,
@@ -115,6 +118,7 @@ export function createTransactionService(options: TransactionServiceOptions): Tr
     engine,
     blockhashes,
     fees: options.fees,
+    commitment,
     confirmTimeoutMs: options.confirmTimeoutMs,
   });
   const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });

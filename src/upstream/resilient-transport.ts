@@ -37,6 +37,11 @@ export interface ResilientTransportOptions {
   maxDelayMs?: number;
   /** A Retry-After longer than this is not waited out: the call fails at once, passing the delay on (default 5 s). */
   maxRetryAfterMs?: number;
+  /**
+   * Whether a timed-out attempt is tried again (default true). Key scans say no: a scan that outlasts
+   * the timeout is most likely too heavy, and repeating it only multiplies the load on the node.
+   */
+  retryTimeouts?: boolean;
   /** Aborted by `close()`: in-flight attempts stop and no new ones start. */
   closeSignal: AbortSignal;
   /** For tests; defaults to Math.random. */
@@ -95,6 +100,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       }
       last = result.failure;
       if (preferred === index) preferred = (index + 1) % endpoints.length;
+      if (last.kind === "timeout" && options.retryTimeouts === false) break;
       if (!last.retryable && nextUntried(index, endpoints.length, triedThisRound) === undefined) break;
     }
     throw toSolgateError(last ?? { kind: "closed" }, method, options.chain);

@@ -5,6 +5,7 @@
  */
 import { createDefaultRpcTransport, createSolanaRpcFromTransport, getSolanaErrorFromJsonRpcError } from "@solana/kit";
 import type { Rpc, RpcTransport, SolanaRpcApi } from "@solana/kit";
+import { createKeyScanTransport, KEY_SCAN_LIMIT } from "./key-scan.ts";
 import { createSemaphore } from "./semaphore.ts";
 import { createResilientTransport } from "./resilient-transport.ts";
 import type { Endpoint } from "./resilient-transport.ts";
@@ -47,6 +48,20 @@ export interface DasClient {
   call<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
 }
 
+/** A getProgramAccounts filter (kit's shapes; offsets and sizes may be bigint or number). */
+export type ProgramAccountsFilter =
+  | { dataSize: bigint | number }
+  | { memcmp: { offset: bigint | number; bytes: string; encoding: "base58" | "base64" } };
+
+/** Options of {@link Upstream.getProgramAccountKeys}. */
+export interface ProgramAccountKeysOptions {
+  filters?: readonly ProgramAccountsFilter[];
+  commitment?: "processed" | "confirmed" | "finalized";
+  /** Stop reading after this many keys; the result then holds limit + 1 (enough to tell "too many"). */
+  limit?: number;
+  abortSignal?: AbortSignal;
+}
+
 /** A chain's connection to Solana. */
 export interface Upstream {
   readonly chain: string;
@@ -55,6 +70,12 @@ export interface Upstream {
   readonly das: DasClient;
   /** Same as `das.call`. */
   callDas<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
+  /**
+   * The addresses of the accounts `programId` owns that pass `filters`, in the node's order:
+   * getProgramAccounts with an empty data slice, streamed (see key-scan.ts), so its memory is the keys.
+   * Errors as for `rpc`.
+   */
+  getProgramAccountKeys(programId: string, options?: ProgramAccountKeysOptions): Promise<string[]>;
   /** Redacted labels (origins) of the RPC endpoints, in order. */
   readonly endpoints: readonly string[];
   /** Calls holding a slot of the cap, and calls waiting for one. */
@@ -100,12 +121,36 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     endpoints: dasUrls.map((url) => ({ label: redactUrl(url), transport: createDefaultRpcTransport({ url }) })),
   });
   const das = createDasClient(dasTransport);
+  const keyScan = createResilientTransport({
+    ...shared,
+    retryTimeouts: false,
+    endpoints: options.rpcUrls.map((url) => ({ label: redactUrl(url), transport: createKeyScanTransport(url) })),
+  });
+  let nextKeyScanId = 1;
 
   return {
     chain: options.chain,
     rpc,
     das,
     callDas: das.call,
+    async getProgramAccountKeys(programId, scan = {}) {
+      const config = {
+        encoding: "base64",
+        dataSlice: { offset: 0, length: 0 },
+        commitment: scan.commitment ?? "confirmed",
+        filters: (scan.filters ?? []).map(jsonSafeFilter),
+      };
+      const payload = {
+        jsonrpc: "2.0",
+        id: nextKeyScanId++,
+        method: "getProgramAccounts",
+        params: [programId, config],
+        ...(scan.limit === undefined ? {} : { [KEY_SCAN_LIMIT]: scan.limit }),
+      };
+      const response = (await keyScan({ payload, signal: scan.abortSignal })) as { result?: string[]; error?: unknown };
+      if (response.error !== undefined) throw getSolanaErrorFromJsonRpcError(response.error);
+      return response.result ?? [];
+    },
     endpoints: rpcEndpoints.map((e) => e.label),
     load: () => ({ active: semaphore.active, waiting: semaphore.waiting }),
     async close() {
@@ -127,6 +172,11 @@ function createDasClient(transport: RpcTransport): DasClient {
       return response.result as T;
     },
   };
+}
+
+function jsonSafeFilter(filter: ProgramAccountsFilter): unknown {
+  if ("dataSize" in filter) return { dataSize: Number(filter.dataSize) };
+  return { memcmp: { ...filter.memcmp, offset: Number(filter.memcmp.offset) } };
 }
 
 function assertHttpUrl(url: string, chain: string): void {

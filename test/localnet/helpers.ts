@@ -5,6 +5,7 @@
 import {
   appendTransactionMessageInstructions,
   createSolanaRpc,
+  devnet,
   createSolanaRpcSubscriptions,
   createTransactionMessage,
   generateKeyPairSigner,
@@ -23,8 +24,8 @@ import { parseJson, stringifyJson } from "../../src/localnet/rpc/json.ts";
 /** A launched localnet with kit clients. */
 export interface TestLocalnet {
   handle: LocalnetHandle;
-  rpc: ReturnType<typeof createSolanaRpc>;
-  subscriptions: ReturnType<typeof createSolanaRpcSubscriptions>;
+  rpc: ReturnType<typeof createSolanaRpc<ReturnType<typeof devnet>>>;
+  subscriptions: ReturnType<typeof createSolanaRpcSubscriptions<ReturnType<typeof devnet>>>;
   /** Posts a raw body; returns HTTP status and parsed JSON (null when empty). */
   post(body: unknown, init?: { raw?: boolean; signal?: AbortSignal }): Promise<{ status: number; json: any; text: string }>;
   /** One JSON-RPC call; returns the whole response object. */
@@ -54,8 +55,8 @@ export async function startTestLocalnet(options: LocalnetOptions = {}): Promise<
   let nextId = 1;
   return {
     handle,
-    rpc: createSolanaRpc(handle.rpcUrl),
-    subscriptions: createSolanaRpcSubscriptions(handle.wsUrl),
+    rpc: createSolanaRpc(devnet(handle.rpcUrl)),
+    subscriptions: createSolanaRpcSubscriptions(devnet(handle.wsUrl)),
     post,
     async call(method, params = []) {
       return (await post({ jsonrpc: "2.0", id: nextId++, method, params })).json;

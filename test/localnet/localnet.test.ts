@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  assertIsTransactionWithBlockhashLifetime,
   generateKeyPairSigner,
   getSignatureFromTransaction,
   lamports,
@@ -31,6 +32,7 @@ import {
   getMintToInstruction,
   getTransferInstruction,
 } from "@solana-program/token";
+import { stringifyJson } from "../../src/localnet/rpc/json.ts";
 import { balanceOf, fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "./helpers.ts";
 
 let net: TestLocalnet;
@@ -71,6 +73,7 @@ describe("localnet with kit clients", () => {
         (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: alice, destination: bob.address, amount: 123_456_789n })], m),
       ),
     );
+    assertIsTransactionWithBlockhashLifetime(tx);
     await sendAndConfirmTransactionFactory({ rpc: net.rpc, rpcSubscriptions: net.subscriptions })(tx, { commitment: "confirmed" });
     expect(await balanceOf(net, bob.address)).toBe(123_456_789n);
     expect(await balanceOf(net, alice.address)).toBe(2_000_000_000n - 123_456_789n - 5000n);
@@ -97,6 +100,7 @@ describe("localnet with kit clients", () => {
           (m) => appendTransactionMessageInstructions(instructions, m),
         ),
       );
+      assertIsTransactionWithBlockhashLifetime(tx);
       await send(tx, { commitment: "confirmed" });
       return getSignatureFromTransaction(tx);
     };
@@ -108,7 +112,7 @@ describe("localnet with kit clients", () => {
       getMintToInstruction({ mint: mint.address, token: payerAta, mintAuthority: payer, amount: 5_000_000n }),
     ]);
     const signature = await run([getTransferInstruction({ source: payerAta, destination: holderAta, authority: payer, amount: 1_250_000n })]);
-    const tx = await net.rpc.getTransaction(signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }).send();
+    const tx = await net.rpc.getTransaction(signature, { commitment: "confirmed", encoding: "json", maxSupportedTransactionVersion: 0 }).send();
     expect(tx?.meta?.err).toBeNull();
     const post = tx!.meta!.postTokenBalances!;
     const byOwner = Object.fromEntries(post.map((b) => [b.owner, b.uiTokenAmount]));
@@ -140,9 +144,9 @@ describe("localnet with kit clients", () => {
     expect(status.err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     const expectedFee = 5000n + (333_333n * 30_001n + 999_999n) / 1_000_000n;
     expect(before - (await balanceOf(net, payer.address))).toBe(expectedFee);
-    const record = await net.rpc.getTransaction(failing.signature as Signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }).send();
+    const record = await net.rpc.getTransaction(failing.signature as Signature, { commitment: "confirmed", encoding: "json", maxSupportedTransactionVersion: 0 }).send();
     expect(record?.meta?.fee).toBe(expectedFee);
-    expect(record?.meta?.status).toEqual({ Err: { InstructionError: [2, { Custom: 1 }] } });
+    expect(record?.meta?.status).toEqual({ Err: { InstructionError: [2n, { Custom: 1n }] } });
 
     // Two signatures, default limit (three builtin instructions: 3 * 3,000 CU) and a price.
     const bh2 = await processedBlockhash();
@@ -156,7 +160,7 @@ describe("localnet with kit clients", () => {
       bh2,
     );
     const payerBefore = await balanceOf(net, payer.address);
-    await net.call("sendTransaction", [twoSigners.base64, { encoding: "base64" }]);
+    await net.call("sendTransaction", [twoSigners.base64, { encoding: "base64", preflightCommitment: "processed" }]);
     await landed(twoSigners.signature);
     const fee = 2n * 5000n + 9_000n;
     expect(payerBefore - (await balanceOf(net, payer.address))).toBe(fee + 1_000_000n);
@@ -170,8 +174,11 @@ describe("localnet with kit clients", () => {
     const recipient = await generateKeyPairSigner();
     const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 5_000_000n })], await processedBlockhash());
     // Twice before the next slot: one execution.
+    // Default preflight commitment is finalized, like agave: a processed blockhash is not known there yet.
+    const early = await net.call("sendTransaction", [tx.base64, { encoding: "base64" }]);
+    expect(early.error.data.err).toBe("BlockhashNotFound");
     const [a, b] = await Promise.all([
-      net.call("sendTransaction", [tx.base64, { encoding: "base64" }]),
+      net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }]),
       net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]),
     ]);
     expect(a.result).toBe(tx.signature);
@@ -235,7 +242,7 @@ describe("localnet with kit clients", () => {
   it("serves getBlock in every encoding and detail level, with agave's version rule", async () => {
     const payer = await fundedSigner(net, 1_000_000_000n);
     const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })], await processedBlockhash());
-    await net.call("sendTransaction", [tx.base64, { encoding: "base64" }]);
+    await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }]);
     const slot = BigInt((await landed(tx.signature, "confirmed")).slot);
     const noVersion = await net.call("getBlock", [slot, { commitment: "confirmed" }]);
     expect(noVersion.error.code).toBe(-32015);
@@ -302,7 +309,7 @@ describe("localnet with kit clients", () => {
       { encoding: "base64", commitment: "processed", replaceRecentBlockhash: true, innerInstructions: true, accounts: { addresses: [to.address], encoding: "base64" } },
     ]);
     const value = replaced.result.value;
-    expect(value.err).toBeNull();
+    expect(value.err, stringifyJson(value)).toBeNull();
     expect(value.replacementBlockhash.blockhash).not.toBe(stale.blockhash);
     expect(BigInt(value.accounts[0].lamports)).toBe(7_000_000n);
     expect(BigInt(value.fee)).toBe(5000n);
@@ -313,7 +320,7 @@ describe("localnet with kit clients", () => {
       code: -32602,
       message: "sigVerify may not be used with replaceRecentBlockhash",
     });
-    const good = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: 1n })], await processedBlockhash());
+    const good = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: 1_000_000n })], await processedBlockhash());
     const bytes = Buffer.from(good.base64, "base64");
     bytes[10]! ^= 0xff; // corrupt the signature
     const forged = bytes.toString("base64");
@@ -341,7 +348,8 @@ describe("localnet with kit clients", () => {
     expect(epoch.absoluteSlot).toBeGreaterThan(0n);
     expect(epoch.slotIndex).toBeLessThan(epoch.slotsInEpoch);
     await waitFor("40 slots", async () => (await net.rpc.getSlot({ commitment: "processed" }).send()) > 40n);
-    const finalized = await net.rpc.getSlot().send();
+    // kit's default commitment is confirmed; the node's default (finalized) needs a raw call.
+    const finalized = BigInt((await net.call("getSlot")).result);
     const processed = await net.rpc.getSlot({ commitment: "processed" }).send();
     expect(processed - finalized).toBeGreaterThanOrEqual(30n);
     const confirmed = await net.rpc.getSlot({ commitment: "confirmed" }).send();

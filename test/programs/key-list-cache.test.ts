@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createKeyListCache } from "../../src/programs/key-list-cache.ts";
 
 describe("key-list cache", () => {
-  it("serves a list until its TTL passes, then loads it again", async () => {
+  it("serves a list until its TTL passes unread, then loads it again", async () => {
     let t = 0;
     let loads = 0;
     const cache = createKeyListCache({ ttlMs: 1000, now: () => t });
@@ -10,9 +10,21 @@ describe("key-list cache", () => {
     expect(await cache.get("q", load)).toEqual(["a", "b", "1"]);
     t = 999;
     expect(await cache.get("q", load)).toEqual(["a", "b", "1"]);
-    t = 1000;
+    t = 1998;
+    expect(await cache.get("q", load)).toEqual(["a", "b", "1"]);
+    t = 2998;
     expect(await cache.get("q", load)).toEqual(["a", "b", "2"]);
     expect(cache.size).toBe(3);
+  });
+
+  it("keeps a steadily read list no longer than maxAgeMs", async () => {
+    let t = 0;
+    let loads = 0;
+    const cache = createKeyListCache({ ttlMs: 1000, maxAgeMs: 3000, now: () => t });
+    const load = async () => [`${++loads}`];
+    for (t = 0; t < 3000; t += 500) expect(await cache.get("q", load)).toEqual(["1"]);
+    t = 3000;
+    expect(await cache.get("q", load)).toEqual(["2"]);
   });
 
   it("shares one load among concurrent misses, and does not keep failures", async () => {

@@ -25,6 +25,17 @@ const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 let node: FaultServer;
 let upstream: Upstream;
 
+/** A chain context holding only what ProgramService uses; touching anything else fails the test. */
+function chain(programs: ProgramAccounts): ChainContext {
+  const used: Record<string, unknown> = { name: "localnet", upstream, programs };
+  return new Proxy(used, {
+    get(target, key) {
+      if (typeof key === "string" && !(key in target) && key !== "then") throw new Error(`ProgramService touched chain.${key}`);
+      return target[key as string];
+    },
+  }) as unknown as ChainContext;
+}
+
 function clientFor(chains: ChainContext[]) {
   const registry = createChainRegistry(chains, chains[0].name);
   const transport = createRouterTransport(
@@ -51,7 +62,7 @@ afterAll(async () => {
 
 describe("ProgramService over an in-memory Connect transport", () => {
   it("maps core errors to codes and reasons without calling the upstream", async () => {
-    const client = clientFor([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }) }]);
+    const client = clientFor([chain(createProgramAccounts({ upstream }))]);
     const cases: [Parameters<typeof client.listProgramAccounts>[0], Code, string][] = [
       [{ programId: "nope" }, Code.InvalidArgument, "INVALID_ADDRESS"],
       [{ programId: TOKEN, match: [`0:${USDC}`], limit: 501 }, Code.InvalidArgument, "INVALID_PARAMETER"],
@@ -69,7 +80,7 @@ describe("ProgramService over an in-memory Connect transport", () => {
   });
 
   it("answers UPSTREAM_UNAVAILABLE when the node fails", async () => {
-    const client = clientFor([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }) }]);
+    const client = clientFor([chain(createProgramAccounts({ upstream }))]);
     const e = await connectError(client.listProgramAccounts({ programId: TOKEN, match: [`0:${USDC}`] }));
     expect([e.code, reasonOf(e)]).toEqual([Code.Unavailable, "UPSTREAM_UNAVAILABLE"]);
   });
@@ -92,7 +103,7 @@ describe("ProgramService over an in-memory Connect transport", () => {
         return { programId: query.programId, items: [parsed, raw], nextCursor: query.cursor ? null : "next-page" };
       },
     };
-    const client = clientFor([{ name: "localnet", upstream, programs }]);
+    const client = clientFor([chain(programs)]);
 
     const first = await client.listProgramAccounts({ programId: TOKEN, size: 165n, match: [`0:${USDC}`], limit: 7 });
     expect(asked).toEqual({ programId: TOKEN, size: 165n, match: [`0:${USDC}`], limit: 7, cursor: "" });

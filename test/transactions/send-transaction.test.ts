@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import type { Blockhash, KeyPairSigner } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
 import { SolgateError } from "../../src/errors.ts";
 import { createTransactionService } from "../../src/transactions/transaction-service.ts";
 import type { TransactionService } from "../../src/transactions/transaction-service.ts";
@@ -133,10 +134,24 @@ describe("SendTransaction core on a real localnet", () => {
     const good = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
     const forged = good.wire.slice();
     forged[10] ^= 0xff;
+    // Two signers, the second slot a copy of the first signature.
+    const second = await generateKeyPairSigner();
+    const twoSigners = await transferTransaction({
+      payer,
+      blockhash: await chain.latestBlockhash(),
+      extra: [getTransferSolInstruction({ source: second, destination: payer.address, amount: 1n })],
+    });
+    expect(twoSigners.wire[0]).toBe(2);
+    const duplicated = twoSigners.wire.slice();
+    duplicated.set(twoSigners.wire.subarray(1, 65), 65);
+
     chain.resetCalls();
     const bad = await failure(core.send({ wire: forged }));
     expect(bad.reason).toBe("INVALID_TRANSACTION");
     expect(bad.message).toMatch(/does not verify/);
+    const repeated = await failure(core.send({ wire: duplicated }));
+    expect(repeated.reason).toBe("INVALID_TRANSACTION");
+    expect(repeated.message).toMatch(/repeats an earlier signature/);
     expect(chain.totalCalls()).toBe(0);
   });
 

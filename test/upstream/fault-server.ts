@@ -17,8 +17,8 @@ export function fixtureText(name: string): string {
 
 /** What the server does with one request. */
 export type Behaviour =
-  | { kind: "fixture"; name: string; delayMs?: number }
-  | { kind: "json"; body: string; delayMs?: number }
+  | { kind: "fixture"; name: string; delayMs?: number; chunkBytes?: number }
+  | { kind: "json"; body: string; delayMs?: number; chunkBytes?: number }
   | { kind: "status"; status: number; headers?: Record<string, string>; body?: string }
   | { kind: "stall" }
   | { kind: "reset" };
@@ -37,6 +37,8 @@ export interface FaultServer {
   seen: SeenRequest[];
   /** Most requests in flight at once. */
   maxInFlight: number;
+  /** Sees each request body. */
+  onBody?: (body: string) => void;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startFaultServer(fallback: Behaviour = { kind: "fixture", 
     state.maxInFlight = Math.max(state.maxInFlight, inFlight);
     res.on("close", () => inFlight--);
     const body = await readBody(req);
+    state.onBody?.(body);
     let method = "unknown";
     let id: unknown = 1;
     try {
@@ -90,7 +93,17 @@ export async function startFaultServer(fallback: Behaviour = { kind: "fixture", 
         // Echo the request id, as a node does; the recorded id is someone else's.
         const answer = text.replace(/"id":\s*[0-9]+/, `"id": ${JSON.stringify(id)}`);
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(answer);
+        if (!behaviour.chunkBytes) {
+          res.end(answer);
+          return;
+        }
+        // Small writes, each flushed on its own, so the client sees many chunks with split tokens.
+        const bytes = Buffer.from(answer);
+        for (let i = 0; i < bytes.length; i += behaviour.chunkBytes) {
+          res.write(bytes.subarray(i, i + behaviour.chunkBytes));
+          await new Promise((r) => setImmediate(r));
+        }
+        res.end();
         return;
       }
     }

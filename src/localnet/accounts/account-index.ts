@@ -14,12 +14,13 @@
 import type { Address } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
 import { decodeBase58, encodeBase58 } from "./base58.ts";
+import type { EncodingMemo } from "./encode-account.ts";
 import { GENESIS_OWNERS, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, VOLATILE_OWNERS } from "./program-ids.ts";
 import { SortedBucket } from "./sorted-bucket.ts";
 import { createSvmStore, type AccountSnapshot, type SvmStore } from "./svm-store.ts";
 import { isValidTokenAccountData } from "./token-layout.ts";
 
-/** An account as the index holds it. Entries are replaced, never mutated (except the encoding memos). */
+/** An account as the index holds it. Entries are replaced, never mutated (except their memo). */
 export interface IndexedAccount {
   readonly address: Address;
   readonly key: Uint8Array;
@@ -30,10 +31,8 @@ export interface IndexedAccount {
   readonly executable: boolean;
   readonly rentEpoch: bigint;
   readonly data: Uint8Array;
-  /** The data in base64, computed on first use (scans send the same accounts again and again). */
-  base64?: string;
-  /** jsonParsed token data, computed on first use (see `parsedTokenData`). */
-  parsedToken?: { readonly decimals: number | undefined; readonly value: unknown };
+  /** Encodings computed on first use: scans send the same accounts again and again. */
+  memo?: EncodingMemo;
 }
 
 /** An account to write into LiteSVM and the index in one step. */

@@ -23,17 +23,22 @@ import {
   type AccountInfoConfig,
 } from "./params.ts";
 import { rpcResponse } from "./response.ts";
-import { encodeBase58 } from "./base58.ts";
+import { encodeBase58, type ParsedPubkey } from "./base58.ts";
 import { liveMintLookup, type AccountServices } from "./services.ts";
 
 /** agave's default `--rpc-max-multiple-accounts`. */
 export const MAX_MULTIPLE_ACCOUNTS = 100;
 
 /** Reads and encodes one account, or null when LiteSVM has none. */
-function readEncoded(services: AccountServices, key: Uint8Array, config: AccountInfoConfig, fallback: "binary" | "base64"): UiAccount | null {
-  const account = services.store.read(key);
+function readEncoded(
+  services: AccountServices,
+  pubkey: ParsedPubkey,
+  config: AccountInfoConfig,
+  fallback: "binary" | "base64",
+): UiAccount | null {
+  const account = services.store.read(pubkey.bytes);
   if (account === null) return null;
-  const view = { ...account, owner: encodeBase58(account.owner) as Address };
+  const view = { ...account, address: pubkey.address, owner: encodeBase58(account.owner) as Address };
   return encodeAccount(view, config.encoding ?? fallback, config.dataSlice, liveMintLookup(services.store));
 }
 
@@ -47,7 +52,7 @@ export function createAccountReadMethods(services: AccountServices): MethodTable
       });
       const pubkey = verifyPubkey(address);
       const slot = contextSlot(ctx, config);
-      return rpcResponse(slot, services.apiVersion, readEncoded(services, pubkey.bytes, config, "binary"));
+      return rpcResponse(slot, services.apiVersion, readEncoded(services, pubkey, config, "binary"));
     },
 
     getMultipleAccounts(params, ctx) {
@@ -59,12 +64,12 @@ export function createAccountReadMethods(services: AccountServices): MethodTable
       if (addresses.length > MAX_MULTIPLE_ACCOUNTS) {
         throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
       }
-      const keys = addresses.map((address) => verifyPubkey(address).bytes);
+      const pubkeys = addresses.map(verifyPubkey);
       const slot = contextSlot(ctx, config);
       return rpcResponse(
         slot,
         services.apiVersion,
-        keys.map((key) => readEncoded(services, key, config, "base64")),
+        pubkeys.map((pubkey) => readEncoded(services, pubkey, config, "base64")),
       );
     },
 

@@ -24,15 +24,27 @@ export interface DataSlice {
 
 /** What encoding needs of an account; the index's entries fit, and so do LiteSVM reads. */
 export interface EncodableAccount {
+  /** The account's own address; needed to parse sysvars (jsonParsed), optional otherwise. */
+  readonly address?: string;
   readonly owner: Address;
   readonly lamports: bigint;
   readonly executable: boolean;
   readonly rentEpoch: bigint;
   readonly data: Uint8Array;
-  /** Memo of the full data in base64, filled in when absent (index entries keep it). */
+  /** Memos filled in on first use; index entries keep them (see {@link EncodingMemo}). */
+  memo?: EncodingMemo;
+}
+
+/**
+ * What a scan would otherwise recompute for every account on every request: the base64 data and
+ * whole `UiAccount` objects (base64, and jsonParsed for token accounts). Index entries are replaced
+ * on every change, so memos can only go stale through outside inputs: the jsonParsed one records
+ * the mint decimals it was rendered with. Memoised objects are shared: never mutate a response.
+ */
+export interface EncodingMemo {
   base64?: string;
-  /** Memo of the jsonParsed token data, valid for the mint decimals it was rendered with. */
-  parsedToken?: { readonly decimals: number | undefined; readonly value: unknown };
+  base64Account?: UiAccount;
+  parsedToken?: { readonly decimals: number | null; readonly account: UiAccount | null };
 }
 
 /** agave's `UiAccount`. */
@@ -59,10 +71,16 @@ function sliceData(data: Uint8Array, slice: DataSlice | undefined): Uint8Array {
   return data.subarray(slice.offset, Math.min(data.length, slice.offset + slice.length));
 }
 
+function memoOf(account: EncodableAccount): EncodingMemo {
+  account.memo ??= {};
+  return account.memo;
+}
+
 function toBase64(account: EncodableAccount, slice: DataSlice | undefined): string {
   if (slice === undefined) {
-    account.base64 ??= Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength).toString("base64");
-    return account.base64;
+    const memo = memoOf(account);
+    memo.base64 ??= Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength).toString("base64");
+    return memo.base64;
   }
   const part = sliceData(account.data, slice);
   return Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString("base64");
@@ -88,30 +106,24 @@ export function base58TooLargeError(): JsonRpcError {
 }
 
 /**
- * jsonParsed data of a token-program account, or undefined when agave's parser would fail (the
- * token account's mint is unknown, or the data unpacks as nothing).
- */
-export function parsedTokenData(account: EncodableAccount, mints: MintLookup): unknown {
-  const mintKey = tokenAccountMint(account.data);
-  const mint = mintKey === null ? null : mints(mintKey);
-  // Rendering base58 owners and mints dominates jsonParsed scans; entries are replaced on every
-  // change, so the memo only has to follow the one outside input, the mint's decimals.
-  const memo = account.parsedToken;
-  if (memo !== undefined && memo.decimals === mint?.decimals) return memo.value;
-  const parsed = parseTokenData(account.data, mint);
-  const program = account.owner === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022";
-  const value = parsed === null ? undefined : { program, parsed, space: account.data.length };
-  account.parsedToken = { decimals: mint?.decimals, value };
-  return value;
-}
-
-/**
- * A token-program account in jsonParsed form for scans (agave's `get_parsed_token_accounts`), or
- * null when it does not parse: scans drop such accounts instead of falling back to base64.
+ * A token-program account with jsonParsed data (agave's `get_parsed_token_account` parse step), or
+ * null when agave's parser would fail (the token account's mint is unknown, or the data unpacks as
+ * nothing).
  */
 export function encodeParsedTokenAccount(account: EncodableAccount, mints: MintLookup): UiAccount | null {
-  const parsed = parsedTokenData(account, mints);
-  return parsed === undefined ? null : uiAccount(account, parsed);
+  const mintKey = tokenAccountMint(account.data);
+  const mint = mintKey === null ? null : mints(mintKey);
+  // Rendering base58 owners and mints dominates jsonParsed scans. Amounts of interest-bearing or
+  // scaled mints move with the clock: never memoised.
+  const timeless = mint === null || (mint.interestBearing === undefined && mint.scaledUiAmount === undefined);
+  const decimals = mint === null ? null : mint.decimals;
+  const memo = memoOf(account);
+  if (timeless && memo.parsedToken !== undefined && memo.parsedToken.decimals === decimals) return memo.parsedToken.account;
+  const parsed = parseTokenData(account.data, mint);
+  const program = account.owner === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022";
+  const encoded = parsed === null ? null : uiAccount(account, { program, parsed, space: account.data.length });
+  if (timeless) memo.parsedToken = { decimals, account: encoded };
+  return encoded;
 }
 
 /**
@@ -135,7 +147,8 @@ export function encodeAccount(
       return uiAccount(account, encoding === "binary" ? text : [text, "base58"]);
     }
     case "base64":
-      return uiAccount(account, [toBase64(account, slice), "base64"]);
+      if (slice !== undefined) return uiAccount(account, [toBase64(account, slice), "base64"]);
+      return (memoOf(account).base64Account ??= uiAccount(account, [toBase64(account, undefined), "base64"]));
     case "base64+zstd": {
       const compressed = zlib.zstdCompressSync(sliceData(account.data, slice), ZSTD_OPTIONS);
       return uiAccount(account, [compressed.toString("base64"), "base64+zstd"]);
@@ -143,10 +156,9 @@ export function encodeAccount(
     case "jsonParsed": {
       if (isTokenProgram(account.owner)) {
         // agave's get_parsed_token_account passes no slice: the fallback is the whole data.
-        const parsed = parsedTokenData(account, mints);
-        return uiAccount(account, parsed ?? [toBase64(account, undefined), "base64"]);
+        return encodeParsedTokenAccount(account, mints) ?? uiAccount(account, [toBase64(account, undefined), "base64"]);
       }
-      const parsed = parseProgramData(account.owner, account.data);
+      const parsed = parseProgramData(account.owner, account.data, account.address);
       if (parsed === null) return uiAccount(account, [toBase64(account, slice), "base64"]);
       return uiAccount(account, { program: parsed.program, parsed: parsed.parsed, space: account.data.length });
     }

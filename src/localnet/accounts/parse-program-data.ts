@@ -1,23 +1,24 @@
 /**
  * jsonParsed for non-token programs, as agave's account-decoder renders them: system nonce accounts
- * ("nonce"), upgradeable-loader accounts ("bpf-upgradeable-loader") and address lookup tables
- * ("address-lookup-table"). Not parsed here, unlike agave (they fall back to base64): vote, stake,
- * config and sysvar accounts.
+ * ("nonce"), upgradeable-loader accounts ("bpf-upgradeable-loader"), address lookup tables
+ * ("address-lookup-table") and sysvars ("sysvar"). Not parsed here, unlike agave (they fall back
+ * to base64): vote, stake and config accounts.
  */
 import { encodeBase58 } from "./base58.ts";
 import { jsonU64 } from "./json.ts";
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, BPF_LOADER_UPGRADEABLE, SYSTEM_PROGRAM } from "./program-ids.ts";
+import { parseSysvar } from "./parse-sysvar.ts";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM, BPF_LOADER_UPGRADEABLE, SYSTEM_PROGRAM, SYSVAR_OWNER } from "./program-ids.ts";
 
 /** `{type, info?}` as it sits under `data.parsed`. */
 export interface ParsedProgramData {
   readonly type: string;
-  readonly info?: Record<string, unknown>;
+  readonly info?: unknown;
 }
 
 /** A parser and the kebab-case program name agave reports for it. */
 interface ProgramParser {
   readonly program: string;
-  readonly parse: (data: Uint8Array) => ParsedProgramData | null;
+  readonly parse: (data: Uint8Array, address: string | undefined) => ParsedProgramData | null;
 }
 
 function view(data: Uint8Array): DataView {
@@ -112,16 +113,24 @@ function parseLookupTable(data: Uint8Array): ParsedProgramData | null {
   return { type: "lookupTable", info };
 }
 
-const PARSERS: ReadonlyMap<string, ProgramParser> = new Map([
+const PARSERS: ReadonlyMap<string, ProgramParser> = new Map<string, ProgramParser>([
   [SYSTEM_PROGRAM, { program: "nonce", parse: parseNonce }],
   [BPF_LOADER_UPGRADEABLE, { program: "bpf-upgradeable-loader", parse: parseUpgradeableLoader }],
   [ADDRESS_LOOKUP_TABLE_PROGRAM, { program: "address-lookup-table", parse: parseLookupTable }],
+  [SYSVAR_OWNER, { program: "sysvar", parse: (data, address) => (address === undefined ? null : parseSysvar(address, data)) }],
 ]);
 
-/** Parses data of a non-token program: `{program, parsed}`, or null (the caller falls back to base64). */
-export function parseProgramData(owner: string, data: Uint8Array): { program: string; parsed: ParsedProgramData } | null {
+/**
+ * Parses data of a non-token program: `{program, parsed}`, or null (the caller falls back to
+ * base64). Sysvars are told apart by their address, so they need it.
+ */
+export function parseProgramData(
+  owner: string,
+  data: Uint8Array,
+  address?: string,
+): { program: string; parsed: ParsedProgramData } | null {
   const parser = PARSERS.get(owner);
   if (parser === undefined) return null;
-  const parsed = parser.parse(data);
+  const parsed = parser.parse(data, address);
   return parsed === null ? null : { program: parser.program, parsed };
 }

@@ -19,7 +19,7 @@ export interface AccountServices {
 export function liveMintLookup(store: SvmStore): MintLookup {
   return (mint) => {
     const account = store.read(mint);
-    return account === null ? null : mintInfo(account.data);
+    return account === null ? null : mintInfo(account.data, () => store.unixTimestamp());
   };
 }
 
@@ -28,8 +28,21 @@ export function liveMintLookup(store: SvmStore): MintLookup {
  * read; other mints are read once per request.
  */
 export function scanMintLookup(store: SvmStore): MintLookup {
+  // agave reads one bank's clock per request; so do we.
+  let now: bigint | undefined;
+  const unixTimestamp = () => (now ??= store.unixTimestamp());
   const memo = new Map<string, MintInfo | null>();
+  // Most scans are over one mint: compare with the last one before building a map key.
+  let lastMint: Uint8Array | undefined;
+  let lastInfo: MintInfo | null = null;
   return (mint) => {
+    if (lastMint !== undefined && sameBytes(lastMint, mint)) return lastInfo;
+    lastMint = mint;
+    lastInfo = lookup(mint);
+    return lastInfo;
+  };
+
+  function lookup(mint: Uint8Array): MintInfo | null {
     const key = Buffer.from(mint.buffer, mint.byteOffset, mint.byteLength).toString("latin1");
     let info = memo.get(key);
     if (info === undefined) {
@@ -37,10 +50,16 @@ export function scanMintLookup(store: SvmStore): MintLookup {
         info = { decimals: NATIVE_MINT_DECIMALS };
       } else {
         const account = store.read(mint);
-        info = account === null ? null : mintInfo(account.data);
+        info = account === null ? null : mintInfo(account.data, unixTimestamp);
       }
       memo.set(key, info);
     }
     return info;
-  };
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

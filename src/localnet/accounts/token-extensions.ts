@@ -1,9 +1,8 @@
 /**
  * Token-2022 extensions in agave's jsonParsed form (`UiExtension`: `{extension, state?}`), field by
  * field as `solana-account-decoder-client-types` names them. An extension whose bytes do not have
- * the exact expected size shows as `unparseableExtension`, as agave does.
- * Not decoded (shown as `unparseableExtension`, unlike agave): the confidential-transfer family (4, 5,
- * 16, 17, 24), which needs ElGamal/AES ciphertext renderings the localnet has no use for.
+ * the exact expected size shows as `unparseableExtension`, as agave does (e.g. a TokenGroup written
+ * with the older 32-bit counters). ElGamal keys and ciphertexts render as base64, their `Display`.
  */
 import { encodeBase58 } from "./base58.ts";
 import { jsonI64, jsonU64, type JsonU64 } from "./json.ts";
@@ -46,6 +45,16 @@ function rustF64(value: number): string {
   const text = value.toString();
   if (!/e/i.test(text)) return text;
   return value.toLocaleString("en-US", { useGrouping: false, maximumSignificantDigits: 17 });
+}
+
+/** An ElGamal key or ciphertext (or AE ciphertext) as its `Display`: base64 of the bytes. */
+function pod(bytes: Uint8Array, offset: number, length: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + offset, length).toString("base64");
+}
+
+/** `OptionalNonZeroElGamalPubkey`: all zeroes means none. */
+function optionalElGamal(bytes: Uint8Array, offset: number): string | null {
+  return bytes.subarray(offset, offset + 32).every((byte) => byte === 0) ? null : pod(bytes, offset, 32);
 }
 
 function transferFee(bytes: Uint8Array, offset: number): Record<string, unknown> {
@@ -102,6 +111,29 @@ const DECODERS: Record<number, Decoder> = {
   },
   2: { size: 8, name: "transferFeeAmount", state: (b) => ({ withheldAmount: u64(b, 0) }) },
   3: { size: 32, name: "mintCloseAuthority", state: (b) => ({ closeAuthority: optionalKey(b, 0) }) },
+  4: {
+    size: 65,
+    name: "confidentialTransferMint",
+    state: (b) => ({ authority: optionalKey(b, 0), autoApproveNewAccounts: bool(b, 32), auditorElgamalPubkey: optionalElGamal(b, 33) }),
+  },
+  5: {
+    size: 295,
+    name: "confidentialTransferAccount",
+    state: (b) => ({
+      approved: bool(b, 0),
+      elgamalPubkey: pod(b, 1, 32),
+      pendingBalanceLo: pod(b, 33, 64),
+      pendingBalanceHi: pod(b, 97, 64),
+      availableBalance: pod(b, 161, 64),
+      decryptableAvailableBalance: pod(b, 225, 36),
+      allowConfidentialCredits: bool(b, 261),
+      allowNonConfidentialCredits: bool(b, 262),
+      pendingBalanceCreditCounter: u64(b, 263),
+      maximumPendingBalanceCreditCounter: u64(b, 271),
+      expectedPendingBalanceCreditCounter: u64(b, 279),
+      actualPendingBalanceCreditCounter: u64(b, 287),
+    }),
+  },
   6: {
     size: 1,
     name: "defaultAccountState",
@@ -127,6 +159,17 @@ const DECODERS: Record<number, Decoder> = {
   13: { size: 0, name: "nonTransferableAccount" },
   14: { size: 64, name: "transferHook", state: (b) => ({ authority: optionalKey(b, 0), programId: optionalKey(b, 32) }) },
   15: { size: 1, name: "transferHookAccount", state: (b) => ({ transferring: bool(b, 0) }) },
+  16: {
+    size: 129,
+    name: "confidentialTransferFeeConfig",
+    state: (b) => ({
+      authority: optionalKey(b, 0),
+      withdrawWithheldAuthorityElgamalPubkey: optionalElGamal(b, 32),
+      harvestToMintEnabled: bool(b, 64),
+      withheldAmount: pod(b, 65, 64),
+    }),
+  },
+  17: { size: 64, name: "confidentialTransferFeeAmount", state: (b) => ({ withheldAmount: pod(b, 0, 64) }) },
   18: {
     size: 64,
     name: "metadataPointer",
@@ -157,6 +200,11 @@ const DECODERS: Record<number, Decoder> = {
       group: encodeBase58(b.subarray(32, 64)),
       memberNumber: u64(b, 64),
     }),
+  },
+  24: {
+    size: 196,
+    name: "confidentialMintBurn",
+    state: (b) => ({ confidentialSupply: pod(b, 0, 64), decryptableSupply: pod(b, 64, 36), supplyElgamalPubkey: pod(b, 100, 32) }),
   },
   25: {
     size: 56,

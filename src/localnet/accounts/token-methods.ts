@@ -24,8 +24,9 @@ import {
 import { isTokenProgram, NATIVE_MINT, NATIVE_MINT_DECIMALS, TOKEN_PROGRAM } from "./program-ids.ts";
 import { rpcResponse } from "./response.ts";
 import { scanMintLookup, type AccountServices } from "./services.ts";
-import { unpackMint, unpackTokenAccount } from "./token-layout.ts";
-import { uiTokenAmount } from "./token-parse.ts";
+import { unpackTokenAccount } from "./token-layout.ts";
+import { mintInfo } from "./token-parse.ts";
+import { uiTokenAmount, type MintInfo } from "./ui-amount.ts";
 
 /** How many accounts getTokenLargestAccounts returns (agave's `NUM_LARGEST_ACCOUNTS`). */
 const NUM_LARGEST_ACCOUNTS = 20;
@@ -46,21 +47,23 @@ function decodeTokenFilter(value: unknown): TokenAccountsFilter {
 export function createTokenMethods(services: AccountServices): MethodTable {
   const { index, store } = services;
 
-  /** agave's `get_mint_owner_and_additional_data`: [token program, decimals] of a mint. */
-  function mintOwnerAndDecimals(mint: Address, key: Uint8Array): [Address, number] {
-    if (mint === NATIVE_MINT) return [TOKEN_PROGRAM, NATIVE_MINT_DECIMALS];
+  const now = () => store.unixTimestamp();
+
+  /** agave's `get_mint_owner_and_additional_data`: [token program, mint info] of a mint. */
+  function mintOwnerAndInfo(mint: Address, key: Uint8Array): [Address, MintInfo] {
+    if (mint === NATIVE_MINT) return [TOKEN_PROGRAM, { decimals: NATIVE_MINT_DECIMALS }];
     const account = store.read(key);
     if (account === null) throw invalidParams("Invalid param: could not find mint");
-    const state = unpackMint(account.data);
-    if (state === null) throw invalidParams("Invalid param: Token mint could not be unpacked");
-    return [encodeBase58(account.owner) as Address, state.base.decimals];
+    const info = mintInfo(account.data, now);
+    if (info === null) throw invalidParams("Invalid param: Token mint could not be unpacked");
+    return [encodeBase58(account.owner) as Address, info];
   }
 
   /** agave's `get_token_program_id_and_mint`. */
   function programAndMint(filter: TokenAccountsFilter): [Address, Uint8Array | null] {
     if ("mint" in filter) {
       const mint = verifyPubkey(filter.mint);
-      const [owner] = mintOwnerAndDecimals(mint.address, mint.bytes);
+      const [owner] = mintOwnerAndInfo(mint.address, mint.bytes);
       if (!isTokenProgram(owner)) throw invalidParams("Invalid param: not a Token mint");
       return [owner, mint.bytes];
     }
@@ -134,8 +137,8 @@ export function createTokenMethods(services: AccountServices): MethodTable {
       const state = unpackTokenAccount(account.data);
       if (state === null) throw invalidParams("Invalid param: not a Token account");
       const mint = state.base.mint;
-      const [, decimals] = mintOwnerAndDecimals(encodeBase58(mint) as Address, mint);
-      return rpcResponse(slot, services.apiVersion, uiTokenAmount(state.base.amount, decimals));
+      const [, info] = mintOwnerAndInfo(encodeBase58(mint) as Address, mint);
+      return rpcResponse(slot, services.apiVersion, uiTokenAmount(state.base.amount, info));
     },
 
     getTokenSupply(params, ctx) {
@@ -143,16 +146,17 @@ export function createTokenMethods(services: AccountServices): MethodTable {
       const slot = contextSlot(ctx, { commitment: request.commitment, minContextSlot: undefined });
       const account = readExisting(request.address);
       if (!isTokenProgram(encodeBase58(account.owner))) throw invalidParams("Invalid param: not a Token mint");
-      const mint = unpackMint(account.data);
-      if (mint === null) throw invalidParams("Invalid param: mint could not be unpacked");
-      return rpcResponse(slot, services.apiVersion, uiTokenAmount(mint.base.supply, mint.base.decimals));
+      const info = mintInfo(account.data, now);
+      if (info === null) throw invalidParams("Invalid param: mint could not be unpacked");
+      const supply = new DataView(account.data.buffer, account.data.byteOffset).getBigUint64(36, true);
+      return rpcResponse(slot, services.apiVersion, uiTokenAmount(supply, info));
     },
 
     getTokenLargestAccounts(params, ctx) {
       const request = decodeMintParam(params);
       const mint = verifyPubkey(request.address);
       const slot = contextSlot(ctx, { commitment: request.commitment, minContextSlot: undefined });
-      const [program, decimals] = mintOwnerAndDecimals(mint.address, mint.bytes);
+      const [program, info] = mintOwnerAndInfo(mint.address, mint.bytes);
       if (!isTokenProgram(program)) throw invalidParams("Invalid param: not a Token mint");
       // Keep the 20 largest by (amount, pubkey), as agave's min-heap of that tuple does.
       const top: Array<{ amount: bigint; entry: IndexedAccount }> = [];
@@ -162,7 +166,7 @@ export function createTokenMethods(services: AccountServices): MethodTable {
         if (top.length > NUM_LARGEST_ACCOUNTS * 8) prune(top);
       }
       prune(top);
-      const value = top.map(({ amount, entry }) => ({ address: entry.address, ...uiTokenAmount(amount, decimals) }));
+      const value = top.map(({ amount, entry }) => ({ address: entry.address, ...uiTokenAmount(amount, info) }));
       return rpcResponse(slot, services.apiVersion, value);
     },
   };

@@ -39,6 +39,8 @@ export interface ChainOptions {
   maxTransactionsPerBlock: number;
   /** Slot of the genesis block (recorded mainnet blocks can be loaded below a high start). */
   startSlot: bigint;
+  /** Recorded blocks (recorded-blocks.ts), all below `startSlot`, in slot order: held as the oldest blocks. */
+  recordedBlocks?: readonly Block[];
 }
 
 /** An account to write directly (seeding, tests). */
@@ -130,6 +132,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   svm.setBlockhashCheck(false);
   svm.setTransactionHistory(0n);
   svm.setSigverify(true);
+  // A validator's genesis has the wrapped-SOL mints; LiteSVM adds them only when asked.
+  svm.withNativeMints();
   const executor = createExecutor(svm);
   const es = svm.getEpochSchedule();
   const epochSchedule: EpochScheduleParams = {
@@ -172,6 +176,10 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     minUnitPrice: null,
     accountMinUnitPrice: new Map(),
   };
+  for (const recorded of options.recordedBlocks ?? []) {
+    if (recorded.slot >= genesisSlot) throw new RangeError(`recorded block ${recorded.slot} is not below the start slot ${genesisSlot}`);
+    blocks.add(recorded);
+  }
   blocks.add(genesis);
   window.add(genesis.blockhash, 0n);
   let tip = genesis;

@@ -179,8 +179,11 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
 
   function applyTokenAccount(address: string, account: AccountView | null): void {
     const previous = byTokenAccount.get(address);
-    const fields = account !== null && account.owner === TOKEN_PROGRAM ? decodeTokenAccount(account.data) : null;
-    const record = fields === null ? undefined : bySortKey.get(latin1(fields.mint));
+    // Most token accounts hold fungible tokens: look the mint up before decoding anything.
+    const tracked = account !== null && account.data.length === TOKEN_ACCOUNT_SIZE ? bySortKey.get(latin1(account.data.subarray(0, 32))) : undefined;
+    if (tracked === undefined && previous === undefined) return;
+    const fields = tracked !== undefined && account!.owner === TOKEN_PROGRAM ? decodeTokenAccount(account!.data) : null;
+    const record = fields === null ? undefined : tracked;
     if (previous !== undefined && previous !== record) {
       previous.holdings.delete(address);
       previous.updated = ++clock;

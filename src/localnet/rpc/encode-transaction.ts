@@ -1,6 +1,6 @@
 /**
  * Recorded transactions in the encodings getTransaction and getBlock offer: json, jsonParsed
- * (instructions partially decoded: no program parsers), base58, base64, and the `accounts`
+ * (System instructions parsed, others partially decoded), base58, base64, and the `accounts`
  * detail level; plus their `meta`, in agave's field set.
  */
 import bs58 from "bs58";
@@ -8,6 +8,7 @@ import type { TransactionRecord } from "../chain/block-store.ts";
 import type { InnerInstructionSet } from "../chain/executor.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
+import { parseInstruction } from "./parse-instruction.ts";
 import { JsonRpcError, RpcErrorCode } from "./protocol.ts";
 
 /** Transaction encodings of getTransaction / getBlock. */
@@ -30,7 +31,7 @@ function innerInstructionsJson(sets: InnerInstructionSet[], keys: AccountKeys, p
     index: set.index,
     instructions: set.instructions.map((ix) =>
       parsed
-        ? { accounts: ix.accounts.map((a) => keys.keys[a]!), data: bs58.encode(ix.data), programId: keys.keys[ix.programIdIndex]!, stackHeight: ix.stackHeight }
+        ? parseInstruction(keys.keys[ix.programIdIndex]!, ix.accounts.map((a) => keys.keys[a]!), ix.data, ix.stackHeight)
         : { accounts: ix.accounts, data: bs58.encode(ix.data), programIdIndex: ix.programIdIndex, stackHeight: ix.stackHeight },
     ),
   }));
@@ -99,12 +100,9 @@ export function encodeTransaction(record: TransactionRecord, encoding: Transacti
       message: {
         accountKeys: parsedAccountKeys(keys),
         addressTableLookups: m.version === "legacy" ? null : lookupsJson(tx),
-        instructions: m.instructions.map((ix) => ({
-          accounts: ix.accounts.map((a) => keys.keys[a]!),
-          data: bs58.encode(ix.data),
-          programId: keys.keys[ix.programIdIndex]!,
-          stackHeight: null,
-        })),
+        instructions: m.instructions.map((ix) =>
+          parseInstruction(keys.keys[ix.programIdIndex]!, ix.accounts.map((a) => keys.keys[a]!), ix.data, null),
+        ),
         recentBlockhash: m.recentBlockhash,
       },
       signatures: tx.signatureStrings,

@@ -34,7 +34,7 @@ export const DEFAULT_TRAFFIC_OPTIONS: TrafficOptions = {
   wallets: 8,
   hotAccounts: 3,
   coldAccounts: 48,
-  hotShare: 0.3,
+  hotShare: 0.4,
   failureShare: 0.05,
   unpricedShare: 0.05,
   medianPrice: 5_000,

@@ -62,7 +62,7 @@ export function findProgramAddressSync(seeds: readonly Uint8Array[], programId: 
   const preimage = Buffer.concat([...seeds, Uint8Array.of(255), programId, PDA_MARKER]);
   for (let bump = 255; bump >= 0; bump--) {
     preimage[bumpAt] = bump;
-    const candidate = new Uint8Array(hash("sha256", preimage, "buffer"));
+    const candidate = hash("sha256", preimage, "buffer");
     if (!isOnCurve(candidate)) return [candidate, bump];
   }
   throw new Error("no viable bump seed");

@@ -55,7 +55,8 @@ export function createRandom(seed: string): Random {
 
 /** 32 bytes derived from (seed, label, index): used as an address nobody holds a key for. */
 export function deriveKey(seed: string, label: string, index = 0): KeyBytes {
-  return new Uint8Array(hash("sha256", `solgate-world/${seed}/${label}/${index}`, "buffer"));
+  // A Buffer is a Uint8Array; no copy needed.
+  return hash("sha256", `solgate-world/${seed}/${label}/${index}`, "buffer");
 }
 
 /** A keypair someone (the demo user, the traffic generator) signs with. */

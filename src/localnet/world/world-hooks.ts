@@ -74,7 +74,8 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
         index.seedAccounts(asSeedAccounts(world.accounts));
         das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
         for (const asset of world.compressedAssets) das.addCompressed(asset);
-        written = writeWorldFiles(world, options.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`));
+        const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
+        written = writeWorldFiles(world, dir);
         for (const line of summarize(written, (performance.now() - started) / 1000)) log(line);
       }
       if (options.traffic.enabled) {

@@ -47,6 +47,8 @@ export const DEFAULT_WORLD_OPTIONS: WorldOptions = {
 export interface WorldConfig {
   enabled: boolean;
   options: WorldOptions;
+  /** Folder for the manifest and the demo keypair (LOCALNET_WORLD_DIR); default: a per-process temp folder. */
+  outDir?: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -77,7 +79,8 @@ function parseSwitch(env: Env, name: string, fallback: boolean): boolean {
 /**
  * Reads the world's variables: LOCALNET_WORLD (0/1), LOCALNET_WORLD_SEED, LOCALNET_COLLECTION_SIZE,
  * LOCALNET_COMPRESSED_SHARE, LOCALNET_PROGRAMMABLE_SHARE, LOCALNET_NFT_OWNERS, LOCALNET_SPOOFS,
- * LOCALNET_TOKEN_HOLDERS, LOCALNET_SMALL_MINT_HOLDERS (comma list), LOCALNET_REAL_ACCOUNTS (0/1).
+ * LOCALNET_TOKEN_HOLDERS, LOCALNET_SMALL_MINT_HOLDERS (comma list), LOCALNET_REAL_ACCOUNTS (0/1),
+ * LOCALNET_WORLD_DIR (where the manifest and demo keypair are written).
  * `enabledByDefault` lets tests default to an empty chain while `npm start` seeds.
  */
 export function parseWorldConfig(env: Env, enabledByDefault = true): WorldConfig {
@@ -90,6 +93,7 @@ export function parseWorldConfig(env: Env, enabledByDefault = true): WorldConfig
       : smallRaw.split(",").map((part) => parseCount({ LOCALNET_SMALL_MINT_HOLDERS: part.trim() }, "LOCALNET_SMALL_MINT_HOLDERS", 0, 1_000_000));
   return {
     enabled: parseSwitch(env, "LOCALNET_WORLD", enabledByDefault),
+    outDir: env.LOCALNET_WORLD_DIR || undefined,
     options: {
       seed: env.LOCALNET_WORLD_SEED || d.seed,
       collectionSize: parseCount(env, "LOCALNET_COLLECTION_SIZE", d.collectionSize, 1_000_000),

@@ -10,7 +10,10 @@ use tonic_types::{ErrorInfo, StatusExt};
 /// in domain `solgate` with that reason (read with `StatusExt::get_details_error_info`).
 pub fn expect_error<T: std::fmt::Debug>(result: Result<T, Status>, code: Code, reason: &str) -> Result<Option<ErrorInfo>, String> {
     let status = match result {
-        Ok(value) => return Err(format!("call succeeded with {value:?}, want {code:?}")),
+        Ok(value) => {
+            let shown: String = format!("{value:?}").chars().take(300).collect();
+            return Err(format!("call succeeded with {shown}, want {code:?}"));
+        }
         Err(status) => status,
     };
     if status.code() != code {

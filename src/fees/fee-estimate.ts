@@ -1,0 +1,58 @@
+/**
+ * What the fee market answers: levels with their recommendation, the base fee, and where they come from.
+ * Transport-free; src/services/fee-service.ts maps it onto the `FeeEstimate` message.
+ */
+import { LAMPORTS_PER_SIGNATURE } from "../solana/compute-budget.ts";
+import type { FeeLevels } from "./percentile.ts";
+
+/** The unit of every price level. */
+export const PRICE_UNIT = "microLamportsPerComputeUnit";
+
+/** Where levels come from. */
+export type FeeSource = "blocks" | "recentPrioritizationFees" | "none";
+
+/** A named level a client may pick for its transaction. */
+export type PriorityLevelName = "auto" | "low" | "medium" | "high";
+
+/** Price levels plus the recommendation, in micro-lamports per compute unit. */
+export interface PriorityLevels extends FeeLevels {
+  readonly recommended: bigint;
+  readonly unit: typeof PRICE_UNIT;
+}
+
+/** The per-signature fee of a transaction. */
+export interface BaseFee {
+  readonly lamportsPerSignature: bigint;
+  readonly signatures: number;
+  readonly lamports: bigint;
+}
+
+/** A fee estimate, globally or for accounts / a transaction. */
+export interface FeeEstimate {
+  /** Absent when `source` is `none`. */
+  readonly priority: PriorityLevels | undefined;
+  readonly baseFee: BaseFee;
+  /** When the window last moved; undefined before any data. */
+  readonly updatedAt: Date | undefined;
+  readonly source: FeeSource;
+  /** The newest slot behind the levels (0 before any data). */
+  readonly slot: bigint;
+  /** How many slots the levels cover. */
+  readonly windowSlots: number;
+  /** How many prices the global levels were computed from (transactions, or slots in fallback). */
+  readonly sampleSize: number;
+  /** The write-locked accounts taken into account (empty for the global estimate). */
+  readonly writableAccounts: readonly string[];
+}
+
+/** Levels plus `recommended`: medium, raised to `floor`, then capped by `ceiling` when one is set. */
+export function withRecommendation(levels: FeeLevels, floor: bigint, ceiling: bigint | undefined): PriorityLevels {
+  let recommended = levels.medium < floor ? floor : levels.medium;
+  if (ceiling !== undefined && recommended > ceiling) recommended = ceiling;
+  return { low: levels.low, medium: levels.medium, high: levels.high, veryHigh: levels.veryHigh, recommended, unit: PRICE_UNIT };
+}
+
+/** The base fee of a transaction with `signatures` signatures. */
+export function baseFeeFor(signatures: number): BaseFee {
+  return { lamportsPerSignature: LAMPORTS_PER_SIGNATURE, signatures, lamports: LAMPORTS_PER_SIGNATURE * BigInt(signatures) };
+}

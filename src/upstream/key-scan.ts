@@ -1,0 +1,82 @@
+/**
+ * getProgramAccounts for keys only, read as a stream. A scan of 100,000 accounts is some 23 MB of
+ * JSON; kit's bigint-preserving parser needs seconds and a gigabyte for it (measured: 7.6 s, 1.2 GB
+ * RSS), when all the caller wants is the `pubkey` strings. This transport pulls them out of the body
+ * as it arrives, holds nothing else, and stops reading once it has more than the caller will accept.
+ */
+import { SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
+import type { RpcTransport } from "@solana/kit";
+
+/** A body this small may be a JSON-RPC error (or an empty result): it is parsed whole. */
+const SMALL_BODY_CHARS = 64 * 1024;
+/** Longer than any `"pubkey": "<44 chars>"` match, so a key split across chunks is found whole. */
+const CARRY_CHARS = 80;
+const PUBKEY = /"pubkey"\s*:\s*"([1-9A-HJ-NP-Za-km-z]{32,44})"/g;
+
+/** The payload field through which the caller caps the keys read (removed before sending). */
+export const KEY_SCAN_LIMIT = "__solgateKeyLimit";
+
+/**
+ * A transport for one URL that answers a getProgramAccounts payload with `{result: string[]}` (the keys,
+ * in the node's order) or the node's `{error}`. When more than the payload's limit are found it stops
+ * reading and returns limit + 1 keys, enough for the caller to see the query is too broad.
+ */
+export function createKeyScanTransport(url: string): RpcTransport {
+  return async function keyScan<T>({ payload, signal }: { payload: unknown; signal?: AbortSignal }): Promise<T> {
+    const { [KEY_SCAN_LIMIT]: limitField, ...rest } = payload as Record<string, unknown>;
+    const limit = typeof limitField === "number" ? limitField : Number.POSITIVE_INFINITY;
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", accept: "application/json", "accept-encoding": "br,gzip,deflate" },
+      body: JSON.stringify(rest),
+      signal,
+    });
+    if (!response.ok) {
+      // The same error kit's HTTP transport throws, so the resilient transport classifies both alike.
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+        headers: response.headers,
+        message: response.statusText,
+        statusCode: response.status,
+      });
+    }
+    if (response.body === null) throw new SyntaxError("empty response body");
+    const keys: string[] = [];
+    let head = "";
+    let carry = "";
+    let total = 0;
+    let truncated = false;
+    const decoder = new TextDecoder();
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
+        total += text.length;
+        if (head.length < SMALL_BODY_CHARS) head += text.slice(0, SMALL_BODY_CHARS - head.length);
+        const window = carry + text;
+        PUBKEY.lastIndex = 0;
+        let lastEnd = 0;
+        for (let m = PUBKEY.exec(window); m !== null; m = PUBKEY.exec(window)) {
+          keys.push(m[1]);
+          lastEnd = PUBKEY.lastIndex;
+        }
+        carry = window.slice(Math.max(lastEnd, window.length - CARRY_CHARS));
+        if (keys.length > limit) {
+          keys.length = limit + 1;
+          truncated = true;
+          await reader.cancel();
+          break;
+        }
+        if (done) break;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+    if (!truncated && total <= SMALL_BODY_CHARS) {
+      const whole = JSON.parse(head) as { error?: unknown; result?: unknown };
+      if (whole.error !== undefined) return whole as T;
+      if (whole.result === undefined) throw new SyntaxError("neither result nor error in the response");
+    }
+    return { jsonrpc: "2.0", id: (payload as { id?: unknown }).id ?? null, result: keys } as T;
+  } as RpcTransport;
+}

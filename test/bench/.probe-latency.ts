@@ -1,0 +1,36 @@
+import { createUpstream } from "../../src/upstream/upstream.ts";
+import { startLocalnet } from "../../src/localnet/launcher.ts";
+import { createTransactionService } from "../../src/transactions/transaction-service.ts";
+import { createSolanaRpcSubscriptions, generateKeyPairSigner, createSolanaRpc, getSignatureFromTransaction, pipe, createTransactionMessage, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, appendTransactionMessageInstructions, signTransactionMessageWithSigners, getBase64EncodedWireTransaction } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
+const localnet = await startLocalnet({ slotMs: 200, confirmSlots: 1, finalizeSlots: 32 });
+const rpc = createSolanaRpc(localnet.rpcUrl);
+const calls: string[] = [];
+const upstream = createUpstream({ chain: "l", rpcUrls: [localnet.rpcUrl], metrics: { onCall: (m) => calls.push(`${(performance.now()-T).toFixed(0)} ${m}`), onResult() {} } });
+let T = performance.now();
+const core = createTransactionService({ upstream });
+core.start();
+const payer = await generateKeyPairSigner();
+const sig = await rpc.requestAirdrop(payer.address, 10n**12n as never).send();
+await new Promise(r => setTimeout(r, 1500));
+for (let i = 0; i < 15; i++) {
+  const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+  const to = (await generateKeyPairSigner()).address;
+  const m = pipe(createTransactionMessage({ version: 0 }), (m) => setTransactionMessageFeePayerSigner(payer, m), (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m), (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: to, amount: 1000000n })], m));
+  const s = await signTransactionMessageWithSigners(m);
+  const wire = new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(s), "base64"));
+  const subs = createSolanaRpcSubscriptions(localnet.wsUrl);
+  const ac = new AbortController();
+  const notes = await subs.signatureNotifications(getSignatureFromTransaction(s), { commitment: "confirmed" }).subscribe({ abortSignal: ac.signal });
+  let wsAt = 0;
+  const wsDone = (async () => { for await (const n of notes) { wsAt = performance.now() - T; break; } })();
+  calls.length = 0; T = performance.now();
+  const r = await core.send({ wire });
+  const total = performance.now() - T;
+  await wsDone; ac.abort();
+  console.log("ws", wsAt.toFixed(0), "solgate", total.toFixed(0), "delta", (total - wsAt).toFixed(0));
+  const st = await localnet.status();
+  console.log("   ", calls.slice(-3).join(" | "));
+  await new Promise(r => setTimeout(r, Math.random()*200));
+}
+core.stop(); await upstream.close(); await localnet.stop();

@@ -1,0 +1,57 @@
+/**
+ * Starts one gateway (with its embedded localnet) for the whole interop run, writes the chain
+ * fixture, and hands both to the test files through vitest's `provide`/`inject`.
+ */
+import type { TestProject } from "vitest/node";
+import { createChainFixture } from "./harness/chain-fixture.ts";
+import type { ChainFixture } from "./harness/chain-fixture.ts";
+import { clientEnv } from "./harness/client-env.ts";
+import type { CollectionFixture } from "./harness/client-env.ts";
+import { startInteropGateway } from "./harness/gateway.ts";
+
+/** What every interop test file gets. */
+export interface InteropContext {
+  url: string;
+  addr: string;
+  apiKey: string;
+  localnetUrl: string;
+  chain: ChainFixture;
+  collection: CollectionFixture;
+  /** The clients' environment, less INTEROP_DRAFT_TX. */
+  env: Record<string, string>;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    interop: InteropContext;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const started = performance.now();
+  const gw = await startInteropGateway();
+  try {
+    const chain = await createChainFixture(gw.localnetUrl);
+    // TODO(interop): when CollectionService lands, take a seeded collection from the localnet's world
+    // (name, verified count, member ids). Until then any valid address does: the calls answer UNIMPLEMENTED.
+    const collection: CollectionFixture = { address: chain.mint, name: "", itemCount: "0", members: [] };
+    project.provide("interop", {
+      url: gw.url,
+      addr: gw.addr,
+      apiKey: gw.apiKey,
+      localnetUrl: gw.localnetUrl,
+      chain,
+      collection,
+      env: clientEnv(gw, chain, collection),
+    });
+    console.log(`interop: gateway ${gw.url} with localnet ${gw.localnetUrl}, ready in ${Math.round(performance.now() - started)} ms`);
+  } catch (e) {
+    await gw.close();
+    throw e;
+  }
+  return async () => {
+    await gw.close();
+    const problems = gw.logs.filter((l) => /"level":"(error|fatal)"/.test(l));
+    if (problems.length > 0) console.log(`interop: the gateway logged ${problems.length} errors:\n${problems.slice(0, 10).join("\n")}`);
+  };
+}

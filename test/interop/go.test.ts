@@ -1,0 +1,28 @@
+/**
+ * Go: a client generated from proto/ by buf with protoc-gen-go and protoc-gen-go-grpc (installed
+ * from the Go module proxy at the versions go.mod pins), built from scratch, calling every RPC over
+ * grpc-go (h2c) against the gateway.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectClientPasses } from "./harness/client-suite.ts";
+import { run } from "./harness/processes.ts";
+import type { ProcessResult } from "./harness/processes.ts";
+
+const BINARY = "test/interop/.bin/solgate-interop-go";
+
+describe("Go client (grpc-go, h2c)", () => {
+  let build: ProcessResult;
+  beforeAll(async () => {
+    build = await run("bash", ["test/interop/build-go.sh"], { timeoutMs: 600_000 });
+    console.log(`go: build took ${build.ms} ms`);
+  });
+
+  it("is generated from proto/ and builds", () => {
+    expect(build.code, `${build.stdout}\n${build.stderr}`).toBe(0);
+  });
+
+  it("passes every check against the gateway", async () => {
+    expect(build.code, "the build failed").toBe(0);
+    await expectClientPasses(BINARY, 1);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * `npm start` with nothing configured: the embedded localnet starts, the banner gives a dev key and
+ * a `buf curl` line that works as printed, and when the localnet dies the gateway exits non-zero.
+ */
+import { execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const NODE = path.resolve("node_modules/.bin/node");
+const BUF = path.resolve("node_modules/.bin/buf");
+const run = promisify(execFile);
+
+let child: ChildProcess;
+let stderr = "";
+let listening: Record<string, unknown>;
+const logs: Record<string, unknown>[] = [];
+let exited: Promise<number | null>;
+
+beforeAll(async () => {
+  child = spawn(NODE, ["src/main.ts"], {
+    env: { PATH: process.env.PATH ?? "", PORT: "0", METRICS_PORT: "0", LOCALNET_SLOT_MS: "100" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
+  exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
+  listening = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      if (entry.msg === "solgate listening") resolve(entry);
+    });
+    child.once("exit", () => reject(new Error(`exited before listening:\n${stderr}\n${JSON.stringify(logs)}`)));
+  });
+  // The banner follows the listening line.
+  for (let i = 0; i < 50 && !stderr.includes("ListProgramAccounts"); i++) await new Promise((r) => setTimeout(r, 20));
+});
+afterAll(() => {
+  if (child.exitCode === null) child.kill("SIGKILL");
+  if (typeof listening?.localnetPid === "number") {
+    try {
+      process.kill(listening.localnetPid, "SIGKILL");
+    } catch {}
+  }
+});
+
+describe("npm start with no upstream", () => {
+  it("serves chain localnet and prints the port, RPC URL, a dev key and a buf curl line", () => {
+    expect(listening.chains).toEqual(["localnet"]);
+    expect(stderr).toContain(`http://127.0.0.1:${listening.port}`);
+    expect(stderr).toContain(String(listening.localnetUrl));
+    expect(stderr).toMatch(/API key \(generated[^:]*\): dev-[\w-]+/);
+  });
+
+  it("answers the printed buf curl line", async () => {
+    const command = stderr
+      .split("\n")
+      .slice(stderr.split("\n").findIndex((l) => l.includes("--protocol grpc")))
+      .slice(0, 3)
+      .join(" ")
+      .replace(/\\\s*/g, " ");
+    const key = /Bearer ([\w-]+)/.exec(command)![1];
+    const data = /-d '([^']+)'/.exec(command)![1];
+    const url = /(http:\/\/\S+\/solgate\.v1\.ProgramService\/ListProgramAccounts)/.exec(command)![1];
+    const { stdout } = await run(BUF, [
+      "curl", "--protocol", "grpc", "--http2-prior-knowledge", "-H", `Authorization: Bearer ${key}`, "-d", data, url,
+    ]);
+    expect(JSON.parse(stdout).programId).toBe("TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA");
+  });
+
+  it("exits non-zero when the localnet dies", async () => {
+    process.kill(listening.localnetPid as number, "SIGKILL");
+    expect(await exited).toBe(1);
+    expect(logs.some((l) => l.level === "fatal" && String(l.msg).includes("localnet exited"))).toBe(true);
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * PrepareTransaction's core against a real localnet: a draft gets a measured compute-unit limit, the
+ * asked price, a fresh blockhash and empty signatures; signed by the client it lands and pays
+ * exactly the fee announced. Also legacy drafts, drafts with their own budget, failing drafts and
+ * v0 drafts that load accounts from a real address lookup table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AccountRole,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getProgramDerivedAddress,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  getU32Encoder,
+  getU64Encoder,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransaction,
+  compressTransactionMessageUsingAddressLookupTables,
+} from "@solana/kit";
+import type { Address, Instruction, KeyPairSigner } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
+import { createTransactionService } from "../../src/transactions/transaction-service.ts";
+import type { TransactionService } from "../../src/transactions/transaction-service.ts";
+import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
+import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
+import { SolgateError } from "../../src/errors.ts";
+import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
+import type { ChainFixture } from "./chain-fixture.ts";
+
+const LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111" as Address;
+const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
+
+let chain: ChainFixture;
+let core: TransactionService;
+let payer: KeyPairSigner;
+
+beforeAll(async () => {
+  chain = await startChainFixture();
+  core = createTransactionService({ upstream: chain.upstream, pollIntervalMs: 25, rebroadcastIntervalMs: 150 });
+  core.start();
+  payer = await chain.funded(100);
+});
+
+afterAll(async () => {
+  core?.stop();
+  await chain?.stop();
+});
+
+/** Signs prepared wire bytes as a wallet would. */
+async function sign(wire: Uint8Array, signers: KeyPairSigner[]): Promise<Uint8Array> {
+  const tx = getTransactionDecoder().decode(wire);
+  const signed = await signTransaction(signers.map((s) => s.keyPair), tx);
+  return new Uint8Array(getTransactionEncoder().encode(signed));
+}
+
+/** An unsigned draft (zero signatures) with an old, made-up blockhash. */
+function draft(instructions: Instruction[], version: 0 | "legacy" = 0, feePayer: Address = payer.address): Uint8Array {
+  const message = pipe(
+    createTransactionMessage({ version }),
+    (m) => setTransactionMessageFeePayer(feePayer, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn" as never, lastValidBlockHeight: 0n },
+        m,
+      ),
+    (m) => appendTransactionMessageInstructions(instructions, m),
+  );
+  return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
+}
+
+async function transferTo(lamports = 1_000_000n): Promise<Instruction> {
+  const to = (await generateKeyPairSigner()).address;
+  return getTransferSolInstruction({ source: payer, destination: to, amount: lamports });
+}
+
+describe("PrepareTransaction core on a real localnet", () => {
+  it("readies a draft that, once signed, lands paying exactly the expected fee", async () => {
+    for (const version of [0, "legacy"] as const) {
+      const prepared = await core.prepare({
+        wire: draft([await transferTo()], version),
+        priorityFee: { kind: "microLamports", microLamports: 50_000n },
+      });
+      const decoded = decodeWireTransaction(prepared.wire);
+      expect(decoded.version).toBe(version);
+      expect(decoded.signatures.every((s) => s.every((b) => b === 0))).toBe(true);
+      expect(decoded.blockhash).toBe(prepared.blockhash);
+      expect(prepared.lastValidBlockHeight).toBeGreaterThan(await chain.upstream.rpc.getBlockHeight().send());
+      const budget = computeBudgetOf(decoded.message);
+      expect(budget.requestedUnitLimit).toBe(prepared.computeUnitLimit);
+      expect(budget.unitPrice).toBe(50_000n);
+      // A transfer plus two compute-budget instructions uses 450 units: limit = ceil(450 * 1.1) + 1,000.
+      expect(prepared.computeUnitLimit).toBe(1_495);
+      expect(prepared.expectedFee).toBe(5_000n + 75n);
+      expect(prepared.estimate).toBeUndefined();
+
+      const before = await chain.balance(payer.address);
+      const sent = await core.send({ wire: await sign(prepared.wire, [payer]) });
+      expect(sent.state).toBe("confirmed");
+      expect(sent.fee).toBe(prepared.expectedFee);
+      expect(await chain.balance(payer.address)).toBe(before - 1_000_000n - prepared.expectedFee);
+    }
+  });
+
+  it("keeps the draft's own compute budget unless asked to replace it, and empties signatures", async () => {
+    const signed = await transferTransaction({
+      payer,
+      blockhash: await chain.latestBlockhash(),
+      budget: { units: 30_000, microLamports: 42n },
+    });
+    const kept = await core.prepare({ wire: signed.wire, priorityFee: { kind: "microLamports", microLamports: 9n } });
+    expect(kept).toMatchObject({ computeUnitLimit: 30_000, computeUnitPrice: 42n });
+    expect(decodeWireTransaction(kept.wire).signatures[0].every((b) => b === 0)).toBe(true);
+
+    const replaced = await core.prepare({
+      wire: signed.wire,
+      priorityFee: { kind: "microLamports", microLamports: 9n },
+      replaceComputeBudget: true,
+    });
+    expect(replaced).toMatchObject({ computeUnitLimit: 1_495, computeUnitPrice: 9n });
+    const instructions = decodeWireTransaction(replaced.wire).message.instructions;
+    expect(instructions).toHaveLength(3);
+  });
+
+  it("refuses a draft that fails in simulation, with its logs", async () => {
+    const poor = await generateKeyPairSigner();
+    const doomed = draft([getTransferSolInstruction({ source: poor, destination: payer.address, amount: 1n })], 0, poor.address);
+    const error = await core.prepare({ wire: doomed }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SolgateError);
+    expect((error as SolgateError).reason).toBe("SIMULATION_FAILED");
+    expect((error as SolgateError).details.errorCode).toBe("AccountNotFound");
+  });
+
+  it("decompiles a v0 draft through a real address lookup table and keeps it compressed", async () => {
+    const recipients = await Promise.all([1, 2, 3].map(() => generateKeyPairSigner()));
+    const table = await createLookupTable(recipients.map((r) => r.address));
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayer(payer.address, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn" as never, lastValidBlockHeight: 0n }, m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          recipients.map((r) => getTransferSolInstruction({ source: payer, destination: r.address, amount: 1_000_000n })),
+          m,
+        ),
+      (m) => compressTransactionMessageUsingAddressLookupTables(m, { [table]: recipients.map((r) => r.address) }),
+    );
+    const wire = new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
+    expect(decodeWireTransaction(wire).message).toHaveProperty("addressTableLookups.length", 1);
+
+    const prepared = await core.prepare({ wire, priorityFee: { kind: "microLamports", microLamports: 1n } });
+    const decoded = decodeWireTransaction(prepared.wire);
+    expect(decoded.message.version).toBe(0);
+    expect((decoded.message as { addressTableLookups?: unknown[] }).addressTableLookups).toHaveLength(1);
+    const sent = await core.send({ wire: await sign(prepared.wire, [payer]) });
+    expect(sent.state).toBe("confirmed");
+    expect(sent.fee).toBe(prepared.expectedFee);
+    for (const r of recipients) expect(await chain.balance(r.address)).toBe(1_000_000n);
+  });
+});
+
+/** Creates and extends a lookup table holding `addresses`; resolves once it can be used. */
+async function createLookupTable(addresses: Address[]): Promise<Address> {
+  // The table's seed must be a slot in the SlotHashes sysvar; the localnet leaves LiteSVM's one entry there.
+  const sysvar = await chain.upstream.rpc
+    .getAccountInfo("SysvarS1otHashes111111111111111111111111111" as Address, { encoding: "base64" })
+    .send();
+  const recentSlot = Buffer.from(sysvar.value!.data[0], "base64").readBigUInt64LE(8);
+  const [table, bump] = await getProgramDerivedAddress({
+    programAddress: LOOKUP_TABLE_PROGRAM,
+    seeds: [getAddressEncoder().encode(payer.address), getU64Encoder().encode(recentSlot)],
+  });
+  const create: Instruction = {
+    programAddress: LOOKUP_TABLE_PROGRAM,
+    accounts: [
+      { address: table, role: AccountRole.WRITABLE },
+      { address: payer.address, role: AccountRole.READONLY_SIGNER },
+      { address: payer.address, role: AccountRole.WRITABLE_SIGNER },
+      { address: SYSTEM_PROGRAM, role: AccountRole.READONLY },
+    ],
+    data: new Uint8Array([...getU32Encoder().encode(0), ...getU64Encoder().encode(recentSlot), bump]),
+  };
+  const extend: Instruction = {
+    programAddress: LOOKUP_TABLE_PROGRAM,
+    accounts: [
+      { address: table, role: AccountRole.WRITABLE },
+      { address: payer.address, role: AccountRole.READONLY_SIGNER },
+      { address: payer.address, role: AccountRole.WRITABLE_SIGNER },
+      { address: SYSTEM_PROGRAM, role: AccountRole.READONLY },
+    ],
+    data: new Uint8Array([
+      ...getU32Encoder().encode(2),
+      ...getU64Encoder().encode(BigInt(addresses.length)),
+      ...addresses.flatMap((a) => [...getAddressEncoder().encode(a)]),
+    ]),
+  };
+  const prepared = await core.prepare({ wire: draft([create, extend]) });
+  const result = await core.send({ wire: await sign(prepared.wire, [payer]) });
+  expect(result.state).toBe("confirmed");
+  // Addresses appended in a slot are usable from the next one.
+  await new Promise((r) => setTimeout(r, 100));
+  return table;
+}

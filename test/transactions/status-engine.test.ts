@@ -1,0 +1,118 @@
+/**
+ * The status engine against a real localnet with faults: rebroadcast under dropped submissions,
+ * expiry when nothing ever lands, heartbeats and clean-up of watch streams, and upstream calls that
+ * do not grow with the number of watchers.
+ */
+import { afterAll, beforeAll, afterEach, describe, expect, it } from "vitest";
+import type { KeyPairSigner } from "@solana/kit";
+import { createTransactionService } from "../../src/transactions/transaction-service.ts";
+import type { TransactionService } from "../../src/transactions/transaction-service.ts";
+import type { WatchEvent } from "../../src/transactions/watchers.ts";
+import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
+import type { ChainFixture } from "./chain-fixture.ts";
+
+let chain: ChainFixture;
+let core: TransactionService;
+let payers: KeyPairSigner[];
+
+beforeAll(async () => {
+  chain = await startChainFixture({ slotMs: 25, faults: { seed: 7 } });
+  core = createTransactionService({
+    upstream: chain.upstream,
+    pollIntervalMs: 25,
+    rebroadcastIntervalMs: 150,
+    heartbeatIntervalMs: 100,
+  });
+  core.start();
+  payers = await Promise.all([chain.funded(100), chain.funded(100), chain.funded(100), chain.funded(100)]);
+});
+
+afterEach(async () => {
+  await chain.localnet.control({ dropRate: 0, freeze: false });
+});
+
+afterAll(async () => {
+  core?.stop();
+  await chain?.stop();
+});
+
+async function transfers(count: number) {
+  const blockhash = await chain.latestBlockhash();
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => transferTransaction({ payer: payers[i % payers.length], blockhash, lamports: 1_000_000n + BigInt(i) })),
+  );
+}
+
+describe("status engine on a real localnet with faults", () => {
+  it("lands at least 99% of sends before their blockhash lapses when half of all submissions are dropped", async () => {
+    await chain.localnet.control({ dropRate: 0.5 });
+    const txs = await transfers(100);
+    const results = await Promise.all(txs.map((tx) => core.send({ wire: tx.wire })));
+    const confirmed = results.filter((r) => r.state === "confirmed" || r.state === "finalized").length;
+    expect(confirmed).toBeGreaterThanOrEqual(99);
+    expect(core.stats().rebroadcasts).toBeGreaterThan(0);
+  });
+
+  it("ends sends that never land as expired once their last valid block height passes", async () => {
+    await chain.localnet.control({ dropRate: 1 });
+    const txs = await transfers(3);
+    const results = await Promise.all(txs.map((tx) => core.send({ wire: tx.wire })));
+    for (const r of results) {
+      expect(r.state).toBe("expired");
+      expect(r.slot).toBeUndefined();
+      expect(r.fee).toBeUndefined();
+    }
+    const height = await chain.upstream.rpc.getBlockHeight({ commitment: "confirmed" }).send();
+    expect(height).toBeGreaterThan(results[0].lastValidBlockHeight);
+    expect((await core.status(results[0].signature)).state).toBe("expired");
+  });
+
+  it("keeps an idle watch alive with heartbeats while the chain is frozen, and frees it when the client goes away", async () => {
+    await chain.localnet.control({ freeze: true });
+    const [tx] = await transfers(1);
+    await core.send({ wire: tx.wire, confirm: false });
+    const controller = new AbortController();
+    const events: WatchEvent[] = [];
+    const watching = (async () => {
+      for await (const event of core.watch(tx.signature, controller.signal)) {
+        events.push(event);
+        if (events.filter((e) => e.kind === "heartbeat").length === 2) controller.abort();
+      }
+    })();
+    await watching;
+    expect(events[0]).toMatchObject({ kind: "record", record: { state: "submitted" } });
+    expect(events.slice(1).every((e) => e.kind === "heartbeat")).toBe(true);
+    expect(core.stats().watchers).toBe(0);
+    // Thawed, the queued transaction lands and the send completes.
+    await chain.localnet.control({ freeze: false });
+    await chain.waitConfirmed(tx.signature);
+  });
+
+  it("polls once per tick however many clients watch the same transactions", async () => {
+    await chain.localnet.control({ freeze: true });
+    const txs = await transfers(20);
+    await Promise.all(txs.map((tx) => core.send({ wire: tx.wire, confirm: false })));
+    const callsPerTick = async (watchersPerSignature: number) => {
+      const controller = new AbortController();
+      const streams = txs.flatMap((tx) =>
+        Array.from({ length: watchersPerSignature }, async () => {
+          for await (const _ of core.watch(tx.signature, controller.signal));
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      chain.resetCalls();
+      const ticks = core.stats().ticks;
+      await new Promise((r) => setTimeout(r, 500));
+      const perTick = (chain.calls.get("getSignatureStatuses") ?? 0) / (core.stats().ticks - ticks);
+      controller.abort();
+      await Promise.all(streams);
+      return perTick;
+    };
+    const few = await callsPerTick(1);
+    const many = await callsPerTick(50);
+    expect(few).toBeGreaterThan(0.5);
+    expect(few).toBeLessThanOrEqual(1);
+    expect(many).toBeLessThanOrEqual(few * 1.2);
+    expect(core.stats().watchers).toBe(0);
+  });
+});

@@ -7,6 +7,7 @@ import type { Upstream } from "./upstream/upstream.ts";
 import type { ProgramAccounts } from "./programs/program-accounts.ts";
 import type { TransactionService } from "./transactions/transaction-service.ts";
 import type { FeeMarket } from "./fees/fee-market.ts";
+import type { Collections } from "./collections/collections.ts";
 
 /** Everything that serves one chain. Later cores (fees, transactions, collections) add fields here. */
 export interface ChainContext {
@@ -20,6 +21,8 @@ export interface ChainContext {
   readonly transactions: TransactionService;
   /** The priority-fee market (started and stopped by main.ts). */
   readonly fees: FeeMarket;
+  /** NFT collections and their verified members. */
+  readonly collections: Collections;
 }
 
 /** Resolves request chain names to their contexts. */

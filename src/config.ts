@@ -5,6 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { LOG_LEVELS } from "./server/logger.ts";
+import { parseMarketConfig } from "./collections/market/market-config.ts";
+import type { MarketConfig } from "./collections/market/market-config.ts";
 import type { LogLevel } from "./server/logger.ts";
 
 /** One remote chain and how to reach it. */
@@ -49,6 +51,8 @@ export interface Config {
    * launcher choose; the localnet's other `LOCALNET_*` options are its own (src/localnet/config.ts).
    */
   localnet: { enabled: boolean; port?: number };
+  /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
+  market: MarketConfig;
 }
 
 /** The name the embedded chain is served under. */
@@ -186,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       enabled: localnetEnabled,
       ...(get("LOCALNET_PORT") === undefined ? {} : { port: int("LOCALNET_PORT", 0, 0, 65535) }),
     },
+    market: parseMarketConfig(get, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -11,6 +11,9 @@ import { loadConfig, LOCALNET_CHAIN } from "./config.ts";
 import type { ChainConfig, Config } from "./config.ts";
 import { createProgramAccounts } from "./programs/program-accounts.ts";
 import { createFeeMarket } from "./fees/fee-market.ts";
+import { createCollections } from "./collections/collections.ts";
+import { createMarketFromConfig } from "./collections/market/market-config.ts";
+import { createOffchainJson } from "./collections/offchain-json.ts";
 import { createApiKeyChecker } from "./server/auth.ts";
 import { createLogger } from "./server/logger.ts";
 import type { Logger } from "./server/logger.ts";
@@ -63,6 +66,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl] }];
     }
 
+    // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
+    const market = createMarketFromConfig(config.market, (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"));
+    const offchain = createOffchainJson();
     const contexts: ChainContext[] = chainConfigs.map((chain) => {
       const upstream = createUpstream({
         chain: chain.name,
@@ -85,7 +91,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       });
       transactions.start();
       cleanups.push(() => transactions.stop());
-      return { name: chain.name, upstream, programs: createProgramAccounts({ upstream }), fees, transactions };
+      const collections = createCollections({ upstream, market, offchain });
+      return { name: chain.name, upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections };
     });
     const chains = createChainRegistry(contexts, config.defaultChain);
 

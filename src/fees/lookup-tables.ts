@@ -4,7 +4,7 @@
  * so a cached copy is right for every index it holds; an index past its end means "refetch once".
  */
 import type { Address, GetMultipleAccountsApi, Rpc } from "@solana/kit";
-import bs58 from "bs58";
+import { base58OfKey } from "./base58-key.ts";
 import { SolgateError } from "../errors.ts";
 import type { CompiledMessage } from "../solana/wire-transaction.ts";
 
@@ -51,7 +51,7 @@ export function decodeLookupTable(data: Uint8Array): string[] {
   // 0 = uninitialized, 1 = a lookup table.
   if (type !== 1) throw new Error(`account is not an initialized lookup table (type ${type})`);
   const addresses: string[] = [];
-  for (let at = LOOKUP_TABLE_HEADER_BYTES; at < data.length; at += 32) addresses.push(bs58.encode(data.subarray(at, at + 32)));
+  for (let at = LOOKUP_TABLE_HEADER_BYTES; at < data.length; at += 32) addresses.push(base58OfKey(data, at));
   return addresses;
 }
 

@@ -26,9 +26,9 @@ export interface LocalnetConfig {
   faults: FaultSettings;
   /** Exit when stdin closes (set by the launcher, so a dead parent takes its localnet with it). */
   exitWithStdin: boolean;
-  /** Seeded world (LOCALNET_WORLD and sizes; world/world-options.ts); on by default except under NODE_ENV=test. */
+  /** Seeded world (LOCALNET_WORLD and sizes; world/world-options.ts); by default on only when run on its own. */
   world: WorldConfig;
-  /** Background traffic (LOCALNET_TRAFFIC...; traffic/traffic-options.ts); on by default except under NODE_ENV=test. */
+  /** Background traffic (LOCALNET_TRAFFIC...; traffic/traffic-options.ts); by default on only when run on its own. */
   traffic: TrafficConfig;
 }
 
@@ -96,6 +96,7 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       throw new Error(`${LOCALNET_ENV.faults} must be a JSON object of fault settings: ${(e as Error).message}`);
     }
   }
+  const standalone = env.NODE_ENV !== "test" && env[LOCALNET_ENV.exitWithStdin] !== "1";
   const confirmSlots = integer(env, LOCALNET_ENV.confirmSlots, d.confirmSlots, 0, 1000);
   const finalizeSlots = integer(env, LOCALNET_ENV.finalizeSlots, d.finalizeSlots, 0, 10_000);
   if (finalizeSlots < confirmSlots) {
@@ -116,8 +117,10 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     blocks: (env[LOCALNET_ENV.blocks] ?? "").split(",").map((f) => f.trim()).filter((f) => f !== ""),
     faults,
     exitWithStdin: env[LOCALNET_ENV.exitWithStdin] === "1",
-    // vitest sets NODE_ENV=test (inherited by launched localnets): tests get an empty, quiet chain unless they ask.
-    world: parseWorldConfig(env, env.NODE_ENV !== "test"),
-    traffic: parseTrafficConfig(env, env.NODE_ENV !== "test"),
+    // Run on its own (`npm run localnet`), the localnet seeds its world and runs traffic. Launched as a
+    // child (the caller opts in with LOCALNET_WORLD=1 / LOCALNET_TRAFFIC=1) or under vitest (NODE_ENV=test)
+    // it starts empty and quiet, so tests and benchmarks are not slowed or disturbed.
+    world: parseWorldConfig(env, standalone),
+    traffic: parseTrafficConfig(env, standalone),
   };
 }

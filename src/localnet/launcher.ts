@@ -26,6 +26,8 @@ export interface LocalnetOptions {
   faults?: Partial<FaultSettings>;
   /** Accepted for the gateway's convenience; the localnet logs little either way. */
   logLevel?: string;
+  /** Node flags for the child (e.g. `--cpu-prof` when profiling). */
+  execArgv?: string[];
   /** Extra environment for the child (options of later issues). */
   env?: Record<string, string>;
   /** Milliseconds to wait for the ready line (default 30 s). */
@@ -94,7 +96,7 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 
 /** Spawns the localnet and resolves when it is ready; rejects if it dies or stays silent. */
 export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), MAIN], {
     env: { ...process.env, ...envFor(options) },
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -7,8 +7,8 @@
  *   the server answers; it gets the chain and the account index.
  * - `extraMethods`: more method tables (DAS) merged after the core and account tables.
  * - `onStarted`: background work (traffic generators) started once the server listens.
- * - recorded blocks (LOCALNET_BLOCKS) belong in the chain below `startSlot`: start the chain at the
- *   slot after the last recorded one and add the blocks to its store in `seed`.
+ * - recorded blocks (LOCALNET_BLOCKS, recorded-blocks.ts) are loaded before the chain exists and held
+ *   as its oldest blocks: the chain starts at the slot after the last recorded one.
  */
 import type { Address } from "@solana/kit";
 import { createAccountIndex, createAccountMethods, type AccountIndex } from "./accounts/index.ts";

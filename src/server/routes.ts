@@ -8,6 +8,7 @@ import type { ChainRegistry } from "../chains.ts";
 import { createProgramServiceImpl } from "../services/program-service.ts";
 import { createTransactionServiceImpl } from "../services/transaction-service.ts";
 import { createFeeServiceImpl } from "../services/fee-service.ts";
+import { createCollectionServiceImpl } from "../services/collection-service.ts";
 import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
 import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
 import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
@@ -24,6 +25,6 @@ export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void 
     router.service(ProgramService, createProgramServiceImpl({ chains: deps.chains }));
     router.service(FeeService, createFeeServiceImpl({ chains: deps.chains }));
     router.service(TransactionService, createTransactionServiceImpl({ chains: deps.chains }));
-    router.service(CollectionService, {});
+    router.service(CollectionService, createCollectionServiceImpl({ chains: deps.chains }));
   };
 }

@@ -67,19 +67,23 @@ describe("buf curl (reflection, no schema)", () => {
     for (const r of ALL_RPCS) expect(methods.stdout).toContain(`${r.typeName}/${r.method}`);
   });
 
-  // Each protocol drives its own transaction (its own draft), all three at once.
-  it.concurrent.each([
+  // One test per service and protocol, all at once; each protocol drives a transaction of its own.
+  const PROTOCOLS = [
     ["grpc", 10],
     ["grpcweb", 11],
     ["connect", 12],
-  ])("calls every RPC over --protocol %s", async (protocol, index) => {
+  ] as const;
+
+  it.concurrent.each(PROTOCOLS)("ProgramService over --protocol %s", async (protocol) => {
     const [programs] = expectOk(await bufCurl(protocol, "ProgramService/ListProgramAccounts", query));
-    expect(programs.items.map((a: any) => a.address)).toEqual(ctx.chain.tokenAccounts.map((a) => a.address));
+    expect(programs.items?.map((a: any) => a.address)).toEqual(ctx.chain.tokenAccounts.map((a) => a.address));
     // uint64 travels as a JSON string, exactly, even past 2^53; enums as their names.
     expect(programs.items.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
     expect(programs.items.every((a: any) => a.data.format === "DATA_FORMAT_PARSED")).toBe(true);
     expect(programs.nextCursor).toBeUndefined();
+  });
 
+  it.concurrent.each(PROTOCOLS)("errors carry ErrorInfo over --protocol %s", async (protocol) => {
     const bad = await bufCurl(protocol, "ProgramService/ListProgramAccounts", { programId: "not-an-address" });
     expect(bad.error?.code).toBe("invalid_argument");
     expect(bad.error.details[0].type).toBe("google.rpc.ErrorInfo");
@@ -87,54 +91,60 @@ describe("buf curl (reflection, no schema)", () => {
     const anonymous = await bufCurl(protocol, "ProgramService/ListProgramAccounts", query, false);
     expect(anonymous.error?.code).toBe("unauthenticated");
     expect(decodeErrorInfo(anonymous.error.details[0].value).reason).toBe("UNAUTHENTICATED");
+  });
 
+  it.concurrent.each(PROTOCOLS)("FeeService over --protocol %s", async (protocol, index) => {
     const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, index));
-    const transactionRpcs = ["PrepareTransaction", "SendTransaction", "WatchStatus", "GetTransactionStatus"];
-    if (landed("FeeService")) {
-      const [fees] = expectOk(await bufCurl(protocol, "FeeService/GetFees", {}));
-      expect(fees.estimate.baseFee).toEqual({ lamportsPerSignature: "5000", signatures: "1", lamports: "5000" });
-      expect(fees.estimate.source).toMatch(/^FEE_SOURCE_(BLOCKS|RECENT_PRIORITIZATION_FEES|NONE)$/);
-      const [estimate] = expectOk(await bufCurl(protocol, "FeeService/EstimateFees", { transaction: draft }));
-      expect(estimate.estimate.writableAccounts).toContain(ctx.chain.payer);
-    } else {
+    if (!landed("FeeService")) {
       // TODO(interop): FeeService not landed.
       for (const rpc of ["GetFees", "EstimateFees"]) expect((await bufCurl(protocol, `FeeService/${rpc}`, {})).error?.code).toBe("unimplemented");
+      return;
     }
-    if (landed("TransactionService")) {
-      const [prepared] = expectOk(
-        await bufCurl(protocol, "TransactionService/PrepareTransaction", { transaction: draft, priorityFee: { level: "PRIORITY_LEVEL_AUTO" } }),
-      );
-      expect(Number(prepared.computeUnitLimit)).toBeGreaterThan(0);
-      const { signed, signature } = signWire(Buffer.from(prepared.transaction, "base64"), ctx.chain.payerSeed);
-      const [sent] = expectOk(await bufCurl(protocol, "TransactionService/SendTransaction", { transaction: b64(signed), confirm: false }));
-      expect(sent.result.signature).toBe(signature);
-      expect(sent.result.lastValidBlockHeight).toBe(prepared.lastValidBlockHeight);
-      const watched = expectOk(await bufCurl(protocol, "TransactionService/WatchStatus", { signature }));
-      const last = expectWatchEndsFinalized(watched, signature);
-      expect(last.fee.lamports).toBe(prepared.expectedFee.lamports);
-      const [status] = expectOk(await bufCurl(protocol, "TransactionService/GetTransactionStatus", { signature }));
-      expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
-    } else {
+    const [fees] = expectOk(await bufCurl(protocol, "FeeService/GetFees", {}));
+    expect(fees.estimate.baseFee).toEqual({ lamportsPerSignature: "5000", signatures: "1", lamports: "5000" });
+    expect(fees.estimate.source).toMatch(/^FEE_SOURCE_(BLOCKS|RECENT_PRIORITIZATION_FEES|NONE)$/);
+    expect(Math.abs(Date.parse(fees.estimate.updatedAt) - Date.now())).toBeLessThan(3_600_000);
+    const [estimate] = expectOk(await bufCurl(protocol, "FeeService/EstimateFees", { transaction: draft }));
+    expect(estimate.estimate.writableAccounts).toContain(ctx.chain.payer);
+  });
+
+  it.concurrent.each(PROTOCOLS)("TransactionService over --protocol %s: prepare, sign, send, watch to the end", async (protocol, index) => {
+    if (!landed("TransactionService")) {
       // TODO(interop): TransactionService not landed.
-      for (const rpc of transactionRpcs) {
+      for (const rpc of ["PrepareTransaction", "SendTransaction", "WatchStatus", "GetTransactionStatus"]) {
         expect((await bufCurl(protocol, `TransactionService/${rpc}`, {})).error?.code).toBe("unimplemented");
       }
+      return;
     }
-    const collectionRpcs = [
-      ["GetCollection", { address: ctx.collection.address }],
-      ["ListCollectionNfts", { address: ctx.collection.address, limit: 1 }],
-    ] as const;
-    if (landed("CollectionService")) {
-      const [collection] = expectOk(await bufCurl(protocol, "CollectionService/GetCollection", collectionRpcs[0][1]));
-      expect(collection.collection).toMatchObject({ address: ctx.collection.address, name: ctx.collection.name, itemCount: ctx.collection.itemCount });
-      const [page] = expectOk(await bufCurl(protocol, "CollectionService/ListCollectionNfts", collectionRpcs[1][1]));
-      expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
-    } else {
+    const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, index));
+    const [prepared] = expectOk(
+      await bufCurl(protocol, "TransactionService/PrepareTransaction", { transaction: draft, priorityFee: { level: "PRIORITY_LEVEL_AUTO" } }),
+    );
+    expect(Number(prepared.computeUnitLimit)).toBeGreaterThan(0);
+    const { signed, signature } = signWire(Buffer.from(prepared.transaction, "base64"), ctx.chain.payerSeed);
+    const [sent] = expectOk(await bufCurl(protocol, "TransactionService/SendTransaction", { transaction: b64(signed), confirm: false }));
+    expect(sent.result.signature).toBe(signature);
+    expect(sent.result.lastValidBlockHeight).toBe(prepared.lastValidBlockHeight);
+    const watched = expectOk(await bufCurl(protocol, "TransactionService/WatchStatus", { signature }));
+    const last = expectWatchEndsFinalized(watched, signature);
+    expect(last.fee.lamports).toBe(prepared.expectedFee.lamports);
+    const [status] = expectOk(await bufCurl(protocol, "TransactionService/GetTransactionStatus", { signature }));
+    expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
+  });
+
+  it.concurrent.each(PROTOCOLS)("CollectionService over --protocol %s", async (protocol) => {
+    const get = { address: ctx.collection.address };
+    const list = { address: ctx.collection.address, limit: 1 };
+    if (!landed("CollectionService")) {
       // TODO(interop): CollectionService not landed.
-      for (const [rpc, body] of collectionRpcs) {
-        expect((await bufCurl(protocol, `CollectionService/${rpc}`, body)).error?.code).toBe("unimplemented");
-      }
+      expect((await bufCurl(protocol, "CollectionService/GetCollection", get)).error?.code).toBe("unimplemented");
+      expect((await bufCurl(protocol, "CollectionService/ListCollectionNfts", list)).error?.code).toBe("unimplemented");
+      return;
     }
+    const [collection] = expectOk(await bufCurl(protocol, "CollectionService/GetCollection", get));
+    expect(collection.collection).toMatchObject({ address: ctx.collection.address, name: ctx.collection.name, itemCount: ctx.collection.itemCount });
+    const [page] = expectOk(await bufCurl(protocol, "CollectionService/ListCollectionNfts", list));
+    expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
   });
 });
 
@@ -171,51 +181,59 @@ describe("grpcurl (reflection, no schema)", () => {
     }
   });
 
-  it("calls every RPC", async () => {
-    const [programs] = expectOk(await grpcurl([], "ProgramService/ListProgramAccounts", query));
-    expect(programs.items.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
+  const expectCode = (call: { error: any }, code: number) => expect(call.error?.code, JSON.stringify(call.error)).toBe(code);
+  const UNIMPLEMENTED = 12;
 
+  it("calls ProgramService, and reads ErrorInfo from a failed call", async () => {
+    const [programs] = expectOk(await grpcurl([], "ProgramService/ListProgramAccounts", query));
+    expect(programs.items?.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
     const bad = await grpcurl([], "ProgramService/ListProgramAccounts", { programId: "not-an-address" });
-    expect(bad.error?.code).toBe(3); // INVALID_ARGUMENT
+    expectCode(bad, 3); // INVALID_ARGUMENT
     expect(bad.error.details[0]["@type"]).toBe("type.googleapis.com/google.rpc.ErrorInfo");
     expect(decodeErrorInfo(bad.error.details[0]["@value"]).reason).toBe("INVALID_ADDRESS");
+  });
 
-    const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, 13));
-    const expectCode = (call: { error: any }, code: number) => expect(call.error?.code, JSON.stringify(call.error)).toBe(code);
-    const UNIMPLEMENTED = 12;
-    if (landed("FeeService")) {
-      const [fees] = expectOk(await grpcurl([], "FeeService/GetFees", {}));
-      expect(fees.estimate.baseFee.lamportsPerSignature).toBe("5000");
-      const [estimate] = expectOk(await grpcurl([], "FeeService/EstimateFees", { transaction: draft }));
-      expect(estimate.estimate.writableAccounts).toContain(ctx.chain.payer);
-    } else {
+  it("calls FeeService", async () => {
+    if (!landed("FeeService")) {
       expectCode(await grpcurl([], "FeeService/GetFees", {}), UNIMPLEMENTED); // TODO(interop)
       expectCode(await grpcurl([], "FeeService/EstimateFees", {}), UNIMPLEMENTED);
+      return;
     }
-    if (landed("TransactionService")) {
-      const [prepared] = expectOk(await grpcurl([], "TransactionService/PrepareTransaction", { transaction: draft }));
-      expect(prepared.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
-      const garbage = await grpcurl([], "TransactionService/SendTransaction", { transaction: "AQID" });
-      expectCode(garbage, 3);
-      expect(decodeErrorInfo(garbage.error.details[0]["@value"]).reason).toBe("INVALID_TRANSACTION");
-      // A transaction sent to the chain directly, followed through the gateway.
-      const signature = await sendTransfer(ctx.localnetUrl, ctx.chain.payerSeed, 14);
-      const last = expectWatchEndsFinalized(expectOk(await grpcurl([], "TransactionService/WatchStatus", { signature })), signature);
-      const [status] = expectOk(await grpcurl([], "TransactionService/GetTransactionStatus", { signature }));
-      expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
-    } else {
+    const [fees] = expectOk(await grpcurl([], "FeeService/GetFees", {}));
+    expect(fees.estimate.baseFee.lamportsPerSignature).toBe("5000");
+    const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, 13));
+    const [estimate] = expectOk(await grpcurl([], "FeeService/EstimateFees", { transaction: draft }));
+    expect(estimate.estimate.writableAccounts).toContain(ctx.chain.payer);
+  });
+
+  it("calls TransactionService, following a transaction sent to the chain directly", async () => {
+    if (!landed("TransactionService")) {
       for (const rpc of ["PrepareTransaction", "SendTransaction", "WatchStatus", "GetTransactionStatus"]) {
         expectCode(await grpcurl([], `TransactionService/${rpc}`, {}), UNIMPLEMENTED); // TODO(interop)
       }
+      return;
     }
-    if (landed("CollectionService")) {
-      const [collection] = expectOk(await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }));
-      expect(collection.collection.itemCount).toBe(ctx.collection.itemCount);
-      const [page] = expectOk(await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address, limit: 1 }));
-      expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
-    } else {
+    const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, 14));
+    const [prepared] = expectOk(await grpcurl([], "TransactionService/PrepareTransaction", { transaction: draft }));
+    expect(prepared.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const garbage = await grpcurl([], "TransactionService/SendTransaction", { transaction: "AQID" });
+    expectCode(garbage, 3);
+    expect(decodeErrorInfo(garbage.error.details[0]["@value"]).reason).toBe("INVALID_TRANSACTION");
+    const signature = await sendTransfer(ctx.localnetUrl, ctx.chain.payerSeed, 15);
+    const last = expectWatchEndsFinalized(expectOk(await grpcurl([], "TransactionService/WatchStatus", { signature })), signature);
+    const [status] = expectOk(await grpcurl([], "TransactionService/GetTransactionStatus", { signature }));
+    expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
+  });
+
+  it("calls CollectionService", async () => {
+    if (!landed("CollectionService")) {
       expectCode(await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }), UNIMPLEMENTED); // TODO(interop)
       expectCode(await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address }), UNIMPLEMENTED);
+      return;
     }
+    const [collection] = expectOk(await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }));
+    expect(collection.collection.itemCount).toBe(ctx.collection.itemCount);
+    const [page] = expectOk(await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address, limit: 1 }));
+    expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
   });
 });

@@ -29,7 +29,8 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = performance.now();
-  const gw = await startInteropGateway();
+  // The demo page at /demo/ (src/demo) is on, so the browser test can load it from the gateway itself.
+  const gw = await startInteropGateway({ SOLGATE_DEMO: "1" });
   try {
     const chain = await createChainFixture(gw.localnetUrl);
     // TODO(interop): when CollectionService lands, take a seeded collection from the localnet's world

@@ -355,6 +355,11 @@ describe("localnet with kit clients", () => {
     const confirmed = await net.rpc.getSlot({ commitment: "confirmed" }).send();
     expect(confirmed).toBeLessThanOrEqual(processed);
     expect(confirmed).toBeGreaterThan(finalized);
+    const samples = await net.rpc.getRecentPerformanceSamples(3).send();
+    expect(samples.length).toBeGreaterThan(0);
+    expect(samples[0]!.numSlots).toBeGreaterThan(0n);
+    expect(samples.every((s) => s.numNonVoteTransactions === s.numTransactions)).toBe(true); // no votes here
+    expect(samples.reduce((n, s) => n + s.numTransactions, 0n)).toBeGreaterThan(0n);
     const sig = await net.rpc.requestAirdrop((await generateKeyPairSigner()).address, lamports(1n)).send();
     expect(typeof sig).toBe("string");
   });

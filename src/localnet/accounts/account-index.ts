@@ -13,7 +13,7 @@
  */
 import type { Address } from "@solana/kit";
 import type { LiteSVM } from "litesvm";
-import { decodeBase58, encodeBase58 } from "./base58.ts";
+import { decodeBase58, encodeBase58, isParsedPubkey, parsePubkey } from "./base58.ts";
 import type { EncodingMemo } from "./encode-account.ts";
 import { GENESIS_OWNERS, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, VOLATILE_OWNERS } from "./program-ids.ts";
 import { SortedBucket } from "./sorted-bucket.ts";
@@ -73,6 +73,13 @@ export interface AccountIndexOptions {
 }
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
+
+/** An address in the three forms the index uses. */
+interface Identity {
+  readonly sortKey: string;
+  readonly address: Address;
+  readonly key: Uint8Array;
+}
 const EMPTY: readonly IndexedAccount[] = Object.freeze([]);
 
 function latin1(bytes: Uint8Array): string {
@@ -84,7 +91,7 @@ type TokenBuckets = Map<string, SortedBucket<IndexedAccount>>;
 /** Creates the index over a LiteSVM instance and reads the genesis accounts into it. */
 export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = {}): AccountIndex {
   const store = createSvmStore(svm);
-  const entries = new Map<Address, IndexedAccount>();
+  const entries = new Map<string, IndexedAccount>(); // by sortKey
   const owners = new Map<string, SortedBucket<IndexedAccount>>();
   const byMint: Record<string, TokenBuckets> = { [TOKEN_PROGRAM]: new Map(), [TOKEN_2022_PROGRAM]: new Map() };
   const byTokenOwner: Record<string, TokenBuckets> = { [TOKEN_PROGRAM]: new Map(), [TOKEN_2022_PROGRAM]: new Map() };
@@ -128,25 +135,25 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
    * Puts an account into the index (or removes it when LiteSVM has none). An update that stays in
    * the same buckets replaces in place, keeping their cached order (a transfer must not cost a re-sort).
    */
-  function put(address: Address, key: Uint8Array, account: AccountSnapshot | null): void {
-    const previous = entries.get(address);
+  function put({ sortKey, address, key }: Identity, account: AccountSnapshot | null): void {
+    const previous = entries.get(sortKey);
     const before = previous === undefined ? [] : memberships(previous);
     if (account === null) {
-      if (previous !== undefined) for (const [map, bucketKey] of before) map.get(bucketKey)?.delete(previous.sortKey);
-      entries.delete(address);
+      if (previous !== undefined) for (const [map, bucketKey] of before) map.get(bucketKey)?.delete(sortKey);
+      entries.delete(sortKey);
       return;
     }
     const entry: IndexedAccount = {
       address,
       key,
-      sortKey: previous?.sortKey ?? latin1(key),
+      sortKey,
       owner: ownerName(account.owner),
       lamports: account.lamports,
       executable: account.executable,
       rentEpoch: account.rentEpoch,
       data: account.data,
     };
-    entries.set(address, entry);
+    entries.set(sortKey, entry);
     const after = memberships(entry);
     for (const [map, bucketKey] of before) {
       if (!after.some(([m, k]) => m === map && k === bucketKey)) map.get(bucketKey)?.delete(entry.sortKey);
@@ -154,14 +161,21 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
     for (const [map, bucketKey] of after) bucket(map, bucketKey).upsert(entry);
   }
 
-  function identify(address: Address | Uint8Array): { address: Address; key: Uint8Array } {
+  /**
+   * Resolves an address given as text or bytes. The chain reports raw keys: for known accounts
+   * that costs one latin1 conversion, no base58 work.
+   */
+  function identify(address: Address | Uint8Array): Identity {
     if (typeof address === "string") {
-      const key = entries.get(address)?.key ?? decodeBase58(address);
+      const key = decodeBase58(address);
       if (key.length !== 32) throw new TypeError(`not a 32-byte address: ${address}`);
-      return { address, key };
+      return { sortKey: latin1(key), address, key };
     }
     if (!(address instanceof Uint8Array) || address.length !== 32) throw new TypeError("address must be 32 bytes");
-    return { address: encodeBase58(address) as Address, key: Uint8Array.from(address) };
+    const sortKey = latin1(address);
+    const known = entries.get(sortKey);
+    if (known !== undefined) return known;
+    return { sortKey, address: encodeBase58(address) as Address, key: Uint8Array.from(address) };
   }
 
   const ownerKeys = new Map<string, Uint8Array>();
@@ -182,14 +196,14 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
     },
     record(addresses) {
       for (const item of addresses) {
-        const { address, key } = identify(item);
-        put(address, key, store.read(key));
+        const identity = identify(item);
+        put(identity, store.read(identity.key));
       }
     },
     seedAccounts(accounts) {
       let written = 0;
       for (const seed of accounts) {
-        const { address, key } = identify(seed.address);
+        const identity = identify(seed.address);
         const snapshot: AccountSnapshot = {
           lamports: seed.lamports,
           owner: ownerBytes(seed.owner),
@@ -197,8 +211,8 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
           rentEpoch: seed.rentEpoch ?? U64_MAX,
           data: seed.data,
         };
-        store.write(key, snapshot); // validates; LiteSVM drops zero-lamport accounts
-        put(address, key, snapshot.lamports === 0n ? null : { ...snapshot, data: Uint8Array.from(seed.data) });
+        store.write(identity.key, snapshot); // validates; LiteSVM drops zero-lamport accounts
+        put(identity, snapshot.lamports === 0n ? null : { ...snapshot, data: Uint8Array.from(seed.data) });
         written++;
       }
       return written;
@@ -207,12 +221,13 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
       index.seedAccounts([account]);
     },
     get(address) {
-      return entries.get(address);
+      const parsed = parsePubkey(address);
+      return isParsedPubkey(parsed) ? entries.get(latin1(parsed.bytes)) : undefined;
     },
     byOwner(owner) {
       const found = owners.get(owner);
       if (found === undefined) return EMPTY;
-      if (VOLATILE_OWNERS.has(owner)) index.record(found.inOrder().map((entry) => entry.address));
+      if (VOLATILE_OWNERS.has(owner)) index.record(found.inOrder().map((entry) => entry.key));
       return owners.get(owner)?.inOrder() ?? EMPTY;
     },
     tokenAccountsByMint(program, mint) {
@@ -224,9 +239,7 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
   };
 
   for (const owner of options.genesisOwners ?? GENESIS_OWNERS) {
-    for (const { key, account } of store.programAccounts(decodeBase58(owner))) {
-      put(encodeBase58(key) as Address, Uint8Array.from(key), account);
-    }
+    for (const { key, account } of store.programAccounts(decodeBase58(owner))) put(identify(key), account);
   }
   return index;
 }

@@ -9,6 +9,8 @@
  *   chain: index.record(keys) after every executed transaction (all account keys, lookup-table
  *          addresses included), airdrop and setAccount;  bulk data: index.seedAccounts([...])
  *   server: Object.assign(methods, createAccountMethods({ svm, index })); write responses with toJson.
+ *   other encoders (simulateTransaction's `accounts`): encodeAccount(account, encoding, slice,
+ *          liveMintLookup(index.store)); give `account.address` so sysvars parse too.
  */
 import type { LiteSVM } from "litesvm";
 import type { MethodTable } from "../rpc/protocol.ts";
@@ -22,6 +24,8 @@ import { createTokenMethods } from "./token-methods.ts";
 export { createAccountIndex, type AccountIndex, type AccountIndexOptions, type IndexedAccount, type SeedAccount } from "./account-index.ts";
 export { jsonU64, parseJson, toJson, type JsonU64 } from "./json.ts";
 export { DEFAULT_API_VERSION } from "./response.ts";
+export { encodeAccount, type AccountEncoding, type EncodableAccount, type UiAccount } from "./encode-account.ts";
+export { liveMintLookup } from "./services.ts";
 
 /** What the account methods need. */
 export interface AccountMethodsDeps {

@@ -14,6 +14,7 @@ import type { Commitment } from "../rpc/protocol.ts";
 import { decodeTransaction, type DecodedTransaction } from "../wire/decode-transaction.ts";
 import { resolveAccountKeys, staticAccountKeys, type AccountKeys } from "../wire/account-keys.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
+import type { TransactionErrorJson } from "../wire/transaction-error.ts";
 import { createBlockhashWindow, MAX_PROCESSING_AGE } from "./blockhash-window.ts";
 import { createBlockStore, type Block, type TransactionRecord } from "./block-store.ts";
 import { epochOfSlot, type EpochScheduleParams } from "./epoch-schedule.ts";
@@ -106,6 +107,8 @@ export interface Chain {
   /** Queues a transaction for the next slot (a duplicate or an overflow is silently ignored). */
   submit(tx: DecodedTransaction): void;
   simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
+  /** The error a simulation would report (null when it succeeds), without collecting its details. */
+  check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null;
   /** Sends a faucet transfer through the queue; resolves to its signature. */
   airdrop(address: string, lamports: bigint): Promise<string>;
   setAccount(address: string, account: AccountInput): void;
@@ -344,6 +347,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     accountKeys,
     submit,
     simulate: (tx, keys, sigVerify) => executor.simulate(tx, keys, sigVerify),
+    check: (tx, sigVerify) => executor.check(tx, sigVerify),
     airdrop,
     setAccount(address, account) {
       const key = bs58.decode(address);

@@ -65,6 +65,8 @@ export interface Executor {
   execute(tx: DecodedTransaction, keys: AccountKeys): ExecutionOutcome;
   /** Simulates without changing state. */
   simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
+  /** Simulates and returns only the error (null on success): the cheap path for preflight checks. */
+  check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null;
   /** Reads one account (null when it does not exist). */
   readAccount(address: string, addressBytes?: Uint8Array): AccountSnapshot | null;
 }
@@ -84,13 +86,25 @@ export function createExecutor(svm: LiteSvm): Executor {
   const executables = new Map<string, number>(); // program address -> data length
   const mintDecimals = new Map<string, number>();
 
+  // Owners are few: caching their base58 saves an encode per account read.
+  const ownerNames = new Map<string, string>();
+  const ownerName = (bytes: Uint8Array): string => {
+    const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+    let name = ownerNames.get(key);
+    if (name === undefined) {
+      name = bs58.encode(bytes);
+      ownerNames.set(key, name);
+    }
+    return name;
+  };
+
   function readAccount(address: string, addressBytes?: Uint8Array): AccountSnapshot | null {
     const account = svm.getAccount(addressBytes ?? bs58.decode(address));
     if (account === null) return null;
     const snapshot: AccountSnapshot = {
       lamports: account.lamports(),
       data: account.data(),
-      owner: bs58.encode(account.owner()),
+      owner: ownerName(account.owner()),
       executable: account.executable(),
       rentEpoch: account.rentEpoch(),
     };
@@ -199,7 +213,7 @@ export function createExecutor(svm: LiteSvm): Executor {
         for (const entry of (result as SimulatedTransactionInfo).postAccounts()) {
           const a = entry.account();
           postAccounts.set(bs58.encode(entry.address), {
-            lamports: a.lamports(), data: a.data(), owner: bs58.encode(a.owner()), executable: a.executable(), rentEpoch: a.rentEpoch(),
+            lamports: a.lamports(), data: a.data(), owner: ownerName(a.owner()), executable: a.executable(), rentEpoch: a.rentEpoch(),
           });
         }
         post = snapshot(keys, pre, postAccounts);
@@ -227,8 +241,19 @@ export function createExecutor(svm: LiteSvm): Executor {
     };
   }
 
+  function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
+    svm.setSigverify(sigVerify);
+    try {
+      const result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
+      return result instanceof FailedTransactionMetadata ? transactionErrorToJson(result.err()) : null;
+    } finally {
+      if (!sigVerify) svm.setSigverify(true);
+    }
+  }
+
   return {
     execute: (tx, keys) => run(tx, keys, false, true),
+    check,
     simulate: (tx, keys, sigVerify) => run(tx, keys, true, sigVerify),
     readAccount,
   };

@@ -66,8 +66,6 @@ export interface AssetIndex {
   groupSize(group: string): number;
   /** The stand-in for the asset's fetched off-chain JSON, when the world generated it. */
   offchain(uri: string): OffchainJson | undefined;
-  /** Whether an address is one the index follows (a metadata, mint or holding token account). */
-  follows(address: string): boolean;
   readonly size: number;
 }
 
@@ -171,8 +169,13 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
   function applyMint(address: string, account: AccountView | null): void {
     const record = assets.get(address);
     if (record === undefined || record.compressed !== null) return;
-    record.mint = account !== null && account.owner === TOKEN_PROGRAM ? decodeMint(account.data) : null;
-    if (account === null) record.mint = { mintAuthority: null, supply: 0n, decimals: 0, freezeAuthority: null };
+    // A mint cannot be closed under the classic Token program; if it is gone anyway, nothing is left.
+    record.mint =
+      account === null
+        ? { mintAuthority: null, supply: 0n, decimals: 0, freezeAuthority: null }
+        : account.owner === TOKEN_PROGRAM
+          ? decodeMint(account.data)
+          : null;
     record.updated = ++clock;
     relist(record);
   }
@@ -251,7 +254,6 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
     },
     groupSize: (group) => groups.get(group)?.verifiedCount ?? 0,
     offchain: (uri) => options.offchainJson?.get(uri),
-    follows: (address) => byMetadataAddress.has(address) || assets.has(address) || byTokenAccount.has(address),
     get size() {
       return assets.size;
     },

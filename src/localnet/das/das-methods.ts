@@ -15,7 +15,9 @@ import {
   dasError,
   decodeCursor,
   parseGetAsset,
+  parseGetAssets,
   parseGetAssetsByGroup,
+  parseGetGrouping,
   validatePagination,
   type DisplayOptions,
   type GetAssetsByGroupParams,
@@ -93,25 +95,19 @@ function getAsset(index: AssetIndex, id: string, options: DisplayOptions): Recor
 }
 
 function getAssets(index: AssetIndex, params: unknown[]): (Record<string, unknown> | null)[] {
-  const raw = params.length === 1 && typeof params[0] === "object" && params[0] !== null && !Array.isArray(params[0]) ? (params[0] as Record<string, unknown>) : { ids: params[0], options: params[1] };
-  const ids = raw.ids;
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) throw dasError("Validation Error: ids must be an array of strings");
-  if (ids.length > 1000) throw dasError("Batch Size Error. Batch size should not be greater than 1000.");
-  const unique = [...new Set(ids as string[])];
-  const { options } = parseGetAsset([{ id: unique[0] ?? "11111111111111111111111111111111", options: raw.options ?? raw.displayOptions }]);
-  for (const id of unique) assertPubkey(id);
-  return unique.map((id) => {
+  const { ids, options } = parseGetAssets(params);
+  // Unknown ids and assets without supply come back as null, in the order asked.
+  return ids.map((id) => {
     const record = index.get(id);
-    return record === undefined || (record.mint !== null && record.mint.supply === 0n) ? null : renderAsset(record, index, options);
+    return record === undefined || (record.mint !== null && record.mint.supply === 0n) ? null : renderAsset(record, index, options, false);
   });
 }
 
 function getGrouping(index: AssetIndex, params: unknown[]): Record<string, unknown> {
-  const raw = params.length === 1 && typeof params[0] === "object" && params[0] !== null ? (params[0] as Record<string, unknown>) : { groupKey: params[0], groupValue: params[1] };
-  if (typeof raw.groupKey !== "string" || typeof raw.groupValue !== "string") throw dasError("Validation Error: groupKey and groupValue are required strings");
-  const size = raw.groupKey === "collection" ? index.groupSize(raw.groupValue) : 0;
+  const { groupKey, groupValue } = parseGetGrouping(params);
+  const size = groupKey === "collection" ? index.groupSize(groupValue) : 0;
   // The reference answers the group value as `group_name`.
-  return { group_key: raw.groupKey, group_name: raw.groupValue, group_size: size };
+  return { group_key: groupKey, group_name: groupValue, group_size: size };
 }
 
 /** Creates the DAS method table (camelCase names and the reference's snake_case aliases). */

@@ -107,6 +107,7 @@ function u32Field(raw: Raw, name: string): number | null {
 }
 
 function parseOptions(raw: Raw): DisplayOptions {
+  // `displayOptions` is the reference's serde alias of `options`.
   const value = raw.options ?? raw.displayOptions;
   const options: DisplayOptions = {
     showUnverifiedCollections: false,
@@ -220,4 +221,38 @@ export function decodeCursor(cursor: string): Uint8Array {
   } catch {
     throw dasError(`Cursor Validation Err: ${cursor} is invalid`);
   }
+}
+
+export interface GetAssetsParams {
+  ids: string[];
+  options: DisplayOptions;
+}
+
+const GET_ASSETS_FIELDS = ["ids", "options"] as const;
+
+/** getAssets: ids (consecutive duplicates dropped, as the reference's `dedup`), at most 1,000. */
+export function parseGetAssets(params: unknown[]): GetAssetsParams {
+  const raw = toNamed(params, GET_ASSETS_FIELDS);
+  denyUnknown(raw, GET_ASSETS_FIELDS, ["displayOptions"]);
+  const ids = raw.ids;
+  if (ids === undefined || ids === null) throw paramsError("missing field `ids`");
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) throw paramsError("invalid type for `ids`: expected a sequence of strings");
+  const options = parseOptions(raw);
+  const unique = (ids as string[]).filter((id, i) => i === 0 || id !== ids[i - 1]);
+  if (unique.length > 1000) throw dasError("Batch Size Error. Batch size should not be greater than 1000.");
+  for (const id of unique) assertPubkey(id);
+  return { ids: unique, options };
+}
+
+export interface GetGroupingParams {
+  groupKey: string;
+  groupValue: string;
+}
+
+const GET_GROUPING_FIELDS = ["groupKey", "groupValue"] as const;
+
+export function parseGetGrouping(params: unknown[]): GetGroupingParams {
+  const raw = toNamed(params, GET_GROUPING_FIELDS);
+  denyUnknown(raw, GET_GROUPING_FIELDS);
+  return { groupKey: stringField(raw, "groupKey", true), groupValue: stringField(raw, "groupValue", true) };
 }

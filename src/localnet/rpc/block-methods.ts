@@ -1,6 +1,7 @@
 /**
  * Block methods: getBlock (encodings, transactionDetails, rewards, maxSupportedTransactionVersion),
- * getBlocks, getBlocksWithLimit and getBlockTime, over the blocks the chain still holds.
+ * getBlocks, getBlocksWithLimit, getBlockTime and getRecentPerformanceSamples (with the
+ * vote / non-vote split), over the blocks the chain still holds.
  */
 import type { Block } from "../chain/block-store.ts";
 import type { Chain } from "../chain/chain.ts";
@@ -28,6 +29,8 @@ import {
 /** agave's MAX_GET_CONFIRMED_BLOCKS_RANGE. */
 const MAX_BLOCKS_RANGE = 500_000n;
 const TRANSACTION_DETAILS = ["full", "accounts", "signatures", "none"] as const;
+/** agave's PERFORMANCE_SAMPLES_LIMIT. */
+const PERFORMANCE_SAMPLES_LIMIT = 720n;
 
 function blockNotAvailable(slot: bigint): JsonRpcError {
   return new JsonRpcError(RpcErrorCode.BLOCK_NOT_AVAILABLE, `Block not available for slot ${slot}`);
@@ -122,6 +125,32 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
       if (limit === 0n) return [];
       const last = start + limit - 1n < visible ? start + limit - 1n : visible;
       return chain.blockSlots(start, last).slice(0, Number(limit));
+    },
+
+    getRecentPerformanceSamples(params, ctx) {
+      expectArity(params, 0, 1);
+      const limit = params[0] === undefined || params[0] === null ? PERFORMANCE_SAMPLES_LIMIT : u64Param(params[0], "usize");
+      if (limit > PERFORMANCE_SAMPLES_LIMIT) throw invalidParams(`Invalid limit; max ${PERFORMANCE_SAMPLES_LIMIT}`);
+      // agave samples every 60 s; here each sample covers the held blocks of one 60 s window of
+      // block time, newest first. The localnet has no votes, so every transaction is a non-vote one.
+      const tip = ctx.slotAt("processed");
+      const samples: { slot: bigint; numTransactions: number; numNonVoteTransactions: number; numSlots: number; samplePeriodSecs: number }[] = [];
+      let current: (typeof samples)[number] | undefined;
+      let windowStart = 0;
+      for (let slot = tip; slot >= chain.firstAvailableBlock() && samples.length <= Number(limit); slot--) {
+        const block = chain.block(slot);
+        if (block === undefined) break;
+        if (current === undefined || block.blockTime < windowStart) {
+          if (samples.length === Number(limit)) break;
+          current = { slot, numTransactions: 0, numNonVoteTransactions: 0, numSlots: 0, samplePeriodSecs: 60 };
+          windowStart = block.blockTime - 59;
+          samples.push(current);
+        }
+        current.numTransactions += block.transactions.length;
+        current.numNonVoteTransactions += block.transactions.length;
+        current.numSlots++;
+      }
+      return samples;
     },
 
     getBlockTime(params, ctx) {

@@ -140,20 +140,22 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       const keys = chain.accountKeys(tx);
       const signature = tx.signatureStrings[0]!;
       if (!skipPreflight) {
-        const outcome = chain.simulate(tx, keys, true);
-        if (outcome.err === "SignatureFailure") {
+        // Signatures first (agave verifies before simulating); details only when it failed.
+        const simulated = chain.check(tx, true);
+        if (simulated === "SignatureFailure") {
           throw new JsonRpcError(RpcErrorCode.TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, "Transaction signature verification failure");
         }
         if (BigInt(lagSlots()) > HEALTH_CHECK_SLOT_DISTANCE) {
           throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${lagSlots()} slots`, { numSlotsBehind: lagSlots() });
         }
         const early = preExecutionError(tx, slot);
-        const err = early ?? outcome.err;
-        if (err !== null) {
+        if (early !== null || simulated !== null) {
+          const outcome = early === null ? chain.simulate(tx, keys, true) : null;
+          const err = early ?? outcome!.err ?? simulated!;
           throw new JsonRpcError(
             RpcErrorCode.SEND_TRANSACTION_PREFLIGHT_FAILURE,
             `Transaction simulation failed: ${transactionErrorText(err)}`,
-            simulationValue(early === null ? outcome : null, err, keys),
+            simulationValue(outcome, err, keys),
           );
         }
       }

@@ -76,6 +76,20 @@ func (c *clients) transactionChecks(s *suite) {
 		prepared = res
 		return nil
 	})
+	s.check("transaction: PrepareTransaction sets an exact micro-lamports price beyond 32 bits (oneof)", func() error {
+		ctx, cancel := c.ctx(30 * time.Second)
+		defer cancel()
+		const price = uint64(5_000_000_007)
+		exact := &pb.PriorityFee{Choice: &pb.PriorityFee_MicroLamports{MicroLamports: price}}
+		res, err := txs.PrepareTransaction(ctx, &pb.PrepareTransactionRequest{Transaction: c.fx.draftTx, PriorityFee: exact})
+		if err != nil {
+			return err
+		}
+		if res.GetComputeUnitPrice() != price {
+			return fmt.Errorf("compute_unit_price %d, want %d", res.GetComputeUnitPrice(), price)
+		}
+		return nil
+	})
 	s.check("transaction: SendTransaction of the signed draft answers its signature and price", func() error {
 		if prepared == nil {
 			return errors.New("nothing prepared")

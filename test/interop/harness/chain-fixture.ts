@@ -137,11 +137,16 @@ export async function buildDraft(rpcUrl: string, payerSeedHex: string, index: nu
   return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
 }
 
-/** Signs a transfer and sends it to the localnet directly (not through the gateway); returns its signature. */
+/**
+ * Signs a transfer and sends it to the localnet directly (not through the gateway); returns its
+ * signature once the chain has executed it (a gateway cannot know of a transaction before that).
+ */
 export async function sendTransfer(rpcUrl: string, payerSeedHex: string, index: number): Promise<string> {
   const rpc = createSolanaRpc(rpcUrl);
   const payer = await createKeyPairSignerFromPrivateKeyBytes(Buffer.from(payerSeedHex, "hex"));
-  return sendSigned(rpc, payer, [await transfer(payer, index)]);
+  const signature = await sendSigned(rpc, payer, [await transfer(payer, index)]);
+  await waitForStatus(rpc, signature, ["processed", "confirmed", "finalized"]);
+  return signature;
 }
 
 type SolanaRpc = ReturnType<typeof createSolanaRpc>;
@@ -160,14 +165,19 @@ async function sendSigned(rpc: SolanaRpc, payer: KeyPairSigner, instructions: In
 }
 
 /** Polls until `signature` is confirmed; throws if it failed or takes longer than `timeoutMs`. */
-async function waitForConfirmation(rpc: SolanaRpc, signature: Signature, timeoutMs = 30_000): Promise<void> {
+function waitForConfirmation(rpc: SolanaRpc, signature: Signature): Promise<void> {
+  return waitForStatus(rpc, signature, ["confirmed", "finalized"]);
+}
+
+/** Polls until `signature` reaches one of `statuses`; throws if it failed or after `timeoutMs`. */
+async function waitForStatus(rpc: SolanaRpc, signature: Signature, statuses: readonly string[], timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
     if (status?.err) throw new Error(`fixture transaction ${signature} failed: ${JSON.stringify(status.err, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
-    if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return;
-    await new Promise((r) => setTimeout(r, 200));
+    if (status?.confirmationStatus != null && statuses.includes(status.confirmationStatus)) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`fixture transaction ${signature} not confirmed within ${timeoutMs} ms`);
+  throw new Error(`fixture transaction ${signature} did not reach ${statuses.join("/")} within ${timeoutMs} ms`);
 }

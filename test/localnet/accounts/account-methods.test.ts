@@ -5,9 +5,10 @@
 import { zstdDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import bs58 from "bs58";
-import { createTestChain, fixture, mintData, randomAddress, seedFromValue, shapeDiff, SLOT, TOKEN, U64_MAX } from "./helpers.ts";
+import type { Address } from "@solana/kit";
+import { createTestChain, fixture, mintData, randomAddress, seedFromValue, shapeDiff, SLOT, TOKEN, tokenAccountData, U64_MAX } from "./helpers.ts";
 
-const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
+const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" as Address;
 
 describe("getAccountInfo", () => {
   it("answers the recorded USDC mint byte for byte in base64, and in base64+zstd that decodes to it", async () => {
@@ -29,6 +30,35 @@ describe("getAccountInfo", () => {
     expect(ours.equals(theirs)).toBe(true);
     // Same frame header as agave's streaming encoder (no content size); only the window byte may differ.
     expect(Buffer.from(zstd.value.data[0], "base64").subarray(0, 5)).toEqual(Buffer.from(zstdRecorded.result.value.data[0], "base64").subarray(0, 5));
+  });
+
+  it("answers recorded 2.1 and 1.10 responses (a 904-byte program account; a USDC token account as jsonParsed)", async () => {
+    const recorded = fixture("rpc/getAccountInfo_base64.json");
+    const chain = createTestChain();
+    const address = randomAddress();
+    chain.index.seedAccount(seedFromValue(address, recorded.result.value));
+    const result = await chain.call("getAccountInfo", address, { encoding: "base64" });
+    expect(result.value).toEqual(recorded.result.value);
+    expect(shapeDiff(result, recorded.result)).toEqual([]);
+
+    // The 1.10 node sent only the parsed form: rebuild the bytes from it, then parse them back.
+    const parsedRecorded = fixture("rpc/getAccountInfo_jsonParsed_token_account_slot140702417.json").result.value;
+    const info = parsedRecorded.data.parsed.info;
+    const holder = randomAddress();
+    chain.index.seedAccounts([
+      { address: USDC, owner: TOKEN, lamports: 1n, data: mintData({ decimals: info.tokenAmount.decimals }) },
+      {
+        address: holder,
+        owner: TOKEN,
+        lamports: BigInt(parsedRecorded.lamports),
+        rentEpoch: BigInt(parsedRecorded.rentEpoch),
+        data: tokenAccountData({ mint: info.mint, owner: info.owner, amount: BigInt(info.tokenAmount.amount) }),
+      },
+    ]);
+    const parsed = await chain.call("getAccountInfo", holder, { encoding: "jsonParsed" });
+    const { space, ...rest } = parsed.value; // 1.10 predates the `space` field on accounts
+    expect(rest).toEqual(parsedRecorded);
+    expect(space).toBe(165);
   });
 
   it("encodes base58 and legacy binary up to 128 bytes and refuses more with agave's -32600", async () => {
@@ -184,7 +214,7 @@ describe("getAccountInfo", () => {
     const chain = createTestChain();
     const cases: Array<[unknown[], number, string]> = [
       [[], -32602, "`params` should have at least 1 argument(s)"],
-      [["abc"], -32602, "Invalid param: WrongSize"],
+      [["abc"], -32602, fixture("rpc/error_-32602_invalid_param_WrongSize.json").error.message],
       [["0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OI"], -32602, "Invalid param: Invalid"],
       [["x".repeat(45)], -32602, "Invalid param: WrongSize"],
       [["z".repeat(44)], -32602, "Invalid param: Invalid"], // decodes to more than 32 bytes

@@ -255,3 +255,16 @@ describe("following the chain", () => {
     expect(await pageAll(collection, 1000, { options: { showUnverifiedCollections: true } })).toContain(nft);
   });
 });
+
+describe("getAssets", () => {
+  it("answers a batch in order, null for unknown ids", async () => {
+    const ids = ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE", "11111111111111111111111111111111", "7jFuJ73mBPDdLMvCYxzrpFTD9FeDudRxdXGDALP5Cp2W"];
+    const res = await call("getAssets", { ids });
+    expect(res.map((a: { id: string } | null) => a?.id ?? null)).toEqual([ids[0], null, ids[2]]);
+    expect((await failure("getAssets", { ids: Array.from({ length: 1001 }, (_, i) => (i % 2 ? ids[0] : ids[2])) })).message).toBe(
+      "Batch Size Error. Batch size should not be greater than 1000.",
+    );
+    expect((await failure("getAssets", { ids: ["nope"] })).message).toBe("Pubkey Validation Err: nope is invalid");
+    expect((await failure("getAssets", {})).code).toBe(-32602);
+  });
+});

@@ -68,6 +68,18 @@ pub async fn run(ctx: &Ctx, s: &mut Suite) {
     })
     .await;
 
+    s.check("transaction: PrepareTransaction sets an exact micro-lamports price beyond 32 bits (oneof)", async {
+        const PRICE: u64 = 5_000_000_007;
+        let exact = PriorityFee { choice: Some(Choice::MicroLamports(PRICE)) };
+        let request = PrepareTransactionRequest { transaction: draft.clone(), priority_fee: Some(exact), ..Default::default() };
+        let res = client.prepare_transaction(ctx.keyed(request)).await.map_err(why)?.into_inner();
+        if res.compute_unit_price != PRICE {
+            return Err(format!("compute_unit_price {}, want {PRICE}", res.compute_unit_price));
+        }
+        Ok(())
+    })
+    .await;
+
     let mut signature = String::new();
     s.check("transaction: SendTransaction of the signed draft answers its signature and price", async {
         let p = prepared.as_ref().ok_or("nothing prepared")?;

@@ -150,7 +150,7 @@ function banner(gateway: Gateway, keyGenerated: boolean): string {
     "Try:",
     `  npx buf curl --http2-prior-knowledge --list-services ${url}`,
     `  npx buf curl --protocol grpc --http2-prior-knowledge -H "Authorization: Bearer ${key}" \\`,
-    `    -d '{"programId":"TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA","size":"82","limit":3}' \\`,
+    `    -d '{"programId":"TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA","size":"82","limit":3}' \\`,
     `    ${url}/solgate.v1.ProgramService/ListProgramAccounts`,
     "",
   ].join("\n");

@@ -102,6 +102,8 @@ export interface CollectionsOptions {
   maxOffchainPerPage?: number;
   /** Called when a count stops at `maxCountPages` (for logs). */
   onCountCapped?: (collection: string, counted: bigint) => void;
+  /** Called when getAsset fails; the call goes on without the asset's presentation fields (for logs). */
+  onAssetError?: (collection: string, error: unknown) => void;
 }
 
 export const DEFAULT_LIMIT = 100;
@@ -152,7 +154,23 @@ export function createCollections(
   async function assertIsCollection(collection: Address, signal?: AbortSignal): Promise<void> {
     const metadata = await readMetadata(collection, signal);
     if (metadata?.collectionDetails) return;
-    throw notFound(collection, metadata !== null || (await das.getAsset(collection, signal)) !== null);
+    throw notFound(collection, metadata !== null || (await assetOrNull(collection, signal)) !== null);
+  }
+
+  /**
+   * The collection's asset, or null. Only presentation (description, image, names of assets
+   * without a Metadata account) comes from it, never the membership or the count: a failing
+   * getAsset degrades the answer instead of failing it. A real outage still fails the call
+   * through the reads that matter.
+   */
+  async function assetOrNull(address: string, signal?: AbortSignal): Promise<DasAsset | null> {
+    try {
+      return await das.getAsset(address, signal);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      options.onAssetError?.(address, error);
+      return null;
+    }
   }
 
   async function offchainFields(uri: string, need: boolean): Promise<{ description: string; image: string } | null> {
@@ -164,7 +182,7 @@ export function createCollections(
       const address = assertAddress(rawAddress);
       // Started first and awaited last: the marketplace never adds to the chain reads' latency.
       const floor = market.floorPrice(address);
-      const [asset, metadata] = await Promise.all([das.getAsset(address, signal), readMetadata(address, signal)]);
+      const [asset, metadata] = await Promise.all([assetOrNull(address, signal), readMetadata(address, signal)]);
       const details = metadata?.collectionDetails ?? null;
       let itemCount: bigint;
       if (details?.kind === "V1") {

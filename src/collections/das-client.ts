@@ -119,7 +119,11 @@ function isNotFound(error: unknown): boolean {
 function providerError(error: unknown, method: string): unknown {
   if (isSolgateError(error)) return error;
   const info = rpcErrorOf(error);
-  if (info === undefined) return error;
+  if (info === undefined) {
+    // Not a JSON-RPC error Solgate can read (kit fails to build errors for codes it does not know,
+    // such as DAS's -32000): still the provider failing, not a bug of the caller's.
+    return new SolgateError("UPSTREAM_UNAVAILABLE", `the DAS provider's answer to ${method} could not be read`, { method, failure: "bad_response" }, { cause: error, retryAfterMs: 1000 });
+  }
   const hint = info.code === -32601 ? "; the chain's DAS endpoint does not serve it (set a DAS URL for this chain)" : "";
   return new SolgateError(
     "UPSTREAM_UNAVAILABLE",

@@ -5,6 +5,7 @@
  * Run: npx node test/bench/localnet-bench.ts [transfers=20000] [concurrency=64]
  */
 import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import bs58 from "bs58";
 import { startLocalnet } from "../../src/localnet/launcher.ts";
@@ -36,6 +37,19 @@ function transfer(payer: Payer, to: Uint8Array, blockhash: Uint8Array, lamports:
   new DataView(message.buffer).setBigUint64(142, lamports, true);
   const signature = sign(null, message, payer.privateKey);
   return Buffer.concat([Buffer.from([1]), signature, message]).toString("base64");
+}
+
+/**
+ * CPU seconds the localnet process has used (Linux /proc): on a shared machine wall-clock rates
+ * depend on the neighbours, CPU per request does not.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -100,6 +114,7 @@ async function main() {
       }
       const signMs = performance.now() - signStart;
       const before = BigInt((await call(url, "localnet_status")).transactionCount);
+      const cpuBefore = cpuSeconds(localnet.pid);
       const { ms, accepted } = await blast(url, bodies);
       const sentAt = performance.now();
       let landed = 0n;
@@ -109,15 +124,25 @@ async function main() {
         await new Promise((r) => setTimeout(r, 20));
       }
       const executedMs = performance.now() - sentAt + ms;
+      const cpuPerTx = ((cpuSeconds(localnet.pid) - cpuBefore) / TRANSFERS) * 1e6;
       console.log(
         `${label}: ${accepted}/${TRANSFERS} accepted in ${ms.toFixed(0)} ms = ${((accepted / ms) * 1000).toFixed(0)} sends/s ` +
           `(concurrency ${CONCURRENCY}); ${landed} executed by ${executedMs.toFixed(0)} ms after the first send = ` +
-          `${((Number(landed) / executedMs) * 1000).toFixed(0)} executed tx/s; client signing ${signMs.toFixed(0)} ms`,
+          `${((Number(landed) / executedMs) * 1000).toFixed(0)} executed tx/s; client signing ${signMs.toFixed(0)} ms; ` +
+          `localnet CPU ${cpuPerTx.toFixed(0)} µs per transaction (accepted and executed) = ${(1e6 / cpuPerTx).toFixed(0)} tx per CPU-second`,
       );
-      return { label, accepted, sendsPerSecond: (accepted / ms) * 1000, executed: Number(landed), executedPerSecond: (Number(landed) / executedMs) * 1000 };
+      return {
+        label,
+        accepted,
+        sendsPerSecond: (accepted / ms) * 1000,
+        executed: Number(landed),
+        executedPerSecond: (Number(landed) / executedMs) * 1000,
+        localnetCpuMicrosPerTransaction: cpuPerTx,
+      };
     };
     const results = [await round("skipPreflight", { skipPreflight: true }), await round("preflight (processed)", { preflightCommitment: "processed" })];
-    console.log(JSON.stringify({ transfers: TRANSFERS, concurrency: CONCURRENCY, results }));
+    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    console.log(JSON.stringify({ transfers: TRANSFERS, concurrency: CONCURRENCY, loadAverage: load, results }));
   } finally {
     agent.destroy();
     await localnet.stop();

@@ -328,9 +328,16 @@ async function watchers(): Promise<void> {
       for (const [m, n] of after) if (method === undefined || m === method) sum += n - (before.get(m) ?? 0);
       return (sum * 1000) / window;
     };
+    const transactionMethods = ["getSignatureStatuses", "getBlockHeight", "sendTransaction", "getTransaction", "isBlockhashValid"];
+    const transactionRate = transactionMethods.reduce((sum, m) => sum + rate(m), 0);
+    const others = [...after.keys()]
+      .filter((m) => !transactionMethods.includes(m) && rate(m) > 0)
+      .map((m) => `${m} ${rate(m).toFixed(1)}`)
+      .join(", ");
     console.log(
-      `   ${String(total).padStart(6)} streams (opened in ${fmt(openedMs)}): upstream ${rate().toFixed(1)} calls/s in all, ` +
-        `getSignatureStatuses ${rate("getSignatureStatuses").toFixed(1)}/s, gateway RSS ${rssMb(gateway.child.pid!).toFixed(0)} MB`,
+      `   ${String(total).padStart(6)} streams (opened in ${fmt(openedMs)}): status engine ${transactionRate.toFixed(1)} upstream calls/s ` +
+        `(getSignatureStatuses ${rate("getSignatureStatuses").toFixed(1)}/s); whole gateway ${rate().toFixed(1)}/s (fee market: ${others}); ` +
+        `gateway RSS ${rssMb(gateway.child.pid!).toFixed(0)} MB`,
     );
   }
   controller.abort();

@@ -16,5 +16,5 @@ PATH="$bin:$PATH" "$root/node_modules/.bin/buf" generate --template test/interop
 
 cd "$root/test/interop/go"
 go vet ./...
-go build -o "$bin/solgate-interop-go" .
+go build -buildvcs=false -o "$bin/solgate-interop-go" .
 echo "built $bin/solgate-interop-go"

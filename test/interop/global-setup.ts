@@ -2,12 +2,16 @@
  * Starts one gateway (with its embedded localnet) for the whole interop run, writes the chain
  * fixture, and hands both to the test files through vitest's `provide`/`inject`.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { createChainFixture } from "./harness/chain-fixture.ts";
 import type { ChainFixture } from "./harness/chain-fixture.ts";
 import { clientEnv } from "./harness/client-env.ts";
 import type { CollectionFixture } from "./harness/client-env.ts";
 import { startInteropGateway } from "./harness/gateway.ts";
+import { INTEROP_WORLD_ENV, readCollectionFixture } from "./harness/world-fixture.ts";
 
 /** What every interop test file gets. */
 export interface InteropContext {
@@ -29,13 +33,14 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = performance.now();
+  // The localnet child inherits this process's environment: a small world, written where we can read it.
+  const worldDir = mkdtempSync(join(tmpdir(), "solgate-interop-world-"));
+  for (const [name, value] of Object.entries({ ...INTEROP_WORLD_ENV, LOCALNET_WORLD_DIR: worldDir })) process.env[name] ??= value;
   // The demo page at /demo/ (src/demo) is on, so the browser test can load it from the gateway itself.
   const gw = await startInteropGateway({ SOLGATE_DEMO: "1" });
   try {
     const chain = await createChainFixture(gw.localnetUrl);
-    // TODO(interop): when CollectionService lands, take a seeded collection from the localnet's world
-    // (name, verified count, member ids). Until then any valid address does: the calls answer UNIMPLEMENTED.
-    const collection: CollectionFixture = { address: chain.mint, name: "", itemCount: "0", members: [] };
+    const collection = await readCollectionFixture(process.env.LOCALNET_WORLD_DIR ?? worldDir, gw.localnetUrl);
     project.provide("interop", {
       url: gw.url,
       addr: gw.addr,
@@ -48,10 +53,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     console.log(`interop: gateway ${gw.url} with localnet ${gw.localnetUrl}, ready in ${Math.round(performance.now() - started)} ms`);
   } catch (e) {
     await gw.close();
+    rmSync(worldDir, { recursive: true, force: true });
     throw e;
   }
   return async () => {
     await gw.close();
+    rmSync(worldDir, { recursive: true, force: true });
     const problems = gw.logs.filter((l) => /"level":"(error|fatal)"/.test(l));
     if (problems.length > 0) console.log(`interop: the gateway logged ${problems.length} errors:\n${problems.slice(0, 10).join("\n")}`);
   };

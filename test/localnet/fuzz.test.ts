@@ -193,6 +193,15 @@ it(`survives ${TRANSACTIONS.toLocaleString("en")} mutated transactions and ${MAL
   let id = 0;
   let sentTx = 0;
   let executedPath = 0;
+  const sendBatch = async (batch: { jsonrpc: string; id: number; method: string; params: unknown[] }[]) => {
+    const { status, json } = await net.post(batch);
+    expect(status).toBe(200);
+    expect(json).toHaveLength(batch.length);
+    checkResponses(batch, json);
+    executedPath += json.filter((r: any) => r.result !== undefined || r.error?.code === -32002).length;
+  };
+  // Two batches in flight: the next one is generated (and signed) while the localnet works.
+  let inFlight: Promise<void> = Promise.resolve();
   while (sentTx < TRANSACTIONS) {
     const batch: { jsonrpc: string; id: number; method: string; params: unknown[] }[] = [];
     for (let i = 0; i < BATCH && sentTx < TRANSACTIONS; i++, sentTx++) {
@@ -204,12 +213,10 @@ it(`survives ${TRANSACTIONS.toLocaleString("en")} mutated transactions and ${MAL
       if (method === "simulateTransaction" && random() < 0.3) config.sigVerify = true;
       batch.push({ jsonrpc: "2.0", id: ++id, method, params: [base58 ? bs58.encode(bytes) : Buffer.from(bytes).toString("base64"), config] });
     }
-    const { status, json } = await net.post(batch);
-    expect(status).toBe(200);
-    expect(json).toHaveLength(batch.length);
-    checkResponses(batch, json);
-    executedPath += json.filter((r: any) => r.result !== undefined || r.error?.code === -32002).length;
+    await inFlight;
+    inFlight = sendBatch(batch);
   }
+  await inFlight;
 
   let calls = 0;
   while (calls < MALFORMED_CALLS) {
@@ -245,5 +252,8 @@ it(`survives ${TRANSACTIONS.toLocaleString("en")} mutated transactions and ${MAL
   const exited = await Promise.race([net.handle.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 50))]);
   expect(exited).toBe(false);
   expect(executedPath).toBeGreaterThan(1000); // some mutants got past decoding into LiteSVM
-  expect(performance.now() - started).toBeLessThan(60_000);
-}, 120_000);
+  const elapsed = performance.now() - started;
+  console.log(`fuzz: ${TRANSACTIONS} transactions, ${MALFORMED_CALLS} calls, ${GARBAGE_BODIES} bodies in ${(elapsed / 1000).toFixed(1)} s`);
+  // ~20 s on this 2-core machine when it is not shared; the cap only catches a pathological slowdown.
+  expect(elapsed).toBeLessThan(90_000);
+}, 150_000);

@@ -21,7 +21,7 @@ import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
 import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
 
 export const API_KEY = "test-key-0123456789abcdef";
-export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA";
+export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 /** Test routes: the four Solgate services, two with test-only behaviour. */
 export function testRoutes(router: ConnectRouter): void {

@@ -72,7 +72,7 @@ describe("npm start with no upstream", () => {
     // The key and the route work end to end; what the chain holds is the localnet's business, so an
     // answer from the core (a page, or a catalogued error such as NOT_FOUND) passes, but not auth or a bug.
     if (body.code !== undefined) expect(["unauthenticated", "internal", "unknown", "unimplemented"]).not.toContain(body.code);
-    else expect(body.programId).toBe("TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA");
+    else expect(body.programId).toBe("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA");
   });
 
   it("exits non-zero when the localnet dies", async () => {

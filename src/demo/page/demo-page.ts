@@ -15,7 +15,7 @@ import type { WatchStatusResponse } from "../../../gen/solgate/v1/transaction_se
 import { createSolgateClients, describeError } from "./solgate-client.ts";
 import type { BrowserProtocol, SolgateClients } from "./solgate-client.ts";
 
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA";
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 const params = new URLSearchParams(location.search);
 const settings = {

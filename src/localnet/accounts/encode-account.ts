@@ -62,6 +62,11 @@ export type MintLookup = (mint: Uint8Array) => MintInfo | null;
 
 /** Largest data agave encodes as base58 (`MAX_BASE58_BYTES`). */
 const MAX_BASE58_BYTES = 128;
+/**
+ * agave compresses with zstd's streaming encoder at the default level, which writes no content size
+ * in the frame header; so don't we. Node's one-shot encoder sizes its window to the input, so the
+ * window byte can differ from agave's; the decompressed bytes are the same.
+ */
 const ZSTD_OPTIONS = { params: { [zlib.constants.ZSTD_c_contentSizeFlag]: 0 } };
 
 /** agave's `slice_data`. */

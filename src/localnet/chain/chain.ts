@@ -104,8 +104,11 @@ export interface Chain {
   isPending(signature: string): boolean;
   /** Full account list (resolving lookup tables); throws `-32602` like agave's sanitize. */
   accountKeys(tx: DecodedTransaction): AccountKeys;
-  /** Queues a transaction for the next slot (a duplicate or an overflow is silently ignored). */
-  submit(tx: DecodedTransaction): void;
+  /**
+   * Queues a transaction for the next slot (a duplicate or an overflow is silently ignored).
+   * `verified`: its signatures were checked on these exact bytes (preflight), so execution skips it.
+   */
+  submit(tx: DecodedTransaction, verified?: boolean): void;
   simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
   /** The error a simulation would report (null when it succeeds), without collecting its details. */
   check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null;
@@ -148,8 +151,9 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   const window = createBlockhashWindow();
   const history = createSignatureHistory({ limit: options.historyLimit, protectSlots: STATUS_CACHE_SLOTS });
   const blocks = createBlockStore({ retention: options.blockRetention });
-  const queue: DecodedTransaction[] = [];
-  const pending = new Set<string>();
+  const queue: { tx: DecodedTransaction; verified: boolean }[] = [];
+  /** Signature -> whether a queued copy has verified signatures. */
+  const pending = new Map<string, boolean>();
   const blockListeners = new Set<(block: Block) => void>();
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let transactionCount = 0n;
@@ -234,7 +238,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     const records: TransactionRecord[] = [];
     let minUnitPrice: bigint | null = null;
     const accountMinUnitPrice = new Map<string, bigint>();
-    for (const tx of batch) {
+    for (const { tx, verified } of batch) {
       const signature = tx.signatureStrings[0]!;
       pending.delete(signature);
       if (history.has(signature)) continue;
@@ -246,7 +250,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       } catch {
         continue; // lookup tables changed since submission: a leader would drop it too
       }
-      const outcome = executor.execute(tx, keys);
+      const outcome = executor.execute(tx, keys, !verified);
       if (!outcome.committed) continue;
       const unitPrice = computeBudgetOf(tx.message).unitPrice;
       const record: TransactionRecord = { signature, slot, index: records.length, tx, keys, outcome, unitPrice };
@@ -291,12 +295,15 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
 
   const clock = createSlotClock({ slotMs: options.slotMs, onTick: () => void produceBlock() });
 
-  const submit = (tx: DecodedTransaction) => {
+  const submit = (tx: DecodedTransaction, verified = false) => {
     const signature = tx.signatureStrings[0]!;
-    if (pending.has(signature) || history.has(signature)) return;
-    if (queue.length >= options.maxQueue) return;
-    pending.add(signature);
-    queue.push(tx);
+    if (history.has(signature) || queue.length >= options.maxQueue) return;
+    // A queued copy shadows a duplicate, unless it is unverified and this one is verified: a
+    // forged copy (same first signature, other bytes) must not keep the genuine one out.
+    const queued = pending.get(signature);
+    if (queued === true || (queued === false && !verified)) return;
+    pending.set(signature, verified);
+    queue.push({ tx, verified });
   };
 
   const airdrop = async (address: string, lamports: bigint): Promise<string> => {

@@ -49,11 +49,8 @@ export interface ChainMethodDeps {
 
 /** Creates the clock and fee method table. */
 export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): MethodTable {
-  const blockOf = (slot: bigint) => {
-    const block = chain.block(slot);
-    if (block === undefined) throw new JsonRpcError(RpcErrorCode.INTERNAL_ERROR, "Internal error");
-    return block;
-  };
+  // A view lagging beyond the retained blocks sees the oldest one still held.
+  const blockOf = (slot: bigint) => chain.block(slot) ?? chain.block(chain.firstAvailableBlock())!;
 
   return {
     getHealth(params) {

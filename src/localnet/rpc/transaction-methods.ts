@@ -160,7 +160,7 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
         }
       }
       // Accepted. The drop fault loses it here, like a leader that never received it.
-      if (!faults.dropTransaction()) chain.submit(tx);
+      if (!faults.dropTransaction()) chain.submit(tx, !skipPreflight);
       return signature;
     },
 

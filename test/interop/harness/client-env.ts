@@ -5,7 +5,7 @@
 import type { ChainFixture } from "./chain-fixture.ts";
 import { LANDED_SERVICES } from "./landed.ts";
 
-export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGqPFXCWuBvf9Ss623VQ5DA";
+export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 /** Collection expectations. */
 export interface CollectionFixture {

@@ -2,9 +2,9 @@
  * The services the gateway implements today. Every client calls every RPC of every service; for a
  * service not listed here it expects UNIMPLEMENTED (and fails once the service answers, so this list
  * must grow as services land — that is the point).
- * TODO(interop): add CollectionService when it lands.
+ * All four have landed; the UNIMPLEMENTED branches stay for services added later.
  */
-export const LANDED_SERVICES: readonly string[] = ["ProgramService", "FeeService", "TransactionService"];
+export const LANDED_SERVICES: readonly string[] = ["ProgramService", "FeeService", "TransactionService", "CollectionService"];
 
 /** Whether `service` (e.g. `FeeService`) has landed. */
 export function landed(service: string): boolean {

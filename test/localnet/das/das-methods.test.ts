@@ -268,3 +268,14 @@ describe("getAssets", () => {
     expect((await failure("getAssets", {})).code).toBe(-32602);
   });
 });
+
+describe("params forms", () => {
+  it("takes positional params in the reference's field order, as clients fall back to", async () => {
+    const byName = await call("getAssetsByGroup", { groupKey: "collection", groupValue: collection, sortBy: { sortBy: "id", sortDirection: "asc" }, limit: 7 });
+    const after = byName.items[2].id;
+    const positional = await call("getAssetsByGroup", ["collection", collection, { sortBy: "id", sortDirection: "asc" }, 4, null, null, after]);
+    expect(positional.items.map((i: { id: string }) => i.id)).toEqual(byName.items.slice(3, 7).map((i: { id: string }) => i.id));
+    expect((await call("getAsset", ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE"])).id).toBe("CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE");
+    expect((await failure("getAsset", ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE", null, 3])).code).toBe(-32602);
+  });
+});

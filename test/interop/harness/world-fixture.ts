@@ -1,0 +1,50 @@
+/**
+ * The collection the clients read: the localnet seeds a small generated world (sizes set through
+ * `LOCALNET_*` before it starts) and writes its manifest; the verified members are read from the
+ * localnet's own DAS (`getAssetsByGroup`, sorted by id), not from the gateway.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CollectionFixture } from "./client-env.ts";
+
+/** World sizes for the interop run: small, so the localnet starts in seconds. Existing values win. */
+export const INTEROP_WORLD_ENV: Readonly<Record<string, string>> = {
+  LOCALNET_WORLD: "1",
+  LOCALNET_COLLECTION_SIZE: "9",
+  LOCALNET_NFT_OWNERS: "4",
+  LOCALNET_SPOOFS: "3",
+  LOCALNET_TOKEN_HOLDERS: "40",
+  LOCALNET_SMALL_MINT_HOLDERS: "8,4",
+};
+
+interface ManifestCollection {
+  name: string;
+  mint: string;
+  seeded: boolean;
+  verifiedMembers: number;
+}
+
+/** Reads the seeded collection from `worldDir`'s manifest and its members from DAS at `rpcUrl`. */
+export async function readCollectionFixture(worldDir: string, rpcUrl: string): Promise<CollectionFixture> {
+  const manifest = JSON.parse(readFileSync(join(worldDir, "world-manifest.json"), "utf8")) as { collections: ManifestCollection[] };
+  const collection = manifest.collections.find((c) => c.seeded);
+  if (collection === undefined) throw new Error(`no seeded collection in ${worldDir}/world-manifest.json`);
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "getAssetsByGroup",
+      // One object of named parameters inside the array: the localnet takes that form (and positional ones).
+      params: [{ groupKey: "collection", groupValue: collection.mint, page: 1, limit: 1000, sortBy: { sortBy: "id", sortDirection: "asc" } }],
+    }),
+  });
+  const body = (await response.json()) as { result?: { items: { id: string }[] }; error?: { message: string } };
+  if (body.result === undefined) throw new Error(`getAssetsByGroup: ${body.error?.message ?? "no result"}`);
+  const members = body.result.items.map((item) => item.id);
+  if (members.length !== collection.verifiedMembers) {
+    throw new Error(`the manifest says ${collection.verifiedMembers} verified members, DAS lists ${members.length}`);
+  }
+  return { address: collection.mint, name: collection.name, itemCount: String(collection.verifiedMembers), members };
+}

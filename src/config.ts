@@ -50,7 +50,15 @@ export interface Config {
    * The embedded chain, started when no remote chain is configured. `port` undefined lets the
    * launcher choose; the localnet's other `LOCALNET_*` options are its own (src/localnet/config.ts).
    */
-  localnet: { enabled: boolean; port?: number };
+  localnet: {
+    enabled: boolean;
+    port?: number;
+    /** Seed the world (collections, token holders, demo wallet) and run background traffic. */
+    world: boolean;
+    traffic: boolean;
+  };
+  /** Serve the live demo page at `/demo`. */
+  demo: boolean;
   /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
   market: MarketConfig;
 }
@@ -86,6 +94,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       return fallback;
     }
     return n;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = get(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (["1", "true", "yes", "on"].includes(raw)) return true;
+    if (["0", "false", "no", "off"].includes(raw)) return false;
+    problems.push(`${name} must be 1 or 0 (true/false), got ${JSON.stringify(raw)}`);
+    return fallback;
   };
   const url = (name: string, value: string): string | undefined => {
     try {
@@ -189,7 +205,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     localnet: {
       enabled: localnetEnabled,
       ...(get("LOCALNET_PORT") === undefined ? {} : { port: int("LOCALNET_PORT", 0, 0, 65535) }),
+      // A person running `npm start` gets a world worth looking at; test runs get an empty chain unless they ask.
+      world: bool("LOCALNET_WORLD", get("NODE_ENV") !== "test"),
+      traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
     },
+    demo: bool("SOLGATE_DEMO", localnetEnabled),
     market: parseMarketConfig(get, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);

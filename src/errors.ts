@@ -30,7 +30,7 @@ export const ERROR_REASONS = {
   INVALID_ADDRESS: {
     code: Code.InvalidArgument,
     httpStatus: 400,
-    description: "An address or signature is not valid base58 of the right length.",
+    description: "An address is not valid base58 of 32 bytes.",
   },
   INVALID_PARAMETER: {
     code: Code.InvalidArgument,

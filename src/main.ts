@@ -20,6 +20,7 @@ import type { Logger } from "./server/logger.ts";
 import { createMetrics, startMetricsServer } from "./server/metrics.ts";
 import { createRoutes } from "./server/routes.ts";
 import { createServer } from "./server/server.ts";
+import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
 import { createTransactionService } from "./transactions/transaction-service.ts";
 
@@ -55,6 +56,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       const localnet = await startLocalnet({
         ...(config.localnet.port === undefined ? {} : { port: config.localnet.port }),
         logLevel: config.logLevel,
+        env: { LOCALNET_WORLD: config.localnet.world ? "1" : "0", LOCALNET_TRAFFIC: config.localnet.traffic ? "1" : "0" },
+        // Seeding the default world (10,000 NFTs, 100,000 token holders) takes tens of seconds on 2 cores.
+        startTimeoutMs: config.localnet.world ? 180_000 : 30_000,
+        // The localnet prints what it seeded and where its manifest and demo keypair are: pass that on.
+        onStderr: (text) => process.stderr.write(text),
       });
       cleanups.push(async () => {
         await localnet.stop();
@@ -107,6 +113,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       idleTimeoutMs: config.server.idleTimeoutMs,
       shutdownTimeoutMs: config.server.shutdownTimeoutMs,
       readMaxBytes: config.server.maxRequestBytes,
+      preHandlers: config.demo ? [createDemoHandler()] : [],
     });
     const metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
     cleanups.push(() => metricsServer.close());

@@ -140,10 +140,13 @@ export function createCollections(
     return metadata !== null && metadata.mint === mint ? metadata : null;
   }
 
-  /** Verified members counted through DAS; cached, and shared by concurrent callers. */
-  function countMembers(collection: string, signal?: AbortSignal): Promise<bigint> {
+  /**
+   * Verified members counted through DAS; cached, and shared by concurrent callers (so it runs to
+   * completion whoever cancels: one caller's abort must not fail the others').
+   */
+  function countMembers(collection: string): Promise<bigint> {
     return counts.getOrLoad(collection, async () => {
-      const scan = await scanMembers(das, { collection, want: Infinity, maxCalls: maxCountPages, onMember: () => undefined, signal });
+      const scan = await scanMembers(das, { collection, want: Infinity, maxCalls: maxCountPages, onMember: () => undefined });
       const counted = BigInt(scan.found);
       if (!scan.ended) options.onCountCapped?.(collection, counted);
       return { value: counted, ttlMs: countTtlMs };
@@ -188,7 +191,7 @@ export function createCollections(
       if (details?.kind === "V1") {
         itemCount = details.size;
       } else {
-        itemCount = await countMembers(address, signal);
+        itemCount = await countMembers(address);
         if (itemCount === 0n && details === null) throw notFound(address, asset !== null || metadata !== null);
       }
       let description = asset === null ? "" : descriptionOf(asset);

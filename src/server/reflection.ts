@@ -10,6 +10,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { Code } from "@connectrpc/connect";
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js";
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js";
+import { file_google_rpc_error_details } from "../../gen/google/rpc/error_details_pb.js";
 
 /** The reflection services' own descriptors, to list them beside the application's. */
 export const REFLECTION_SERVICES: readonly DescService[] = [v1.ServerReflection, v1alpha.ServerReflection];
@@ -32,7 +33,7 @@ function encoded(index: Index, file: DescFile): Uint8Array {
   return bytes;
 }
 
-function buildIndex(services: readonly DescService[]): Index {
+function buildIndex(services: readonly DescService[], extraFiles: readonly DescFile[]): Index {
   const index: Index = { services: [], files: new Map(), symbols: new Map(), extensions: [], binary: new Map() };
   const addMessage = (file: DescFile, m: DescMessage) => {
     index.symbols.set(m.typeName, file);
@@ -61,6 +62,7 @@ function buildIndex(services: readonly DescService[]): Index {
     if (!index.services.includes(s.typeName)) index.services.push(s.typeName);
     addFile(s.file);
   }
+  for (const file of extraFiles) addFile(file);
   return index;
 }
 
@@ -114,7 +116,8 @@ function answer(index: Index, req: AnyRequest, sent: Set<string>): ResponseInit[
  * health's) plus reflection itself.
  */
 export function registerReflection(router: ConnectRouter, services: readonly DescService[]): void {
-  const index = buildIndex([...services, ...REFLECTION_SERVICES]);
+  // Error details travel as `google.protobuf.Any`; clients resolve their type through reflection.
+  const index = buildIndex([...services, ...REFLECTION_SERVICES], [file_google_rpc_error_details]);
   router.service(v1.ServerReflection, {
     async *serverReflectionInfo(requests) {
       const sent = new Set<string>();

@@ -117,7 +117,9 @@ export function createSender(options: SenderOptions): Sender {
     if (!landed) {
       try {
         if ((await sendWire(rpc, tx.wire, { commitment: validity.commitment, blockhash: tx.blockhash })) === "already-processed") {
-          await store.put({ ...send, landed: true });
+          // Read again: a tick may have moved the record on meanwhile.
+          const current = await store.get(tx.signature);
+          if (current?.state === "submitted") await store.put({ ...current, landed: true });
         }
       } catch (error) {
         if (!isAlreadyProcessedError(error)) {

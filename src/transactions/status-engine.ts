@@ -87,6 +87,9 @@ export interface StatusEngine {
   stop(): void;
 }
 
+// Settled sends are kept a while for status queries; their bytes are no longer needed.
+const NO_BYTES = new Uint8Array(0);
+
 /** A record as clients see it (a tracked send minus its bookkeeping). */
 export function publicRecord(send: TrackedSend | StatusRecord): StatusRecord {
   return {
@@ -171,6 +174,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         const fee = send.fee ?? send.expectedFee ?? (await feeFromChain(send.signature));
         const next: TrackedSend = {
           ...send,
+          ...(isTerminalState(observed.state) ? { wire: NO_BYTES } : {}),
           state: observed.state,
           slot: observed.slot,
           landed: true,
@@ -189,7 +193,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     const expired =
       (heightBefore !== undefined && heightBefore > send.lastValidBlockHeight) || lapsed.has(send.blockhash);
     if (expired) {
-      const next: TrackedSend = { ...send, state: "expired", landed: false, updatedAt: new Date(t) };
+      const next: TrackedSend = { ...send, wire: NO_BYTES, state: "expired", landed: false, updatedAt: new Date(t) };
       await store.put(next);
       registry.publish(publicRecord(next));
       return;
@@ -368,6 +372,13 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         lastEventAt: now(),
       };
       const onAbort = () => finish(() => reject(signal?.reason ?? new Error("aborted")));
+      // The engine stops (the server drains): answer with the record as it stands.
+      const onStop = () => {
+        void record(signature).then(
+          (r) => finish(() => (r ? resolve(r) : reject(new SolgateError("NOT_FOUND", `transaction ${signature} is not tracked`)))),
+          (error: unknown) => finish(() => reject(error)),
+        );
+      };
       const timeout = setTimeout(() => {
         void record(signature).then(
           (r) => finish(() => (r ? resolve(r) : reject(new SolgateError("NOT_FOUND", `transaction ${signature} is not tracked`)))),
@@ -381,7 +392,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         waiting--;
         clearTimeout(timeout);
         signal?.removeEventListener("abort", onAbort);
-        closers.delete(onAbort);
+        closers.delete(onStop);
         registry.remove(signature, watcher);
         settleWith();
       }
@@ -389,7 +400,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       if (signal?.aborted) return onAbort();
       hurry();
       signal?.addEventListener("abort", onAbort, { once: true });
-      closers.add(onAbort);
+      closers.add(onStop);
       registry.add(signature, watcher);
       void store.get(signature).then(
         (tracked) => {

@@ -8,7 +8,7 @@ import zlib from "node:zlib";
 import type { Address } from "@solana/kit";
 import { JsonRpcError, RpcErrorCode } from "../rpc/protocol.ts";
 import { encodeBase58 } from "./base58.ts";
-import { jsonU64, type JsonU64 } from "./json.ts";
+import { jsonU64, sortKeysDeep, type JsonU64 } from "./json.ts";
 import { parseProgramData } from "./parse-program-data.ts";
 import { isTokenProgram, TOKEN_PROGRAM } from "./program-ids.ts";
 import { parseTokenData, tokenAccountMint, type MintInfo } from "./token-parse.ts";
@@ -126,7 +126,7 @@ export function encodeParsedTokenAccount(account: EncodableAccount, mints: MintL
   if (timeless && memo.parsedToken !== undefined && memo.parsedToken.decimals === decimals) return memo.parsedToken.account;
   const parsed = parseTokenData(account.data, mint);
   const program = account.owner === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022";
-  const encoded = parsed === null ? null : uiAccount(account, { program, parsed, space: account.data.length });
+  const encoded = parsed === null ? null : uiAccount(account, { program, parsed: sortKeysDeep(parsed), space: account.data.length });
   if (timeless) memo.parsedToken = { decimals, account: encoded };
   return encoded;
 }
@@ -165,7 +165,7 @@ export function encodeAccount(
       }
       const parsed = parseProgramData(account.owner, account.data, account.address);
       if (parsed === null) return uiAccount(account, [toBase64(account, slice), "base64"]);
-      return uiAccount(account, { program: parsed.program, parsed: parsed.parsed, space: account.data.length });
+      return uiAccount(account, { program: parsed.program, parsed: sortKeysDeep(parsed.parsed), space: account.data.length });
     }
   }
 }

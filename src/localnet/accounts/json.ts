@@ -42,6 +42,18 @@ export function isRawJson(value: unknown): value is RawJson {
 }
 
 /**
+ * A copy of a JSON tree with object keys in alphabetical order, recursively: agave builds `parsed`
+ * account data as a `serde_json::Value`, whose maps are sorted, so nodes send it that way.
+ */
+export function sortKeysDeep<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(sortKeysDeep) as T;
+  if (value === null || typeof value !== "object" || isRawJson(value)) return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+  return sorted as T;
+}
+
+/**
  * Serialises a JSON-RPC response to text, writing every `bigint` as a bare integer literal as agave
  * does for u64 fields; trees without bigints (all the account methods return) take the native fast
  * path. The implementation is the server's (`rpc/json.ts`); re-exported so there is one.

@@ -208,21 +208,21 @@ func (c *clients) transactionChecks(s *suite) {
 		_, err = expectError(err, codes.InvalidArgument, "INVALID_TRANSACTION")
 		return err
 	})
-	s.check("transaction: GetTransactionStatus of a malformed signature is InvalidArgument INVALID_ADDRESS", func() error {
+	s.check("transaction: GetTransactionStatus of a malformed signature is InvalidArgument INVALID_PARAMETER", func() error {
 		ctx, cancel := c.ctx(10 * time.Second)
 		defer cancel()
 		_, err := txs.GetTransactionStatus(ctx, &pb.GetTransactionStatusRequest{Signature: "not-a-signature"})
-		_, err = expectError(err, codes.InvalidArgument, "INVALID_ADDRESS")
+		_, err = expectError(err, codes.InvalidArgument, "INVALID_PARAMETER")
 		return err
 	})
-	s.check("transaction: WatchStatus of a malformed signature ends the stream with INVALID_ADDRESS", func() error {
+	s.check("transaction: WatchStatus of a malformed signature ends the stream with INVALID_PARAMETER", func() error {
 		ctx, cancel := c.ctx(10 * time.Second)
 		defer cancel()
 		stream, err := txs.WatchStatus(ctx, &pb.WatchStatusRequest{Signature: "not-a-signature"})
 		if err == nil {
 			_, err = stream.Recv()
 		}
-		_, err = expectError(err, codes.InvalidArgument, "INVALID_ADDRESS")
+		_, err = expectError(err, codes.InvalidArgument, "INVALID_PARAMETER")
 		return err
 	})
 }

@@ -6,6 +6,7 @@ import { zstdDecompressSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import bs58 from "bs58";
 import type { Address } from "@solana/kit";
+import { toJson } from "../../../src/localnet/accounts/index.ts";
 import { createTestChain, fixture, mintData, randomAddress, seedFromValue, shapeDiff, SLOT, TOKEN, tokenAccountData, U64_MAX } from "./helpers.ts";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" as Address;
@@ -59,6 +60,31 @@ describe("getAccountInfo", () => {
     const { space, ...rest } = parsed.value; // 1.10 predates the `space` field on accounts
     expect(rest).toEqual(parsedRecorded);
     expect(space).toBe(165);
+    expect(JSON.stringify(parsed.value.data.parsed)).toBe(JSON.stringify(parsedRecorded.data.parsed));
+  });
+
+  it("writes a wrapped-SOL account byte for byte as a recent node did (field order included)", async () => {
+    // A 2025 node's accountNotification: struct order outside, sorted keys inside `parsed`
+    // (agave builds it as a serde_json map), rentEpoch as a bare u64.
+    const recorded = fixture("rpc/ws_accountNotification_jsonParsed.json").params.result.value;
+    const info = recorded.data.parsed.info;
+    const chain = createTestChain();
+    chain.svm.withNativeMints();
+    chain.index.record([info.mint]);
+    const address = randomAddress();
+    chain.index.seedAccount({
+      address,
+      owner: TOKEN,
+      lamports: BigInt(recorded.lamports),
+      data: tokenAccountData({
+        mint: info.mint,
+        owner: info.owner,
+        amount: BigInt(info.tokenAmount.amount),
+        isNative: BigInt(info.rentExemptReserve.amount),
+      }),
+    });
+    const result = await chain.methods.getAccountInfo([address, { encoding: "jsonParsed" }], chain.ctx);
+    expect(toJson((result as { value: unknown }).value)).toBe(toJson(recorded));
   });
 
   it("encodes base58 and legacy binary up to 128 bytes and refuses more with agave's -32600", async () => {

@@ -166,18 +166,18 @@ pub async fn run(ctx: &Ctx, s: &mut Suite) {
         expect_error(client.prepare_transaction(ctx.keyed(request)).await, Code::InvalidArgument, "INVALID_TRANSACTION").map(|_| ())
     })
     .await;
-    s.check("transaction: GetTransactionStatus of a malformed signature is InvalidArgument INVALID_ADDRESS", async {
+    s.check("transaction: GetTransactionStatus of a malformed signature is InvalidArgument INVALID_PARAMETER", async {
         let request = GetTransactionStatusRequest { signature: "not-a-signature".into(), ..Default::default() };
-        expect_error(client.get_transaction_status(ctx.keyed(request)).await, Code::InvalidArgument, "INVALID_ADDRESS").map(|_| ())
+        expect_error(client.get_transaction_status(ctx.keyed(request)).await, Code::InvalidArgument, "INVALID_PARAMETER").map(|_| ())
     })
     .await;
-    s.check("transaction: WatchStatus of a malformed signature ends the stream with INVALID_ADDRESS", async {
+    s.check("transaction: WatchStatus of a malformed signature ends the stream with INVALID_PARAMETER", async {
         let request = WatchStatusRequest { signature: "not-a-signature".into(), ..Default::default() };
         let result = match client.watch_status(ctx.keyed(request)).await {
             Err(status) => Err(status),
             Ok(response) => response.into_inner().message().await.map(|_| ()),
         };
-        expect_error(result, Code::InvalidArgument, "INVALID_ADDRESS").map(|_| ())
+        expect_error(result, Code::InvalidArgument, "INVALID_PARAMETER").map(|_| ())
     })
     .await;
 }

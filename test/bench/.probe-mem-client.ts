@@ -4,7 +4,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 const N = Number(process.argv[2] ?? 2000);
-const child = spawn(process.execPath, [new URL("./" + (process.env.BARE ? ".probe-mem-bare.ts" : ".probe-mem-server.ts") + "", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
+const child = spawn(process.execPath, [...(process.env.SNAP ? ["--heapsnapshot-signal=SIGUSR2", "--diagnostic-dir=/tmp/txsnap"] : []), new URL("./" + (process.env.BARE ? ".probe-mem-bare.ts" : ".probe-mem-server.ts") + "", import.meta.url).pathname], { stdio: ["ignore", "pipe", "inherit"] });
 const port: number = await new Promise((res) => { let b = ""; child.stdout!.on("data", (t) => { b += t; for (const l of b.split("\n")) if (l.includes("solgate listening")) res(JSON.parse(l).port); }); });
 const rss = () => Number(readFileSync(`/proc/${child.pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 const headers = { Authorization: `Bearer ${"k".repeat(20)}` };
@@ -16,4 +16,5 @@ const all = Array.from({ length: N }, async (_, i) => { try { for await (const e
 while (opened < N) await new Promise((r) => setTimeout(r, 100));
 await new Promise((r) => setTimeout(r, 3500));
 console.log("opened", N, "rss", rss().toFixed(0));
+if (process.env.SNAP) { child.kill("SIGUSR2"); await new Promise((r) => setTimeout(r, 12000)); }
 ac.abort(); await Promise.all(all); child.kill("SIGTERM");

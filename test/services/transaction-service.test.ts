@@ -20,6 +20,7 @@ import { createChainRegistry } from "../../src/chains.ts";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
 import type { FeeMarket } from "../../src/fees/fee-market.ts";
 import { createProgramAccounts } from "../../src/programs/program-accounts.ts";
+import { createCollections } from "../../src/collections/collections.ts";
 import { createApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createRoutes } from "../../src/server/routes.ts";
@@ -50,7 +51,7 @@ beforeAll(async () => {
   fees.start();
   core = createTransactionService({ upstream, fees, pollIntervalMs: 25, rebroadcastIntervalMs: 150, heartbeatIntervalMs: 200 });
   core.start();
-  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core }], "localnet");
+  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core, collections: createCollections({ upstream }) }], "localnet");
   const server = createServer({
     routes: createRoutes({ chains }),
     auth: createApiKeyChecker([API_KEY]),

@@ -154,6 +154,7 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
       executable: account.executable,
       rentEpoch: account.rentEpoch,
       data: account.data,
+      memo: undefined, // declared up front: one object shape for every entry
     };
     entries.set(sortKey, entry);
     const after = memberships(entry);

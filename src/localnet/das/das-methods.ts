@@ -7,7 +7,7 @@
  * ids; `total` is the number of items in this page, as there. The group's size is what
  * `getGrouping` returns, and `options.showGrandTotal` (a Helius extension) adds `grand_total`.
  */
-import type { MethodTable } from "../rpc/protocol.ts";
+import { withNamedParams, type MethodTable } from "../rpc/protocol.ts";
 import type { AssetIndex, AssetRecord } from "./asset-index.ts";
 import { renderAsset } from "./asset-view.ts";
 import {
@@ -112,14 +112,15 @@ function getGrouping(index: AssetIndex, params: unknown[]): Record<string, unkno
 
 /** Creates the DAS method table (camelCase names and the reference's snake_case aliases). */
 export function createDasMethods(index: AssetIndex): MethodTable {
+  // DAS clients send named params (an object); positional params are accepted too.
   const table: MethodTable = {
-    getAsset: (params) => {
+    getAsset: withNamedParams((params) => {
       const p = parseGetAsset(params);
       return getAsset(index, p.id, p.options);
-    },
-    getAssets: (params) => getAssets(index, params),
-    getAssetsByGroup: (params) => getAssetsByGroup(index, params),
-    getGrouping: (params) => getGrouping(index, params),
+    }),
+    getAssets: withNamedParams((params) => getAssets(index, params)),
+    getAssetsByGroup: withNamedParams((params) => getAssetsByGroup(index, params)),
+    getGrouping: withNamedParams((params) => getGrouping(index, params)),
   };
   return { ...table, get_asset: table.getAsset, get_assets: table.getAssets, get_assets_by_group: table.getAssetsByGroup, get_grouping: table.getGrouping };
 }

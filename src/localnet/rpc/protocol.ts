@@ -63,5 +63,20 @@ export interface MethodContext {
 /** A JSON-RPC method: positional params in (already JSON-parsed, untrusted), a JSON-serialisable result out. */
 export type MethodHandler = (params: unknown[], ctx: MethodContext) => unknown | Promise<unknown>;
 
+const NAMED_PARAMS = Symbol("acceptsNamedParams");
+
+/**
+ * Marks a handler that also takes JSON-RPC named params (an object), as DAS providers do; it then
+ * receives the object as its only positional param. Solana's own methods take positional params only.
+ */
+export function withNamedParams(handler: MethodHandler): MethodHandler {
+  return Object.assign((params: unknown[], ctx: MethodContext) => handler(params, ctx), { [NAMED_PARAMS]: true });
+}
+
+/** Whether `handler` takes named params (see {@link withNamedParams}). */
+export function acceptsNamedParams(handler: MethodHandler): boolean {
+  return (handler as { [NAMED_PARAMS]?: boolean })[NAMED_PARAMS] === true;
+}
+
 /** Method name to handler. */
 export type MethodTable = Record<string, MethodHandler>;

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Faults } from "../faults.ts";
 import { parseJson, stringifyJson } from "./json.ts";
-import { JsonRpcError, RpcErrorCode, type MethodContext, type MethodTable } from "./protocol.ts";
+import { JsonRpcError, RpcErrorCode, acceptsNamedParams, type MethodContext, type MethodTable } from "./protocol.ts";
 
 /** What the server needs. */
 export interface RpcServerOptions {
@@ -77,10 +77,14 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     }
     let result: unknown;
     try {
+      let positional = (params as unknown[] | undefined) ?? [];
       if (params !== undefined && !Array.isArray(params)) {
-        throw new JsonRpcError(RpcErrorCode.INVALID_PARAMS, "Invalid params: invalid type: map, expected a tuple.");
+        if (!acceptsNamedParams(handler)) {
+          throw new JsonRpcError(RpcErrorCode.INVALID_PARAMS, "Invalid params: invalid type: map, expected a tuple.");
+        }
+        positional = [params];
       }
-      result = await handler((params as unknown[] | undefined) ?? [], options.context());
+      result = await handler(positional, options.context());
     } catch (err) {
       if (isNotification) return null;
       if (err instanceof JsonRpcError) {

@@ -170,6 +170,17 @@ describe("seeded world over JSON-RPC", () => {
     expect(bs58.decode(friend.address)).toHaveLength(32);
   });
 
+  it("takes DAS named params (an object), as DAS SDKs send them, and positional ones alike", async () => {
+    const mint = manifest.collections[0].mint;
+    const named = await net.post({ jsonrpc: "2.0", id: 1, method: "getAssetsByGroup", params: { groupKey: "collection", groupValue: mint, limit: 3, sortBy: { sortBy: "id" } } });
+    const positional = await das("getAssetsByGroup", { groupKey: "collection", groupValue: mint, limit: 3, sortBy: { sortBy: "id" } });
+    expect((named.json as any).result.items.map((a: any) => a.id)).toEqual(positional.items.map((a: any) => a.id));
+    expect(positional.items).toHaveLength(3);
+    // Solana's own methods keep agave's refusal of named params.
+    const slot = await net.post({ jsonrpc: "2.0", id: 2, method: "getSlot", params: { commitment: "processed" } });
+    expect((slot.json as any).error.code).toBe(-32602);
+  });
+
   it("answers DAS errors as a provider does and keeps running", async () => {
     const unknown = await net.call("getAsset", [{ id: "11111111111111111111111111111111" }]);
     expect(unknown.error).toEqual({ code: -32000, message: "Database Error: RecordNotFound Error: Asset Not Found" });

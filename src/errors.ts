@@ -84,6 +84,16 @@ export const ERROR_REASONS = {
     description: "The Solana node behind this chain did not answer or failed; retry after the delay given.",
     retryable: true,
   },
+  REQUEST_TOO_LARGE: {
+    code: Code.ResourceExhausted,
+    httpStatus: 413,
+    description: "The request body is larger than the limit; `limit` gives it in bytes.",
+  },
+  METHOD_NOT_ALLOWED: {
+    code: Code.Unimplemented,
+    httpStatus: 405,
+    description: "The REST path exists but not with this HTTP method; `allowed` lists the methods it takes.",
+  },
   INTERNAL: {
     code: Code.Internal,
     httpStatus: 500,

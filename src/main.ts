@@ -30,6 +30,8 @@ export interface Gateway {
   readonly metricsPort: number;
   /** The localnet's JSON-RPC URL, when it runs. */
   readonly localnetUrl: string | undefined;
+  /** Whether the live demo page is served at `/demo/`. */
+  readonly demo: boolean;
   /** The API keys accepted (a generated dev key with the localnet and no configured keys). */
   readonly apiKeys: readonly string[];
   /** Drains the server, then stops metrics, upstreams and the localnet. */
@@ -135,6 +137,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       port: listening.port,
       metricsPort: metricsServer.port,
       localnetUrl,
+      demo: config.demo,
       apiKeys,
       localnetExited,
       close: () => (closing ??= cleanup()),
@@ -157,8 +160,9 @@ function banner(gateway: Gateway, keyGenerated: boolean): string {
     "Try:",
     `  npx buf curl --http2-prior-knowledge --list-services ${url}`,
     `  npx buf curl --protocol grpc --http2-prior-knowledge -H "Authorization: Bearer ${key}" \\`,
-    `    -d '{"programId":"TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA","size":"82","limit":3}' \\`,
-    `    ${url}/solgate.v1.ProgramService/ListProgramAccounts`,
+    `    ${url}/solgate.v1.FeeService/GetFees`,
+    `  curl -H "Authorization: Bearer ${key}" ${url}/v1/localnet/network/fees`,
+    ...(gateway.demo ? [`  open ${url}/demo/ for a live view of fees and transactions`] : []),
     "",
   ].join("\n");
 }

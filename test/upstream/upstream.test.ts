@@ -209,6 +209,20 @@ describe("upstream over real HTTP with recorded node output", () => {
     expect(rpcNode.seen).toHaveLength(0);
   });
 
+  it("surfaces a DAS error code kit does not know (-32000 Asset Not Found) as the node's error, not a TypeError", async () => {
+    const dasNode = await server({
+      kind: "json",
+      body: '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Database Error: RecordNotFound Error: Asset Not Found"}}',
+    });
+    const u = upstream([dasNode.url]);
+    const error = await u.das.call("getAsset", { id: "x" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).not.toBeInstanceOf(TypeError);
+    expect(rpcErrorOf(error)).toMatchObject({ code: -32000, message: "Database Error: RecordNotFound Error: Asset Not Found" });
+  });
+
   it("fails calls in flight with UPSTREAM_UNAVAILABLE on close, and refuses new ones", async () => {
     const node = await server({ kind: "stall" });
     const u = upstream([node.url], { timeoutMs: 10_000 });

@@ -126,7 +126,7 @@ export function encodeParsedTokenAccount(account: EncodableAccount, mints: MintL
   if (timeless && memo.parsedToken !== undefined && memo.parsedToken.decimals === decimals) return memo.parsedToken.account;
   const parsed = parseTokenData(account.data, mint);
   const program = account.owner === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022";
-  const encoded = parsed === null ? null : uiAccount(account, { program, parsed: sortKeysDeep(parsed), space: account.data.length });
+  const encoded = parsed === null ? null : uiAccount(account, { program, parsed, space: account.data.length });
   if (timeless) memo.parsedToken = { decimals, account: encoded };
   return encoded;
 }

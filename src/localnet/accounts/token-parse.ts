@@ -3,6 +3,7 @@
  * mints and multisigs, with amounts rendered as `UiTokenAmount` from the mint.
  */
 import { encodeBase58 } from "./base58.ts";
+import { sortKeysDeep } from "./json.ts";
 import { uiExtension, type UiExtension } from "./token-extensions.ts";
 import { isValidTokenAccountData, unpackMint, unpackMultisig, unpackTokenAccount } from "./token-layout.ts";
 import { uiTokenAmount, type InterestBearing, type MintInfo, type ScaledUiAmount } from "./ui-amount.ts";
@@ -11,8 +12,8 @@ export type { MintInfo, UiTokenAmount } from "./ui-amount.ts";
 
 /** `{type, info}` as it sits under `data.parsed`. */
 export interface ParsedToken {
-  readonly type: "account" | "mint" | "multisig";
   readonly info: Record<string, unknown>;
+  readonly type: "account" | "mint" | "multisig";
 }
 
 const STATES = { 1: "initialized", 2: "frozen" } as const;
@@ -63,54 +64,71 @@ function key(bytes: Uint8Array | null): string | null {
   return bytes === null ? null : encodeBase58(bytes);
 }
 
+/** `UiTokenAmount` with its keys in the sorted order agave's `parsed` maps have. */
+function sortedAmount(amount: bigint, mint: MintInfo): Record<string, unknown> {
+  const { uiAmount, decimals, amount: text, uiAmountString } = uiTokenAmount(amount, mint);
+  return { amount: text, decimals, uiAmount, uiAmountString };
+}
+
+// Scans render one mint many times: remember the last mint's base58.
+let lastMint: Uint8Array | undefined;
+let lastMintText = "";
+function mintText(mint: Uint8Array): string {
+  if (lastMint === undefined || Buffer.compare(lastMint, mint) !== 0) {
+    lastMint = Uint8Array.from(mint);
+    lastMintText = encodeBase58(mint);
+  }
+  return lastMintText;
+}
+
 /**
  * Parses token-program account data; null where agave's parser errors (so the caller falls back to
  * base64). A token account needs its mint's info; without it the account is unparseable, as in agave.
+ * Keys are written in sorted order, as agave's `parsed` (a serde_json map) has them.
  */
 export function parseTokenData(data: Uint8Array, mint: MintInfo | null): ParsedToken | null {
   const account = unpackTokenAccount(data);
   if (account !== null) {
     if (mint === null) return null;
     const base = account.base;
-    const info: Record<string, unknown> = {
-      mint: encodeBase58(base.mint),
-      owner: encodeBase58(base.owner),
-      tokenAmount: uiTokenAmount(base.amount, mint),
-    };
-    if (base.delegate !== null) info.delegate = encodeBase58(base.delegate);
-    info.state = STATES[base.state];
-    info.isNative = base.isNative !== null;
-    if (base.isNative !== null) info.rentExemptReserve = uiTokenAmount(base.isNative, mint);
-    if (base.delegate !== null) info.delegatedAmount = uiTokenAmount(base.delegatedAmount, mint);
+    const info: Record<string, unknown> = {};
     if (base.closeAuthority !== null) info.closeAuthority = encodeBase58(base.closeAuthority);
+    if (base.delegate !== null) {
+      info.delegate = encodeBase58(base.delegate);
+      info.delegatedAmount = sortedAmount(base.delegatedAmount, mint);
+    }
     const extensions = extensionsOf(account.extensions);
-    if (extensions.length > 0) info.extensions = extensions;
-    return { type: "account", info };
+    if (extensions.length > 0) info.extensions = sortKeysDeep(extensions);
+    info.isNative = base.isNative !== null;
+    info.mint = mintText(base.mint);
+    info.owner = encodeBase58(base.owner);
+    if (base.isNative !== null) info.rentExemptReserve = sortedAmount(base.isNative, mint);
+    info.state = STATES[base.state];
+    info.tokenAmount = sortedAmount(base.amount, mint);
+    return { info, type: "account" };
   }
   const mintState = unpackMint(data);
   if (mintState !== null) {
     const base = mintState.base;
-    const info: Record<string, unknown> = {
-      mintAuthority: key(base.mintAuthority),
-      supply: base.supply.toString(),
-      decimals: base.decimals,
-      isInitialized: true,
-      freezeAuthority: key(base.freezeAuthority),
-    };
+    const info: Record<string, unknown> = { decimals: base.decimals };
     const extensions = extensionsOf(mintState.extensions);
-    if (extensions.length > 0) info.extensions = extensions;
-    return { type: "mint", info };
+    if (extensions.length > 0) info.extensions = sortKeysDeep(extensions);
+    info.freezeAuthority = key(base.freezeAuthority);
+    info.isInitialized = true;
+    info.mintAuthority = key(base.mintAuthority);
+    info.supply = base.supply.toString();
+    return { info, type: "mint" };
   }
   const multisig = unpackMultisig(data);
   if (multisig !== null) {
     return {
-      type: "multisig",
       info: {
+        isInitialized: true,
         numRequiredSigners: multisig.m,
         numValidSigners: multisig.n,
-        isInitialized: true,
         signers: multisig.signers.filter((signer) => signer.some((byte) => byte !== 0)).map(encodeBase58),
       },
+      type: "multisig",
     };
   }
   return null;

@@ -1,0 +1,91 @@
+/**
+ * Builds an RPC's request message from a REST request: path variables, then the JSON body (per the
+ * route's `body`), then query parameters for the fields neither binds. Query parameters use the
+ * field's JSON or proto name (`programId` or `program_id`, dotted for nested fields); a repeated
+ * field takes the parameter repeated (`?match=0:abc&match=32:def`). Unknown parameters, values
+ * that do not fit their field, and a singular parameter given twice are INVALID_PARAMETER.
+ */
+import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import type { RestRoute } from "./http-rules.ts";
+import { fieldByName, invalidField, parseFieldValue, parseMessage, parseScalar } from "./rest-json.ts";
+
+type Init = Record<string, unknown>;
+
+/** Decodes the request of `route` into the init shape of its input message (for `create`). */
+export function decodeRequest(
+  route: RestRoute,
+  pathVariables: Readonly<Record<string, string>>,
+  query: URLSearchParams,
+  body: unknown,
+): Init {
+  const input = route.method.input;
+  let init: Init = {};
+  if (route.body === "*") {
+    init = parseMessage(input, body ?? {}, "");
+  } else if (route.body !== undefined && body !== undefined) {
+    init[route.body.localName] = parseFieldValue(route.body, body, route.body.jsonName);
+  }
+
+  // Path variables win over the body: the path names the resource.
+  for (const [fieldPath, value] of Object.entries(pathVariables)) {
+    const fields = fieldsAt(input, fieldPath.split("."), true)!;
+    const leaf = fields[fields.length - 1];
+    if (leaf.fieldKind !== "scalar") throw new Error(`path variable ${fieldPath} is not a scalar field`);
+    assign(init, fields, parseScalar(leaf.scalar, value, leaf.jsonName));
+  }
+
+  const keys = new Set(query.keys());
+  if (keys.size > 0 && route.body === "*") {
+    throw invalidField([...keys][0], "is not a query parameter of this path (the request goes in the JSON body)");
+  }
+  for (const key of keys) {
+    const fields = fieldsAt(input, key.split("."), false);
+    const leaf = fields?.[fields.length - 1];
+    const bound =
+      leaf !== undefined &&
+      (route.template.variables.some((v) => sameField(input, v, fields!)) || (route.body !== undefined && route.body !== "*" && fields![0] === route.body));
+    if (fields === undefined || leaf === undefined || bound) throw invalidField(key, "is not a query parameter of this path");
+    const values = query.getAll(key);
+    let value: unknown;
+    if (leaf.fieldKind === "list") {
+      value = values;
+    } else if (values.length > 1) {
+      throw invalidField(key, "is given more than once");
+    } else {
+      value = values[0];
+    }
+    if (leaf.fieldKind === "map" || (leaf.fieldKind === "list" && leaf.listKind === "message")) {
+      throw invalidField(key, "cannot be given as a query parameter");
+    }
+    assign(init, fields, parseFieldValue(leaf, value, key));
+  }
+  return init;
+}
+
+/** The fields along a dotted path (JSON or proto names; proto names only when `protoOnly`). */
+function fieldsAt(message: DescMessage, names: string[], protoOnly: boolean): DescField[] | undefined {
+  const fields: DescField[] = [];
+  let current: DescMessage | undefined = message;
+  for (const name of names) {
+    if (current === undefined) return undefined;
+    const field: DescField | undefined = protoOnly ? current.fields.find((f) => f.name === name) : fieldByName(current, name);
+    if (field === undefined || field.oneof !== undefined) return undefined;
+    fields.push(field);
+    current = field.fieldKind === "message" ? field.message : undefined;
+  }
+  return fields;
+}
+
+function sameField(message: DescMessage, protoPath: string, fields: DescField[]): boolean {
+  const bound = fieldsAt(message, protoPath.split("."), true);
+  return bound !== undefined && bound.length === fields.length && bound.every((f, i) => f === fields[i]);
+}
+
+/** Sets the leaf of `fields` in `init`, creating the messages on the way. */
+function assign(init: Init, fields: DescField[], value: unknown): void {
+  let target = init;
+  for (const field of fields.slice(0, -1)) {
+    target = (target[field.localName] ??= {}) as Init;
+  }
+  target[fields[fields.length - 1].localName] = value;
+}

@@ -1,0 +1,185 @@
+/**
+ * The REST transcoder: a pre-handler that answers `/v1/...` paths from the `google.api.http`
+ * annotations of the services the server registers, the SSE watch, and `/openapi.json`. A request
+ * is matched to a route, authenticated, decoded into the RPC's request message, and sent in process
+ * to the server's own Connect handlers (so interceptors apply as on every protocol); the response
+ * is rendered in the seed's JSON form. Every failure is a seed-style JSON error, never a 500 unless
+ * Solgate itself is broken.
+ */
+import { readFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
+import { create } from "@bufbuild/protobuf";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import type { Transport } from "@connectrpc/connect";
+import { SolgateError } from "../errors.ts";
+import type { ApiKeyChecker } from "../server/auth.ts";
+import type { NodeRequest, NodeResponse, PreHandler } from "../server/http-handler.ts";
+import type { Logger } from "../server/logger.ts";
+import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./body-reader.ts";
+import { restRoutesOf } from "./http-rules.ts";
+import type { RestRoute } from "./http-rules.ts";
+import { createInProcessTransport, forwardedHeaders } from "./in-process.ts";
+import { PathDecodeError } from "./path-template.ts";
+import { decodeRequest } from "./request-decoder.ts";
+import { restErrorOf } from "./rest-errors.ts";
+import type { RestError } from "./rest-errors.ts";
+import { renderField, renderMessage } from "./rest-json.ts";
+import { serveWatchEvents, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
+
+/** Where the generated OpenAPI document is committed. */
+export const OPENAPI_PATH = new URL("../../gen/openapi/solgate.openapi.json", import.meta.url);
+
+/** Options of `createRestHandler`. */
+export interface RestHandlerOptions {
+  /** The server's Connect handlers (`router.handlers`), interceptors included. */
+  handlers: readonly UniversalHandler[];
+  /** Checked before a request is decoded, so a caller without a key learns nothing else first. */
+  auth: ApiKeyChecker;
+  logger: Logger;
+  /** Largest JSON body accepted; default 64 KiB. */
+  maxBodyBytes?: number;
+  /** The document served at `/openapi.json`; default the committed gen/openapi/solgate.openapi.json. */
+  openapi?: string;
+}
+
+/** What `createRestHandler` returns: the pre-handler, and the routes it serves (for docs and tests). */
+export interface RestHandler {
+  readonly handle: PreHandler;
+  readonly routes: readonly RestRoute[];
+}
+
+type Match =
+  | { kind: "rpc"; route: RestRoute; variables: Record<string, string> }
+  | { kind: "watch"; variables: Record<string, string> };
+
+/** Builds the transcoder over the server's handlers. Throws at start for an annotation it cannot serve. */
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const { logger } = options;
+  const routes = restRoutesOf(options.handlers.map((h) => h.method));
+  const transport: Transport = createInProcessTransport(options.handlers);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const openapi = options.openapi ?? readFileSync(OPENAPI_PATH, "utf8");
+  const hasWatch = options.handlers.some((h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus");
+  const onUnexpected = (err: unknown) => logger.error({ err }, "REST request failed unexpectedly; answered INTERNAL");
+
+  const fail = (req: NodeRequest, res: NodeResponse, error: RestError) => {
+    logger.info(
+      { requestId: req.headers["x-request-id"], method: req.method, path: pathOf(req), status: error.status, code: error.body.code },
+      "rest rejected",
+    );
+    writeJson(res, error.status, error.body, error.headers);
+  };
+
+  const handle: PreHandler = async (req, res) => {
+    const path = pathOf(req);
+    if (path === "/openapi.json") {
+      if (req.method !== "GET" && req.method !== "HEAD") return false;
+      (res as ServerResponse).writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=300" }).end(openapi);
+      return true;
+    }
+    if (!path.startsWith("/v1/")) return false;
+    try {
+      const match = matchRoute(req.method ?? "GET", path);
+      options.auth.assertAuthorized(req.headers.authorization);
+      const headers = forwardedHeaders(req.headers);
+      if (match.kind === "watch") {
+        await serveWatchEvents({
+          transport,
+          req,
+          res,
+          variables: match.variables,
+          headers,
+          sendError: (error) => writeJson(res, error.status, error.body, error.headers),
+          onUnexpected,
+        });
+        return true;
+      }
+      const { route } = match;
+      const body = route.body === undefined ? undefined : await readJsonBody(req, maxBodyBytes);
+      const query = new URLSearchParams(queryOf(req));
+      const input = create(route.method.input, decodeRequest(route, match.variables, query, body));
+      const abort = new AbortController();
+      const onClose = () => abort.abort();
+      res.once("close", onClose);
+      try {
+        const response = await transport.unary(route.method, abort.signal, undefined, headers, input);
+        const message = response.message as unknown as Record<string, unknown>;
+        const rendered =
+          route.responseBody === undefined
+            ? renderMessage(route.method.output, message)
+            : renderField(route.responseBody, message[route.responseBody.localName]);
+        writeJson(res, 200, rendered);
+      } finally {
+        res.off("close", onClose);
+      }
+    } catch (e) {
+      if (res.headersSent) {
+        res.destroy();
+        return true;
+      }
+      if (res.destroyed) return true;
+      fail(req, res, restErrorOf(e, onUnexpected));
+    }
+    return true;
+  };
+
+  function matchRoute(method: string, path: string): Match {
+    const allowed = new Set<string>();
+    for (const route of routes) {
+      const variables = matchPath(route.template, path);
+      if (variables === undefined) continue;
+      if (route.httpMethod === method) return { kind: "rpc", route, variables };
+      allowed.add(route.httpMethod);
+    }
+    if (hasWatch) {
+      const variables = matchPath(WATCH_EVENTS_TEMPLATE, path);
+      if (variables !== undefined) {
+        if (method === "GET") return { kind: "watch", variables };
+        allowed.add("GET");
+      }
+    }
+    if (allowed.size > 0) {
+      const list = [...allowed].sort();
+      throw Object.assign(
+        new SolgateError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${list.join(" or ")}`, { allowed: list }),
+        { allow: list.join(", ") },
+      );
+    }
+    throw new SolgateError("NOT_FOUND", `no REST route for ${method} ${path}`, { path });
+  }
+
+  return {
+    routes,
+    handle: async (req, res) => {
+      const taken = await handle(req, res);
+      return taken;
+    },
+  };
+}
+
+function matchPath(template: RestRoute["template"], path: string): Record<string, string> | undefined {
+  try {
+    return template.match(path);
+  } catch (e) {
+    if (e instanceof PathDecodeError) {
+      throw new SolgateError("INVALID_PARAMETER", e.message, { field: e.fieldPath });
+    }
+    throw e;
+  }
+}
+
+function pathOf(req: NodeRequest): string {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+}
+
+function queryOf(req: NodeRequest): string {
+  const url = req.url ?? "";
+  const q = url.indexOf("?");
+  return q === -1 ? "" : url.slice(q + 1);
+}
+
+function writeJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  (res as ServerResponse).writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+}

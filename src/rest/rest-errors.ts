@@ -33,6 +33,7 @@ export function restErrorOf(error: unknown, onUnexpected?: UnexpectedErrorSink):
     details.retryAfterMs ??= ms;
     headers["retry-after"] = String(Math.ceil(ms / 1000));
   }
+  if (info?.reason === "METHOD_NOT_ALLOWED" && Array.isArray(details.allowed)) headers.allow = details.allowed.join(", ");
   return {
     status: httpStatusOf(err),
     // A Solgate reason is the seed's code, lower-cased; Connect's own errors (no reason) use their code's name.

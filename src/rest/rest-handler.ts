@@ -140,21 +140,12 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
     if (allowed.size > 0) {
       const list = [...allowed].sort();
-      throw Object.assign(
-        new SolgateError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${list.join(" or ")}`, { allowed: list }),
-        { allow: list.join(", ") },
-      );
+      throw new SolgateError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${list.join(" or ")}`, { allowed: list });
     }
     throw new SolgateError("NOT_FOUND", `no REST route for ${method} ${path}`, { path });
   }
 
-  return {
-    routes,
-    handle: async (req, res) => {
-      const taken = await handle(req, res);
-      return taken;
-    },
-  };
+  return { routes, handle };
 }
 
 function matchPath(template: RestRoute["template"], path: string): Record<string, string> | undefined {

@@ -4,6 +4,7 @@
  * `listen` binds; tests use the handler or listen on port 0.
  */
 import type { ConnectRouter } from "@connectrpc/connect";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { DescService } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createAuthInterceptor } from "./auth.ts";
@@ -28,6 +29,11 @@ export interface ServerOptions {
   metrics?: Metrics;
   /** Tried in order before Connect (REST transcoder, `/demo`, `/openapi.json`, ...). */
   preHandlers?: readonly PreHandler[];
+  /**
+   * Builds pre-handlers that call the application's RPCs in process through the router's own
+   * handlers, interceptors included (the REST transcoder). Tried before `preHandlers`.
+   */
+  inProcessHandlers?: (context: InProcessContext) => readonly PreHandler[];
   /** Browser origins allowed by CORS; default any. */
   corsOrigins?: CorsOrigins;
   /** Silent or slow-header sockets are dropped after this; default 10 s. */
@@ -38,6 +44,13 @@ export interface ServerOptions {
   shutdownTimeoutMs?: number;
   /** Largest request message accepted, in bytes; default 4 MiB. */
   readMaxBytes?: number;
+}
+
+/** What `inProcessHandlers` gets: the router's handlers (health and reflection included) and the key checker. */
+export interface InProcessContext {
+  readonly handlers: readonly UniversalHandler[];
+  readonly auth: ApiKeyChecker;
+  readonly logger: Logger;
 }
 
 /** A built server, not yet bound. */
@@ -69,6 +82,7 @@ export function createServer(options: ServerOptions): SolgateServer {
   const shutdown = new AbortController();
   const health = createHealthState();
   const services: DescService[] = [];
+  let routerHandlers: readonly UniversalHandler[] = [];
 
   const connect = connectNodeAdapter({
     routes(router) {
@@ -78,6 +92,7 @@ export function createServer(options: ServerOptions): SolgateServer {
       router.service(Health, createHealthServiceImpl(health));
       services.push(Health);
       registerReflection(router, services);
+      routerHandlers = router.handlers;
     },
     // Outermost first: observe sees the final code of everything, drain ends streams, errors are
     // mapped before anything else sees them, auth runs before the handler.
@@ -94,7 +109,10 @@ export function createServer(options: ServerOptions): SolgateServer {
 
   const handler = createHttpHandler({
     connect,
-    preHandlers: options.preHandlers,
+    preHandlers: [
+      ...(options.inProcessHandlers?.({ handlers: routerHandlers, auth: options.auth, logger }) ?? []),
+      ...(options.preHandlers ?? []),
+    ],
     corsOrigins: options.corsOrigins,
     logger,
   });

@@ -12,7 +12,8 @@
  * the word or the proto name, bytes take base64 (standard or URL-safe). Anything else is an
  * INVALID_PARAMETER naming the field.
  */
-import { ScalarType, base64Decode, base64Encode, toJson, fromJson } from "@bufbuild/protobuf";
+import { ScalarType, toJson, fromJson } from "@bufbuild/protobuf";
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import type { DescEnum, DescField, DescMessage, JsonValue } from "@bufbuild/protobuf";
 import { SolgateError } from "../errors.ts";
 import { SHORTHANDS } from "./rest-shorthands.ts";

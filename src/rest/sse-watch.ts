@@ -37,7 +37,8 @@ export interface WatchEventsCall {
 
 /** Serves one SSE watch until the stream ends or the client leaves. */
 export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
-  const { res } = call;
+  // Both Node response types take the same calls at run time.
+  const res = call.res as ServerResponse;
   const abort = new AbortController();
   res.once("close", () => abort.abort());
   const input = { chain: call.variables.chain, signature: call.variables.signature };
@@ -55,7 +56,7 @@ export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
     for await (const event of response.message) {
       if (!started) {
         started = true;
-        (res as ServerResponse).writeHead(200, {
+        res.writeHead(200, {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-cache, no-transform",
           // Proxies such as nginx buffer responses unless told not to.
@@ -66,7 +67,7 @@ export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
     }
     if (!started) {
       // A watch that ends without a single event: an empty stream, not an error.
-      (res as ServerResponse).writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
     }
     res.end();
   } catch (e) {

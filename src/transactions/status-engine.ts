@@ -147,9 +147,9 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
-  async function fromChain(signature: string, status: SignatureStatusView): Promise<StatusRecord> {
+  async function fromChain(signature: string, status: SignatureStatusView, knownFee?: bigint): Promise<StatusRecord> {
     const observed = observeStatus(status);
-    const fee = observed.state === "submitted" ? undefined : await feeFromChain(signature);
+    const fee = observed.state === "submitted" ? undefined : (knownFee ?? (await feeFromChain(signature)));
     return {
       signature,
       state: observed.state,
@@ -219,7 +219,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     const current = untracked.get(signature);
     if (current === undefined || status === null) return;
     if (!isAdvance(current.state, observeStatus(status).state)) return;
-    const next = await fromChain(signature, status);
+    const next = await fromChain(signature, status, current.fee);
     if (untracked.get(signature) !== current) return; // every watcher left meanwhile
     if (isTerminalState(next.state)) untracked.delete(signature);
     else untracked.set(signature, next);

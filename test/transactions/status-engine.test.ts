@@ -88,6 +88,19 @@ describe("status engine on a real localnet with faults", () => {
     await chain.waitConfirmed(tx.signature);
   });
 
+  it("follows a transaction sent around Solgate: status and watch read it from the chain, fee included", async () => {
+    const [tx] = await transfers(1);
+    await chain.upstream.rpc.sendTransaction(Buffer.from(tx.wire).toString("base64") as never, { encoding: "base64" }).send();
+    await chain.waitConfirmed(tx.signature);
+    const status = await core.status(tx.signature);
+    expect(status.state).toMatch(/confirmed|finalized/);
+    expect(status.fee).toBe(5_000n);
+    const states: string[] = [];
+    for await (const event of core.watch(tx.signature)) if (event.kind === "record") states.push(event.record.state);
+    expect(states.at(-1)).toBe("finalized");
+    expect(core.stats().watchedSignatures).toBe(0);
+  });
+
   it("polls once per tick however many clients watch the same transactions", async () => {
     await chain.localnet.control({ freeze: true });
     const txs = await transfers(20);

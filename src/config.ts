@@ -61,6 +61,8 @@ export interface Config {
   demo: boolean;
   /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
   market: MarketConfig;
+  /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
+  fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
 }
 
 /** The name the embedded chain is served under. */
@@ -210,6 +212,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),
+    fees: {
+      windowSlots: int("SOLGATE_FEES_WINDOW_SLOTS", 150, 1, 10_000),
+      maxAccounts: int("SOLGATE_FEES_MAX_ACCOUNTS", 100_000, 0, 10_000_000),
+      recommendedFloor: BigInt(int("SOLGATE_FEES_RECOMMENDED_FLOOR", 0, 0, Number.MAX_SAFE_INTEGER)),
+      ...(get("SOLGATE_FEES_RECOMMENDED_CEILING") === undefined
+        ? {}
+        : { recommendedCeiling: BigInt(int("SOLGATE_FEES_RECOMMENDED_CEILING", 0, 0, Number.MAX_SAFE_INTEGER)) }),
+    },
     market: parseMarketConfig(get, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -21,6 +21,7 @@ import { createMetrics, startMetricsServer } from "./server/metrics.ts";
 import { createRoutes } from "./server/routes.ts";
 import { createServer } from "./server/server.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
+import { createRestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
 import { createTransactionService } from "./transactions/transaction-service.ts";
 
@@ -88,6 +89,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       cleanups.push(() => upstream.close());
       const fees = createFeeMarket({
         upstream,
+        ...config.fees,
         onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
       });
       fees.start();
@@ -116,6 +118,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       shutdownTimeoutMs: config.server.shutdownTimeoutMs,
       readMaxBytes: config.server.maxRequestBytes,
       preHandlers: config.demo ? [createDemoHandler()] : [],
+      // REST paths from the contract's google.api.http annotations, the SSE watch and /openapi.json.
+      inProcessHandlers: (context) => [createRestHandler(context).handle],
     });
     const metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
     cleanups.push(() => metricsServer.close());

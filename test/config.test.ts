@@ -30,6 +30,13 @@ describe("loadConfig", () => {
     expect(c.chains).toEqual([]);
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
     expect(c.demo).toBe(true);
+    expect(c.fees).toEqual({ windowSlots: 150, maxAccounts: 100_000, recommendedFloor: 0n });
+    expect(loadConfig({ SOLGATE_FEES_RECOMMENDED_FLOOR: "1000", SOLGATE_FEES_RECOMMENDED_CEILING: "50000", SOLGATE_FEES_WINDOW_SLOTS: "300" }).fees).toEqual({
+      windowSlots: 300,
+      maxAccounts: 100_000,
+      recommendedFloor: 1000n,
+      recommendedCeiling: 50_000n,
+    });
     expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
     expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({ localnet: { world: true }, demo: false });
     expect(c.defaultChain).toBe("localnet");

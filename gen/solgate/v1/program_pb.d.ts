@@ -72,25 +72,25 @@ export declare type AccountData = Message<"solgate.v1.AccountData"> & {
   format: DataFormat;
 
   /**
-   * For parsed data: the program that defines the layout (`spl-token`, `spl-token-2022`).
+   * For parsed data: the program that defines the layout (`spl-token`, `spl-token-2022`); absent (null) for raw data.
    *
-   * @generated from field: string program = 2;
+   * @generated from field: optional string program = 2;
    */
-  program: string;
+  program?: string | undefined;
 
   /**
-   * For parsed data: the decoded account.
+   * For parsed data: the decoded account; absent (null) for raw data.
    *
    * @generated from field: solgate.v1.ParsedAccount parsed = 3;
    */
   parsed?: ParsedAccount | undefined;
 
   /**
-   * For raw data: the bytes, base64-encoded.
+   * For raw data: the bytes, base64-encoded; absent (null) for parsed data.
    *
-   * @generated from field: string base64 = 4;
+   * @generated from field: optional string base64 = 4;
    */
-  base64: string;
+  base64?: string | undefined;
 };
 
 /**

@@ -119,7 +119,7 @@ fn compare_accounts(got: &[ProgramAccount], want: &[ExpectedAccount]) -> Result<
         if a.lamports != w.lamports || (a.sol - w.lamports as f64 / 1e9).abs() > 1e-9 || a.space != w.space {
             return Err(format!("{}: lamports {} sol {} space {}, want {} / {}", w.address, a.lamports, a.sol, a.space, w.lamports, w.space));
         }
-        if data.format() != DataFormat::Parsed || data.program != "spl-token" || parsed.r#type != "account" {
+        if data.format() != DataFormat::Parsed || data.program.as_deref() != Some("spl-token") || parsed.r#type != "account" {
             return Err(format!("{}: format {:?} program {:?} type {:?}", w.address, data.format(), data.program, parsed.r#type));
         }
         if info.mint != w.mint || info.owner != w.owner || info.state != w.state {

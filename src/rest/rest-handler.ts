@@ -77,7 +77,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       (res as ServerResponse).writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=300" }).end(openapi);
       return true;
     }
-    if (!path.startsWith("/v1/")) return false;
+    if (!path.startsWith("/v1/") && path !== "/v1") return false;
     try {
       const match = matchRoute(req.method ?? "GET", path);
       options.auth.assertAuthorized(req.headers.authorization);

@@ -147,7 +147,9 @@ export function parseMessage(desc: DescMessage, json: unknown, path: string, ski
       throw invalidField(path, `is not a valid ${desc.typeName}: ${(e as Error).message}`);
     }
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw invalidField(path, "must be a JSON object");
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw path === "" ? new SolgateError("INVALID_PARAMETER", "the request body must be a JSON object", { field: "body" }) : invalidField(path, "must be a JSON object");
+  }
   const out: MessageObject = {};
   for (const [key, value] of Object.entries(json)) {
     const field = fieldByName(desc, key);

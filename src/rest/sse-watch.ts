@@ -21,6 +21,13 @@ import { renderMessage } from "./rest-json.ts";
 /** The path of the SSE watch. */
 export const WATCH_EVENTS_TEMPLATE = compilePathTemplate("/v1/{chain}/transactions/{signature}/events");
 
+/** The SSE watch's description in the OpenAPI document. */
+export const WATCH_EVENTS_DOC =
+  "TransactionService.WatchStatus as Server-Sent Events, for clients without gRPC: the transaction's record at once " +
+  "(`event: status`, `data`: the record in REST form), then one event per change, until it is final (finalized, failed " +
+  "or expired); then the response ends. While nothing changes, heartbeat comments (`: heartbeat slot=N`) keep proxies " +
+  "from closing it. An error before the first event is a plain JSON error; one after it is an `event: error`.";
+
 /** Options of `serveWatchEvents`. */
 export interface WatchEventsCall {
   transport: Transport;

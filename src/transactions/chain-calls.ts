@@ -95,8 +95,12 @@ export async function simulateWire(
 }
 
 /**
- * Sends wire bytes once, without the node's own preflight (Solgate simulates first itself) and with
- * `maxRetries: 0` (Solgate rebroadcasts itself). Resolves to whether the node had already processed it.
+ * Sends wire bytes once, with `maxRetries: 0` (Solgate rebroadcasts itself) and `skipPreflight: true`:
+ * Solgate has just simulated the transaction at the same commitment (or the client asked for no
+ * simulation), so a node preflight would only repeat that work and add its latency to every send;
+ * and rebroadcasts of a transaction that has meanwhile landed would fail a preflight with
+ * AlreadyProcessed. The preflight commitment still names the blockhash's, for nodes that use it.
+ * Resolves to whether the node said it had already processed the transaction (a success).
  * @throws SolgateError BLOCKHASH_EXPIRED / INVALID_TRANSACTION for refusals; upstream errors as they are.
  */
 export async function sendWire(

@@ -10,11 +10,11 @@ import { assertSignaturesValid, decodeWireTransaction, staticWritableAccounts } 
 import type { DecodedTransaction } from "../solana/wire-transaction.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { blockhashExpired } from "./blockhash-cache.ts";
-import { isAlreadyProcessedError, sendWire, simulateWire, simulationFailed } from "./chain-calls.ts";
+import { sendWire, simulateWire, simulationFailed } from "./chain-calls.ts";
 import { isTransactionErrorNamed } from "./transaction-error.ts";
 import { AUTO_PRIORITY_FEE, priceOfChoice } from "./priority-fee.ts";
 import type { PriorityFeeChoice, PriorityFeePricer } from "./priority-fee.ts";
-import { publicRecord } from "./status-engine.ts";
+import { publicRecord } from "./tracked-send.ts";
 import type { StatusEngine } from "./status-engine.ts";
 import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
 import type { StatusRecord } from "./transaction-status.ts";
@@ -102,7 +102,8 @@ export function createSender(options: SenderOptions): Sender {
       signature: tx.signature,
       state: "submitted",
       updatedAt: new Date(now()),
-      wire: tx.wire,
+      // A copy: the request's bytes may be a view into a larger buffer.
+      wire: tx.wire.slice(),
       blockhash: tx.blockhash,
       lastValidBlockHeight: validity.lastValidBlockHeight,
       expiryExact: validity.exact,
@@ -122,10 +123,9 @@ export function createSender(options: SenderOptions): Sender {
           if (current?.state === "submitted") await store.put({ ...current, landed: true });
         }
       } catch (error) {
-        if (!isAlreadyProcessedError(error)) {
-          await store.delete(tx.signature);
-          throw error;
-        }
+        // Nothing is tracked for a send that failed, so that the client may simply retry it.
+        await store.delete(tx.signature);
+        throw error;
       }
     }
     return send;

@@ -16,15 +16,18 @@ import type {
   SendTransactionApi,
   Signature,
 } from "@solana/kit";
-import { SolgateError } from "../errors.ts";
+import { SolgateError, isSolgateError } from "../errors.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { sendWire } from "./chain-calls.ts";
 import { createStatusBatcher, fetchStatuses } from "./status-batcher.ts";
 import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
-import { isAdvance, isSettledState, isTerminalState, observeStatus } from "./transaction-status.ts";
+import { isAdvance, isTerminalState, observeStatus } from "./transaction-status.ts";
+import { publicRecord, stepTrackedSend } from "./tracked-send.ts";
+import type { StepContext } from "./tracked-send.ts";
 import type { SignatureStatusView, StatusRecord } from "./transaction-status.ts";
-import { createEventQueue, createWatcherRegistry } from "./watchers.ts";
-import type { WatchEvent, Watcher } from "./watchers.ts";
+import { createStatusWaits } from "./status-waits.ts";
+import { createWatcherRegistry } from "./watchers.ts";
+import type { WatchEvent } from "./watchers.ts";
 
 /** The upstream methods the engine uses. */
 export type StatusEngineRpc = Rpc<GetSignatureStatusesApi & GetBlockHeightApi & SendTransactionApi & GetTransactionApi>;
@@ -36,7 +39,7 @@ export interface StatusEngineOptions {
   blockhashes: BlockhashCache;
   /** Time between ticks (default 400 ms, about a slot). */
   pollIntervalMs?: number;
-  /** Time between ticks while a confirm-and-wait send is waiting (default 25 ms): its latency is the client's. */
+  /** Time between ticks while a confirm-and-wait send is waiting (default 20 ms): its latency is the client's. */
   confirmPollIntervalMs?: number;
   /** Least time between block-height reads, which only expiry needs (default 1 s). */
   heightIntervalMs?: number;
@@ -87,27 +90,11 @@ export interface StatusEngine {
   stop(): void;
 }
 
-// Settled sends are kept a while for status queries; their bytes are no longer needed.
-const NO_BYTES = new Uint8Array(0);
-
-/** A record as clients see it (a tracked send minus its bookkeeping). */
-export function publicRecord(send: TrackedSend | StatusRecord): StatusRecord {
-  return {
-    signature: send.signature,
-    state: send.state,
-    updatedAt: send.updatedAt,
-    ...(send.slot === undefined ? {} : { slot: send.slot }),
-    ...(send.error === undefined ? {} : { error: send.error }),
-    ...(send.fee === undefined ? {} : { fee: send.fee }),
-    ...(send.lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight: send.lastValidBlockHeight }),
-  };
-}
-
 /** Creates the engine; call `start()`. */
 export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const { rpc, store, blockhashes } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 400;
-  const confirmPollIntervalMs = Math.min(options.confirmPollIntervalMs ?? 25, pollIntervalMs);
+  const confirmPollIntervalMs = Math.min(options.confirmPollIntervalMs ?? 20, pollIntervalMs);
   const heightIntervalMs = options.heightIntervalMs ?? 1000;
   const rebroadcastIntervalMs = options.rebroadcastIntervalMs ?? 2000;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
@@ -119,17 +106,15 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const batcher = createStatusBatcher({ rpc });
   // Records of watched signatures Solgate did not send, shared by all their watchers.
   const untracked = new Map<string, StatusRecord>();
-  const closers = new Set<() => void>();
   const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0 };
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
+  let lastSweepAt = 0;
   let slot = 0n;
   let timer: NodeJS.Timeout | undefined;
   let timerDueAt = 0;
   let ticking = false;
   let running = false;
-  // Confirm-and-wait sends waiting now: while there are any, ticks come faster.
-  let waiting = 0;
 
   async function feeFromChain(signature: string): Promise<bigint | undefined> {
     try {
@@ -163,53 +148,28 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   async function advanceTracked(
     send: TrackedSend,
     status: SignatureStatusView | null,
-    heightBefore: bigint | undefined,
-    lapsed: ReadonlySet<string>,
+    ctx: StepContext,
     rebroadcasts: Promise<void>[],
   ): Promise<void> {
-    const t = now();
-    if (status !== null) {
-      const observed = observeStatus(status);
-      if (isAdvance(send.state, observed.state)) {
-        const fee = send.fee ?? send.expectedFee ?? (await feeFromChain(send.signature));
-        const next: TrackedSend = {
-          ...send,
-          ...(isTerminalState(observed.state) ? { wire: NO_BYTES } : {}),
-          state: observed.state,
-          slot: observed.slot,
-          landed: true,
-          updatedAt: new Date(t),
-          ...(observed.error === undefined ? {} : { error: observed.error }),
-          ...(fee === undefined ? {} : { fee }),
-        };
-        await store.put(next);
-        registry.publish(publicRecord(next));
-      } else if (!send.landed || send.slot !== observed.slot) {
-        await store.put({ ...send, landed: true, slot: observed.slot });
-      }
+    const step = stepTrackedSend(send, status, ctx);
+    if (step.kind === "none") return;
+    if (step.kind === "transition") {
+      const next = step.next;
+      const fee = next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await feeFromChain(next.signature)));
+      const record = fee === undefined ? next : { ...next, fee };
+      await store.put(record);
+      registry.publish(publicRecord(record));
       return;
     }
-    if (send.state !== "submitted") return; // landed for good; the short status cache may simply have moved on
-    const expired =
-      (heightBefore !== undefined && heightBefore > send.lastValidBlockHeight) || lapsed.has(send.blockhash);
-    if (expired) {
-      const next: TrackedSend = { ...send, wire: NO_BYTES, state: "expired", landed: false, updatedAt: new Date(t) };
-      await store.put(next);
-      registry.publish(publicRecord(next));
-      return;
-    }
-    if (t - send.lastBroadcastAt < rebroadcastIntervalMs) {
-      if (send.landed) await store.put({ ...send, landed: false }); // its block was dropped on a fork
-      return;
-    }
-    await store.put({ ...send, landed: false, lastBroadcastAt: t, broadcasts: send.broadcasts + 1 });
+    await store.put(step.next);
+    if (step.kind !== "rebroadcast") return;
     stats.rebroadcasts++;
     rebroadcasts.push(
       sendWire(rpc, send.wire, { commitment: send.commitment, blockhash: send.blockhash }).then(
         () => {},
         (error: unknown) => {
           // A lapsed blockhash shows up as expiry on a later tick; anything else is worth a log line.
-          if (!(error instanceof SolgateError && error.reason === "BLOCKHASH_EXPIRED")) onError(error);
+          if (!(isSolgateError(error) && error.reason === "BLOCKHASH_EXPIRED")) onError(error);
         },
       ),
     );
@@ -254,23 +214,37 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       const read = await fetchStatuses(rpc, [...activeSignatures, ...watchedOnly], false);
       if (read.slot > slot) slot = read.slot;
       if (heightCall !== undefined) {
-        height = BigInt(await heightCall);
-        blockhashes.noteBlockHeight(height);
+        try {
+          height = BigInt(await heightCall);
+          blockhashes.noteBlockHeight(height);
+        } catch (error) {
+          onError(error); // expiry waits for the next reading; the statuses are still applied
+        }
       }
       const rebroadcasts: Promise<void>[] = [];
       await Promise.all([
         ...active.map((send) =>
-          advanceTracked(send, read.statuses.get(send.signature) ?? null, heightBefore, lapsed, rebroadcasts),
+          advanceTracked(
+            send,
+            read.statuses.get(send.signature) ?? null,
+            { heightBefore, blockhashLapsed: lapsed.has(send.blockhash), now: t, rebroadcastIntervalMs },
+            rebroadcasts,
+          ),
         ),
         ...watchedOnly.map((s) => advanceUntracked(s, read.statuses.get(s) ?? null)),
       ]);
       await Promise.all(rebroadcasts);
     }
-    registry.heartbeat(slot, heartbeatIntervalMs);
+    // Sweeping every watcher on every fast tick would cost more than it gives: a few sweeps per interval do.
+    if (now() - lastSweepAt >= Math.min(1000, heartbeatIntervalMs / 4)) {
+      lastSweepAt = now();
+      registry.heartbeat(slot, heartbeatIntervalMs);
+    }
   }
 
   function schedule(): void {
-    const delay = waiting > 0 ? confirmPollIntervalMs : pollIntervalMs;
+    // While a confirm-and-wait send waits, ticks come faster: its latency is its client's.
+    const delay = waits.waiting() > 0 ? confirmPollIntervalMs : pollIntervalMs;
     timerDueAt = now() + delay;
     timer = setTimeout(async () => {
       timer = undefined;
@@ -302,122 +276,37 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     return status === null ? undefined : fromChain(signature, status);
   }
 
-  /** The first record of a watch; a signature Solgate did not send joins the polled set. */
-  async function firstRecord(signature: string): Promise<StatusRecord> {
-    const found = await record(signature);
-    if (found === undefined) {
-      throw new SolgateError(
-        "NOT_FOUND",
-        `transaction ${signature} is not known to the chain and was not sent through Solgate`,
-        { signature },
-      );
+  /** A signature Solgate did not send joins the polled set while someone watches it. */
+  async function follow(signature: string, found: StatusRecord): Promise<void> {
+    if (isTerminalState(found.state) || untracked.has(signature) || (await store.get(signature)) !== undefined) return;
+    if (untracked.size >= maxWatched) {
+      throw new SolgateError("RATE_LIMITED", "too many signatures are being watched; retry shortly", {
+        maxWatchedSignatures: maxWatched,
+      }, { retryAfterMs: 5000 });
     }
-    const tracked = (await store.get(signature)) !== undefined;
-    if (!tracked && !isTerminalState(found.state) && !untracked.has(signature)) {
-      if (untracked.size >= maxWatched) {
-        throw new SolgateError("RATE_LIMITED", "too many signatures are being watched; retry shortly", {
-          maxWatchedSignatures: maxWatched,
-        }, { retryAfterMs: 5000 });
-      }
-      untracked.set(signature, found);
-    }
-    return found;
+    untracked.set(signature, found);
   }
 
-  async function* watch(signature: string, signal?: AbortSignal): AsyncGenerator<WatchEvent, void, undefined> {
-    const queue = createEventQueue<WatchEvent>();
-    const watcher: Watcher = {
-      onRecord: (r) => queue.push({ kind: "record", record: r }),
-      onHeartbeat: (s) => {
-        if (queue.isEmpty()) queue.push({ kind: "heartbeat", slot: s });
-      },
-      lastEventAt: now(),
-    };
-    const close = () => queue.close();
-    // Registered before the first read so that no change can slip between the two.
-    registry.add(signature, watcher);
-    closers.add(close);
-    signal?.addEventListener("abort", close, { once: true });
-    try {
-      if (signal?.aborted) return;
-      let last = await firstRecord(signature);
-      yield { kind: "record", record: last };
-      if (isTerminalState(last.state)) return;
-      for (;;) {
-        const { value, done } = await queue.next();
-        if (done) return;
-        if (value.kind === "record") {
-          if (!isAdvance(last.state, value.record.state)) continue;
-          last = value.record;
-        }
-        yield value;
-        if (isTerminalState(last.state)) return;
-      }
-    } finally {
-      signal?.removeEventListener("abort", close);
-      closers.delete(close);
-      queue.close();
-      if (registry.remove(signature, watcher) === 0) untracked.delete(signature);
-    }
-  }
-
-  function settle(signature: string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<StatusRecord> {
-    const { signal } = opts;
-    return new Promise<StatusRecord>((resolve, reject) => {
-      let done = false;
-      const watcher: Watcher = {
-        onRecord: (r) => {
-          if (isSettledState(r.state)) finish(() => resolve(r));
-        },
-        lastEventAt: now(),
-      };
-      const onAbort = () => finish(() => reject(signal?.reason ?? new Error("aborted")));
-      // The engine stops (the server drains): answer with the record as it stands.
-      const onStop = () => {
-        void record(signature).then(
-          (r) => finish(() => (r ? resolve(r) : reject(new SolgateError("NOT_FOUND", `transaction ${signature} is not tracked`)))),
-          (error: unknown) => finish(() => reject(error)),
-        );
-      };
-      const timeout = setTimeout(() => {
-        void record(signature).then(
-          (r) => finish(() => (r ? resolve(r) : reject(new SolgateError("NOT_FOUND", `transaction ${signature} is not tracked`)))),
-          (error: unknown) => finish(() => reject(error)),
-        );
-      }, opts.timeoutMs ?? 90_000);
-      timeout.unref();
-      function finish(settleWith: () => void): void {
-        if (done) return;
-        done = true;
-        waiting--;
-        clearTimeout(timeout);
-        signal?.removeEventListener("abort", onAbort);
-        closers.delete(onStop);
-        registry.remove(signature, watcher);
-        settleWith();
-      }
-      waiting++;
-      if (signal?.aborted) return onAbort();
-      hurry();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      closers.add(onStop);
-      registry.add(signature, watcher);
-      void store.get(signature).then(
-        (tracked) => {
-          if (tracked && isSettledState(tracked.state)) finish(() => resolve(publicRecord(tracked)));
-        },
-        (error: unknown) => finish(() => reject(error)),
-      );
-    });
-  }
+  const waits = createStatusWaits({
+    registry,
+    record,
+    async tracked(signature) {
+      const send = await store.get(signature);
+      return send === undefined ? undefined : publicRecord(send);
+    },
+    follow,
+    unfollow: (signature) => untracked.delete(signature),
+    onWaitStart: hurry,
+    now,
+  });
 
   return {
     async track(send) {
       await store.put(send);
     },
     record,
-    settle,
-    watch,
+    settle: waits.settle,
+    watch: waits.watch,
     newestSlot: () => slot,
     stats: () => ({ ...stats, watchers: registry.size(), watchedSignatures: untracked.size }),
     start() {
@@ -429,7 +318,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       running = false;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      for (const close of [...closers]) close();
+      waits.closeAll();
     },
   };
 }

@@ -31,7 +31,7 @@ export interface TransactionServiceOptions {
   commitment?: "processed" | "confirmed";
   /** Status engine tick (default 400 ms). */
   pollIntervalMs?: number;
-  /** Status engine tick while a confirm-and-wait send is waiting (default 25 ms). */
+  /** Status engine tick while a confirm-and-wait send is waiting (default 20 ms). */
   confirmPollIntervalMs?: number;
   /** Rebroadcast period of unseen sends (default 2 s). */
   rebroadcastIntervalMs?: number;

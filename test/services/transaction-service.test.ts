@@ -133,6 +133,28 @@ describe("TransactionService over gRPC and Connect", () => {
     expect(record?.updatedAt).toBeDefined();
   });
 
+  it("frees a watch when its client goes away", async () => {
+    await chain.localnet.control({ freeze: true });
+    try {
+      const tx = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
+      await grpc.sendTransaction({ transaction: tx.wire, confirm: false }, { headers });
+      const controller = new AbortController();
+      const kinds: string[] = [];
+      const watching = (async () => {
+        for await (const event of connect.watchStatus({ signature: tx.signature }, { headers, signal: controller.signal })) {
+          kinds.push(event.event.case ?? "");
+          if (event.event.case === "heartbeat") controller.abort();
+        }
+      })().catch((e: unknown) => ConnectError.from(e).code);
+      expect(await watching).toBe(Code.Canceled);
+      expect(kinds).toEqual(["record", "heartbeat"]);
+      for (let i = 0; i < 50 && core.stats().watchers > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(core.stats().watchers).toBe(0);
+    } finally {
+      await chain.localnet.control({ freeze: false });
+    }
+  });
+
   it("answers SIMULATION_FAILED with the program logs, and FAILED with the error once preflight is skipped", async () => {
     const poor = await chain.funded(1);
     const tx = await transferTransaction({ payer: poor, lamports: 2n * 10n ** 9n, blockhash: await chain.latestBlockhash() });

@@ -3,6 +3,8 @@
  * expiry when nothing ever lands, heartbeats and clean-up of watch streams, and upstream calls that
  * do not grow with the number of watchers.
  */
+import { randomBytes } from "node:crypto";
+import bs58 from "bs58";
 import { afterAll, beforeAll, afterEach, describe, expect, it } from "vitest";
 import type { KeyPairSigner } from "@solana/kit";
 import { createTransactionService } from "../../src/transactions/transaction-service.ts";
@@ -99,6 +101,15 @@ describe("status engine on a real localnet with faults", () => {
     for await (const event of core.watch(tx.signature)) if (event.kind === "record") states.push(event.record.state);
     expect(states.at(-1)).toBe("finalized");
     expect(core.stats().watchedSignatures).toBe(0);
+  });
+
+  it("answers a burst of status lookups with getSignatureStatuses calls of at most 256 signatures", async () => {
+    while (core.stats().inFlight > 0) await new Promise((r) => setTimeout(r, 50));
+    const signatures = Array.from({ length: 600 }, () => bs58.encode(randomBytes(64)));
+    chain.resetCalls();
+    const answers = await Promise.all(signatures.map((s) => core.status(s).catch((e: { reason?: string }) => e.reason)));
+    expect(new Set(answers)).toEqual(new Set(["NOT_FOUND"]));
+    expect(chain.calls.get("getSignatureStatuses")).toBe(3);
   });
 
   it("polls once per tick however many clients watch the same transactions", async () => {

@@ -2,15 +2,31 @@
  * Calls the server's own Connect handlers in process. The REST transcoder holds no service code:
  * it speaks the Connect protocol (binary) to the same universal handlers the port serves, so auth,
  * request ids, logging, metrics, draining and error mapping run exactly as for gRPC and Connect.
+ *
+ * Unary calls go straight to the method's universal handler: a Connect client transport on top
+ * (createRouterTransport's way) measured ~50 us more per call here, a third of a whole request.
+ * Streams (the SSE watch) use the transport, whose envelope and end-of-stream handling they need.
  */
-import { createUniversalHandlerClient } from "@connectrpc/connect/protocol";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
-import { createTransport } from "@connectrpc/connect/protocol-connect";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMethodUnary, Message } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { Transport } from "@connectrpc/connect";
+import { createAsyncIterable, createUniversalHandlerClient, readAllBytes } from "@connectrpc/connect/protocol";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { createTransport, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
 
-/** A Connect transport over `handlers`, with no network, compression or size limit of its own. */
-export function createInProcessTransport(handlers: readonly UniversalHandler[]): Transport {
-  return createTransport({
+/** Calls RPCs of the server's router in process. */
+export interface InProcessCaller {
+  /** Calls a unary RPC; rejects with the ConnectError the handler answered (details included). */
+  unary(method: DescMethodUnary, input: Message, header: Headers, signal: AbortSignal): Promise<Message>;
+  /** A Connect transport over the same handlers, for streaming calls. */
+  readonly transport: Transport;
+}
+
+/** Builds the caller over `handlers` (`router.handlers`, interceptors included). */
+export function createInProcessCaller(handlers: readonly UniversalHandler[]): InProcessCaller {
+  const byMethod = new Map(handlers.map((h) => [h.method, h]));
+  const transport = createTransport({
     httpClient: createUniversalHandlerClient([...handlers]),
     baseUrl: "http://in-process",
     useBinaryFormat: true,
@@ -22,6 +38,26 @@ export function createInProcessTransport(handlers: readonly UniversalHandler[]):
     readMaxBytes: Number.MAX_SAFE_INTEGER,
     writeMaxBytes: Number.MAX_SAFE_INTEGER,
   });
+  return {
+    transport,
+    async unary(method, input, header, signal) {
+      const handler = byMethod.get(method);
+      if (handler === undefined) throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      header.set("content-type", "application/proto");
+      const response = await handler({
+        httpVersion: "2.0",
+        method: "POST",
+        url: `http://in-process${handler.requestPath}`,
+        header,
+        body: createAsyncIterable([toBinary(method.input, input)]),
+        signal,
+      });
+      const bytes = response.body === undefined ? new Uint8Array(0) : await readAllBytes(response.body, Number.MAX_SAFE_INTEGER);
+      if (response.status === 200) return fromBinary(method.output, bytes);
+      // A Connect unary error: JSON with the code, message and details (ErrorInfo, RetryInfo).
+      throw errorFromJsonBytes(bytes, response.header, new ConnectError(`HTTP ${response.status} from ${handler.requestPath}`, Code.Unknown));
+    },
+  };
 }
 
 /** Request headers passed through to the RPC: the key (auth runs in the interceptor) and the request id. */

@@ -10,7 +10,6 @@ import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { create } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
-import type { Transport } from "@connectrpc/connect";
 import { SolgateError } from "../errors.ts";
 import type { ApiKeyChecker } from "../server/auth.ts";
 import type { NodeRequest, NodeResponse, PreHandler } from "../server/http-handler.ts";
@@ -18,7 +17,7 @@ import type { Logger } from "../server/logger.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./body-reader.ts";
 import { restRoutesOf } from "./http-rules.ts";
 import type { RestRoute } from "./http-rules.ts";
-import { createInProcessTransport, forwardedHeaders } from "./in-process.ts";
+import { createInProcessCaller, forwardedHeaders } from "./in-process.ts";
 import { PathDecodeError } from "./path-template.ts";
 import { decodeRequest } from "./request-decoder.ts";
 import { restErrorOf } from "./rest-errors.ts";
@@ -56,19 +55,18 @@ type Match =
 export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const { logger } = options;
   const routes = restRoutesOf(options.handlers.map((h) => h.method));
-  const transport: Transport = createInProcessTransport(options.handlers);
+  const caller = createInProcessCaller(options.handlers);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapi = options.openapi ?? readFileSync(OPENAPI_PATH, "utf8");
   const hasWatch = options.handlers.some((h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus");
   const onUnexpected = (err: unknown) => logger.error({ err }, "REST request failed unexpectedly; answered INTERNAL");
 
-  const fail = (req: NodeRequest, res: NodeResponse, error: RestError) => {
+  // Requests refused before reaching an RPC get one log line here; the rest are logged by the interceptors.
+  const reject = (req: NodeRequest, error: RestError) =>
     logger.info(
       { requestId: req.headers["x-request-id"], method: req.method, path: pathOf(req), status: error.status, code: error.body.code },
-      "rest rejected",
+      "rest request refused",
     );
-    writeJson(res, error.status, error.body, error.headers);
-  };
 
   const handle: PreHandler = async (req, res) => {
     const path = pathOf(req);
@@ -78,13 +76,15 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return true;
     }
     if (!path.startsWith("/v1/") && path !== "/v1") return false;
+    let called = false;
     try {
       const match = matchRoute(req.method ?? "GET", path);
       options.auth.assertAuthorized(req.headers.authorization);
       const headers = forwardedHeaders(req.headers);
       if (match.kind === "watch") {
+        called = true;
         await serveWatchEvents({
-          transport,
+          transport: caller.transport,
           req,
           res,
           variables: match.variables,
@@ -101,9 +101,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const abort = new AbortController();
       const onClose = () => abort.abort();
       res.once("close", onClose);
+      called = true;
       try {
-        const response = await transport.unary(route.method, abort.signal, undefined, headers, input);
-        const message = response.message as unknown as Record<string, unknown>;
+        const message = (await caller.unary(route.method, input, headers, abort.signal)) as unknown as Record<string, unknown>;
         const rendered =
           route.responseBody === undefined
             ? renderMessage(route.method.output, message)
@@ -118,7 +118,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         return true;
       }
       if (res.destroyed) return true;
-      fail(req, res, restErrorOf(e, onUnexpected));
+      const error = restErrorOf(e, onUnexpected);
+      if (!called) reject(req, error);
+      writeJson(res, error.status, error.body, error.headers);
     }
     return true;
   };

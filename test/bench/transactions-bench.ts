@@ -67,6 +67,9 @@ const API_KEY = "bench-key-0123456789abcdef";
 const headers = { Authorization: `Bearer ${API_KEY}` };
 
 const localnet = await startLocalnet({ slotMs: SLOT_MS, confirmSlots: 1, finalizeSlots: 32 });
+void localnet.exited.then((how) => {
+  if (!how.expected) console.error(`the localnet died (code ${how.code}, signal ${how.signal}):\n${how.stderr}`);
+});
 const rpc = createSolanaRpc(localnet.rpcUrl);
 const rpcSubscriptions = createSolanaRpcSubscriptions(localnet.wsUrl);
 const cleanups: (() => Promise<unknown> | void)[] = [() => localnet.stop()];
@@ -250,6 +253,7 @@ async function spawnGateway(): Promise<{ child: ChildProcess; port: number; metr
     child.once("exit", (code) => reject(new Error(`gateway exited with ${code}`)));
     child.stdout!.setEncoding("utf8");
     child.stdout!.on("data", (text: string) => {
+      if (process.env.GATEWAY_LOG) process.stderr.write(text);
       buffered += text;
       for (const line of buffered.split("\n")) {
         if (!line.includes("solgate listening")) continue;

@@ -1,0 +1,226 @@
+/**
+ * Turns protoc-gen-connect-openapi's document (written from the contract's `google.api.http`
+ * annotations, in canonical proto JSON terms) into the document of the REST surface as it really
+ * answers, by the same rules as rest-json.ts: 64-bit integers are integers, enums are lowercase
+ * words, fields with presence are nullable (OpenAPI 3.1 style), shorthands have their own schema.
+ * It adds what the plugin cannot know: the bearer-key security scheme, the error body and its
+ * statuses (from the error catalogue), and the SSE watch. Pure: document in, document out.
+ */
+import type { DescEnum, DescField, DescMessage, DescService } from "@bufbuild/protobuf";
+import { ERROR_REASONS } from "../errors.ts";
+import { enumWords } from "./rest-json.ts";
+import { SHORTHANDS } from "./rest-shorthands.ts";
+import { WATCH_EVENTS_DOC, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
+
+type Json = Record<string, unknown>;
+
+/** The component name of the REST error body. */
+export const ERROR_SCHEMA = "solgate.rest.Error";
+
+/** Builds the REST document from the plugin's `raw` document and the services it describes. */
+export function buildOpenApiDocument(raw: Json, services: readonly DescService[]): Json {
+  const doc = structuredClone(raw);
+  const types = reachableTypes(services);
+  const schemas = ((doc.components ??= {}) as Json).schemas as Record<string, Json>;
+
+  for (const [name, schema] of Object.entries(schemas)) {
+    const desc = types.get(name);
+    const shorthand = SHORTHANDS.get(name);
+    if (shorthand !== undefined) {
+      schemas[name] = { title: schema.title, ...shorthand.schema, description: shorthand.schema.description ?? schema.description };
+    } else if (desc?.kind === "enum") {
+      schema.enum = [...enumWords(desc).byWord.keys()];
+    } else if (desc?.kind === "message" && !name.startsWith("google.protobuf.")) {
+      fixMessageSchema(schema, desc);
+    }
+  }
+  for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const operation of Object.values(item)) {
+      const method = methodOf(services, operation.operationId as string);
+      const body = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.["application/json"];
+      if (method !== undefined && body?.schema !== undefined && !("$ref" in (body.schema as Json))) {
+        fixMessageSchema(body.schema as Json, method.input);
+      }
+      operation.responses = { ...(operation.responses as Json), ...errorResponses() };
+    }
+  }
+  addWatchEvents(doc, schemas);
+  schemas[ERROR_SCHEMA] = errorSchema();
+  (doc.components as Json).securitySchemes = {
+    bearer: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer <key>`." },
+  };
+  doc.security = [{ bearer: [] }];
+  doc.info = {
+    title: "Solgate REST API",
+    version: "v1",
+    description:
+      "The REST surface of Solgate, transcoded from its gRPC contract (solgate.v1). `{chain}` selects the chain " +
+      "(an unknown one is `unknown_chain`, 404, naming those served). 64-bit integers are JSON numbers; enums are " +
+      "lowercase words; absent resources and optional fields are `null`; errors are `{code, message, details}`.",
+  };
+  walk(doc, normalizeSchemaNode);
+  trimUnreachable(doc);
+  return doc;
+}
+
+/** Applies message rules to a message's schema: oneofs become nullable properties; presence means nullable. */
+function fixMessageSchema(schema: Json, desc: DescMessage): void {
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  // The plugin models a oneof as `oneOf` (or `allOf` of groups); the REST form has every member as a nullable property.
+  const groups = [...((schema.oneOf as Json[] | undefined) ?? []), ...((schema.allOf as Json[] | undefined) ?? [])];
+  for (const group of groups) {
+    Object.assign(properties, group.properties ?? {});
+    for (const member of (group.oneOf as Json[] | undefined) ?? []) Object.assign(properties, member.properties ?? {});
+  }
+  delete schema.oneOf;
+  delete schema.allOf;
+  schema.type = "object";
+  schema.properties = properties;
+  for (const field of desc.fields) {
+    const property = properties[field.jsonName];
+    if (property !== undefined && hasPresence(field)) property.nullable = true;
+  }
+}
+
+/** Whether the REST form renders the field as `null` when absent. */
+function hasPresence(field: DescField): boolean {
+  return field.fieldKind === "message" || field.oneof !== undefined || field.proto.proto3Optional === true;
+}
+
+/** Every schema node: 64-bit integers as integers, `nullable` the OpenAPI 3.1 way. */
+function normalizeSchemaNode(node: Json): void {
+  if (Array.isArray(node.type) && node.format === "int64" && node.type.includes("integer")) node.type = "integer";
+  if (node.nullable === true) {
+    delete node.nullable;
+    if (typeof node.$ref === "string") {
+      const ref = node.$ref;
+      delete node.$ref;
+      node.anyOf = [{ $ref: ref }, { type: "null" }];
+    } else if (typeof node.type === "string") {
+      node.type = [node.type, "null"];
+    } else if (Array.isArray(node.type) && !node.type.includes("null")) {
+      node.type = [...(node.type as string[]), "null"];
+    }
+  }
+}
+
+/** Error responses, one per HTTP status in the catalogue, each listing its codes. */
+function errorResponses(): Json {
+  const byStatus = new Map<number, string[]>();
+  for (const [reason, spec] of Object.entries(ERROR_REASONS)) {
+    byStatus.set(spec.httpStatus, [...(byStatus.get(spec.httpStatus) ?? []), reason.toLowerCase()]);
+  }
+  const out: Json = {};
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: `An error: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${ERROR_SCHEMA}` } } },
+    };
+  }
+  return out;
+}
+
+function errorSchema(): Json {
+  return {
+    type: "object",
+    title: "Error",
+    description: "Every REST error. `code` is the error catalogue's reason in lower case; `details` holds its facts.",
+    required: ["code", "message", "details"],
+    additionalProperties: false,
+    properties: {
+      code: {
+        type: "string",
+        description: Object.entries(ERROR_REASONS)
+          .map(([reason, spec]) => `\`${reason.toLowerCase()}\` (${spec.httpStatus}): ${spec.description}`)
+          .join("\n"),
+        enum: Object.keys(ERROR_REASONS).map((r) => r.toLowerCase()),
+      },
+      message: { type: "string", description: "A short English message saying what to do." },
+      details: {
+        type: "object",
+        additionalProperties: true,
+        description: "Machine-readable facts: `field` for invalid input, `logs` (an array) for `simulation_failed`, `served` for `unknown_chain`, `retryAfterMs` for retryable errors.",
+      },
+    },
+  };
+}
+
+/** The SSE watch, described from the WatchStatus request's field docs. */
+function addWatchEvents(doc: Json, schemas: Record<string, Json>): void {
+  const request = schemas["solgate.v1.WatchStatusRequest"]?.properties as Record<string, Json> | undefined;
+  const param = (name: string) => ({
+    name,
+    in: "path",
+    required: true,
+    description: request?.[name]?.description,
+    schema: { type: "string" },
+  });
+  (doc.paths as Json)[WATCH_EVENTS_TEMPLATE.source] = {
+    get: {
+      tags: ["TransactionService"],
+      summary: "WatchStatus (Server-Sent Events)",
+      description: WATCH_EVENTS_DOC,
+      operationId: "TransactionService_WatchStatusEvents",
+      parameters: WATCH_EVENTS_TEMPLATE.variables.map(param),
+      responses: {
+        "200": {
+          description: "`event: status` with a TransactionStatusRecord as `data`, for the current record and every change; heartbeats as comments.",
+          content: { "text/event-stream": { schema: { type: "string" }, itemSchema: { $ref: "#/components/schemas/solgate.v1.TransactionStatusRecord" } } },
+        },
+        ...errorResponses(),
+      },
+    },
+  };
+}
+
+function methodOf(services: readonly DescService[], operationId: string) {
+  const [service, method] = operationId.split("_");
+  return services.find((s) => s.name === service)?.methods.find((m) => m.name === method);
+}
+
+/** Every message and enum the services use, by full name. */
+function reachableTypes(services: readonly DescService[]): Map<string, DescMessage | DescEnum> {
+  const types = new Map<string, DescMessage | DescEnum>();
+  const visit = (desc: DescMessage) => {
+    if (types.has(desc.typeName)) return;
+    types.set(desc.typeName, desc);
+    for (const field of desc.fields) {
+      if (field.message !== undefined) visit(field.message);
+      if (field.enum !== undefined) types.set(field.enum.typeName, field.enum);
+    }
+  };
+  for (const service of services) {
+    for (const method of service.methods) {
+      visit(method.input);
+      visit(method.output);
+    }
+  }
+  return types;
+}
+
+/** Drops component schemas no path refers to, directly or through other schemas. */
+function trimUnreachable(doc: Json): void {
+  const schemas = (doc.components as Json).schemas as Record<string, Json>;
+  const reached = new Set<string>();
+  const follow = (node: unknown) =>
+    walk(node, (n) => {
+      const ref = n.$ref;
+      if (typeof ref !== "string" || !ref.startsWith("#/components/schemas/")) return;
+      const name = ref.slice("#/components/schemas/".length);
+      if (reached.has(name)) return;
+      reached.add(name);
+      follow(schemas[name]);
+    });
+  follow(doc.paths);
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+}
+
+/** Calls `visit` on every object in `node`, depth first. */
+function walk(node: unknown, visit: (node: Json) => void): void {
+  if (Array.isArray(node)) {
+    for (const item of node) walk(item, visit);
+  } else if (typeof node === "object" && node !== null) {
+    visit(node as Json);
+    for (const value of Object.values(node)) walk(value, visit);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The seed's JSON shapes, field by field, and a checker that fails on a missing field, an extra
+ * field, or a value of the wrong JSON type (a 64-bit value as a string, an absent field instead of
+ * null). Shapes follow the contract through the REST rules; a new field makes these tests fail
+ * until it is added here, on purpose.
+ */
+import { expect } from "vitest";
+
+/** A shape: a JSON type name, an object of field shapes, `[item]` for arrays, or a nullable/choice wrapper. */
+export type Shape =
+  | "string"
+  | "number"
+  | "boolean"
+  | "any"
+  | { readonly nullable: Shape }
+  | { readonly oneOf: readonly string[] }
+  | readonly [Shape]
+  | { readonly [field: string]: Shape };
+
+export const nullable = (shape: Shape): Shape => ({ nullable: shape });
+export const oneOf = (...words: string[]): Shape => ({ oneOf: words });
+
+/** Checks `value` against `shape`; `path` names it in failure messages. */
+export function expectShape(value: unknown, shape: Shape, path = "$"): void {
+  if (typeof shape === "string") {
+    if (shape === "any") return;
+    expect(typeof value, `${path} should be a ${shape}: ${JSON.stringify(value)}`).toBe(shape);
+    if (shape === "number") expect(Number.isFinite(value), `${path} is a finite number`).toBe(true);
+    return;
+  }
+  if (Array.isArray(shape)) {
+    expect(Array.isArray(value), `${path} should be an array`).toBe(true);
+    (value as unknown[]).forEach((item, i) => expectShape(item, shape[0] as Shape, `${path}[${i}]`));
+    return;
+  }
+  if ("nullable" in shape && Object.keys(shape).length === 1) {
+    if (value !== null) expectShape(value, shape.nullable as Shape, path);
+    return;
+  }
+  if ("oneOf" in shape && Object.keys(shape).length === 1) {
+    expect(shape.oneOf as string[], `${path} should be one of ${String(shape.oneOf)}`).toContain(value);
+    return;
+  }
+  expect(typeof value === "object" && value !== null && !Array.isArray(value), `${path} should be an object: ${JSON.stringify(value)}`).toBe(true);
+  const fields = shape as Record<string, Shape>;
+  expect(Object.keys(value as object).sort(), `${path} fields`).toEqual(Object.keys(fields).sort());
+  for (const [name, fieldShape] of Object.entries(fields)) expectShape((value as Record<string, unknown>)[name], fieldShape, `${path}.${name}`);
+}
+
+const ISO = "string";
+
+export const FLOOR_PRICE: Shape = { lamports: "number", sol: "number", updatedAt: ISO, source: "string" };
+export const COLLECTION: Shape = {
+  address: "string",
+  name: "string",
+  symbol: "string",
+  description: "string",
+  image: "string",
+  itemCount: "number",
+  floorPrice: nullable(FLOOR_PRICE),
+};
+export const TOKEN_STANDARDS = ["unspecified", "non-fungible", "programmable-non-fungible", "edition", "fungible-asset", "fungible", "core"];
+export const NFT: Shape = {
+  id: "string",
+  name: "string",
+  image: "string",
+  standard: oneOf(...TOKEN_STANDARDS),
+  compressed: "boolean",
+  owner: "string",
+};
+export const NFT_PAGE: Shape = { address: "string", items: [NFT], nextCursor: nullable("string") };
+
+export const FEE_ESTIMATE: Shape = {
+  priority: nullable({ low: "number", medium: "number", high: "number", veryHigh: "number", recommended: "number", unit: "string" }),
+  baseFee: { lamportsPerSignature: "number", signatures: "number", lamports: "number" },
+  updatedAt: nullable(ISO),
+  source: oneOf("blocks", "recent-prioritization-fees", "none"),
+  slot: "number",
+  windowSlots: "number",
+  sampleSize: "number",
+  writableAccounts: ["string"],
+};
+
+export const STATUSES = ["submitted", "confirmed", "finalized", "failed", "expired"];
+export const LAMPORTS: Shape = { lamports: "number", sol: "number" };
+export const TRANSACTION_ERROR: Shape = {
+  code: "string",
+  message: "string",
+  instructionIndex: nullable("number"),
+  customCode: nullable("number"),
+  raw: "any",
+};
+export const SEND_RESULT: Shape = {
+  signature: "string",
+  status: oneOf(...STATUSES),
+  slot: nullable("number"),
+  fee: nullable(LAMPORTS),
+  error: nullable(TRANSACTION_ERROR),
+  computeUnitPrice: "number",
+  requestedComputeUnitPrice: nullable("number"),
+  lastValidBlockHeight: "number",
+};
+export const STATUS_RECORD: Shape = {
+  signature: "string",
+  status: oneOf(...STATUSES),
+  slot: nullable("number"),
+  error: nullable(TRANSACTION_ERROR),
+  fee: nullable(LAMPORTS),
+  lastValidBlockHeight: nullable("number"),
+  updatedAt: nullable(ISO),
+};
+
+export const TOKEN_AMOUNT: Shape = { raw: "number", decimals: "number", ui: "number", uiString: "string" };
+export const ACCOUNT_DATA: Shape = {
+  format: oneOf("parsed", "base64"),
+  program: nullable("string"),
+  parsed: nullable({ type: "string", info: nullable({ mint: "string", owner: "string", tokenAmount: nullable(TOKEN_AMOUNT), state: "string" }) }),
+  base64: nullable("string"),
+};
+export const PROGRAM_ACCOUNT: Shape = { address: "string", lamports: "number", sol: "number", space: "number", data: nullable(ACCOUNT_DATA) };
+export const PROGRAM_ACCOUNTS_PAGE: Shape = { programId: "string", items: [PROGRAM_ACCOUNT], nextCursor: nullable("string") };
+
+export const ERROR_BODY: Shape = { code: "string", message: "string", details: "any" };
+
+/** Checks a REST error response: status, seed code, and the `{code, message, details}` shape. */
+export async function expectRestError(res: Response, status: number, code: string): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+  const text = await res.text();
+  expect(res.status, `status of ${text}`).toBe(status);
+  expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as { code: string; message: string; details: Record<string, unknown> };
+  expectShape(body, ERROR_BODY);
+  expect(body.code, body.message).toBe(code);
+  expect(body.message.length).toBeGreaterThan(0);
+  expect(typeof body.details === "object" && body.details !== null && !Array.isArray(body.details)).toBe(true);
+  return body;
+}

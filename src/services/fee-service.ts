@@ -24,7 +24,7 @@ export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceIm
       const estimate = deps.chains.resolve(req.chain).fees.global();
       let message = converted.get(estimate);
       if (message === undefined) {
-        message = toMessage(estimate);
+        message = toFeeEstimateMessage(estimate);
         converted.set(estimate, message);
       }
       return { estimate: message };
@@ -32,12 +32,13 @@ export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceIm
 
     async estimateFees(req) {
       const estimate = await deps.chains.resolve(req.chain).fees.forTransaction(req.transaction);
-      return { estimate: toMessage(estimate) };
+      return { estimate: toFeeEstimateMessage(estimate) };
     },
   };
 }
 
-function toMessage(estimate: FeeEstimate): FeeEstimateMessage {
+/** A fee-market estimate as the contract's FeeEstimate message (also used by PrepareTransaction). */
+export function toFeeEstimateMessage(estimate: FeeEstimate): FeeEstimateMessage {
   const { priority, baseFee } = estimate;
   return create(FeeEstimateSchema, {
     priority: priority && {

@@ -12,10 +12,10 @@ import type {
   TransactionErrorSchema,
   TransactionStatusRecordSchema,
 } from "../../gen/solgate/v1/transaction_pb.js";
-import { FeeSource, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
-import type { FeeEstimateSchema, PriorityFee } from "../../gen/solgate/v1/fee_pb.js";
+import { PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
+import type { PriorityFee } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
-import type { FeeEstimate } from "../fees/fee-market.ts";
+import { toFeeEstimateMessage } from "./fee-service.ts";
 import { parsePriorityFee } from "../transactions/priority-fee.ts";
 import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
 import type { ChainError } from "../transactions/transaction-error.ts";
@@ -64,7 +64,7 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         lastValidBlockHeight: prepared.lastValidBlockHeight,
         computeUnitLimit: prepared.computeUnitLimit,
         computeUnitPrice: prepared.computeUnitPrice,
-        estimate: prepared.estimate === undefined ? undefined : toEstimate(prepared.estimate),
+        estimate: prepared.estimate === undefined ? undefined : toFeeEstimateMessage(prepared.estimate),
         expectedFee: lamports(prepared.expectedFee),
       };
     },
@@ -134,36 +134,3 @@ function toSendResult(outcome: SendOutcome): MessageInitShape<typeof SendResultS
   };
 }
 
-const FEE_SOURCES: Record<FeeEstimate["source"], FeeSource> = {
-  blocks: FeeSource.BLOCKS,
-  recentPrioritizationFees: FeeSource.RECENT_PRIORITIZATION_FEES,
-  none: FeeSource.NONE,
-};
-
-function toEstimate(estimate: FeeEstimate): MessageInitShape<typeof FeeEstimateSchema> {
-  const { priority, baseFee } = estimate;
-  return {
-    priority:
-      priority === undefined
-        ? undefined
-        : {
-            low: priority.low,
-            medium: priority.medium,
-            high: priority.high,
-            veryHigh: priority.veryHigh,
-            recommended: priority.recommended,
-            unit: priority.unit,
-          },
-    baseFee: {
-      lamportsPerSignature: baseFee.lamportsPerSignature,
-      signatures: BigInt(baseFee.signatures),
-      lamports: baseFee.lamports,
-    },
-    updatedAt: estimate.updatedAt === undefined ? undefined : timestampFromDate(estimate.updatedAt),
-    source: FEE_SOURCES[estimate.source],
-    slot: estimate.slot,
-    windowSlots: BigInt(estimate.windowSlots),
-    sampleSize: BigInt(estimate.sampleSize),
-    writableAccounts: [...estimate.writableAccounts],
-  };
-}

@@ -31,7 +31,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from "@solana/kit";
-import type { KeyPairSigner, Signature } from "@solana/kit";
+import type { KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";

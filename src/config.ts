@@ -61,6 +61,8 @@ export interface Config {
   demo: boolean;
   /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
   market: MarketConfig;
+  /** Transaction tracking: status polling, rebroadcasting, watch heartbeats, confirm waits and the tracked-send bound. */
+  transactions: { pollIntervalMs: number; rebroadcastIntervalMs: number; heartbeatIntervalMs: number; confirmTimeoutMs: number; maxTracked: number };
   /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
   fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
 }
@@ -212,6 +214,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),
+    transactions: {
+      pollIntervalMs: int("SOLGATE_TX_POLL_MS", 400, 20, 60_000),
+      rebroadcastIntervalMs: int("SOLGATE_TX_REBROADCAST_MS", 2_000, 100, 60_000),
+      heartbeatIntervalMs: int("SOLGATE_TX_HEARTBEAT_MS", 15_000, 100, 600_000),
+      confirmTimeoutMs: int("SOLGATE_TX_CONFIRM_TIMEOUT_MS", 90_000, 1_000, 600_000),
+      maxTracked: int("SOLGATE_TX_MAX_TRACKED", 100_000, 100, 10_000_000),
+    },
     fees: {
       windowSlots: int("SOLGATE_FEES_WINDOW_SLOTS", 150, 1, 10_000),
       maxAccounts: int("SOLGATE_FEES_MAX_ACCOUNTS", 100_000, 0, 10_000_000),

@@ -97,6 +97,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       const transactions = createTransactionService({
         upstream,
         fees,
+        ...config.transactions,
         onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
       });
       transactions.start();

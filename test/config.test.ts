@@ -31,6 +31,8 @@ describe("loadConfig", () => {
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
     expect(c.demo).toBe(true);
     expect(c.fees).toEqual({ windowSlots: 150, maxAccounts: 100_000, recommendedFloor: 0n });
+    expect(c.transactions).toEqual({ pollIntervalMs: 400, rebroadcastIntervalMs: 2_000, heartbeatIntervalMs: 15_000, confirmTimeoutMs: 90_000, maxTracked: 100_000 });
+    expect(loadConfig({ SOLGATE_TX_REBROADCAST_MS: "500" }).transactions.rebroadcastIntervalMs).toBe(500);
     expect(loadConfig({ SOLGATE_FEES_RECOMMENDED_FLOOR: "1000", SOLGATE_FEES_RECOMMENDED_CEILING: "50000", SOLGATE_FEES_WINDOW_SLOTS: "300" }).fees).toEqual({
       windowSlots: 300,
       maxAccounts: 100_000,

@@ -189,8 +189,8 @@ describe("grpcurl (reflection, no schema)", () => {
     expect(programs.items?.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
     const bad = await grpcurl([], "ProgramService/ListProgramAccounts", { programId: "not-an-address" });
     expectCode(bad, 3); // INVALID_ARGUMENT
-    expect(bad.error.details[0]["@type"]).toBe("type.googleapis.com/google.rpc.ErrorInfo");
-    expect(decodeErrorInfo(bad.error.details[0]["@value"]).reason).toBe("INVALID_ADDRESS");
+    // grpcurl resolves the detail's type through reflection, so it prints ErrorInfo decoded.
+    expect(bad.error.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_ADDRESS", domain: "solgate" });
   });
 
   it("calls FeeService", async () => {
@@ -218,7 +218,7 @@ describe("grpcurl (reflection, no schema)", () => {
     expect(prepared.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     const garbage = await grpcurl([], "TransactionService/SendTransaction", { transaction: "AQID" });
     expectCode(garbage, 3);
-    expect(decodeErrorInfo(garbage.error.details[0]["@value"]).reason).toBe("INVALID_TRANSACTION");
+    expect(garbage.error.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_TRANSACTION" });
     const signature = await sendTransfer(ctx.localnetUrl, ctx.chain.payerSeed, 15);
     const last = expectWatchEndsFinalized(expectOk(await grpcurl([], "TransactionService/WatchStatus", { signature })), signature);
     const [status] = expectOk(await grpcurl([], "TransactionService/GetTransactionStatus", { signature }));

@@ -63,7 +63,8 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
     }
     const source = res.message;
     return withMessages(res, (async function* () {
-      let outcome: unknown = new ConnectError("stream abandoned by the client", Code.Canceled);
+      // Created only when needed: an error (and its stack) per open stream adds up over thousands of watches.
+      let outcome: unknown = ABANDONED;
       try {
         yield* source;
         outcome = undefined;
@@ -71,7 +72,7 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
         outcome = e;
         throw e;
       } finally {
-        record(outcome);
+        record(outcome === ABANDONED ? new ConnectError("stream abandoned by the client", Code.Canceled) : outcome);
       }
     })());
   };
@@ -96,6 +97,8 @@ export function shuttingDownError(): ConnectError {
   );
 }
 
+const ABANDONED = Symbol("abandoned");
+
 async function* mapStreamErrors<T>(source: AsyncIterable<T>, onUnexpected: (e: unknown) => void): AsyncGenerator<T> {
   try {
     yield* source;
@@ -106,16 +109,19 @@ async function* mapStreamErrors<T>(source: AsyncIterable<T>, onUnexpected: (e: u
 
 async function* endOnAbort<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(shuttingDownError());
-  });
-  aborted.catch(() => {});
-  if (signal.aborted) onAbort();
-  else signal.addEventListener("abort", onAbort, { once: true });
+  // Each wait gets its own promise, woken by the abort: racing every message against one long-lived
+  // promise would pile a reaction onto it per message for the life of the stream.
+  let wake: ((error: unknown) => void) | undefined;
+  const onAbort = () => wake?.(shuttingDownError());
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
     for (;;) {
-      const step = await Promise.race([it.next(), aborted]);
+      if (signal.aborted) throw shuttingDownError();
+      const step = await new Promise<IteratorResult<T>>((resolve, reject) => {
+        wake = reject;
+        it.next().then(resolve, reject);
+      });
+      wake = undefined;
       if (step.done) return;
       yield step.value;
     }

@@ -232,7 +232,9 @@ async function landing(): Promise<void> {
 /** The gateway as deployed (`node src/main.ts`), in its own process, so its RSS is its own. */
 async function spawnGateway(): Promise<{ child: ChildProcess; port: number; metricsPort: number }> {
   const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-  const child = spawn(process.execPath, [main], {
+  // BENCH_GATEWAY_NODE_ARGS: Node flags for the gateway alone (e.g. --heapsnapshot-signal=SIGUSR2 to inspect its heap).
+  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const child = spawn(process.execPath, [...nodeArgs, main], {
     env: {
       ...process.env,
       PORT: "0",
@@ -277,6 +279,13 @@ async function upstreamCalls(metricsPort: number): Promise<Map<string, number>> 
     if (match) byMethod.set(match[1], (byMethod.get(match[1]) ?? 0) + Number(match[2]));
   }
   return byMethod;
+}
+
+/** The gateway's V8 heap in use and its memory outside the heap (buffers, native), from its metrics, in MB. */
+async function heapMb(metricsPort: number): Promise<{ heap: number; external: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN) / 1e6;
+  return { heap: read("nodejs_heap_size_used_bytes"), external: read("nodejs_external_memory_bytes") };
 }
 
 async function watchers(): Promise<void> {
@@ -333,6 +342,7 @@ async function watchers(): Promise<void> {
     await sleep(10_000);
     const after = await upstreamCalls(gateway.metricsPort);
     const window = performance.now() - from;
+    const memory = await heapMb(gateway.metricsPort);
     const rate = (method?: string) => {
       let sum = 0;
       for (const [m, n] of after) if (method === undefined || m === method) sum += n - (before.get(m) ?? 0);
@@ -342,7 +352,8 @@ async function watchers(): Promise<void> {
     console.log(
       `   ${String(total).padStart(6)} streams (opened in ${fmt(openedMs)}): status polling ${polling.toFixed(1)} calls/s ` +
         `(getSignatureStatuses ${rate("getSignatureStatuses").toFixed(1)}/s), rebroadcasts ${rate("sendTransaction").toFixed(1)}/s, ` +
-        `whole gateway ${rate().toFixed(1)}/s; gateway RSS ${rssMb(gateway.child.pid!).toFixed(0)} MB`,
+        `whole gateway ${rate().toFixed(1)}/s; gateway RSS ${rssMb(gateway.child.pid!).toFixed(0)} MB ` +
+        `(V8 heap in use ${memory.heap.toFixed(0)} MB, external ${memory.external.toFixed(0)} MB)`,
     );
   }
   controller.abort();

@@ -1,21 +1,17 @@
 /**
  * The minimal Solana PubSub kit's confirmation strategy needs (slotSubscribe, signatureSubscribe
- * and their unsubscribes) over a small RFC 6455 WebSocket server on the JSON-RPC port.
- *
- * Node has a WebSocket client but no server, and one dependency-free file is smaller than a
- * package: text frames, ping/pong, close, fragmented messages up to 1 MiB. Subscriptions are
+ * and their unsubscribes) over WebSocket (the `ws` library) on the JSON-RPC port. Subscriptions are
  * checked after every block.
  */
-import { createHash } from "node:crypto";
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import bs58 from "bs58";
+import { WebSocketServer, type WebSocket } from "ws";
 import type { Chain } from "../chain/chain.ts";
 import { base58Signature, commitmentField, configParam, expectArity } from "./params.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type Commitment } from "./protocol.ts";
 import { parseJson, stringifyJson } from "./json.ts";
 
-const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 const MAX_MESSAGE_BYTES = 1 << 20;
 
 type Subscription =
@@ -33,25 +29,10 @@ export interface PubSub {
   close(): void;
 }
 
-function frame(opcode: number, payload: Buffer): Buffer {
-  const length = payload.length;
-  const header = length < 126 ? Buffer.alloc(2) : length < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
-  header[0] = 0x80 | opcode;
-  if (length < 126) header[1] = length;
-  else if (length < 65536) {
-    header[1] = 126;
-    header.writeUInt16BE(length, 2);
-  } else {
-    header[1] = 127;
-    header.writeBigUInt64BE(BigInt(length), 2);
-  }
-  return Buffer.concat([header, payload]);
-}
-
 /** Creates the PubSub endpoint over a chain. */
 export function createPubSub(chain: Chain): PubSub {
   const subscriptions = new Map<number, Subscription>();
-  const sockets = new Set<Duplex>();
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   let nextId = 0;
 
   const notify = (sub: Subscription, method: string, result: unknown) =>
@@ -141,97 +122,36 @@ export function createPubSub(chain: Chain): PubSub {
     }
   }
 
-  function handleUpgrade(req: http.IncomingMessage, raw: Duplex, head: Buffer) {
-    const key = req.headers["sec-websocket-key"];
-    if (req.headers.upgrade?.toLowerCase() !== "websocket" || typeof key !== "string") {
-      raw.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-      return;
-    }
-    const accept = createHash("sha1").update(key + GUID).digest("base64");
-    raw.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
-    sockets.add(raw);
-    let closed = false;
+  function onConnection(ws: WebSocket) {
     const socket: Socket = {
       send(text) {
-        if (!closed && raw.writable) raw.write(frame(0x1, Buffer.from(text)));
+        if (ws.readyState === ws.OPEN) ws.send(text);
       },
       close() {
-        if (closed) return;
-        closed = true;
-        if (raw.writable) raw.end(frame(0x8, Buffer.alloc(0)));
+        ws.close();
       },
     };
     const cleanup = () => {
-      closed = true;
-      sockets.delete(raw);
       for (const [id, sub] of subscriptions) if (sub.socket === socket) subscriptions.delete(id);
     };
-    raw.on("close", cleanup);
-    raw.on("error", cleanup);
-
-    let buffered: Buffer = head.length > 0 ? Buffer.from(head) : Buffer.alloc(0);
-    let fragments: Buffer[] = [];
-    let fragmentBytes = 0;
-    const consume = () => {
-      for (;;) {
-        if (buffered.length < 2) return;
-        const b0 = buffered[0]!;
-        const b1 = buffered[1]!;
-        const opcode = b0 & 0x0f;
-        const masked = (b1 & 0x80) !== 0;
-        let length = b1 & 0x7f;
-        let at = 2;
-        if (length === 126) {
-          if (buffered.length < 4) return;
-          length = buffered.readUInt16BE(2);
-          at = 4;
-        } else if (length === 127) {
-          if (buffered.length < 10) return;
-          const big = buffered.readBigUInt64BE(2);
-          if (big > BigInt(MAX_MESSAGE_BYTES)) return socket.close();
-          length = Number(big);
-          at = 10;
-        }
-        if (!masked || length > MAX_MESSAGE_BYTES) return socket.close(); // clients must mask
-        if (buffered.length < at + 4 + length) return;
-        const mask = buffered.subarray(at, at + 4);
-        const payload = Buffer.from(buffered.subarray(at + 4, at + 4 + length));
-        for (let i = 0; i < payload.length; i++) payload[i]! ^= mask[i & 3]!;
-        buffered = buffered.subarray(at + 4 + length);
-        if (opcode === 0x8) return socket.close();
-        if (opcode === 0x9) {
-          if (raw.writable) raw.write(frame(0xa, payload));
-          continue;
-        }
-        if (opcode === 0xa) continue;
-        if (opcode === 0x0 || opcode === 0x1 || opcode === 0x2) {
-          fragments.push(payload);
-          fragmentBytes += payload.length;
-          if (fragmentBytes > MAX_MESSAGE_BYTES) return socket.close();
-          if (b0 & 0x80) {
-            const text = Buffer.concat(fragments).toString("utf8");
-            fragments = [];
-            fragmentBytes = 0;
-            onMessage(socket, text);
-          }
-          continue;
-        }
-        return socket.close();
-      }
-    };
-    raw.on("data", (chunk: Buffer) => {
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      consume();
+    ws.on("close", cleanup);
+    ws.on("error", cleanup);
+    ws.on("message", (data, isBinary) => {
+      if (isBinary) return ws.close(1003, "text frames only");
+      onMessage(socket, Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"));
     });
-    consume();
+  }
+
+  function handleUpgrade(req: http.IncomingMessage, raw: Duplex, head: Buffer) {
+    server.handleUpgrade(req, raw, head, onConnection);
   }
 
   return {
     handleUpgrade,
     close() {
       unsubscribeBlock();
-      for (const raw of sockets) raw.destroy();
-      sockets.clear();
+      for (const ws of server.clients) ws.terminate();
+      server.close();
       subscriptions.clear();
     },
   };

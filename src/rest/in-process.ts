@@ -8,6 +8,7 @@
  * Streams (the SSE watch) use the transport, whose envelope and end-of-stream handling they need.
  */
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { VIA_HEADER } from "../server/interceptors.ts";
 import type { DescMethodUnary, Message } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Transport } from "@connectrpc/connect";
@@ -67,5 +68,6 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
     const value = headers[name];
     if (typeof value === "string") out.set(name, value);
   }
+  out.set(VIA_HEADER, "rest");
   return out;
 }

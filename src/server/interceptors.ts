@@ -43,7 +43,7 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
       const fields = {
         requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined,
         procedure: procedureOf(req),
-        protocol: protocolOf(req.header.get("content-type")),
+        protocol: req.header.get(VIA_HEADER) === "rest" ? "rest" : protocolOf(req.header.get("content-type")),
         code,
         durationMs: Math.round(seconds * 10_000) / 10,
         ...(error === undefined ? {} : { error: ConnectError.from(error).rawMessage }),
@@ -144,6 +144,12 @@ function procedureOf(req: { service: { typeName: string }; method: { name: strin
 export function codeName(code: Code): string {
   return (Code[code] ?? "unknown").replace(/[A-Z]/g, (c, i: number) => (i === 0 ? "" : "_") + c.toLowerCase());
 }
+
+/**
+ * Set by the REST layer on the calls it makes in process, so that their log lines say `rest` rather
+ * than the binary Connect they travel as. Only a log label: a client that sends it mislabels its own line.
+ */
+export const VIA_HEADER = "x-solgate-via";
 
 function protocolOf(contentType: string | null): string {
   if (contentType === null) return "connect-get";

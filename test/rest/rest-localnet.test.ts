@@ -371,7 +371,7 @@ describe("the REST layer itself", () => {
     expect(res.headers.get("x-request-id")).toBe(requestId);
     await okJson(res);
     const line = t.logs.find((l) => l.msg === "rpc" && l.requestId === requestId);
-    expect(line).toMatchObject({ procedure: "solgate.v1.FeeService/GetFees", code: "ok" });
+    expect(line).toMatchObject({ procedure: "solgate.v1.FeeService/GetFees", protocol: "rest", code: "ok" });
   });
 
   it("serves the OpenAPI document without a key", async () => {

@@ -216,15 +216,33 @@ const HTTP_STATUS_BY_CODE: Partial<Record<Code, number>> = {
   [Code.Unauthenticated]: 401,
 };
 
-/** ErrorInfo metadata is string to string: strings pass, everything else is JSON (bigints as strings). */
+/**
+ * ErrorInfo metadata is string to string: strings pass as they are, everything else is JSON (bigints as
+ * numbers, or as strings past 2^53). A string that would itself read as JSON (`"123"`, `"true"`) is JSON-encoded too, so that a
+ * reader that parses what parses (the REST layer) gets back exactly the string that was put in.
+ */
 function flattenDetails(details: Readonly<Record<string, unknown>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(details)) {
     if (value === undefined) continue;
     out[key] =
-      typeof value === "string"
+      typeof value === "string" && !readsAsJson(value)
         ? value
-        : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+        : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? bigintToJson(v) : v));
   }
   return out;
+}
+
+// JSON numbers lose precision past 2^53: such values travel as decimal strings.
+function bigintToJson(v: bigint): number | string {
+  return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+}
+
+function readsAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

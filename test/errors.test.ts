@@ -53,6 +53,7 @@ describe("toConnectError", () => {
         unitsConsumed: 150n,
         error: { InstructionError: [0, { Custom: 1 }] },
         note: "plain",
+        digits: "123",
         skipped: undefined,
       }),
     );
@@ -63,9 +64,11 @@ describe("toConnectError", () => {
     expect(info.domain).toBe("solgate");
     expect(info.metadata).toEqual({
       logs: '["Program 111 invoke [1]","Program 111 failed"]',
-      unitsConsumed: '"150"',
+      unitsConsumed: "150",
       error: '{"InstructionError":[0,{"Custom":1}]}',
       note: "plain",
+      // A string that would read as JSON is encoded, so that it comes back a string, not a number.
+      digits: '"123"',
     });
     expect(err.findDetails(RetryInfoSchema)).toEqual([]);
     expect(reasonOf(err)).toBe("SIMULATION_FAILED");

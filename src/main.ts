@@ -18,7 +18,7 @@ import { createApiKeyChecker } from "./server/auth.ts";
 import { createLogger } from "./server/logger.ts";
 import type { Logger } from "./server/logger.ts";
 import { createMetrics, startMetricsServer } from "./server/metrics.ts";
-import { createRoutes } from "./server/routes.ts";
+import { createRoutes, createStreamRoutes } from "./server/routes.ts";
 import { createServer } from "./server/server.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
@@ -110,6 +110,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     const apiKeys = config.apiKeys.length > 0 ? config.apiKeys : [`dev-${randomBytes(18).toString("base64url")}`];
     const server = createServer({
       routes: createRoutes({ chains }),
+      streamRoutes: createStreamRoutes({ chains }),
       auth: createApiKeyChecker(apiKeys),
       logger,
       metrics,

@@ -6,7 +6,8 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ChainRegistry } from "../chains.ts";
 import { createProgramServiceImpl } from "../services/program-service.ts";
-import { createTransactionServiceImpl } from "../services/transaction-service.ts";
+import { createTransactionServiceImpl, watchStatusEvents } from "../services/transaction-service.ts";
+import { streamRoute, type StreamRoute } from "./grpc-stream-path.ts";
 import { createFeeServiceImpl } from "../services/fee-service.ts";
 import { createCollectionServiceImpl } from "../services/collection-service.ts";
 import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
@@ -27,4 +28,17 @@ export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void 
     router.service(TransactionService, createTransactionServiceImpl({ chains: deps.chains }));
     router.service(CollectionService, createCollectionServiceImpl({ chains: deps.chains }));
   };
+}
+
+/**
+ * The streams that stay open by the thousand (WatchStatus), for the server's lean gRPC path; served by
+ * the same function as the router's WatchStatus handler.
+ */
+export function createStreamRoutes(deps: RoutesDeps): StreamRoute[] {
+  return [
+    streamRoute({
+      method: TransactionService.method.watchStatus,
+      handle: (request, signal) => watchStatusEvents(deps.chains, request, signal),
+    }),
+  ];
 }

@@ -18,6 +18,7 @@ import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { registerReflection } from "./reflection.ts";
+import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -27,6 +28,11 @@ export interface ServerOptions {
   auth: ApiKeyChecker;
   logger: Logger;
   metrics?: Metrics;
+  /**
+   * Server-streaming methods served on the lean gRPC path (binary gRPC only; see grpc-stream-path.ts),
+   * for streams that stay open by the thousand. Their other protocols go through the router.
+   */
+  streamRoutes?: readonly StreamRoute[];
   /** Tried in order before Connect (REST transcoder, `/demo`, `/openapi.json`, ...). */
   preHandlers?: readonly PreHandler[];
   /**
@@ -110,6 +116,18 @@ export function createServer(options: ServerOptions): SolgateServer {
   const handler = createHttpHandler({
     connect,
     preHandlers: [
+      ...(options.streamRoutes === undefined || options.streamRoutes.length === 0
+        ? []
+        : [
+            createGrpcStreamPath({
+              routes: options.streamRoutes,
+              auth: options.auth,
+              logger,
+              metrics: options.metrics,
+              drain: drain.signal,
+              readMaxBytes: options.readMaxBytes ?? 4 * 1024 * 1024,
+            }),
+          ]),
       ...(options.inProcessHandlers?.({ handlers: routerHandlers, auth: options.auth, logger }) ?? []),
       ...(options.preHandlers ?? []),
     ],

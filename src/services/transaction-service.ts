@@ -4,7 +4,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import type { WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
+import type { WatchStatusRequest, WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import type {
   LamportsSchema,
@@ -21,6 +21,22 @@ import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
 import type { ChainError } from "../transactions/transaction-error.ts";
 import type { StatusRecord, TransactionState } from "../transactions/transaction-status.ts";
 import type { SendOutcome } from "../transactions/send-transaction.ts";
+
+/**
+ * WatchStatus as a stream of response messages: the router's handler and the lean gRPC stream path
+ * (src/server/grpc-stream-path.ts) both serve this.
+ */
+export async function* watchStatusEvents(
+  chains: ChainRegistry,
+  req: WatchStatusRequest,
+  signal: AbortSignal,
+): AsyncGenerator<MessageInitShape<typeof WatchStatusResponseSchema>> {
+  for await (const event of chains.resolve(req.chain).transactions.watch(req.signature, signal)) {
+    yield event.kind === "record"
+      ? { event: { case: "record", value: toRecord(event.record) } }
+      : { event: { case: "heartbeat", value: { slot: event.slot } } };
+  }
+}
 
 /** The Connect implementation of TransactionService. */
 export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof TransactionService> {
@@ -40,15 +56,8 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
       const record = await deps.chains.resolve(req.chain).transactions.status(req.signature);
       return { record: toRecord(record) };
     },
-    async *watchStatus(req, ctx) {
-      const events = deps.chains.resolve(req.chain).transactions.watch(req.signature, ctx.signal);
-      for await (const event of events) {
-        const message: MessageInitShape<typeof WatchStatusResponseSchema> =
-          event.kind === "record"
-            ? { event: { case: "record", value: toRecord(event.record) } }
-            : { event: { case: "heartbeat", value: { slot: event.slot } } };
-        yield message;
-      }
+    watchStatus(req, ctx) {
+      return watchStatusEvents(deps.chains, req, ctx.signal);
     },
     async prepareTransaction(req, ctx) {
       const core = deps.chains.resolve(req.chain).transactions;

@@ -23,7 +23,7 @@ import { createProgramAccounts } from "../../src/programs/program-accounts.ts";
 import { createCollections } from "../../src/collections/collections.ts";
 import { createApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
-import { createRoutes } from "../../src/server/routes.ts";
+import { createRoutes, createStreamRoutes } from "../../src/server/routes.ts";
 import { createServer } from "../../src/server/server.ts";
 import type { ListeningServer } from "../../src/server/server.ts";
 import { createTransactionService } from "../../src/transactions/transaction-service.ts";
@@ -54,6 +54,8 @@ beforeAll(async () => {
   const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core, collections: createCollections({ upstream }) }], "localnet");
   const server = createServer({
     routes: createRoutes({ chains }),
+    // As the gateway runs: gRPC WatchStatus on the lean stream path, the other protocols on the router.
+    streamRoutes: createStreamRoutes({ chains }),
     auth: createApiKeyChecker([API_KEY]),
     logger: createLogger({ level: "info", destination: logs.stream }),
   });

@@ -1,0 +1,158 @@
+/**
+ * A lean path for long-lived gRPC server streams (WatchStatus). connect-node holds about 44 KB of heap
+ * per open stream where a raw HTTP/2 stream holds about 2 KB (test/bench/stream-memory-bench.ts), so
+ * 10,000 watchers cost ~700 MB through the router. This pre-handler serves binary gRPC calls of the
+ * given server-streaming methods straight on the HTTP/2 stream, with Connect's own gRPC helpers
+ * (envelopes, content types, trailer status), and does for them what the interceptors do: auth, error
+ * mapping, drain, logging and metrics. gRPC-Web, Connect and gRPC-JSON calls still go to the router.
+ */
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethodServerStreaming, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { encodeEnvelope } from "@connectrpc/connect/protocol";
+import { parseContentType, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import { toConnectError } from "../errors.ts";
+import type { ApiKeyChecker } from "./auth.ts";
+import type { NodeRequest, PreHandler } from "./http-handler.ts";
+import { codeName, shuttingDownError } from "./interceptors.ts";
+import type { Logger } from "./logger.ts";
+import type { Metrics } from "./metrics.ts";
+import { REQUEST_ID_HEADER } from "./request-id.ts";
+
+/** One server-streaming method served on the lean path. */
+export interface StreamRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
+  readonly method: DescMethodServerStreaming<I, O>;
+  /** The messages of one call; ends when the stream should end; `signal` aborts when the call does. */
+  readonly handle: (request: MessageShape<I>, signal: AbortSignal) => AsyncIterable<MessageInitShape<O>>;
+}
+
+/** Declares a route with its method's types checked, stored as a plain {@link StreamRoute}. */
+export function streamRoute<I extends DescMessage, O extends DescMessage>(route: StreamRoute<I, O>): StreamRoute {
+  return route as unknown as StreamRoute;
+}
+
+/** Options of {@link createGrpcStreamPath}. */
+export interface GrpcStreamPathOptions {
+  readonly routes: readonly StreamRoute[];
+  readonly auth: ApiKeyChecker;
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  /** Aborts when the server drains: open streams end with UNAVAILABLE and a retry hint. */
+  readonly drain: AbortSignal;
+  /** Largest request message accepted, in bytes. */
+  readonly readMaxBytes: number;
+}
+
+/** Builds the pre-handler. */
+export function createGrpcStreamPath(options: GrpcStreamPathOptions): PreHandler {
+  const byPath = new Map(options.routes.map((r) => [`/${r.method.parent.typeName}/${r.method.name}`, r]));
+  return (req, res) => {
+    if (req.httpVersionMajor !== 2 || req.method !== "POST") return false;
+    const route = byPath.get(req.url ?? "");
+    if (route === undefined) return false;
+    const contentType = parseContentType(headerOf(req, "content-type") ?? null);
+    const encoding = headerOf(req, "grpc-encoding");
+    // JSON payloads and compressed requests are rare: the router handles them in full.
+    if (contentType === undefined || !contentType.binary || (encoding !== undefined && encoding !== "identity")) return false;
+    void serve(route, req as Http2ServerRequest, res as Http2ServerResponse, options);
+    return true;
+  };
+}
+
+function headerOf(req: NodeRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+async function serve(route: StreamRoute, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcStreamPathOptions): Promise<void> {
+  const started = performance.now();
+  const call = new AbortController();
+  const { drain } = options;
+  let drained = false;
+  let deadlineHit = false;
+  const onDrain = () => {
+    drained = true;
+    call.abort();
+  };
+  const onClose = () => call.abort();
+  drain.addEventListener("abort", onDrain, { once: true });
+  res.once("close", onClose);
+  let timer: NodeJS.Timeout | undefined;
+  let error: ConnectError | undefined;
+  try {
+    if (drain.aborted) throw shuttingDownError();
+    options.auth.assertAuthorized(headerOf(req, "authorization"));
+    const timeout = parseTimeout(headerOf(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
+    if (timeout.error) throw timeout.error;
+    if (timeout.timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        deadlineHit = true;
+        call.abort();
+      }, timeout.timeoutMs);
+    }
+    const input = fromBinary(route.method.input, await readRequest(req, options.readMaxBytes));
+    for await (const message of route.handle(input, call.signal)) {
+      if (call.signal.aborted) break;
+      if (!res.headersSent) res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });
+      res.write(encodeEnvelope(0, toBinary(route.method.output, create(route.method.output, message))));
+    }
+    if (drained) error = shuttingDownError();
+    else if (deadlineHit) error = new ConnectError("the deadline passed", Code.DeadlineExceeded);
+    else if (call.signal.aborted) error = new ConnectError("stream abandoned by the client", Code.Canceled);
+  } catch (e) {
+    error = drained ? shuttingDownError() : toConnectError(e, (unexpected) => options.logger.error({ err: unexpected }, "unexpected error"));
+  } finally {
+    clearTimeout(timer);
+    drain.removeEventListener("abort", onDrain);
+    res.off("close", onClose);
+  }
+  finish(res, error);
+  const code = error === undefined ? "ok" : codeName(error.code);
+  const seconds = (performance.now() - started) / 1000;
+  options.metrics?.observeRpc(route.method.parent.typeName, route.method.name, code, seconds);
+  options.logger.info(
+    {
+      requestId: headerOf(req, REQUEST_ID_HEADER),
+      procedure: `${route.method.parent.typeName}/${route.method.name}`,
+      protocol: "grpc",
+      code,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      ...(error === undefined ? {} : { error: error.rawMessage }),
+    },
+    "rpc",
+  );
+}
+
+/** Ends the call: status in trailers, or in the headers alone (trailers-only) when nothing was sent. */
+function finish(res: Http2ServerResponse, error: ConnectError | undefined): void {
+  if (res.stream.destroyed || res.writableEnded) return;
+  const status: Record<string, string> = {};
+  setTrailerStatus(new Headers(), error).forEach((value, key) => {
+    status[key] = value;
+  });
+  if (!res.headersSent) {
+    res.writeHead(200, { "content-type": "application/grpc+proto", ...status });
+    res.end();
+    return;
+  }
+  res.addTrailers(status);
+  res.end();
+}
+
+/** Reads the one enveloped request message of a server-streaming call. */
+async function readRequest(req: Http2ServerRequest, readMaxBytes: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > readMaxBytes + 5) throw new ConnectError(`request is over ${readMaxBytes} bytes`, Code.ResourceExhausted);
+    chunks.push(chunk);
+  }
+  const body = Buffer.concat(chunks);
+  if (body.length < 5) throw new ConnectError("request has no message", Code.InvalidArgument);
+  if (body[0] !== 0) throw new ConnectError("compressed request without grpc-encoding", Code.Internal);
+  const length = body.readUInt32BE(1);
+  if (length !== body.length - 5) throw new ConnectError("request must hold exactly one message", Code.InvalidArgument);
+  return body.subarray(5);
+}

@@ -1,0 +1,127 @@
+/**
+ * The lean gRPC path for long-lived server streams (src/server/grpc-stream-path.ts), driven by real
+ * clients: binary gRPC takes it, gRPC-Web and Connect stay on the router, and it does what the
+ * interceptors do: auth with ErrorInfo, error mapping, a deadline, client cancellation, the drain.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { SolgateError } from "../../src/errors.ts";
+import { streamRoute } from "../../src/server/grpc-stream-path.ts";
+import { API_KEY, startTestServer, type TestServer } from "./helpers.ts";
+
+const auth = { authorization: `Bearer ${API_KEY}` };
+let calls: { signature: string; signal: AbortSignal }[] = [];
+let server: TestServer | undefined;
+
+// The lean route counts heartbeats from 1000, the router's test handler from 1: the slot tells which served a call.
+const route = streamRoute({
+  method: TransactionService.method.watchStatus,
+  async *handle(request, signal) {
+    calls.push({ signature: request.signature, signal });
+    if (request.signature === "missing") throw new SolgateError("NOT_FOUND", "no such transaction", { signature: "missing" });
+    for (let slot = 1000n; !signal.aborted; slot++) {
+      yield { event: { case: "heartbeat" as const, value: { slot } } };
+      if (request.signature === "short" && slot === 1002n) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  },
+});
+
+async function start(): Promise<TestServer> {
+  calls = [];
+  server = await startTestServer({ streamRoutes: [route] });
+  return server;
+}
+
+afterEach(async () => {
+  await server?.listening.close({ timeoutMs: 500 });
+  server = undefined;
+});
+
+async function collect(stream: AsyncIterable<{ event: { case?: string; value?: unknown } }>): Promise<{ slots: bigint[]; error?: ConnectError }> {
+  const slots: bigint[] = [];
+  try {
+    for await (const m of stream) slots.push((m.event.value as { slot: bigint }).slot);
+  } catch (e) {
+    return { slots, error: ConnectError.from(e) };
+  }
+  return { slots };
+}
+
+describe("the lean gRPC stream path", () => {
+  it("serves binary gRPC itself, to the end, with an rpc log line; gRPC-Web and Connect go to the router", async () => {
+    const t = await start();
+    const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
+    expect(await collect(grpc.watchStatus({ signature: "short" }, { headers: auth }))).toEqual({ slots: [1000n, 1001n, 1002n] });
+    for (const transport of [createGrpcWebTransport({ baseUrl: t.url, httpVersion: "2" }), createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" })]) {
+      expect(await collect(createClient(TransactionService, transport).watchStatus({ signature: "short" }, { headers: auth }))).toEqual({ slots: [1n, 2n, 3n] });
+    }
+    expect(calls.map((c) => c.signature)).toEqual(["short"]);
+    expect(t.logs.filter((l) => l.msg === "rpc" && l.procedure === "solgate.v1.TransactionService/WatchStatus").map((l) => [l.protocol, l.code])).toEqual([
+      ["grpc", "ok"],
+      ["grpc-web", "ok"],
+      ["connect", "ok"],
+    ]);
+  });
+
+  it("refuses a missing or wrong key with UNAUTHENTICATED and ErrorInfo, before the handler runs", async () => {
+    const t = await start();
+    const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
+    for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[]) {
+      const { slots, error } = await collect(grpc.watchStatus({ signature: "short" }, { headers }));
+      expect(slots).toEqual([]);
+      expect(error?.code).toBe(Code.Unauthenticated);
+      expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("UNAUTHENTICATED");
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("maps the handler's errors as the router does: code, message and ErrorInfo", async () => {
+    const t = await start();
+    const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
+    const { error } = await collect(grpc.watchStatus({ signature: "missing" }, { headers: auth }));
+    expect(error?.code).toBe(Code.NotFound);
+    expect(error?.rawMessage).toBe("no such transaction");
+    expect(error?.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: "NOT_FOUND", metadata: { signature: "missing" } });
+  });
+
+  it("ends at the client's deadline, and frees the handler when the client goes away", async () => {
+    const t = await start();
+    const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
+    const timed = await collect(grpc.watchStatus({ signature: "long" }, { headers: auth, timeoutMs: 150 }));
+    expect(timed.slots.length).toBeGreaterThan(0);
+    expect(timed.error?.code).toBe(Code.DeadlineExceeded);
+
+    const controller = new AbortController();
+    const stream = grpc.watchStatus({ signature: "long" }, { headers: auth, signal: controller.signal });
+    const seen: bigint[] = [];
+    const reading = (async () => {
+      try {
+        for await (const m of stream) {
+          seen.push((m.event.value as { slot: bigint }).slot);
+          if (seen.length === 2) controller.abort();
+        }
+      } catch {}
+    })();
+    await reading;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(calls.at(-1)?.signal.aborted).toBe(true);
+  });
+
+  it("ends open streams with UNAVAILABLE and a retry hint when the server drains", async () => {
+    const t = await start();
+    const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
+    const open = collect(grpc.watchStatus({ signature: "long" }, { headers: auth }));
+    await new Promise((r) => setTimeout(r, 150));
+    await t.listening.close({ timeoutMs: 2000 });
+    server = undefined;
+    const { slots, error } = await open;
+    expect(slots.length).toBeGreaterThan(0);
+    expect(error?.code).toBe(Code.Unavailable);
+    expect(error?.findDetails(RetryInfoSchema)).toHaveLength(1);
+    expect(calls[0].signal.aborted).toBe(true);
+  });
+});

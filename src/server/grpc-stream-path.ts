@@ -132,8 +132,11 @@ function finish(res: Http2ServerResponse, error: ConnectError | undefined): void
     status[key] = value;
   });
   if (!res.headersSent) {
-    res.writeHead(200, { "content-type": "application/grpc+proto", ...status });
-    res.end();
+    // Trailers-only: one HEADERS frame that ends the stream, as strict clients (grpc-go) require; the
+    // compat API would follow the headers with an empty DATA frame to end it.
+    const headers: Record<string, string | number | string[]> = {};
+    for (const [name, value] of Object.entries(res.getHeaders())) if (value !== undefined) headers[name] = value;
+    res.stream.respond({ ...headers, ":status": 200, "content-type": "application/grpc+proto", ...status }, { endStream: true });
     return;
   }
   res.addTrailers(status);

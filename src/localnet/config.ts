@@ -2,23 +2,16 @@
  * The localnet's configuration, read once from the environment (`LOCALNET_*`) and validated.
  * The launcher passes its options to the child process through the same variables.
  */
+import type { ChainOptions } from "./chain/chain.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
 import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
 import { parseWorldConfig, type WorldConfig } from "./world/world-options.ts";
 
 /** Everything the localnet process can be told. */
-export interface LocalnetConfig {
+export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  slotMs: number;
-  confirmSlots: number;
-  finalizeSlots: number;
-  historyLimit: number;
-  blockRetention: number;
-  maxQueue: number;
-  maxTransactionsPerBlock: number;
-  startSlot: bigint;
   /** Largest request body (agave: 50 kB); tests raise it to batch more. */
   maxBodyBytes: number;
   /** Files of recorded `getBlock` results served as the chain's oldest blocks (see recorded-blocks.ts). */

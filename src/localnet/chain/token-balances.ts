@@ -5,8 +5,7 @@
  * 108); Token-2022 accounts share it. Mint decimals are cached: they never change after
  * initialization.
  */
-export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
-export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
 
 /** A token balance entry as a node reports it. */
 export interface TokenBalanceJson {

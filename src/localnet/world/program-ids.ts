@@ -6,7 +6,8 @@ import bs58 from "bs58";
 import { findProgramAddressSync, type KeyBytes } from "./pda.ts";
 
 export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
-export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+export { TOKEN_PROGRAM } from "../accounts/program-ids.ts";
+import { TOKEN_PROGRAM } from "../accounts/program-ids.ts";
 export const ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
 export const TOKEN_METADATA_PROGRAM = "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s";
 /** Bubblegum: compressed NFT asset ids are PDAs of this program over (tree, leaf index). */

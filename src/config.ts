@@ -17,6 +17,8 @@ export interface ChainConfig {
   rpcUrls: string[];
   /** The DAS endpoint, if not the RPC URLs. */
   dasUrl?: string;
+  /** The PubSub WebSocket for signature notifications; null for none; unset derives it from the first RPC URL. */
+  wsUrl?: string | null;
 }
 
 /** The whole configuration. Later cores add their own sections. */
@@ -116,6 +118,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(`${name} must hold http(s) URLs; one entry is not`);
     return undefined;
   };
+  /** A WebSocket URL, or `off` (null). */
+  const wsUrlOf = (name: string, value: string): string | null | undefined => {
+    if (value === "off") return null;
+    try {
+      const u = new URL(value);
+      if (u.protocol === "ws:" || u.protocol === "wss:") return value;
+    } catch {}
+    problems.push(`${name} must be a ws(s) URL or "off"`);
+    return undefined;
+  };
 
   const port = int("PORT", 8080, 0, 65535);
   const host = get("HOST") ?? "0.0.0.0";
@@ -142,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   let fileDefault: string | undefined;
   const rpcUrl = get("SOLGATE_RPC_URL");
   const dasUrl = get("SOLGATE_DAS_URL");
+  const wsUrl = get("SOLGATE_WS_URL");
   const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
   if (rpcUrl !== undefined) {
     const rpcUrls = rpcUrl.split(",").map((u) => u.trim()).filter((u) => u !== "");
@@ -149,13 +162,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       name: chainName,
       rpcUrls: rpcUrls.map((u) => url("SOLGATE_RPC_URL", u)).filter((u) => u !== undefined),
       ...(dasUrl === undefined ? {} : { dasUrl: url("SOLGATE_DAS_URL", dasUrl) }),
+      ...(wsUrl === undefined ? {} : { wsUrl: wsUrlOf("SOLGATE_WS_URL", wsUrl) }),
     });
-  } else if (dasUrl !== undefined) {
-    problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
+  } else {
+    if (dasUrl !== undefined) problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
+    if (wsUrl !== undefined) problems.push("SOLGATE_WS_URL is set without SOLGATE_RPC_URL");
   }
   const chainsFile = get("SOLGATE_CHAINS_FILE");
   if (chainsFile !== undefined) {
-    fileDefault = readChainsFile(chainsFile, chains, problems, url);
+    fileDefault = readChainsFile(chainsFile, chains, problems, url, wsUrlOf);
   }
   for (const c of chains) {
     if (!CHAIN_NAME.test(c.name)) problems.push(`chain name ${JSON.stringify(c.name)} must match ${CHAIN_NAME.source}`);
@@ -236,14 +251,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "..."}}}` into
- * `chains`; returns its default chain.
+ * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "...", "wsUrl": "..."}}}`
+ * into `chains`; returns its default chain.
  */
 function readChainsFile(
   path: string,
   chains: ChainConfig[],
   problems: string[],
   url: (name: string, value: string) => string | undefined,
+  wsUrlOf: (name: string, value: string) => string | null | undefined,
 ): string | undefined {
   const where = `SOLGATE_CHAINS_FILE ${JSON.stringify(path)}`;
   let json: unknown;
@@ -259,7 +275,7 @@ function readChainsFile(
     return undefined;
   }
   for (const [name, value] of Object.entries(doc.chains)) {
-    const entry = value as { rpcUrls?: unknown; dasUrl?: unknown };
+    const entry = value as { rpcUrls?: unknown; dasUrl?: unknown; wsUrl?: unknown };
     const rpcUrls = Array.isArray(entry?.rpcUrls) ? entry.rpcUrls : [];
     if (rpcUrls.length === 0 || !rpcUrls.every((u) => typeof u === "string")) {
       problems.push(`${where}: chain ${JSON.stringify(name)} needs "rpcUrls", a non-empty array of URLs`);
@@ -269,10 +285,15 @@ function readChainsFile(
       problems.push(`${where}: chain ${JSON.stringify(name)} has a "dasUrl" that is not a string`);
       continue;
     }
+    if (entry.wsUrl !== undefined && typeof entry.wsUrl !== "string") {
+      problems.push(`${where}: chain ${JSON.stringify(name)} has a "wsUrl" that is not a string`);
+      continue;
+    }
     chains.push({
       name,
       rpcUrls: (rpcUrls as string[]).map((u) => url(`${where} (${name}.rpcUrls)`, u)).filter((u) => u !== undefined),
       ...(entry.dasUrl === undefined ? {} : { dasUrl: url(`${where} (${name}.dasUrl)`, entry.dasUrl) }),
+      ...(entry.wsUrl === undefined ? {} : { wsUrl: wsUrlOf(`${where} (${name}.wsUrl)`, entry.wsUrl) }),
     });
   }
   if (doc.defaultChain !== undefined && typeof doc.defaultChain !== "string") {

@@ -72,7 +72,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       localnetPid = localnet.pid;
       // Only a death nobody asked for is reported; stop() during shutdown is expected.
       localnetExited = localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how));
-      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl] }];
+      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrl: localnet.wsUrl }];
     }
 
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
@@ -83,7 +83,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
         chain: chain.name,
         rpcUrls: chain.rpcUrls,
         ...(chain.dasUrl === undefined ? {} : { dasUrl: chain.dasUrl }),
+        ...(chain.wsUrl === undefined ? {} : { wsUrl: chain.wsUrl }),
         ...config.upstream,
+        // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
+        onFeedError: (err) =>
+          logger.warn({ chain: chain.name, reason: err instanceof Error ? err.message : String(err) }, "signature notifications unavailable; polling alone for a while"),
         metrics: metrics.upstreamFor(chain.name),
       });
       cleanups.push(() => upstream.close());

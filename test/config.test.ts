@@ -80,13 +80,27 @@ describe("loadConfig", () => {
       "chains.json",
       JSON.stringify({
         defaultChain: "devnet",
-        chains: { mainnet: { rpcUrls: ["https://m.example"] }, devnet: { rpcUrls: ["https://d.example"], dasUrl: "https://dd.example" } },
+        chains: {
+          mainnet: { rpcUrls: ["https://m.example"], wsUrl: "wss://m.example/ws" },
+          devnet: { rpcUrls: ["https://d.example"], dasUrl: "https://dd.example", wsUrl: "off" },
+        },
       }),
     );
     const c = loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" });
     expect(c.chains.map((x) => x.name)).toEqual(["mainnet", "devnet"]);
     expect(c.defaultChain).toBe("devnet");
     expect(c.chains[1].dasUrl).toBe("https://dd.example");
+    expect(c.chains.map((x) => x.wsUrl)).toEqual(["wss://m.example/ws", null]);
+  });
+
+  it("takes a WebSocket for signature notifications, or 'off', and refuses anything else without echoing it", () => {
+    const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
+    expect(loadConfig(base).chains[0].wsUrl).toBeUndefined();
+    expect(loadConfig({ ...base, SOLGATE_WS_URL: "wss://a.example/?key=1" }).chains[0].wsUrl).toBe("wss://a.example/?key=1");
+    expect(loadConfig({ ...base, SOLGATE_WS_URL: "off" }).chains[0].wsUrl).toBeNull();
+    const problems = problemsOf({ ...base, SOLGATE_WS_URL: "https://secret-token@a.example" });
+    expect(problems).toEqual(['SOLGATE_WS_URL must be a ws(s) URL or "off"']);
+    expect(problemsOf({ SOLGATE_WS_URL: "wss://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
   });
 
   it("lists every problem at once, without echoing URLs that may hold secrets", () => {

@@ -95,24 +95,25 @@ export async function simulateWire(
 }
 
 /**
- * Sends wire bytes once, with `maxRetries: 0` (Solgate rebroadcasts itself) and `skipPreflight: true`:
- * Solgate has just simulated the transaction at the same commitment (or the client asked for no
- * simulation), so a node preflight would only repeat that work and add its latency to every send;
- * and rebroadcasts of a transaction that has meanwhile landed would fail a preflight with
- * AlreadyProcessed. The preflight commitment still names the blockhash's, for nodes that use it.
+ * Sends wire bytes once, with `maxRetries: 0` (Solgate rebroadcasts itself). With `preflight` (a
+ * client's first submission) the node simulates the transaction before it forwards it, at the
+ * blockhash's commitment, and refuses a failing one: Solgate's simulation and its submission in one
+ * round trip, a failure read back as SIMULATION_FAILED with the node's logs. Without it (rebroadcasts,
+ * and clients that asked to skip simulation) `skipPreflight: true`: a rebroadcast of a transaction that
+ * has meanwhile landed would fail a preflight with AlreadyProcessed.
  * Resolves to whether the node said it had already processed the transaction (a success).
- * @throws SolgateError BLOCKHASH_EXPIRED / INVALID_TRANSACTION for refusals; upstream errors as they are.
+ * @throws SolgateError SIMULATION_FAILED / BLOCKHASH_EXPIRED / INVALID_TRANSACTION for refusals; upstream errors as they are.
  */
 export async function sendWire(
   rpc: Rpc<SendTransactionApi>,
   wire: Uint8Array,
-  options: { commitment: "processed" | "confirmed"; blockhash: string },
+  options: { commitment: "processed" | "confirmed"; blockhash: string; preflight?: boolean },
 ): Promise<"sent" | "already-processed"> {
   try {
     await rpc
       .sendTransaction(toBase64Wire(wire), {
         encoding: "base64",
-        skipPreflight: true,
+        skipPreflight: !(options.preflight ?? false),
         preflightCommitment: options.commitment,
         maxRetries: 0n,
       })
@@ -121,7 +122,7 @@ export async function sendWire(
   } catch (e) {
     if (isAlreadyProcessedError(e)) return "already-processed";
     if (rpcErrorOf(e)?.code === PREFLIGHT_FAILURE) {
-      // Only a node that ignores skipPreflight gets here; its simulation said no.
+      // The node's simulation said no (a preflight, or a node that ignores skipPreflight). Nothing was sent.
       const data = rpcErrorOf(e)?.data as { err?: unknown; logs?: string[]; unitsConsumed?: number } | undefined;
       if (!isTransactionErrorNamed(data?.err, "BlockhashNotFound")) {
         throw simulationFailed({

@@ -1,17 +1,16 @@
 /**
  * SendTransaction's core: check a signed transaction without calling anyone, check its blockhash,
- * simulate it, submit it once and hand it to the status engine, which rebroadcasts and follows it.
+ * submit it once behind the node's own simulation (its preflight) and hand it to the status engine,
+ * which rebroadcasts and follows it.
  * The same transaction sent again while Solgate still knows it joins the first send; it is never
  * submitted as a second execution.
  */
-import type { Rpc, SendTransactionApi, SimulateTransactionApi } from "@solana/kit";
+import type { Rpc, SendTransactionApi } from "@solana/kit";
 import { computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
 import { assertSignaturesValid, decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
 import type { DecodedTransaction } from "../solana/wire-transaction.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
-import { blockhashExpired } from "./blockhash-cache.ts";
-import { sendWire, simulateWire, simulationFailed } from "./chain-calls.ts";
-import { isTransactionErrorNamed } from "./transaction-error.ts";
+import { sendWire } from "./chain-calls.ts";
 import { AUTO_PRIORITY_FEE, priceOfChoice } from "./priority-fee.ts";
 import type { PriorityFeeChoice, PriorityFeePricer } from "./priority-fee.ts";
 import { publicRecord } from "./tracked-send.ts";
@@ -43,14 +42,12 @@ export interface SendOutcome extends StatusRecord {
 
 /** Options of {@link createSender}. */
 export interface SenderOptions {
-  rpc: Rpc<SimulateTransactionApi & SendTransactionApi>;
+  rpc: Rpc<SendTransactionApi>;
   store: TransactionStore;
   engine: StatusEngine;
   blockhashes: BlockhashCache;
   /** The fee market; without it `requestedComputeUnitPrice` is left unset for named levels. */
   fees?: PriorityFeePricer;
-  /** The commitment blockhashes are checked at and simulations run (default `confirmed`). */
-  commitment?: "processed" | "confirmed";
   /** Longest wait for confirmation before answering with the status as it stands (default 90 s). */
   confirmTimeoutMs?: number;
   now?: () => number;
@@ -78,25 +75,12 @@ export function expectedFeeOf(tx: DecodedTransaction): bigint | undefined {
 export function createSender(options: SenderOptions): Sender {
   const { rpc, store, engine, blockhashes, fees } = options;
   const now = options.now ?? Date.now;
-  const commitment = options.commitment ?? "confirmed";
   // Admissions under way, so that a concurrent duplicate joins instead of racing.
   const admitting = new Map<string, Promise<TrackedSend>>();
 
   async function admit(tx: DecodedTransaction, skipPreflight: boolean): Promise<TrackedSend> {
-    const simulate = (at: "processed" | "confirmed") =>
-      simulateWire(rpc, tx.wire, { commitment: at, draft: false, blockhash: tx.blockhash });
-    // The blockhash check and the simulation run side by side: a send waits for one round trip, not two.
-    const simulation = skipPreflight ? undefined : simulate(commitment);
-    simulation?.catch(() => {});
+    // Usually answered without a call (a blockhash seen through getLatestBlockhash, a recent height).
     const validity = await blockhashes.check(tx.blockhash);
-    let landed = false;
-    if (simulation !== undefined) {
-      // A blockhash only the processed bank knows yet needs a simulation there.
-      const outcome = validity.commitment === commitment ? await simulation : await simulate(validity.commitment);
-      if (isTransactionErrorNamed(outcome.err, "AlreadyProcessed")) landed = true;
-      else if (isTransactionErrorNamed(outcome.err, "BlockhashNotFound")) throw blockhashExpired(tx.blockhash);
-      else if (outcome.err !== null) throw simulationFailed(outcome);
-    }
     const expectedFee = expectedFeeOf(tx);
     const send: TrackedSend = {
       signature: tx.signature,
@@ -109,24 +93,25 @@ export function createSender(options: SenderOptions): Sender {
       expiryExact: validity.exact,
       commitment: validity.commitment,
       ...(expectedFee === undefined ? {} : { expectedFee }),
-      landed,
+      landed: false,
       lastBroadcastAt: now(),
-      broadcasts: landed ? 0 : 1,
+      broadcasts: 1,
     };
     // Tracked before the first submission, so that a full store refuses before anything is sent.
     await engine.track(send);
-    if (!landed) {
-      try {
-        if ((await sendWire(rpc, tx.wire, { commitment: validity.commitment, blockhash: tx.blockhash })) === "already-processed") {
-          // Read again: a tick may have moved the record on meanwhile.
-          const current = await store.get(tx.signature);
-          if (current?.state === "submitted") await store.put({ ...current, landed: true });
-        }
-      } catch (error) {
-        // Nothing is tracked for a send that failed, so that the client may simply retry it.
-        await store.delete(tx.signature);
-        throw error;
+    try {
+      // The node simulates first (unless the client said not to) at the blockhash's commitment: a
+      // failing transaction is refused with its logs, unsent and without a fee.
+      const sent = await sendWire(rpc, tx.wire, { commitment: validity.commitment, blockhash: tx.blockhash, preflight: !skipPreflight });
+      if (sent === "already-processed") {
+        // Read again: a tick may have moved the record on meanwhile.
+        const current = await store.get(tx.signature);
+        if (current?.state === "submitted") await store.put({ ...current, landed: true });
       }
+    } catch (error) {
+      // Nothing is tracked for a send that failed, so that the client may simply retry it.
+      await store.delete(tx.signature);
+      throw error;
     }
     return send;
   }

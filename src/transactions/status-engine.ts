@@ -17,6 +17,7 @@ import type {
   Signature,
 } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
+import type { SignatureFeed } from "../upstream/signature-feed.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { sendWire } from "./chain-calls.ts";
 import { createStatusBatcher, fetchStatuses } from "./status-batcher.ts";
@@ -37,6 +38,11 @@ export interface StatusEngineOptions {
   rpc: StatusEngineRpc;
   store: TransactionStore;
   blockhashes: BlockhashCache;
+  /**
+   * Pushed notifications (the node's `signatureSubscribe`): a confirm-and-wait send's confirmation
+   * brings the next tick forward to the moment the node announces it. Polling alone without it.
+   */
+  feed?: Pick<SignatureFeed, "follow">;
   /** Time between ticks (default 400 ms, about a slot). */
   pollIntervalMs?: number;
   /** Time between ticks while a confirm-and-wait send is waiting (default 20 ms): its latency is the client's. */
@@ -114,6 +120,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   let timer: NodeJS.Timeout | undefined;
   let timerDueAt = 0;
   let ticking = false;
+  // A notification came during a tick, whose statuses may predate it: tick again straight after.
+  let tickAgain = false;
   let running = false;
 
   async function feeFromChain(signature: string): Promise<bigint | undefined> {
@@ -242,9 +250,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
-  function schedule(): void {
+  function schedule(delay = waits.waiting() > 0 ? confirmPollIntervalMs : pollIntervalMs): void {
     // While a confirm-and-wait send waits, ticks come faster: its latency is its client's.
-    const delay = waits.waiting() > 0 ? confirmPollIntervalMs : pollIntervalMs;
     timerDueAt = now() + delay;
     timer = setTimeout(async () => {
       timer = undefined;
@@ -255,16 +262,33 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         onError(error);
       }
       ticking = false;
-      if (running) schedule();
+      const immediately = tickAgain;
+      tickAgain = false;
+      if (running) schedule(immediately ? 0 : undefined);
     }, delay);
     timer.unref();
   }
 
-  /** A confirm-and-wait send started waiting: bring the next tick forward if it is far off. */
-  function hurry(): void {
-    if (!running || ticking || timer === undefined || timerDueAt - now() <= confirmPollIntervalMs) return;
+  /** Brings the next tick forward to at most `delay` from now (after the one under way, if any). */
+  function hurry(delay: number): void {
+    if (!running) return;
+    if (ticking) {
+      if (delay === 0) tickAgain = true;
+      return;
+    }
+    if (timer === undefined || timerDueAt - now() <= delay) return;
     clearTimeout(timer);
-    schedule();
+    schedule(delay);
+  }
+
+  /** A confirm-and-wait send started waiting: ticks come faster, and the node's notification brings one at once. */
+  function onWaitStart(signature: string): () => void {
+    hurry(confirmPollIntervalMs);
+    const feed = options.feed;
+    if (feed === undefined) return () => {};
+    const subscription = new AbortController();
+    feed.follow(signature, "confirmed", subscription.signal, () => hurry(0));
+    return () => subscription.abort();
   }
 
   async function record(signature: string): Promise<StatusRecord | undefined> {
@@ -296,7 +320,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     },
     follow,
     unfollow: (signature) => untracked.delete(signature),
-    onWaitStart: hurry,
+    onWaitStart,
     now,
   });
 

@@ -21,8 +21,8 @@ export interface StatusWaitsDeps {
   follow(signature: string, record: StatusRecord): Promise<void>;
   /** The last watcher of a signature left. */
   unfollow(signature: string): void;
-  /** A confirm-and-wait send started waiting. */
-  onWaitStart(): void;
+  /** A confirm-and-wait send started waiting on `signature`; the function returned is called when it stops. */
+  onWaitStart(signature: string): () => void;
   now(): number;
 }
 
@@ -96,11 +96,13 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
     const { signal } = options;
     return new Promise<StatusRecord>((resolve, reject) => {
       let done = false;
+      let onWaitEnd = () => {};
       const finish = (settleWith: () => void) => {
         if (done) return;
         done = true;
         waiting--;
         clearTimeout(timeout);
+        onWaitEnd();
         signal?.removeEventListener("abort", onAbort);
         closers.delete(answerAsItStands);
         registry.remove(signature, watcher);
@@ -127,7 +129,7 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
       signal?.addEventListener("abort", onAbort, { once: true });
       closers.add(answerAsItStands);
       registry.add(signature, watcher);
-      deps.onWaitStart();
+      onWaitEnd = deps.onWaitStart(signature);
       // Registered first, then read: a send settled before it started waiting answers at once.
       void deps.tracked(signature).then(
         (r) => {

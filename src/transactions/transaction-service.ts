@@ -6,6 +6,7 @@
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import { getBase58Encoder } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
+import type { SignatureFeed } from "../upstream/signature-feed.ts";
 import { createBlockhashCache } from "./blockhash-cache.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { createPreparer } from "./prepare-transaction.ts";
@@ -21,13 +22,13 @@ import type { WatchEvent } from "./watchers.ts";
 
 /** Options of {@link createTransactionService}. */
 export interface TransactionServiceOptions {
-  /** The chain's upstream; only its kit `rpc` is used. */
-  upstream: { readonly rpc: Rpc<SolanaRpcApi> };
+  /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
+  upstream: { readonly rpc: Rpc<SolanaRpcApi>; readonly signatures?: SignatureFeed };
   /** The chain's fee market, when there is one. */
   fees?: PrepareFeeSource;
   /** Where tracked sends live (default: in memory, bounded). */
   store?: TransactionStore;
-  /** Commitment at which blockhashes are fetched and checked, and simulations run (default `confirmed`). */
+  /** Commitment at which blockhashes are fetched and checked, and drafts simulated (default `confirmed`). */
   commitment?: "processed" | "confirmed";
   /** Status engine tick (default 400 ms). */
   pollIntervalMs?: number;
@@ -105,6 +106,7 @@ export function createTransactionService(options: TransactionServiceOptions): Tr
     rpc,
     store,
     blockhashes,
+    ...(options.upstream.signatures === undefined ? {} : { feed: options.upstream.signatures }),
     pollIntervalMs: options.pollIntervalMs,
     confirmPollIntervalMs: options.confirmPollIntervalMs,
     rebroadcastIntervalMs: options.rebroadcastIntervalMs,
@@ -118,7 +120,6 @@ export function createTransactionService(options: TransactionServiceOptions): Tr
     engine,
     blockhashes,
     fees: options.fees,
-    commitment,
     confirmTimeoutMs: options.confirmTimeoutMs,
   });
   const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });

@@ -5,3 +5,5 @@ export type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
 export { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 export { rpcErrorOf, isRpcErrorCode } from "./rpc-errors.ts";
 export type { RpcErrorInfo } from "./rpc-errors.ts";
+export { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
+export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";

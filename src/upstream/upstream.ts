@@ -1,7 +1,8 @@
 /**
- * The upstream: the only code in Solgate that talks to Solana over HTTP. It hands the cores a kit
+ * The upstream: the only code in Solgate that talks to Solana. It hands the cores a kit
  * `Rpc<SolanaRpcApi>` (u64s stay bigint) and a raw DAS caller, both running over one resilient
- * transport (timeouts, retries with backoff, failover, a concurrency cap, metrics).
+ * transport (timeouts, retries with backoff, failover, a concurrency cap, metrics), and a feed of
+ * signature notifications from the node's PubSub WebSocket.
  */
 import { createDefaultRpcTransport, createSolanaRpcFromTransport } from "@solana/kit";
 import { errorFromJsonRpcError } from "./rpc-errors.ts";
@@ -11,6 +12,8 @@ import { createSemaphore } from "./semaphore.ts";
 import { createResilientTransport } from "./resilient-transport.ts";
 import type { Endpoint } from "./resilient-transport.ts";
 import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
+import { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
+import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
 
 /** Options of {@link createUpstream}. */
@@ -21,6 +24,13 @@ export interface UpstreamOptions {
   rpcUrls: string[];
   /** The DAS endpoint (getAsset, getAssetsByGroup); defaults to the RPC URLs. */
   dasUrl?: string;
+  /**
+   * The PubSub WebSocket (ws: or wss:) for signature notifications; by default the first RPC URL's
+   * (see `webSocketUrlFor`); null for none (polling alone).
+   */
+  wsUrl?: string | null;
+  /** Receives signature-feed failures (the feed then stands down and polling carries on). */
+  onFeedError?: (error: unknown) => void;
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
   timeoutMs?: number;
   /** Attempts after the first, across all URLs (default 3). */
@@ -69,6 +79,8 @@ export interface Upstream {
   /** Kit RPC: `await upstream.rpc.getSlot().send()`. */
   readonly rpc: Rpc<SolanaRpcApi>;
   readonly das: DasClient;
+  /** Signature notifications from the node's WebSocket; undefined when there is none. */
+  readonly signatures?: SignatureFeed;
   /** Same as `das.call`. */
   callDas<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
   /**
@@ -93,6 +105,8 @@ export interface Upstream {
 export function createUpstream(options: UpstreamOptions): Upstream {
   if (options.rpcUrls.length === 0) throw new RangeError(`chain ${options.chain}: at least one RPC URL is required`);
   for (const url of [...options.rpcUrls, ...(options.dasUrl ? [options.dasUrl] : [])]) assertHttpUrl(url, options.chain);
+  const wsUrl = options.wsUrl === undefined ? webSocketUrlFor(options.rpcUrls[0]) : options.wsUrl;
+  if (wsUrl !== null) assertUrl(wsUrl, options.chain, ["ws:", "wss:"]);
   const metrics = options.metrics ?? noopUpstreamMetrics;
   const semaphore = createSemaphore(options.maxConcurrency ?? 32);
   const closer = new AbortController();
@@ -128,11 +142,13 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     endpoints: options.rpcUrls.map((url) => ({ label: redactUrl(url), transport: createKeyScanTransport(url) })),
   });
   let nextKeyScanId = 1;
+  const signatures = wsUrl === null ? undefined : createSignatureFeed({ url: wsUrl, onError: options.onFeedError });
 
   return {
     chain: options.chain,
     rpc,
     das,
+    ...(signatures === undefined ? {} : { signatures }),
     callDas: das.call,
     async getProgramAccountKeys(programId, scan = {}) {
       const config = {
@@ -156,6 +172,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     load: () => ({ active: semaphore.active, waiting: semaphore.waiting }),
     async close() {
       closer.abort(new Error("upstream closed"));
+      signatures?.close();
     },
   };
 }
@@ -181,13 +198,18 @@ function jsonSafeFilter(filter: ProgramAccountsFilter): unknown {
 }
 
 function assertHttpUrl(url: string, chain: string): void {
+  assertUrl(url, chain, ["http:", "https:"]);
+}
+
+function assertUrl(url: string, chain: string, protocols: readonly string[]): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new RangeError(`chain ${chain}: upstream URL is not a URL: ${redactUrl(url)}`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new RangeError(`chain ${chain}: upstream URL must be http or https, got ${parsed.protocol}`);
+  if (!protocols.includes(parsed.protocol)) {
+    const names = protocols.map((p) => p.slice(0, -1)).join(" or ");
+    throw new RangeError(`chain ${chain}: upstream URL must be ${names}, got ${parsed.protocol}`);
   }
 }

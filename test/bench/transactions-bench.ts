@@ -2,7 +2,7 @@
  * TransactionService benchmark, all on one real localnet started for the run:
  *  1. send-and-confirm latency through Solgate (real server, gRPC client, confirm true) against
  *     @solana/kit's sendAndConfirmTransactionFactory straight to the localnet (WebSocket notifications),
- *     interleaved; prints medians, means and the ratio (target <= 1.10);
+ *     in pairs that start at the same phase of a slot; prints medians, means and the ratio (target <= 1.10);
  *  2. landing rate with and without rebroadcast while the localnet drops 50% of submissions;
  *  3. 10,000 concurrent WatchStatus streams against a gateway in its own process: upstream calls per
  *     second (target: flat in the number of streams) and the gateway's RSS (target < 500 MB).
@@ -149,29 +149,44 @@ async function latency(): Promise<void> {
     await solgate.client.sendTransaction({ transaction: (await signedTransfer(payer, 1_000_000n)).wire }, { headers });
     await sendAndConfirm((await signedTransfer(payer, 1_000_000n)).signed as never, { commitment: "confirmed" });
   }
+  // A localnet transaction executes at the next slot and is confirmed one slot later, so a latency is
+  // mostly "time to the next slot" and depends on when in its slot a send starts. Both sends of a pair
+  // start at the same phase (a random one per pair) after a slot notification, so that phase cancels out.
+  const slotsDone = new AbortController();
+  const slots = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: slotsDone.signal });
+  const slotStarts = slots[Symbol.asyncIterator]();
+  const atPhase = async (phaseMs: number) => {
+    await slotStarts.next();
+    await sleep(phaseMs);
+  };
+  const pairDifferences: number[] = [];
   for (let i = 0; i < SENDS; i++) {
     const a = await signedTransfer(payer, 1_000_000n + BigInt(i));
     const b = await signedTransfer(payer, 2_000_000n + BigInt(i));
-    // Alternate who goes first, so that slot phase favours neither.
+    const phase = Math.random() * SLOT_MS;
+    let solgateMs = 0;
+    let kitMs = 0;
+    // Alternate who goes first, so that neither always follows the other.
     const runs = [
       async () => {
+        await atPhase(phase);
         const t = performance.now();
         const { result } = await solgate.client.sendTransaction({ transaction: a.wire }, { headers });
         if (result?.status !== TransactionStatus.CONFIRMED) throw new Error(`solgate: ${TransactionStatus[result?.status ?? 0]}`);
-        viaSolgate.push(performance.now() - t);
+        solgateMs = performance.now() - t;
       },
       async () => {
+        await atPhase(phase);
         const t = performance.now();
         await sendAndConfirm(b.signed as never, { commitment: "confirmed" });
-        viaKit.push(performance.now() - t);
+        kitMs = performance.now() - t;
       },
     ];
     if (i % 2 === 1) runs.reverse();
-    for (const run of runs) {
-      await run();
-      // Start the next send at a random phase of the slot.
-      await sleep(Math.random() * SLOT_MS);
-    }
+    for (const run of runs) await run();
+    viaSolgate.push(solgateMs);
+    viaKit.push(kitMs);
+    pairDifferences.push(solgateMs - kitMs);
   }
   const s = stats(viaSolgate);
   const k = stats(viaKit);
@@ -181,6 +196,9 @@ async function latency(): Promise<void> {
   console.log(
     `   ratio Solgate / kit: median ${(s.median / k.median).toFixed(2)}, trimmed mean ${(s.trimmed / k.trimmed).toFixed(2)}, mean ${(s.mean / k.mean).toFixed(2)} (target <= 1.10)`,
   );
+  const d = stats(pairDifferences);
+  console.log(`   Solgate - kit, same slot phase: median ${d.median.toFixed(1)} ms, mean ${d.mean.toFixed(1)} ms`);
+  slotsDone.abort();
   await solgate.close();
 }
 

@@ -161,10 +161,10 @@ describe("SendTransaction core on a real localnet", () => {
     chain.resetCalls();
     const results = await Promise.all([core.send({ wire: tx.wire }), core.send({ wire: tx.wire }), core.send({ wire: tx.wire, confirm: false })]);
     expect(new Set(results.map((r) => r.signature)).size).toBe(1);
-    expect(chain.calls.get("simulateTransaction")).toBe(1);
+    expect(chain.calls.get("sendTransaction")).toBe(1);
     const again = await core.send({ wire: tx.wire });
     expect(again.state).toMatch(/confirmed|finalized/);
-    expect(chain.calls.get("simulateTransaction")).toBe(1);
+    expect(chain.calls.get("sendTransaction")).toBe(1);
     expect(await chain.balance(payer.address)).toBe(before - 1_000_000n - 5_000n);
   });
 

@@ -11,6 +11,7 @@ import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
 import { createTransactionService } from "../../src/transactions/transaction-service.ts";
 import type { TransactionService } from "../../src/transactions/transaction-service.ts";
 import type { WatchEvent } from "../../src/transactions/watchers.ts";
+import { createUpstream } from "../../src/upstream/upstream.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
 import type { ChainFixture } from "./chain-fixture.ts";
 
@@ -142,5 +143,41 @@ describe("status engine on a real localnet with faults", () => {
     expect(few).toBeLessThanOrEqual(1);
     expect(many).toBeLessThanOrEqual(few * 1.2);
     expect(core.stats().watchers).toBe(0);
+  });
+});
+
+describe("status engine fed by the node's signature notifications", () => {
+  // Ticks a minute apart: within the test only a notification can bring the tick that settles a send.
+  const slowPolling = { pollIntervalMs: 60_000, confirmPollIntervalMs: 60_000, confirmTimeoutMs: 2_000 };
+
+  it("answers a confirm-and-wait send when the node announces it, without waiting for a poll", async () => {
+    const fed = createTransactionService({ upstream: chain.upstream, ...slowPolling });
+    fed.start();
+    try {
+      const [tx] = await transfers(1);
+      const result = await fed.send({ wire: tx.wire });
+      expect(result.state).toBe("confirmed");
+      expect(result.fee).toBe(5_000n);
+      expect(fed.stats().ticks).toBeGreaterThanOrEqual(1);
+    } finally {
+      fed.stop();
+    }
+  });
+
+  it("without a WebSocket, the same send waits for the poll (here: past its confirm timeout)", async () => {
+    const httpOnly = createUpstream({ chain: "localnet", rpcUrls: [chain.localnet.rpcUrl], wsUrl: null });
+    expect(httpOnly.signatures).toBeUndefined();
+    const polled = createTransactionService({ upstream: httpOnly, ...slowPolling });
+    polled.start();
+    try {
+      const [tx] = await transfers(1);
+      const result = await polled.send({ wire: tx.wire });
+      expect(result.state).toBe("submitted");
+      expect(polled.stats().ticks).toBe(0);
+      await chain.waitConfirmed(tx.signature);
+    } finally {
+      polled.stop();
+      await httpOnly.close();
+    }
   });
 });

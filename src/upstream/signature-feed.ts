@@ -1,0 +1,91 @@
+/**
+ * Pushed word that a signature reached a commitment: `signatureSubscribe` on the node's PubSub
+ * WebSocket, through kit's subscriptions client. Polling stays the source of truth; a notification
+ * only says "look now", so a send waiting for confirmation hears of it as soon as the node does,
+ * instead of at the next poll. A feed that cannot connect stands down for a while and the waits fall
+ * back to polling alone.
+ */
+import { createSolanaRpcSubscriptions } from "@solana/kit";
+import type { Signature } from "@solana/kit";
+import { redactUrl } from "./metrics.ts";
+
+/** Options of {@link createSignatureFeed}. */
+export interface SignatureFeedOptions {
+  /** The node's PubSub endpoint (ws: or wss:). */
+  url: string;
+  /** Subscriptions open at once; signatures past it are polled only (default 1,000). */
+  maxSubscriptions?: number;
+  /** How long the feed stands down after a failed subscription (default 30 s). */
+  retryAfterMs?: number;
+  /** Receives subscription failures, for logs. */
+  onError?: (error: unknown) => void;
+  now?: () => number;
+}
+
+/** Notifications of signatures reaching a commitment. */
+export interface SignatureFeed {
+  /** The endpoint, redacted. */
+  readonly endpoint: string;
+  /**
+   * Calls `onNotified` when the node says `signature` reached `commitment` (at most once), until
+   * `signal` aborts. Returns false, doing nothing, when the feed is standing down or full.
+   */
+  follow(signature: string, commitment: "confirmed" | "finalized", signal: AbortSignal, onNotified: () => void): boolean;
+  /** Subscriptions open now. */
+  size(): number;
+  /** Ends every subscription. */
+  close(): void;
+}
+
+/**
+ * The WebSocket URL that goes with a JSON-RPC URL: the same address over ws(s), as hosted providers
+ * serve it, except agave's default RPC port 8899, whose PubSub listens on 8900.
+ */
+export function webSocketUrlFor(rpcUrl: string): string {
+  const url = new URL(rpcUrl);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  if (url.port === "8899") url.port = "8900";
+  return url.toString();
+}
+
+/** Creates a feed; nothing connects until the first `follow`. */
+export function createSignatureFeed(options: SignatureFeedOptions): SignatureFeed {
+  const maxSubscriptions = options.maxSubscriptions ?? 1000;
+  const retryAfterMs = options.retryAfterMs ?? 30_000;
+  const onError = options.onError ?? (() => {});
+  const now = options.now ?? Date.now;
+  const subscriptions = createSolanaRpcSubscriptions(options.url as `ws://${string}`);
+  const closer = new AbortController();
+  let open = 0;
+  let downUntil = 0;
+
+  return {
+    endpoint: redactUrl(options.url),
+    follow(signature, commitment, signal, onNotified) {
+      if (closer.signal.aborted || signal.aborted || open >= maxSubscriptions || now() < downUntil) return false;
+      open++;
+      const abortSignal = AbortSignal.any([signal, closer.signal]);
+      void (async () => {
+        try {
+          const notifications = await subscriptions
+            .signatureNotifications(signature as Signature, { commitment })
+            .subscribe({ abortSignal });
+          for await (const _ of notifications) {
+            onNotified();
+            return;
+          }
+        } catch (error) {
+          if (abortSignal.aborted) return;
+          // A node without PubSub, or a dropped connection: poll alone for a while.
+          downUntil = now() + retryAfterMs;
+          onError(error);
+        } finally {
+          open--;
+        }
+      })();
+      return true;
+    },
+    size: () => open,
+    close: () => closer.abort(),
+  };
+}

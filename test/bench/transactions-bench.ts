@@ -6,7 +6,7 @@
  *  2. landing rate with and without rebroadcast while the localnet drops 50% of submissions;
  *  3. 10,000 concurrent WatchStatus streams against a gateway in its own process: upstream calls per
  *     second (target: flat in the number of streams) and the gateway's RSS (target < 500 MB).
- * Run: npx node test/bench/transactions-bench.ts [--slot-ms 200] [--sends 40] [--landing 200] [--streams 10000]
+ * Run: npx node test/bench/transactions-bench.ts [--slot-ms 200] [--sends 60] [--ws on|off] [--landing 200] [--streams 10000]
  *      [--only latency,landing,watchers]
  */
 import { spawn } from "node:child_process";
@@ -52,7 +52,9 @@ import { createUpstream } from "../../src/upstream/upstream.ts";
 const { values: args } = parseArgs({
   options: {
     "slot-ms": { type: "string", default: "200" },
-    sends: { type: "string", default: "40" },
+    // `off`: Solgate without the node's WebSocket (polling alone), to see what the notifications give.
+    ws: { type: "string", default: "on" },
+    sends: { type: "string", default: "60" },
     landing: { type: "string", default: "200" },
     streams: { type: "string", default: "10000" },
     only: { type: "string" },
@@ -106,7 +108,7 @@ async function signedTransfer(payer: KeyPairSigner, lamports: bigint) {
 
 /** An in-process Solgate on port 0 (production server, routes, upstream, fee market, transactions core). */
 async function startSolgate(options: Partial<TransactionServiceOptions>, chain: LocalnetHandle = localnet) {
-  const upstream = createUpstream({ chain: "localnet", rpcUrls: [chain.rpcUrl] });
+  const upstream = createUpstream({ chain: "localnet", rpcUrls: [chain.rpcUrl], wsUrl: args.ws === "off" ? null : chain.wsUrl });
   const fees = createFeeMarket({ upstream });
   fees.start();
   const transactions = createTransactionService({ upstream, fees, ...options });
@@ -190,7 +192,7 @@ async function latency(): Promise<void> {
   }
   const s = stats(viaSolgate);
   const k = stats(viaKit);
-  console.log(`\n1. send-and-confirm latency, ${SENDS} sends each, slot ${SLOT_MS} ms, confirmed after 1 slot`);
+  console.log(`\n1. send-and-confirm latency, ${SENDS} sends each, slot ${SLOT_MS} ms, confirmed after 1 slot, Solgate's WebSocket ${args.ws}`);
   console.log(`   Solgate (gRPC, confirm true): median ${fmt(s.median)}, mean ${fmt(s.mean)}, p90 ${fmt(s.p90)}`);
   console.log(`   kit sendAndConfirmTransaction: median ${fmt(k.median)}, mean ${fmt(k.mean)}, p90 ${fmt(k.p90)}`);
   console.log(

@@ -53,6 +53,12 @@ export interface BlockhashCache {
    * @throws SolgateError BLOCKHASH_EXPIRED when it is not (or never was) valid.
    */
   check(blockhash: string): Promise<BlockhashValidity>;
+  /**
+   * The check answered from what is already known (a blockhash seen through `getLatestBlockhash`, a
+   * recent block height), without a call; undefined when only the node can say.
+   * @throws SolgateError BLOCKHASH_EXPIRED when it is known to have lapsed.
+   */
+  cached(blockhash: string): BlockhashValidity | undefined;
   /** Whether the node still accepts `blockhash` (one `isBlockhashValid` call). */
   isValid(blockhash: string, commitment: BlockhashCommitment): Promise<boolean>;
   /** Records the chain's block height (confirmed commitment) as just observed. */
@@ -133,6 +139,15 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: isLatest, commitment: foundAt };
   }
 
+  function cached(blockhash: string): BlockhashValidity | undefined {
+    const lastValid = known.get(blockhash);
+    if (lastValid === undefined || height === undefined || now() - height.at > heightMaxAgeMs) return undefined;
+    if (height.value > lastValid) {
+      throw blockhashExpired(blockhash, { lastValidBlockHeight: lastValid, blockHeight: height.value });
+    }
+    return height.value + heightMargin <= lastValid ? { lastValidBlockHeight: lastValid, exact: true, commitment } : undefined;
+  }
+
   return {
     async latest(opts = {}) {
       const at = opts.commitment ?? commitment;
@@ -140,16 +155,10 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
       if (cached && now() - cached.at <= (opts.maxAgeMs ?? 0)) return cached.value;
       return fetchLatest(at);
     },
+    cached,
     async check(blockhash) {
-      const lastValid = known.get(blockhash);
-      if (lastValid !== undefined && height && now() - height.at <= heightMaxAgeMs) {
-        if (height.value > lastValid) {
-          throw blockhashExpired(blockhash, { lastValidBlockHeight: lastValid, blockHeight: height.value });
-        }
-        if (height.value + heightMargin <= lastValid) {
-          return { lastValidBlockHeight: lastValid, exact: true, commitment };
-        }
-      }
+      const known = cached(blockhash);
+      if (known !== undefined) return known;
       const pending = checksInFlight.get(blockhash);
       if (pending) return pending;
       const promise = checkRemote(blockhash).finally(() => checksInFlight.delete(blockhash));

@@ -6,6 +6,7 @@
  * submitted as a second execution.
  */
 import type { Rpc, SendTransactionApi } from "@solana/kit";
+import { isSolgateError } from "../errors.ts";
 import { computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
 import { assertSignaturesValid, decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
 import type { DecodedTransaction } from "../solana/wire-transaction.ts";
@@ -37,7 +38,8 @@ export interface SendOutcome extends StatusRecord {
   readonly computeUnitPrice: bigint;
   /** The price of the level asked for, when the fee market knows it. */
   readonly requestedComputeUnitPrice?: bigint;
-  readonly lastValidBlockHeight: bigint;
+  /** The last block height at which the blockhash is valid; undefined when the node could not say. */
+  readonly lastValidBlockHeight?: bigint;
 }
 
 /** Options of {@link createSender}. */
@@ -48,6 +50,8 @@ export interface SenderOptions {
   blockhashes: BlockhashCache;
   /** The fee market; without it `requestedComputeUnitPrice` is left unset for named levels. */
   fees?: PriorityFeePricer;
+  /** The commitment blockhashes are checked at and first submissions simulated (default `confirmed`). */
+  commitment?: "processed" | "confirmed";
   /** Longest wait for confirmation before answering with the status as it stands (default 90 s). */
   confirmTimeoutMs?: number;
   now?: () => number;
@@ -75,12 +79,19 @@ export function expectedFeeOf(tx: DecodedTransaction): bigint | undefined {
 export function createSender(options: SenderOptions): Sender {
   const { rpc, store, engine, blockhashes, fees } = options;
   const now = options.now ?? Date.now;
+  const commitment = options.commitment ?? "confirmed";
   // Admissions under way, so that a concurrent duplicate joins instead of racing.
   const admitting = new Map<string, Promise<TrackedSend>>();
 
   async function admit(tx: DecodedTransaction, skipPreflight: boolean): Promise<TrackedSend> {
-    // Usually answered without a call (a blockhash seen through getLatestBlockhash, a recent height).
-    const validity = await blockhashes.check(tx.blockhash);
+    // Usually known without a call (a blockhash seen through getLatestBlockhash, a recent block height).
+    const known = blockhashes.cached(tx.blockhash);
+    // Otherwise only the node can say. Its preflight checks the blockhash anyway, so the lookup runs
+    // alongside the submission: one round trip before the node has the transaction, not two. Without a
+    // preflight the node would take a lapsed blockhash silently, so then the lookup comes first.
+    const lookup = known === undefined ? blockhashes.check(tx.blockhash) : Promise.resolve(known);
+    lookup.catch(() => {}); // awaited below; keep an early rejection from going unhandled
+    const validity = known ?? (skipPreflight ? await lookup : undefined);
     const expectedFee = expectedFeeOf(tx);
     const send: TrackedSend = {
       signature: tx.signature,
@@ -89,9 +100,9 @@ export function createSender(options: SenderOptions): Sender {
       // A copy: the request's bytes may be a view into a larger buffer.
       wire: tx.wire.slice(),
       blockhash: tx.blockhash,
-      lastValidBlockHeight: validity.lastValidBlockHeight,
-      expiryExact: validity.exact,
-      commitment: validity.commitment,
+      ...(validity === undefined ? {} : { lastValidBlockHeight: validity.lastValidBlockHeight }),
+      expiryExact: validity?.exact ?? false,
+      commitment: validity?.commitment ?? commitment,
       ...(expectedFee === undefined ? {} : { expectedFee }),
       landed: false,
       lastBroadcastAt: now(),
@@ -99,10 +110,21 @@ export function createSender(options: SenderOptions): Sender {
     };
     // Tracked before the first submission, so that a full store refuses before anything is sent.
     await engine.track(send);
+    let sentAt = send.commitment;
     try {
       // The node simulates first (unless the client said not to) at the blockhash's commitment: a
       // failing transaction is refused with its logs, unsent and without a fee.
-      const sent = await sendWire(rpc, tx.wire, { commitment: validity.commitment, blockhash: tx.blockhash, preflight: !skipPreflight });
+      const submit = (at: "processed" | "confirmed") => sendWire(rpc, tx.wire, { commitment: at, blockhash: tx.blockhash, preflight: !skipPreflight });
+      let sent: Awaited<ReturnType<typeof submit>>;
+      try {
+        sent = await submit(sentAt);
+      } catch (error) {
+        // A blockhash so fresh that only the processed bank knows it is still valid: submit there.
+        if (validity !== undefined || !(isSolgateError(error) && error.reason === "BLOCKHASH_EXPIRED")) throw error;
+        if ((await lookup.catch(() => undefined))?.commitment !== "processed") throw error;
+        sentAt = "processed";
+        sent = await submit(sentAt);
+      }
       if (sent === "already-processed") {
         // Read again: a tick may have moved the record on meanwhile.
         const current = await store.get(tx.signature);
@@ -113,7 +135,18 @@ export function createSender(options: SenderOptions): Sender {
       await store.delete(tx.signature);
       throw error;
     }
-    return send;
+    if (validity !== undefined) return send;
+    // The lifetime learnt alongside. Should the node not say (a failing upstream, or a blockhash that
+    // lapsed between the two calls), expiry rests on isBlockhashValid, as for any inexact lifetime.
+    const learnt = await lookup.catch(() => undefined);
+    const lifetime = {
+      ...(learnt === undefined ? {} : { lastValidBlockHeight: learnt.lastValidBlockHeight }),
+      expiryExact: learnt?.exact ?? false,
+      commitment: sentAt,
+    };
+    const current = await store.get(tx.signature);
+    if (current !== undefined) await store.put({ ...current, ...lifetime });
+    return { ...send, ...lifetime };
   }
 
   return {
@@ -123,8 +156,10 @@ export function createSender(options: SenderOptions): Sender {
       const budget = computeBudgetOf(tx.message);
       const requested = priceOfChoice(request.priorityFee ?? AUTO_PRIORITY_FEE, fees, staticWritableAccounts(tx.message));
 
-      let tracked = await store.get(tx.signature);
+      // A duplicate joins an admission under way (whose first submission may yet fail), else the tracked send.
+      let tracked = await (admitting.get(tx.signature) ?? store.get(tx.signature));
       if (tracked === undefined) {
+        // Looked up again: another request may have started admitting it while the store answered.
         let admission = admitting.get(tx.signature);
         if (admission === undefined) {
           admission = admit(tx, request.skipPreflight ?? false).finally(() => admitting.delete(tx.signature));
@@ -140,7 +175,7 @@ export function createSender(options: SenderOptions): Sender {
         ...record,
         computeUnitPrice: budget.unitPrice,
         ...(requested === undefined ? {} : { requestedComputeUnitPrice: requested }),
-        lastValidBlockHeight: tracked.lastValidBlockHeight,
+        ...(tracked.lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight: tracked.lastValidBlockHeight }),
       };
     },
   };

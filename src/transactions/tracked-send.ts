@@ -71,7 +71,9 @@ export function stepTrackedSend(send: TrackedSend, status: SignatureStatusView |
   }
   // Landed for good: the node's short status cache may simply have moved on.
   if (send.state !== "submitted") return { kind: "none" };
-  const lapsed = (ctx.heightBefore !== undefined && ctx.heightBefore > send.lastValidBlockHeight) || ctx.blockhashLapsed;
+  const lapsed =
+    (ctx.heightBefore !== undefined && send.lastValidBlockHeight !== undefined && ctx.heightBefore > send.lastValidBlockHeight) ||
+    ctx.blockhashLapsed;
   if (lapsed) return { kind: "transition", next: { ...send, wire: NO_BYTES, state: "expired", landed: false, updatedAt } };
   if (ctx.now - send.lastBroadcastAt < ctx.rebroadcastIntervalMs) {
     // Seen before but not now: its block was dropped on a fork.

@@ -28,7 +28,7 @@ export interface TransactionServiceOptions {
   fees?: PrepareFeeSource;
   /** Where tracked sends live (default: in memory, bounded). */
   store?: TransactionStore;
-  /** Commitment at which blockhashes are fetched and checked, and drafts simulated (default `confirmed`). */
+  /** Commitment at which blockhashes are fetched and checked, and transactions simulated (default `confirmed`). */
   commitment?: "processed" | "confirmed";
   /** Status engine tick (default 400 ms). */
   pollIntervalMs?: number;
@@ -120,6 +120,7 @@ export function createTransactionService(options: TransactionServiceOptions): Tr
     engine,
     blockhashes,
     fees: options.fees,
+    commitment,
     confirmTimeoutMs: options.confirmTimeoutMs,
   });
   const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });

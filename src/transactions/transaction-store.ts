@@ -13,8 +13,11 @@ export interface TrackedSend extends StatusRecord {
   readonly wire: Uint8Array;
   /** The blockhash the transaction names. */
   readonly blockhash: string;
-  /** The last block height at which the blockhash is valid (an upper bound when `expiryExact` is false). */
-  readonly lastValidBlockHeight: bigint;
+  /**
+   * The last block height at which the blockhash is valid (an upper bound when `expiryExact` is false);
+   * undefined until the node says (it is learnt alongside the first submission), or if it never did.
+   */
+  readonly lastValidBlockHeight?: bigint;
   /** Whether `lastValidBlockHeight` is exact; if not, expiry is confirmed with `isBlockhashValid`. */
   readonly expiryExact: boolean;
   /** The commitment at which the blockhash was found valid; sends and simulations use it too. */

@@ -6,7 +6,7 @@
  *  2. landing rate with and without rebroadcast while the localnet drops 50% of submissions;
  *  3. 10,000 concurrent WatchStatus streams against a gateway in its own process: upstream calls per
  *     second (target: flat in the number of streams) and the gateway's RSS (target < 500 MB).
- * Run: npx node test/bench/transactions-bench.ts [--slot-ms 200] [--sends 60] [--ws on|off] [--landing 200] [--streams 10000]
+ * Run: npx node test/bench/transactions-bench.ts [--slot-ms 200] [--sends 60] [--ws on|off] [--delay-ms 0] [--landing 200] [--streams 10000]
  *      [--only latency,landing,watchers]
  */
 import { spawn } from "node:child_process";
@@ -54,6 +54,8 @@ const { values: args } = parseArgs({
     "slot-ms": { type: "string", default: "200" },
     // `off`: Solgate without the node's WebSocket (polling alone), to see what the notifications give.
     ws: { type: "string", default: "on" },
+    // Milliseconds the localnet waits before answering each HTTP request: a provider across a network.
+    "delay-ms": { type: "string", default: "0" },
     sends: { type: "string", default: "60" },
     landing: { type: "string", default: "200" },
     streams: { type: "string", default: "10000" },
@@ -144,6 +146,7 @@ async function latency(): Promise<void> {
   const solgate = await startSolgate({});
   const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions });
   const payer = await funded(1000);
+  await localnet.control({ delayMs: Number(args["delay-ms"]) });
   const viaSolgate: number[] = [];
   const viaKit: number[] = [];
   // Warm both paths (connections, JIT, the fee market's first blocks).
@@ -192,7 +195,7 @@ async function latency(): Promise<void> {
   }
   const s = stats(viaSolgate);
   const k = stats(viaKit);
-  console.log(`\n1. send-and-confirm latency, ${SENDS} sends each, slot ${SLOT_MS} ms, confirmed after 1 slot, Solgate's WebSocket ${args.ws}`);
+  console.log(`\n1. send-and-confirm latency, ${SENDS} sends each, slot ${SLOT_MS} ms, confirmed after 1 slot, Solgate's WebSocket ${args.ws}, HTTP answers delayed ${args["delay-ms"]} ms`);
   console.log(`   Solgate (gRPC, confirm true): median ${fmt(s.median)}, mean ${fmt(s.mean)}, p90 ${fmt(s.p90)}`);
   console.log(`   kit sendAndConfirmTransaction: median ${fmt(k.median)}, mean ${fmt(k.mean)}, p90 ${fmt(k.p90)}`);
   console.log(
@@ -201,6 +204,7 @@ async function latency(): Promise<void> {
   const d = stats(pairDifferences);
   console.log(`   Solgate - kit, same slot phase: median ${d.median.toFixed(1)} ms, mean ${d.mean.toFixed(1)} ms`);
   slotsDone.abort();
+  await localnet.control({ delayMs: 0 });
   await solgate.close();
 }
 

@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
-import type { Blockhash, KeyPairSigner } from "@solana/kit";
+import type { Blockhash, KeyPairSigner, Signature } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { SolgateError } from "../../src/errors.ts";
 import { createTransactionService } from "../../src/transactions/transaction-service.ts";
+import { createUpstream } from "../../src/upstream/upstream.ts";
 import type { TransactionService } from "../../src/transactions/transaction-service.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
 import type { ChainFixture } from "./chain-fixture.ts";
@@ -109,7 +110,7 @@ describe("SendTransaction core on a real localnet", () => {
     expect(await chain.balance(poor.address)).toBe(before - 5_000n);
   });
 
-  it("refuses a stale blockhash and a bad signature before anything is sent", async () => {
+  it("refuses a stale blockhash and a bad signature, nothing executed and nothing charged", async () => {
     const old = await chain.latestBlockhash();
     // Wait for the blockhash to lapse: 150 blocks of 25 ms.
     for (;;) {
@@ -118,11 +119,18 @@ describe("SendTransaction core on a real localnet", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     const stale = await transferTransaction({ payer, blockhash: old });
-    chain.resetCalls();
+    const before = await chain.balance(payer.address);
     const expired = await failure(core.send({ wire: stale.wire }));
     expect(expired.reason).toBe("BLOCKHASH_EXPIRED");
     expect(expired.message).toMatch(/fresh blockhash.*sign it again/);
-    // Nothing was submitted (the simulation may have run beside the blockhash check, to save a round trip).
+    // The node's preflight may have run beside the blockhash lookup (to save a round trip), and refused:
+    // the chain never saw the transaction, and nothing was charged.
+    const { value } = await chain.upstream.rpc.getSignatureStatuses([stale.signature as Signature], { searchTransactionHistory: true }).send();
+    expect(value[0]).toBeNull();
+    expect(await chain.balance(payer.address)).toBe(before);
+    // Without a preflight the node would take it silently, so the lookup comes first and nothing is sent.
+    chain.resetCalls();
+    expect((await failure(core.send({ wire: stale.wire, skipPreflight: true }))).reason).toBe("BLOCKHASH_EXPIRED");
     expect(chain.calls.get("sendTransaction") ?? 0).toBe(0);
 
     const unknown = await transferTransaction({
@@ -184,5 +192,60 @@ describe("SendTransaction core on a real localnet", () => {
     } finally {
       fresh.stop();
     }
+  });
+
+  describe("a blockhash Solgate has not seen", () => {
+    // A second core with its own upstream, whose attempts are written down in order; its blockhash cache starts empty.
+    async function freshCore() {
+      const timeline: string[] = [];
+      const upstream = createUpstream({
+        chain: "localnet",
+        rpcUrls: [chain.localnet.rpcUrl],
+        metrics: { onCall: (method) => timeline.push(`call ${method}`), onResult: (method) => timeline.push(`result ${method}`) },
+      });
+      const fresh = createTransactionService({ upstream, pollIntervalMs: 25 });
+      fresh.start();
+      return { fresh, timeline, close: async () => (fresh.stop(), await upstream.close()) };
+    }
+
+    it("is looked up alongside the submission, not before it, and its lifetime still learnt", async () => {
+      const { fresh, timeline, close } = await freshCore();
+      // Every answer 40 ms late, as from a provider across a network: the order of calls is then certain.
+      await chain.localnet.control({ delayMs: 40 });
+      try {
+        const blockhash = await chain.latestBlockhash();
+        const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash });
+        const result = await fresh.send({ wire: tx.wire, confirm: false });
+        expect(result.state).toBe("submitted");
+        expect(timeline.indexOf("call sendTransaction")).toBeGreaterThanOrEqual(0);
+        expect(timeline.indexOf("call sendTransaction")).toBeLessThan(timeline.indexOf("result isBlockhashValid"));
+        // Exact when it was still the newest blockhash, else bounded by the newest one.
+        expect(result.lastValidBlockHeight).toBeGreaterThanOrEqual(blockhash.lastValidBlockHeight);
+        await chain.localnet.control({ delayMs: 0 });
+        await chain.waitConfirmed(tx.signature);
+      } finally {
+        await chain.localnet.control({ delayMs: 0 });
+        await close();
+      }
+    });
+
+    it("is submitted at processed commitment when only the processed bank knows it yet", async () => {
+      const { fresh, close } = await freshCore();
+      // Frozen, the newest block stays processed and never confirmed: its blockhash is processed-only.
+      await chain.localnet.control({ freeze: true });
+      try {
+        const { value } = await chain.upstream.rpc.getLatestBlockhash({ commitment: "processed" }).send();
+        const { value: atConfirmed } = await chain.upstream.rpc.isBlockhashValid(value.blockhash, { commitment: "confirmed" }).send();
+        expect(atConfirmed).toBe(false);
+        const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: value });
+        const result = await fresh.send({ wire: tx.wire, confirm: false });
+        expect(result).toMatchObject({ state: "submitted", lastValidBlockHeight: value.lastValidBlockHeight });
+        await chain.localnet.control({ freeze: false });
+        await chain.waitConfirmed(tx.signature);
+      } finally {
+        await chain.localnet.control({ freeze: false });
+        await close();
+      }
+    });
   });
 });

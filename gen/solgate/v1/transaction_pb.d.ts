@@ -204,7 +204,8 @@ export declare type SendResult = Message<"solgate.v1.SendResult"> & {
   requestedComputeUnitPrice?: bigint | undefined;
 
   /**
-   * The last block height at which its blockhash is valid.
+   * The last block height at which its blockhash is valid; 0 in the rare case that the node could not
+   * say (its upstream failed just after the submission), when expiry is judged by the node alone.
    *
    * @generated from field: uint64 last_valid_block_height = 8;
    */

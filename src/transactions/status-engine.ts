@@ -3,7 +3,9 @@
  * watched signature together (`getSignatureStatuses`, 256 per call), rebroadcasts tracked sends that
  * are still unseen, declares expired those whose blockhash lapsed unseen, and tells the watchers of
  * each signature about each change once. Upstream calls per tick depend on how many signatures are
- * in flight, never on how many clients watch them.
+ * in flight, never on how many clients watch them. A send waiting for confirmation also follows the
+ * node's notification for its signature (when the upstream has a WebSocket), which brings the next
+ * tick forward to that moment.
  *
  * Expiry is judged against a block height read *before* the statuses it is combined with, so a
  * transaction that landed in the last valid block is never called expired.

@@ -47,7 +47,10 @@ export interface StatusEngineOptions {
   feed?: Pick<SignatureFeed, "follow">;
   /** Time between ticks (default 400 ms, about a slot). */
   pollIntervalMs?: number;
-  /** Time between ticks while a confirm-and-wait send is waiting (default 20 ms): its latency is the client's. */
+  /**
+   * Time between ticks while a confirm-and-wait send is waiting without a notification to come (no feed,
+   * or its subscription not yet acknowledged) (default 20 ms): its latency is the client's.
+   */
   confirmPollIntervalMs?: number;
   /** Least time between block-height reads, which only expiry needs (default 1 s). */
   heightIntervalMs?: number;
@@ -124,6 +127,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   let ticking = false;
   // A notification came during a tick, whose statuses may predate it: tick again straight after.
   let tickAgain = false;
+  // Confirm-and-wait sends with no notification to come, for which ticks come fast.
+  let unfedWaits = 0;
   let running = false;
 
   async function feeFromChain(signature: string): Promise<bigint | undefined> {
@@ -252,8 +257,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
-  function schedule(delay = waits.waiting() > 0 ? confirmPollIntervalMs : pollIntervalMs): void {
-    // While a confirm-and-wait send waits, ticks come faster: its latency is its client's.
+  function schedule(delay = unfedWaits > 0 ? confirmPollIntervalMs : pollIntervalMs): void {
+    // While a confirm-and-wait send waits with no notification to come, ticks come faster: its latency is its client's.
     timerDueAt = now() + delay;
     timer = setTimeout(async () => {
       timer = undefined;
@@ -283,14 +288,38 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     schedule(delay);
   }
 
-  /** A confirm-and-wait send started waiting: ticks come faster, and the node's notification brings one at once. */
+  /**
+   * A confirm-and-wait send started waiting. Ticks come fast until the node acknowledges a subscription
+   * to its signature; then one tick at once (a confirmation that came before the subscription is not
+   * notified) and the next when the notification comes. A subscription that fails brings fast ticks back.
+   */
   function onWaitStart(signature: string): () => void {
+    let fed = false;
+    let ended = false;
+    const setFed = (value: boolean) => {
+      if (ended || fed === value) return;
+      fed = value;
+      unfedWaits += value ? -1 : 1;
+    };
+    unfedWaits++;
     hurry(confirmPollIntervalMs);
-    const feed = options.feed;
-    if (feed === undefined) return () => {};
     const subscription = new AbortController();
-    feed.follow(signature, "confirmed", subscription.signal, () => hurry(0));
-    return () => subscription.abort();
+    options.feed?.follow(signature, "confirmed", subscription.signal, {
+      onSubscribed() {
+        setFed(true);
+        hurry(0);
+      },
+      onNotified: () => hurry(0),
+      onFailed() {
+        setFed(false);
+        hurry(confirmPollIntervalMs);
+      },
+    });
+    return () => {
+      subscription.abort();
+      if (!fed && !ended) unfedWaits--;
+      ended = true;
+    };
   }
 
   async function record(signature: string): Promise<StatusRecord | undefined> {

@@ -22,15 +22,25 @@ export interface SignatureFeedOptions {
   now?: () => number;
 }
 
+/** What a followed signature hears. */
+export interface SignatureListener {
+  /** The node has acknowledged the subscription: from here on a notification will come. */
+  onSubscribed?(): void;
+  /** The node says the signature reached the commitment (called at most once). */
+  onNotified(): void;
+  /** The subscription failed (a dropped connection, a node without PubSub): no notification will come. */
+  onFailed?(): void;
+}
+
 /** Notifications of signatures reaching a commitment. */
 export interface SignatureFeed {
   /** The endpoint, redacted. */
   readonly endpoint: string;
   /**
-   * Calls `onNotified` when the node says `signature` reached `commitment` (at most once), until
-   * `signal` aborts. Returns false, doing nothing, when the feed is standing down or full.
+   * Tells `listener` when the node says `signature` reached `commitment`, until `signal` aborts.
+   * Returns false, doing nothing, when the feed is standing down or full.
    */
-  follow(signature: string, commitment: "confirmed" | "finalized", signal: AbortSignal, onNotified: () => void): boolean;
+  follow(signature: string, commitment: "confirmed" | "finalized", signal: AbortSignal, listener: SignatureListener): boolean;
   /** Subscriptions open now. */
   size(): number;
   /** Ends every subscription. */
@@ -61,7 +71,7 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
 
   return {
     endpoint: redactUrl(options.url),
-    follow(signature, commitment, signal, onNotified) {
+    follow(signature, commitment, signal, listener) {
       if (closer.signal.aborted || signal.aborted || open >= maxSubscriptions || now() < downUntil) return false;
       open++;
       const abortSignal = AbortSignal.any([signal, closer.signal]);
@@ -70,8 +80,9 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
           const notifications = await subscriptions
             .signatureNotifications(signature as Signature, { commitment })
             .subscribe({ abortSignal });
+          listener.onSubscribed?.();
           for await (const _ of notifications) {
-            onNotified();
+            listener.onNotified();
             return;
           }
         } catch (error) {
@@ -79,6 +90,7 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
           // A node without PubSub, or a dropped connection: poll alone for a while.
           downUntil = now() + retryAfterMs;
           onError(error);
+          listener.onFailed?.();
         } finally {
           open--;
         }

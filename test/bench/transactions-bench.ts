@@ -159,9 +159,16 @@ async function latency(): Promise<void> {
   // start at the same phase (a random one per pair) after a slot notification, so that phase cancels out.
   const slotsDone = new AbortController();
   const slots = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: slotsDone.signal });
-  const slotStarts = slots[Symbol.asyncIterator]();
+  // The next slot to start after the call (an iterator would hand back ones queued meanwhile).
+  let nextSlotStarts: (() => void)[] = [];
+  void (async () => {
+    for await (const _ of slots) {
+      for (const resolve of nextSlotStarts) resolve();
+      nextSlotStarts = [];
+    }
+  })().catch(() => {});
   const atPhase = async (phaseMs: number) => {
-    await slotStarts.next();
+    await new Promise<void>((resolve) => nextSlotStarts.push(resolve));
     await sleep(phaseMs);
   };
   const pairDifferences: number[] = [];

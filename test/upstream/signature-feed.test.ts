@@ -52,8 +52,11 @@ describe("signature feed on a real localnet", () => {
     const feed = createSignatureFeed({ url: chain.localnet.wsUrl });
     const tx = await submit(1_000_000n);
     let calls = 0;
-    expect(feed.follow(tx.signature, "confirmed", new AbortController().signal, () => calls++)).toBe(true);
+    let subscribed = false;
+    const listener = { onSubscribed: () => (subscribed = true), onNotified: () => calls++ };
+    expect(feed.follow(tx.signature, "confirmed", new AbortController().signal, listener)).toBe(true);
     expect(feed.size()).toBe(1);
+    await until(() => subscribed);
     await tx.send();
     await until(() => calls > 0);
     await chain.waitConfirmed(tx.signature);
@@ -67,7 +70,7 @@ describe("signature feed on a real localnet", () => {
     const tx = await submit(1_000_001n);
     const stop = new AbortController();
     let calls = 0;
-    feed.follow(tx.signature, "confirmed", stop.signal, () => calls++);
+    feed.follow(tx.signature, "confirmed", stop.signal, { onNotified: () => calls++ });
     stop.abort();
     await until(() => feed.size() === 0);
     await tx.send();
@@ -80,11 +83,11 @@ describe("signature feed on a real localnet", () => {
     const feed = createSignatureFeed({ url: chain.localnet.wsUrl, maxSubscriptions: 1 });
     const stop = new AbortController();
     const [a, b] = await Promise.all([submit(1_000_002n), submit(1_000_003n)]);
-    expect(feed.follow(a.signature, "confirmed", stop.signal, () => {})).toBe(true);
-    expect(feed.follow(b.signature, "confirmed", stop.signal, () => {})).toBe(false);
+    expect(feed.follow(a.signature, "confirmed", stop.signal, { onNotified() {} })).toBe(true);
+    expect(feed.follow(b.signature, "confirmed", stop.signal, { onNotified() {} })).toBe(false);
     stop.abort();
     await until(() => feed.size() === 0);
-    expect(feed.follow(b.signature, "confirmed", stop.signal, () => {})).toBe(false); // its signal has aborted
+    expect(feed.follow(b.signature, "confirmed", stop.signal, { onNotified() {} })).toBe(false); // its signal has aborted
     feed.close();
   });
 
@@ -97,12 +100,14 @@ describe("signature feed on a real localnet", () => {
     const errors: unknown[] = [];
     const feed = createSignatureFeed({ url: `ws://127.0.0.1:${port}`, retryAfterMs: 30_000, now: () => clock, onError: (e) => errors.push(e) });
     const signature = (await submit(1_000_004n)).signature;
-    expect(feed.follow(signature, "confirmed", new AbortController().signal, () => {})).toBe(true);
+    let failed = 0;
+    expect(feed.follow(signature, "confirmed", new AbortController().signal, { onNotified() {}, onFailed: () => failed++ })).toBe(true);
     await until(() => errors.length === 1);
+    expect(failed).toBe(1);
     await until(() => feed.size() === 0);
-    expect(feed.follow(signature, "confirmed", new AbortController().signal, () => {})).toBe(false);
+    expect(feed.follow(signature, "confirmed", new AbortController().signal, { onNotified() {} })).toBe(false);
     clock += 30_000;
-    expect(feed.follow(signature, "confirmed", new AbortController().signal, () => {})).toBe(true);
+    expect(feed.follow(signature, "confirmed", new AbortController().signal, { onNotified() {} })).toBe(true);
     await until(() => errors.length === 2);
     feed.close();
     server.close();

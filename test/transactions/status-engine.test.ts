@@ -164,6 +164,32 @@ describe("status engine fed by the node's signature notifications", () => {
     }
   });
 
+  it("polls fast only while no notification is to come", async () => {
+    const ticksDuringWait = async (upstream: typeof chain.upstream) => {
+      const engine = createTransactionService({ upstream, pollIntervalMs: 400, confirmPollIntervalMs: 20, confirmTimeoutMs: 1_500 });
+      engine.start();
+      try {
+        const [tx] = await transfers(1);
+        const ticks = engine.stats().ticks;
+        expect((await engine.send({ wire: tx.wire })).state).toBe("submitted"); // frozen: it waits out its timeout
+        return engine.stats().ticks - ticks;
+      } finally {
+        engine.stop();
+      }
+    };
+    const httpOnly = createUpstream({ chain: "localnet", rpcUrls: [chain.localnet.rpcUrl], wsUrl: null });
+    await chain.localnet.control({ freeze: true });
+    try {
+      const fed = await ticksDuringWait(chain.upstream);
+      const polled = await ticksDuringWait(httpOnly);
+      // 1.5 s: about four slow ticks plus one on subscription, against about seventy fast ones.
+      expect(fed).toBeLessThanOrEqual(10);
+      expect(polled).toBeGreaterThanOrEqual(25);
+    } finally {
+      await httpOnly.close();
+    }
+  });
+
   it("without a WebSocket, the same send waits for the poll (here: past its confirm timeout)", async () => {
     const httpOnly = createUpstream({ chain: "localnet", rpcUrls: [chain.localnet.rpcUrl], wsUrl: null });
     expect(httpOnly.signatures).toBeUndefined();

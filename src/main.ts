@@ -177,6 +177,9 @@ function banner(gateway: Gateway, keyGenerated: boolean): string {
   ].join("\n");
 }
 
+/** The longest shutdown waits for its log lines to be written out. */
+const LOG_FLUSH_TIMEOUT_MS = 3000;
+
 /** Runs the gateway as a process: exits 0 after a clean drain, 1 on a start failure or a dead localnet. */
 async function main(): Promise<void> {
   let config: Config;
@@ -202,7 +205,12 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ reason }, "shutting down");
     await gateway.close();
-    logger.flush();
+    // Written out before exit: the exit hook's synchronous flush never returns if stdout's reader
+    // (a log shipper, a parent process) goes away in the middle of it (sonic-boom retries EPIPE forever).
+    await new Promise<void>((resolve) => {
+      setTimeout(resolve, LOG_FLUSH_TIMEOUT_MS).unref();
+      logger.flush(() => resolve());
+    });
     process.exit(exitCode);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

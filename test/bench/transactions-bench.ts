@@ -392,7 +392,10 @@ async function watchers(): Promise<void> {
   await localnet.control({ freeze: false });
   console.log(`   (targets: calls/s flat in the number of streams; RSS < 500 MB; ${heartbeats} heartbeats seen)`);
   console.log(`   (the chain is frozen so that streams stay open: the 100 unseen transactions are rebroadcast every 2 s)`);
+  // Waited for, so that the gateway never outlives the bench (and its stdout reader).
+  const exited = new Promise((resolve) => gateway.child.once("exit", resolve));
   gateway.child.kill("SIGTERM");
+  await Promise.race([exited, sleep(15_000)]);
 }
 
 if (PARTS.has("latency")) await latency();

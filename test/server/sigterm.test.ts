@@ -69,6 +69,28 @@ describe("node src/main.ts", () => {
     expect(JSON.stringify(p.lines)).not.toContain("sigterm-test-key");
   });
 
+  it("exits on a second SIGTERM even when its log reader stalls, then goes away", async () => {
+    const p = start({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      METRICS_PORT: "0",
+      SOLGATE_RPC_URL: "http://127.0.0.1:9",
+      SOLGATE_API_KEYS: "sigterm-test-key",
+    });
+    const port = await p.listening;
+    // A log reader that stops reading: the pipe fills while a burst of requests logs a line each.
+    p.child.stdout!.pause();
+    const health = createClient(Health, createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }));
+    for (let i = 0; i < 20; i++) await Promise.all(Array.from({ length: 100 }, () => health.check({ service: "" })));
+    // "Now", twice, as an impatient operator or a supervisor does; then the reader dies.
+    p.child.kill("SIGTERM");
+    p.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    p.child.stdout!.destroy();
+    const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r("still running after 8 s"), 8_000))]);
+    expect(code).not.toBe("still running after 8 s");
+  });
+
   it("exits 2 listing every configuration problem", async () => {
     const p = start({ PORT: "x", LOG_LEVEL: "loud" });
     await p.listening.catch(() => {});

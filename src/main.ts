@@ -205,8 +205,8 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ reason }, "shutting down");
     await gateway.close();
-    // Written out before exit: the exit hook's synchronous flush never returns if stdout's reader
-    // (a log shipper, a parent process) goes away in the middle of it (sonic-boom retries EPIPE forever).
+    // Written out while the event loop can still wait for a slow reader; what is left goes in the exit
+    // hook's synchronous flush (see createStdoutDestination).
     await new Promise<void>((resolve) => {
       setTimeout(resolve, LOG_FLUSH_TIMEOUT_MS).unref();
       logger.flush(() => resolve());

@@ -28,7 +28,7 @@ export function createLogger(options: { level: LogLevel; destination?: Destinati
         censor: "[redacted]",
       },
     },
-    options.destination ?? createStdoutDestination(),
+    options.destination ?? (options.level === "silent" ? { write: () => {} } : createStdoutDestination()),
   );
 }
 

@@ -38,15 +38,18 @@ function start(env: Record<string, string>) {
   return { child, lines, listening, exited, stderr: () => stderr };
 }
 
+/** A gateway on an ephemeral port for a remote chain that never answers (nothing here needs one). */
+const REMOTE_CHAIN = {
+  PORT: "0",
+  HOST: "127.0.0.1",
+  METRICS_PORT: "0",
+  SOLGATE_RPC_URL: "http://127.0.0.1:9",
+  SOLGATE_API_KEYS: "sigterm-test-key",
+};
+
 describe("node src/main.ts", () => {
   it("drains on SIGTERM: NOT_SERVING, streams end UNAVAILABLE, exit 0", async () => {
-    const p = start({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      METRICS_PORT: "0",
-      SOLGATE_RPC_URL: "http://127.0.0.1:9",
-      SOLGATE_API_KEYS: "sigterm-test-key",
-    });
+    const p = start(REMOTE_CHAIN);
     const port = await p.listening;
     const health = createClient(Health, createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }));
     const seen: Status[] = [];
@@ -70,13 +73,7 @@ describe("node src/main.ts", () => {
   });
 
   it("exits on a second SIGTERM even when its log reader stalls, then goes away", async () => {
-    const p = start({
-      PORT: "0",
-      HOST: "127.0.0.1",
-      METRICS_PORT: "0",
-      SOLGATE_RPC_URL: "http://127.0.0.1:9",
-      SOLGATE_API_KEYS: "sigterm-test-key",
-    });
+    const p = start(REMOTE_CHAIN);
     const port = await p.listening;
     // A log reader that stops reading: the pipe fills while a burst of requests logs a line each.
     p.child.stdout!.pause();

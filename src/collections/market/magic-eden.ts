@@ -4,10 +4,8 @@
  * (absent when nothing is listed). An API key, when configured, goes as `Authorization: Bearer`.
  */
 import { httpGet } from "../http-get.ts";
-import type { HttpGetOptions, HttpGetResult } from "../http-get.ts";
-import { HttpGetError } from "../http-get.ts";
-import { lamportsFrom } from "./market-source.ts";
-import type { MarketSource } from "./market-source.ts";
+import { getMarketJson, lamportsFrom } from "./market-source.ts";
+import type { MarketGet, MarketSource } from "./market-source.ts";
 
 /** The public API's base URL. */
 export const MAGIC_EDEN_DEFAULT_URL = "https://api-mainnet.magiceden.dev";
@@ -21,7 +19,7 @@ export interface MagicEdenOptions {
   maxBytes?: number;
   /** Permit a loopback or private base URL (configured by the operator, so allowed by default). */
   allowPrivateNetworks?: boolean;
-  get?: (url: string, options: HttpGetOptions) => Promise<HttpGetResult>;
+  get?: MarketGet;
 }
 
 export function createMagicEdenSource(options: MagicEdenOptions = {}): MarketSource {
@@ -31,22 +29,16 @@ export function createMagicEdenSource(options: MagicEdenOptions = {}): MarketSou
   return {
     name: "magiceden",
     async fetchFloor(symbol, signal) {
-      let response: HttpGetResult;
-      try {
-        response = await get(`${base}/v2/collections/${encodeURIComponent(symbol)}/stats`, {
-          // The caller's signal carries the deadline; this one only backs it up.
-          timeoutMs: 30_000,
-          maxBytes: options.maxBytes ?? 64 * 1024,
-          headers,
-          signal,
-          allowPrivateNetworks: options.allowPrivateNetworks ?? true,
-        });
-      } catch (error) {
-        // An unknown symbol is an answer (no price), not a failure.
-        if (error instanceof HttpGetError && error.status === 404) return null;
-        throw error;
-      }
-      const stats = JSON.parse(response.body.toString("utf8")) as { floorPrice?: unknown } | null;
+      const stats = (await getMarketJson(get, `${base}/v2/collections/${encodeURIComponent(symbol)}/stats`, {
+        // The caller's signal carries the deadline; this one only backs it up.
+        timeoutMs: 30_000,
+        maxBytes: options.maxBytes ?? 64 * 1024,
+        headers,
+        signal,
+        allowPrivateNetworks: options.allowPrivateNetworks ?? true,
+      })) as { floorPrice?: unknown } | null | undefined;
+      // An unknown symbol (404) is an answer: no price.
+      if (stats === undefined) return null;
       if (typeof stats !== "object" || stats === null) throw new Error("magiceden: stats are not an object");
       if (stats.floorPrice === undefined || stats.floorPrice === null) return null;
       const floor = lamportsFrom(stats.floorPrice);

@@ -3,6 +3,8 @@
  * collection maps to which marketplace listing (a Magic Eden symbol, a Tensor slug) is
  * configuration. Floor prices are display-only: nothing in Solgate computes with them.
  */
+import { HttpGetError } from "../http-get.ts";
+import type { HttpGetOptions, HttpGetResult } from "../http-get.ts";
 
 /** A floor price as shown. */
 export interface FloorPrice {
@@ -52,4 +54,22 @@ export function lamportsFrom(value: unknown): bigint | null {
     return n <= 0xffff_ffff_ffff_ffffn ? n : null;
   }
   return null;
+}
+
+/** How a marketplace adapter fetches (`httpGet`, or a stand-in in tests). */
+export type MarketGet = (url: string, options: HttpGetOptions) => Promise<HttpGetResult>;
+
+/**
+ * GETs a marketplace's JSON answer; undefined when the marketplace says 404 (an unknown listing is
+ * an answer, no price, not a failure). Throws on anything else that goes wrong.
+ */
+export async function getMarketJson(get: MarketGet, url: string, options: HttpGetOptions): Promise<unknown> {
+  let response: HttpGetResult;
+  try {
+    response = await get(url, options);
+  } catch (error) {
+    if (error instanceof HttpGetError && error.status === 404) return undefined;
+    throw error;
+  }
+  return JSON.parse(response.body.toString("utf8"));
 }

@@ -11,10 +11,8 @@
  * price is "no floor". If Tensor's live shape differs, only this file changes.
  */
 import { httpGet } from "../http-get.ts";
-import type { HttpGetOptions, HttpGetResult } from "../http-get.ts";
-import { HttpGetError } from "../http-get.ts";
-import { lamportsFrom } from "./market-source.ts";
-import type { MarketSource } from "./market-source.ts";
+import { getMarketJson, lamportsFrom } from "./market-source.ts";
+import type { MarketGet, MarketSource } from "./market-source.ts";
 
 /** The public API's base URL. */
 export const TENSOR_DEFAULT_URL = "https://api.mainnet.tensordev.io";
@@ -25,7 +23,7 @@ export interface TensorOptions {
   apiKey?: string;
   maxBytes?: number;
   allowPrivateNetworks?: boolean;
-  get?: (url: string, options: HttpGetOptions) => Promise<HttpGetResult>;
+  get?: MarketGet;
 }
 
 type Entry = Record<string, unknown>;
@@ -37,20 +35,15 @@ export function createTensorSource(options: TensorOptions = {}): MarketSource {
   return {
     name: "tensor",
     async fetchFloor(slug, signal) {
-      let response: HttpGetResult;
-      try {
-        response = await get(`${base}/api/v1/collections/find?query=${encodeURIComponent(slug)}`, {
-          timeoutMs: 30_000,
-          maxBytes: options.maxBytes ?? 256 * 1024,
-          headers,
-          signal,
-          allowPrivateNetworks: options.allowPrivateNetworks ?? true,
-        });
-      } catch (error) {
-        if (error instanceof HttpGetError && error.status === 404) return null;
-        throw error;
-      }
-      const entry = pick(JSON.parse(response.body.toString("utf8")), slug);
+      const answer = await getMarketJson(get, `${base}/api/v1/collections/find?query=${encodeURIComponent(slug)}`, {
+        timeoutMs: 30_000,
+        maxBytes: options.maxBytes ?? 256 * 1024,
+        headers,
+        signal,
+        allowPrivateNetworks: options.allowPrivateNetworks ?? true,
+      });
+      // An unknown slug (404) is an answer: no price.
+      const entry = answer === undefined ? undefined : pick(answer, slug);
       if (entry === undefined) return null;
       const stats = typeof entry.stats === "object" && entry.stats !== null ? (entry.stats as Entry) : {};
       for (const raw of [entry.buyNowPrice, entry.floorPrice, stats.buyNowPrice, stats.floorPrice]) {

@@ -6,17 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  AccountRole,
   appendTransactionMessageInstructions,
   compileTransaction,
   createTransactionMessage,
   generateKeyPairSigner,
-  getAddressEncoder,
-  getProgramDerivedAddress,
   getTransactionDecoder,
   getTransactionEncoder,
-  getU32Encoder,
-  getU64Encoder,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -30,11 +25,10 @@ import type { TransactionService } from "../../src/transactions/transaction-serv
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
 import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
 import { SolgateError } from "../../src/errors.ts";
+import { createLookupTable } from "../fees/on-chain.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
 import type { ChainFixture } from "./chain-fixture.ts";
 
-const LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111" as Address;
-const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
 
 let chain: ChainFixture;
 let core: TransactionService;
@@ -142,7 +136,7 @@ describe("PrepareTransaction core on a real localnet", () => {
 
   it("decompiles a v0 draft through a real address lookup table and keeps it compressed", async () => {
     const recipients = await Promise.all([1, 2, 3].map(() => generateKeyPairSigner()));
-    const table = await createLookupTable(recipients.map((r) => r.address));
+    const table = await lookupTableOf(recipients.map((r) => r.address));
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(payer.address, m),
@@ -169,43 +163,8 @@ describe("PrepareTransaction core on a real localnet", () => {
 });
 
 /** Creates and extends a lookup table holding `addresses`; resolves once it can be used. */
-async function createLookupTable(addresses: Address[]): Promise<Address> {
-  // The table's seed must be a slot in the SlotHashes sysvar; the localnet leaves LiteSVM's one entry there.
-  const sysvar = await chain.upstream.rpc
-    .getAccountInfo("SysvarS1otHashes111111111111111111111111111" as Address, { encoding: "base64" })
-    .send();
-  const recentSlot = Buffer.from(sysvar.value!.data[0], "base64").readBigUInt64LE(8);
-  const [table, bump] = await getProgramDerivedAddress({
-    programAddress: LOOKUP_TABLE_PROGRAM,
-    seeds: [getAddressEncoder().encode(payer.address), getU64Encoder().encode(recentSlot)],
-  });
-  const create: Instruction = {
-    programAddress: LOOKUP_TABLE_PROGRAM,
-    accounts: [
-      { address: table, role: AccountRole.WRITABLE },
-      { address: payer.address, role: AccountRole.READONLY_SIGNER },
-      { address: payer.address, role: AccountRole.WRITABLE_SIGNER },
-      { address: SYSTEM_PROGRAM, role: AccountRole.READONLY },
-    ],
-    data: new Uint8Array([...getU32Encoder().encode(0), ...getU64Encoder().encode(recentSlot), bump]),
-  };
-  const extend: Instruction = {
-    programAddress: LOOKUP_TABLE_PROGRAM,
-    accounts: [
-      { address: table, role: AccountRole.WRITABLE },
-      { address: payer.address, role: AccountRole.READONLY_SIGNER },
-      { address: payer.address, role: AccountRole.WRITABLE_SIGNER },
-      { address: SYSTEM_PROGRAM, role: AccountRole.READONLY },
-    ],
-    data: new Uint8Array([
-      ...getU32Encoder().encode(2),
-      ...getU64Encoder().encode(BigInt(addresses.length)),
-      ...addresses.flatMap((a) => [...getAddressEncoder().encode(a)]),
-    ]),
-  };
-  const prepared = await core.prepare({ wire: draft([create, extend]) });
-  const result = await core.send({ wire: await sign(prepared.wire, [payer]) });
-  expect(result.state).toBe("confirmed");
+async function lookupTableOf(addresses: Address[]): Promise<Address> {
+  const table = await createLookupTable(chain.upstream.rpc, payer, addresses);
   // Addresses appended in a slot are usable from the next one.
   await new Promise((r) => setTimeout(r, 100));
   return table;

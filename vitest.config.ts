@@ -2,7 +2,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // The gateway's tests and the workspace packages' (packages/localnet) in one run.
+    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     exclude: ["test/interop/**", "test/bench/**", "node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -50,7 +50,7 @@ export interface Config {
   };
   /**
    * The embedded chain, started when no remote chain is configured. `port` undefined lets the
-   * launcher choose; the localnet's other `LOCALNET_*` options are its own (src/localnet/config.ts).
+   * launcher choose; the localnet's other `LOCALNET_*` options are its own (packages/localnet/src/config.ts).
    */
   localnet: {
     enabled: boolean;

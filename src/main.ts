@@ -41,6 +41,16 @@ export interface Gateway {
   readonly localnetExited: Promise<unknown>;
 }
 
+/** The localnet package, which a remote-only install (`npm ci --omit=dev --workspaces=false`) leaves out. */
+async function importLocalnet(): Promise<typeof import("@solgate/localnet")> {
+  try {
+    return await import("@solgate/localnet");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
+    throw new Error("no remote chain is configured (SOLGATE_RPC_URL, SOLGATE_CHAINS_FILE) and the embedded localnet (@solgate/localnet) is not installed", { cause: err });
+  }
+}
+
 /** Starts everything `config` describes. */
 export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
   const metrics = createMetrics(new Registry());
@@ -54,12 +64,13 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     let localnetPid: number | undefined;
     let localnetExited: Promise<unknown> = new Promise(() => {});
     if (config.localnet.enabled) {
-      // Loaded only when used: a deployment on remote chains never loads the localnet's code.
-      const { startLocalnet } = await import("./localnet/launcher.ts");
+      // Loaded only when used: a deployment on remote chains never loads (nor installs) the localnet.
+      const { startLocalnet } = await importLocalnet();
       const localnet = await startLocalnet({
         ...(config.localnet.port === undefined ? {} : { port: config.localnet.port }),
         logLevel: config.logLevel,
-        env: { LOCALNET_WORLD: config.localnet.world ? "1" : "0", LOCALNET_TRAFFIC: config.localnet.traffic ? "1" : "0" },
+        world: config.localnet.world,
+        traffic: config.localnet.traffic,
         // Seeding the default world (10,000 NFTs, 100,000 token holders) takes tens of seconds on 2 cores.
         startTimeoutMs: config.localnet.world ? 180_000 : 30_000,
         // The localnet prints what it seeded and where its manifest and demo keypair are: pass that on.

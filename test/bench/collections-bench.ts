@@ -13,8 +13,8 @@ import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js
 import { createChainRegistry } from "../../src/chains.ts";
 import type { ChainContext } from "../../src/chains.ts";
 import { createCollections } from "../../src/collections/collections.ts";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { WorldManifest } from "../../src/localnet/world/world-types.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { WorldManifest } from "@solgate/localnet";
 import { createApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createServer } from "../../src/server/server.ts";
@@ -29,7 +29,8 @@ const dir = mkdtempSync(join(tmpdir(), "solgate-collections-bench-"));
 const seeded = performance.now();
 const localnet = await startLocalnet({
   startTimeoutMs: 300_000,
-  env: { LOCALNET_WORLD: "1", LOCALNET_TRAFFIC: "0", LOCALNET_COLLECTION_SIZE: String(size), LOCALNET_TOKEN_HOLDERS: "50", LOCALNET_SMALL_MINT_HOLDERS: "5,5", LOCALNET_WORLD_DIR: dir },
+  world: { collectionSize: size, tokenHolders: 50, smallMintHolders: [5, 5], dir },
+  traffic: false,
 });
 console.log(`localnet seeded with a ${size}-member collection in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
 const manifest = JSON.parse(readFileSync(join(dir, "world-manifest.json"), "utf8")) as WorldManifest;

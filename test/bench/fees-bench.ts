@@ -28,9 +28,9 @@ import type { ChainContext } from "../../src/chains.ts";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
 import { createFeeWindow } from "../../src/fees/fee-window.ts";
 import { base58OfKey } from "../../src/fees/base58-key.ts";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import { planTraffic } from "../../src/localnet/traffic/traffic-generator.ts";
-import { parseTrafficConfig } from "../../src/localnet/traffic/traffic-options.ts";
+import { startLocalnet } from "@solgate/localnet";
+import { planTraffic } from "@solgate/localnet/testing";
+import { parseTrafficConfig } from "@solgate/localnet/testing";
 import { createApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createMetrics } from "../../src/server/metrics.ts";
@@ -51,7 +51,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 // --- the server: FeeService on a real market, plus an empty unary handler ---------------------------
-const localnet = await startLocalnet({ env: { LOCALNET_TRAFFIC: "1", LOCALNET_WORLD: "0" } });
+const localnet = await startLocalnet({ traffic: true, world: false });
 const upstream = createUpstream({ chain: "localnet", rpcUrls: [localnet.rpcUrl] });
 const market = createFeeMarket({ upstream, backfillSlots: 150 });
 market.start();

@@ -37,8 +37,8 @@ import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.
 import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import { createChainRegistry } from "../../src/chains.ts";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { LocalnetHandle } from "../../src/localnet/launcher.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { LocalnetHandle } from "@solgate/localnet";
 import { createProgramAccounts } from "../../src/programs/program-accounts.ts";
 import { createCollections } from "../../src/collections/collections.ts";
 import { createApiKeyChecker } from "../../src/server/auth.ts";

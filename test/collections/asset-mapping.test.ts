@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isVerifiedMember, standardOf, toNftItem, imageOf } from "../../src/collections/asset-mapping.ts";
 import type { DasAsset } from "../../src/collections/das-client.ts";
-import { createAssetIndex } from "../../src/localnet/das/asset-index.ts";
-import { renderAsset } from "../../src/localnet/das/asset-view.ts";
+import { createAssetIndex } from "@solgate/localnet/testing";
+import { renderAsset } from "@solgate/localnet/testing";
 
 const SMB = "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH";
 const MAD_LADS = "J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w";

@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getAddressEncoder, getProgramDerivedAddress, getU64Encoder } from "@solana/kit";
 import type { Address } from "@solana/kit";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { LocalnetHandle } from "../../src/localnet/launcher.ts";
-import { decodeMetadata, trimNul } from "../../src/localnet/world/token-metadata.ts";
-import type { TokenMetadata } from "../../src/localnet/world/token-metadata.ts";
-import type { ManifestCollection, WorldManifest } from "../../src/localnet/world/world-types.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { LocalnetHandle } from "@solgate/localnet";
+import { decodeMetadata, trimNul } from "@solgate/localnet/testing";
+import type { TokenMetadata } from "@solgate/localnet/testing";
+import type { ManifestCollection, WorldManifest } from "@solgate/localnet";
 
 export const SMB_GEN3 = "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH";
 const TOKEN_METADATA = "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s" as Address;
@@ -41,15 +41,11 @@ export interface CollectionWorld {
 /** Starts the world with a generated collection of `collectionSize` members. */
 export async function startCollectionWorld(collectionSize: number): Promise<CollectionWorld> {
   const dir = mkdtempSync(join(tmpdir(), "solgate-collections-"));
-  const env = {
-    LOCALNET_WORLD: "1",
-    LOCALNET_TRAFFIC: "0",
-    LOCALNET_COLLECTION_SIZE: String(collectionSize),
-    LOCALNET_TOKEN_HOLDERS: "50",
-    LOCALNET_SMALL_MINT_HOLDERS: "5,5",
-    LOCALNET_NFT_OWNERS: "200",
-  };
-  const localnet = await startLocalnet({ startTimeoutMs: 120_000, env: { ...env, NODE_ENV: "test", LOCALNET_WORLD_DIR: dir } });
+  const localnet = await startLocalnet({
+    startTimeoutMs: 120_000,
+    world: { collectionSize, tokenHolders: 50, smallMintHolders: [5, 5], nftOwners: 200, dir },
+    traffic: false,
+  });
   try {
     const manifest = JSON.parse(readFileSync(join(dir, "world-manifest.json"), "utf8")) as WorldManifest;
     // Raw JSON-RPC: kit's response walk is slow on 10,000 accounts, and only the bytes matter here.

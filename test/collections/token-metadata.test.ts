@@ -7,10 +7,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Address } from "@solana/kit";
 import { cleanString, decodeCollectionMetadata, metadataAddress, TOKEN_METADATA_PROGRAM } from "../../src/collections/token-metadata.ts";
-import { decodeMetadata, encodeMetadata, trimNul } from "../../src/localnet/world/token-metadata.ts";
-import { buildGeneratedCollection } from "../../src/localnet/world/generated-collection.ts";
-import { DEFAULT_WORLD_OPTIONS } from "../../src/localnet/world/world-options.ts";
-import { deriveKey } from "../../src/localnet/world/seeded-random.ts";
+import { decodeMetadata, encodeMetadata, trimNul } from "@solgate/localnet/testing";
+import { buildGeneratedCollection } from "@solgate/localnet/testing";
+import { DEFAULT_WORLD_OPTIONS } from "@solgate/localnet/testing";
+import { deriveKey } from "@solgate/localnet/testing";
 
 interface Fixture {
   pubkey: string;

@@ -18,10 +18,10 @@ import {
 import type { Address, KeyPairSigner, Rpc, SolanaRpcApi } from "@solana/kit";
 import { getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { LocalnetHandle } from "../../src/localnet/launcher.ts";
-import { planTraffic } from "../../src/localnet/traffic/traffic-generator.ts";
-import { parseTrafficConfig } from "../../src/localnet/traffic/traffic-options.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { LocalnetHandle } from "@solgate/localnet";
+import { planTraffic } from "@solgate/localnet/testing";
+import { parseTrafficConfig } from "@solgate/localnet/testing";
 import { createUpstream } from "../../src/upstream/upstream.ts";
 import type { Upstream } from "../../src/upstream/upstream.ts";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
@@ -37,7 +37,7 @@ describe("fee market on a recorded mainnet block served by the localnet", () => 
   let market: FeeMarket;
 
   beforeAll(async () => {
-    localnet = await startLocalnet({ env: { LOCALNET_BLOCKS: REAL_BLOCK_FILE, LOCALNET_TRAFFIC: "0", LOCALNET_WORLD: "0" } });
+    localnet = await startLocalnet({ blocks: [REAL_BLOCK_FILE], traffic: false, world: false });
     upstream = createUpstream({ chain: "localnet", rpcUrls: [localnet.rpcUrl] });
     market = createFeeMarket({ upstream, backfillSlots: 150 });
     await market.refresh();
@@ -98,7 +98,7 @@ describe("fee market on live traffic", () => {
   let payers: KeyPairSigner[];
 
   beforeAll(async () => {
-    localnet = await startLocalnet({ slotMs: 100, env: { LOCALNET_TRAFFIC: "1", LOCALNET_WORLD: "0" } });
+    localnet = await startLocalnet({ slotMs: 100, traffic: true, world: false });
     upstream = createUpstream({ chain: "localnet", rpcUrls: [localnet.rpcUrl] });
     market = createFeeMarket({ upstream, windowSlots: 30, pollIntervalMs: 50, maxCatchUpSlots: 30 });
     market.start();

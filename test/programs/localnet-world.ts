@@ -5,9 +5,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { LocalnetHandle } from "../../src/localnet/launcher.ts";
-import type { WorldManifest } from "../../src/localnet/world/world-types.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { LocalnetHandle } from "@solgate/localnet";
+import type { WorldManifest } from "@solgate/localnet";
 
 export interface SeededLocalnet {
   localnet: LocalnetHandle;
@@ -20,16 +20,14 @@ export async function startSeededLocalnet(options: { tokenHolders: number; small
   const dir = mkdtempSync(join(tmpdir(), "solgate-world-"));
   const localnet = await startLocalnet({
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
-    env: {
-      NODE_ENV: "test",
-      LOCALNET_WORLD: "1",
-      LOCALNET_WORLD_DIR: dir,
-      LOCALNET_TOKEN_HOLDERS: String(options.tokenHolders),
-      LOCALNET_SMALL_MINT_HOLDERS: String(options.smallHolders),
-      LOCALNET_COLLECTION_SIZE: "20",
-      LOCALNET_NFT_OWNERS: "5",
-      LOCALNET_SPOOFS: "0",
-      LOCALNET_REAL_ACCOUNTS: "0",
+    world: {
+      dir,
+      tokenHolders: options.tokenHolders,
+      smallMintHolders: [options.smallHolders],
+      collectionSize: 20,
+      nftOwners: 5,
+      unverifiedSpoofs: 0,
+      realAccounts: false,
     },
   });
   const manifest = JSON.parse(readFileSync(join(dir, "world-manifest.json"), "utf8")) as WorldManifest;

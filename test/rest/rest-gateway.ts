@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/config.ts";
 import { startGateway } from "../../src/main.ts";
 import type { Gateway } from "../../src/main.ts";
 import { createLogger } from "../../src/server/logger.ts";
-import type { WorldManifest } from "../../src/localnet/world/world-types.ts";
+import type { WorldManifest } from "@solgate/localnet";
 import { createLogSink } from "../server/helpers.ts";
 
 export const REST_API_KEY = "rest-test-key";

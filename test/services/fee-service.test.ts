@@ -17,8 +17,8 @@ import { createUpstream } from "../../src/upstream/upstream.ts";
 import type { Upstream } from "../../src/upstream/upstream.ts";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
 import type { FeeMarket } from "../../src/fees/fee-market.ts";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { LocalnetHandle } from "../../src/localnet/launcher.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { LocalnetHandle } from "@solgate/localnet";
 import { REAL_BLOCK_FILE, referenceLevels, referenceTransactions } from "../fees/real-block.ts";
 
 /** A core this service must never touch: any use fails the test. */
@@ -33,7 +33,7 @@ let idle: FeeMarket;
 let client: ReturnType<typeof createClient<typeof FeeService>>;
 
 beforeAll(async () => {
-  localnet = await startLocalnet({ env: { LOCALNET_BLOCKS: REAL_BLOCK_FILE, LOCALNET_TRAFFIC: "0", LOCALNET_WORLD: "0" } });
+  localnet = await startLocalnet({ blocks: [REAL_BLOCK_FILE], traffic: false, world: false });
   upstream = createUpstream({ chain: "localnet", rpcUrls: [localnet.rpcUrl] });
   market = createFeeMarket({ upstream, backfillSlots: 150 });
   await market.refresh();

@@ -17,8 +17,8 @@ import {
 import type { Address, Blockhash, Instruction, KeyPairSigner, Signature } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
-import { startLocalnet } from "../../src/localnet/launcher.ts";
-import type { LocalnetHandle, LocalnetOptions } from "../../src/localnet/launcher.ts";
+import { startLocalnet } from "@solgate/localnet";
+import type { LocalnetHandle, LocalnetOptions } from "@solgate/localnet";
 import { createUpstream } from "../../src/upstream/upstream.ts";
 import type { Upstream, UpstreamMetrics } from "../../src/upstream/index.ts";
 

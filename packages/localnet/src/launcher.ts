@@ -1,0 +1,220 @@
+/**
+ * Starts the localnet as a child process and resolves once it answers, so LiteSVM (which blocks
+ * the event loop and aborts on a Rust panic) never runs inside the caller's process. A child that
+ * dies before it is ready rejects the start with its stderr; one that dies later settles `exited`
+ * with `expected: false`.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { LOCALNET_ENV } from "./config.ts";
+import type { FaultSettings } from "./faults.ts";
+import { TRAFFIC_ENV, type TrafficOptions } from "./traffic/traffic-options.ts";
+import { WORLD_ENV, type WorldOptions } from "./world/world-options.ts";
+
+/** Sizes of the seeded world; anything not given takes its default (world/world-options.ts). */
+export interface WorldLaunchOptions
+  extends Partial<
+    Pick<
+      WorldOptions,
+      "collectionSize" | "compressedShare" | "programmableShare" | "nftOwners" | "unverifiedSpoofs" | "tokenHolders" | "smallMintHolders" | "realAccounts"
+    >
+  > {
+  /** Folder for the manifest (`world-manifest.json`) and the demo keypair; default: a per-process temp folder. */
+  dir?: string;
+}
+
+/** Shape of the background traffic; anything not given takes its default (traffic/traffic-options.ts). */
+export type TrafficLaunchOptions = Partial<Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">>;
+
+/**
+ * Options; anything not given takes the localnet's defaults (config.ts), or what the caller's own
+ * `LOCALNET_*` environment says, since the child inherits it.
+ */
+export interface LocalnetOptions {
+  /** 0 (the default here) picks a free port. */
+  port?: number;
+  host?: string;
+  slotMs?: number;
+  confirmSlots?: number;
+  finalizeSlots?: number;
+  historyLimit?: number;
+  blockRetention?: number;
+  maxQueue?: number;
+  maxTransactionsPerBlock?: number;
+  startSlot?: bigint;
+  maxBodyBytes?: number;
+  /** Files of recorded `getBlock` results served as the chain's oldest blocks (recorded-blocks.ts). */
+  blocks?: string[];
+  faults?: Partial<FaultSettings>;
+  /** Seeds the world: `true` at its default sizes, an object for other sizes, `false` for an empty chain. */
+  world?: boolean | WorldLaunchOptions;
+  /** Runs background traffic: `true` at its defaults, an object to shape it, `false` for none. */
+  traffic?: boolean | TrafficLaunchOptions;
+  /** Seed of the world and the traffic (default "solgate"). */
+  seed?: string;
+  /** Accepted for the gateway's convenience; the localnet logs little either way. */
+  logLevel?: string;
+  /** Node flags for the child (e.g. `--cpu-prof` when profiling). */
+  execArgv?: string[];
+  /** Milliseconds to wait for the ready line (default 30 s). */
+  startTimeoutMs?: number;
+  /** Receives the child's stderr as it arrives (default: kept, last 16 kB, for error reports). */
+  onStderr?: (text: string) => void;
+}
+
+/** How the localnet process ended. */
+export interface LocalnetExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when `stop()` asked for it. */
+  expected: boolean;
+  /** The end of its stderr. */
+  stderr: string;
+}
+
+/** A running localnet. */
+export interface LocalnetHandle {
+  rpcUrl: string;
+  wsUrl: string;
+  pid: number;
+  /** Changes faults at run time (`localnet_setFaults`); resolves to the new settings. */
+  control(faults: Partial<FaultSettings>): Promise<FaultSettings>;
+  /** `localnet_status`. */
+  status(): Promise<Record<string, unknown>>;
+  /** Stops the process (SIGTERM, then SIGKILL after 5 s). */
+  stop(): Promise<LocalnetExit>;
+  /** Settles when the process ends, for whatever reason. */
+  exited: Promise<LocalnetExit>;
+}
+
+const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
+const STDERR_TAIL = 16 * 1024;
+
+function envFor(options: LocalnetOptions): Record<string, string> {
+  const env: Record<string, string> = { [LOCALNET_ENV.port]: String(options.port ?? 0), [LOCALNET_ENV.exitWithStdin]: "1" };
+  const set = (key: keyof typeof LOCALNET_ENV, value: unknown) => {
+    if (value !== undefined) env[LOCALNET_ENV[key]] = String(value);
+  };
+  set("host", options.host);
+  set("slotMs", options.slotMs);
+  set("confirmSlots", options.confirmSlots);
+  set("finalizeSlots", options.finalizeSlots);
+  set("historyLimit", options.historyLimit);
+  set("blockRetention", options.blockRetention);
+  set("maxQueue", options.maxQueue);
+  set("maxTransactionsPerBlock", options.maxTransactionsPerBlock);
+  set("startSlot", options.startSlot);
+  set("maxBodyBytes", options.maxBodyBytes);
+  set("blocks", options.blocks?.join(","));
+  if (options.faults !== undefined) env[LOCALNET_ENV.faults] = JSON.stringify(options.faults);
+  if (options.seed !== undefined) env[WORLD_ENV.seed] = options.seed;
+  Object.assign(env, worldEnv(options.world), trafficEnv(options.traffic));
+  return env;
+}
+
+function worldEnv(world: LocalnetOptions["world"]): Record<string, string> {
+  if (world === undefined) return {};
+  if (typeof world === "boolean") return { [WORLD_ENV.enabled]: world ? "1" : "0" };
+  const env: Record<string, string> = { [WORLD_ENV.enabled]: "1" };
+  for (const [key, value] of Object.entries(world) as [keyof WorldLaunchOptions, unknown][]) {
+    if (value === undefined) continue;
+    env[WORLD_ENV[key]] = Array.isArray(value) ? value.join(",") : typeof value === "boolean" ? (value ? "1" : "0") : String(value);
+  }
+  return env;
+}
+
+function trafficEnv(traffic: LocalnetOptions["traffic"]): Record<string, string> {
+  if (traffic === undefined) return {};
+  if (typeof traffic === "boolean") return { [TRAFFIC_ENV.enabled]: traffic ? "1" : "0" };
+  const env: Record<string, string> = { [TRAFFIC_ENV.enabled]: "1" };
+  for (const [key, value] of Object.entries(traffic) as [keyof TrafficLaunchOptions, unknown][]) {
+    if (value !== undefined) env[TRAFFIC_ENV[key]] = String(value);
+  }
+  return env;
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+/** Spawns the localnet and resolves when it is ready; rejects if it dies or stays silent. */
+export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
+  const child = spawn(process.execPath, [...(options.execArgv ?? []), MAIN], {
+    env: { ...process.env, ...envFor(options) },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stopping = false;
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (text: string) => {
+    stderr = (stderr + text).slice(-STDERR_TAIL);
+    options.onStderr?.(text);
+  });
+  const exited = new Promise<LocalnetExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal, expected: stopping, stderr }));
+  });
+  // A failed stdin write (the child is gone) is reported through `exited`, not thrown.
+  child.stdin.on("error", () => undefined);
+
+  const stop = async (): Promise<LocalnetExit> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      stopping = true;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    }
+    return exited;
+  };
+
+  return new Promise<LocalnetHandle>((resolve, reject) => {
+    let buffered = "";
+    const timeout = setTimeout(() => {
+      void stop();
+      reject(new Error(`localnet did not become ready within ${options.startTimeoutMs ?? 30_000} ms\n${stderr}`));
+    }, options.startTimeoutMs ?? 30_000);
+    void exited.then((how) => {
+      clearTimeout(timeout);
+      reject(new Error(`localnet exited before it was ready (code ${how.code}, signal ${how.signal})\n${how.stderr}`));
+    });
+    child.on("error", (err) => {
+      clearTimeout(timeout);
+      reject(err);
+    });
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (text: string) => {
+      buffered += text;
+      let newline: number;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        let event: { event?: string; rpcUrl?: string; wsUrl?: string };
+        try {
+          event = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (event.event !== "ready" || typeof event.rpcUrl !== "string") continue;
+        clearTimeout(timeout);
+        const rpcUrl = event.rpcUrl;
+        resolve({
+          rpcUrl,
+          wsUrl: event.wsUrl ?? rpcUrl.replace(/^http/, "ws"),
+          pid: child.pid!,
+          control: (faults) => rpc(rpcUrl, "localnet_setFaults", [faults]) as Promise<FaultSettings>,
+          status: () => rpc(rpcUrl, "localnet_status", []) as Promise<Record<string, unknown>>,
+          stop,
+          exited,
+        });
+      }
+    });
+  });
+}

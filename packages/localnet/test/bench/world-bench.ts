@@ -1,0 +1,72 @@
+/**
+ * World seeding benchmark, at the issue's sizes (10,000 NFTs, 100,000 token holders) unless told:
+ *  1. in-process, step by step: build the world, write it into a real LiteSVM through the account
+ *     index's bulk API, build the DAS index, page the collection once with cursors;
+ *  2. end to end: launch a localnet process with LOCALNET_WORLD=1 and time it until ready.
+ * Budget: seeding must take under 60 s. Run: npx node packages/localnet/test/bench/world-bench.ts [nfts] [holders]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LiteSVM } from "litesvm";
+import { createAccountIndex, type SeedAccount } from "../../src/accounts/index.ts";
+import { createAssetIndex } from "../../src/das/asset-index.ts";
+import { createDasMethods } from "../../src/das/das-methods.ts";
+import { startLocalnet } from "../../src/launcher.ts";
+import { buildWorld } from "../../src/world/world-builder.ts";
+import { DEFAULT_WORLD_OPTIONS } from "../../src/world/world-options.ts";
+
+const nfts = Number(process.argv[2] ?? DEFAULT_WORLD_OPTIONS.collectionSize);
+const holders = Number(process.argv[3] ?? DEFAULT_WORLD_OPTIONS.tokenHolders);
+const BUDGET_MS = 60_000;
+
+function lap(label: string, since: number): number {
+  const now = performance.now();
+  console.log(`${label.padEnd(34)} ${((now - since) / 1000).toFixed(2).padStart(7)} s`);
+  return now;
+}
+
+console.log(`world: ${nfts} collection members, ${holders} holders of the big mint (machine load ${(await import("node:os")).loadavg()[0].toFixed(1)})`);
+const start = performance.now();
+let t = start;
+const world = buildWorld({ ...DEFAULT_WORLD_OPTIONS, collectionSize: nfts, tokenHolders: holders });
+t = lap(`build (${world.accounts.length} accounts)`, t);
+const index = createAccountIndex(new LiteSVM());
+index.seedAccounts(world.accounts as unknown as SeedAccount[]);
+t = lap("write to LiteSVM + account index", t);
+const assets = createAssetIndex({ offchainJson: world.offchainJson });
+assets.applyAccounts(world.accounts.map((a) => [a.address, a]));
+for (const c of world.compressedAssets) assets.addCompressed(c);
+t = lap(`DAS index (${assets.size} assets)`, t);
+const inProcess = performance.now() - start;
+console.log(`${"seeded in-process".padEnd(34)} ${(inProcess / 1000).toFixed(2).padStart(7)} s`);
+
+const das = createDasMethods(assets);
+let cursor: string | undefined;
+let served = 0;
+for (;;) {
+  const page = (await das.getAssetsByGroup([{ groupKey: "collection", groupValue: world.manifest.collections[0].mint, limit: 1000, cursor }], { slotAt: () => 0n })) as {
+    items: unknown[];
+    cursor?: string;
+  };
+  served += page.items.length;
+  if (page.items.length < 1000) break;
+  cursor = page.cursor;
+}
+t = lap(`page ${served} members (limit 1000)`, t);
+
+const dir = mkdtempSync(join(tmpdir(), "solgate-world-bench-"));
+const launched = performance.now();
+const localnet = await startLocalnet({
+  startTimeoutMs: 180_000,
+  world: { collectionSize: nfts, tokenHolders: holders, dir },
+  traffic: false,
+});
+const endToEnd = performance.now() - launched;
+console.log(`${"launch to ready (child process)".padEnd(34)} ${(endToEnd / 1000).toFixed(2).padStart(7)} s`);
+await localnet.stop();
+rmSync(dir, { recursive: true, force: true });
+
+const worst = Math.max(inProcess, endToEnd);
+console.log(worst < BUDGET_MS ? `OK: under the ${BUDGET_MS / 1000} s budget` : `OVER the ${BUDGET_MS / 1000} s budget`);
+process.exitCode = worst < BUDGET_MS ? 0 : 1;

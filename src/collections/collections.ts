@@ -17,7 +17,7 @@
 import { isAddress } from "@solana/kit";
 import type { Address, GetAccountInfoApi, Rpc } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
-import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { nodeErrorOf } from "../upstream/node-errors.ts";
 import type { DasClient } from "../upstream/upstream.ts";
 import { descriptionOf, displayString, imageOf, jsonUriOf, toNftItem } from "./asset-mapping.ts";
 import type { NftItem } from "./asset-mapping.ts";
@@ -131,7 +131,7 @@ export function createCollections(
     try {
       ({ value } = await rpc.getAccountInfo(address, { encoding: "base64", commitment: "confirmed" }).send({ abortSignal: signal }));
     } catch (error) {
-      const info = rpcErrorOf(error);
+      const info = nodeErrorOf(error);
       if (info === undefined) throw error;
       throw new SolgateError("UPSTREAM_UNAVAILABLE", `the node refused getAccountInfo: ${info.message.slice(0, 200)}`, { method: "getAccountInfo", rpcCode: info.code }, { cause: error, retryAfterMs: 1000 });
     }

@@ -5,11 +5,11 @@
  *
  * Params go by name (`params: {...}`), as Metaplex, Helius, Triton and QuickNode document. Some
  * servers take only positional params (Alchemy documents those; a JSON-RPC server that rejects a
- * params object answers -32602): after such a refusal the client switches to the positional form
+ * params object answers -32602, `invalid-params`): after such a refusal the client switches to the positional form
  * of the reference implementation's field order and keeps it.
  */
 import { SolgateError, isSolgateError } from "../errors.ts";
-import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { nodeErrorOf } from "../upstream/node-errors.ts";
 import type { DasClient } from "../upstream/upstream.ts";
 
 /** One asset as DAS renders it; only the fields Solgate reads, all optional (provider data). */
@@ -61,7 +61,7 @@ export function createCollectionsDas(das: DasClient): CollectionsDas {
     try {
       return await das.call<T>(method, named, options);
     } catch (error) {
-      if (rpcErrorOf(error)?.code !== -32602) throw error;
+      if (nodeErrorOf(error)?.kind !== "invalid-params") throw error;
       let result: T;
       try {
         result = await das.call<T>(method, positional, options);
@@ -111,20 +111,20 @@ function checkAsset(value: unknown, method: string): DasAsset {
 
 /** Providers word "no such asset" differently; all say "not found" (reference: "Asset Not Found"). */
 function isNotFound(error: unknown): boolean {
-  const info = rpcErrorOf(error);
+  const info = nodeErrorOf(error);
   return info !== undefined && /not\s*found/iu.test(info.message);
 }
 
 /** A DAS JSON-RPC error is the provider failing us, not the caller's mistake (addresses are checked first). */
 function providerError(error: unknown, method: string): unknown {
   if (isSolgateError(error)) return error;
-  const info = rpcErrorOf(error);
+  const info = nodeErrorOf(error);
   if (info === undefined) {
     // Not a JSON-RPC error Solgate can read (kit fails to build errors for codes it does not know,
     // such as DAS's -32000): still the provider failing, not a bug of the caller's.
     return new SolgateError("UPSTREAM_UNAVAILABLE", `the DAS provider's answer to ${method} could not be read`, { method, failure: "bad_response" }, { cause: error, retryAfterMs: 1000 });
   }
-  const hint = info.code === -32601 ? "; the chain's DAS endpoint does not serve it (set a DAS URL for this chain)" : "";
+  const hint = info.kind === "method-not-found" ? "; the chain's DAS endpoint does not serve it (set a DAS URL for this chain)" : "";
   return new SolgateError(
     "UPSTREAM_UNAVAILABLE",
     `the DAS provider refused ${method}: ${info.message.slice(0, 200)}${hint}`,

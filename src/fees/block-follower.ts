@@ -3,8 +3,8 @@
  * every slot since the last one read with `getBlock` (confirmed, base64, no rewards), a few at a time,
  * feeding them to the window in slot order.
  *
- * - Skipped slots (-32007, -32009, or a block cleaned up, -32001) slide the window without a block.
- * - A slot whose block is "not available" yet (-32004 or a null result) is retried on the next ticks,
+ * - Skipped slots (a `slot-skipped` node error: skipped, or a block cleaned up) slide the window without a block.
+ * - A slot whose block is not available yet (`block-not-available`, or a null result) is retried on the next ticks,
  *   then treated as skipped, so one missing block never stalls the window.
  * - After a gap (startup, an outage, a slow upstream) it reads at most `maxCatchUpSlots` of the newest
  *   slots and drops the rest: recent blocks matter more than complete ones, and catching up must be bounded.
@@ -12,16 +12,10 @@
  *   next tick resumes at the same slot; the caller sees the count of consecutive failures.
  */
 import type { GetBlockApi, GetSlotApi, Rpc } from "@solana/kit";
-import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { nodeErrorOf } from "../upstream/node-errors.ts";
 import { pricesOfBlock } from "./block-transactions.ts";
 import type { FeeWindow } from "./fee-window.ts";
 
-/** JSON-RPC codes that mean "there is no block in this slot and there never will be". */
-const NO_BLOCK_CODES = new Set([-32001, -32007, -32009]);
-/** "Block not available for slot": not (yet) confirmed or not (yet) stored. */
-const BLOCK_NOT_AVAILABLE = -32004;
-/** The node does not serve getBlock at all. */
-const METHOD_NOT_FOUND = -32601;
 
 /** Options of {@link createBlockFollower}. */
 export interface BlockFollowerOptions {
@@ -110,9 +104,9 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
         .send({ abortSignal });
       return block === null ? { kind: "not-available" } : { kind: "block", block: block as { transactions?: unknown } };
     } catch (error) {
-      const code = rpcErrorOf(error)?.code;
-      if (code !== undefined && NO_BLOCK_CODES.has(code)) return { kind: "skipped" };
-      if (code === BLOCK_NOT_AVAILABLE) return { kind: "not-available" };
+      const kind = nodeErrorOf(error)?.kind;
+      if (kind === "slot-skipped") return { kind: "skipped" };
+      if (kind === "block-not-available") return { kind: "not-available" };
       return { kind: "failed", error };
     }
   }
@@ -120,7 +114,7 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
   function fail(error: unknown): void {
     consecutiveFailures++;
     lastError = error;
-    if (rpcErrorOf(error)?.code === METHOD_NOT_FOUND) refused = true;
+    if (nodeErrorOf(error)?.kind === "method-not-found") refused = true;
   }
 
   return {

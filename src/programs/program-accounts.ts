@@ -6,7 +6,7 @@
  */
 import type { Address, GetAccountInfoApi, GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
-import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { nodeErrorOf } from "../upstream/node-errors.ts";
 import type { Upstream } from "../upstream/upstream.ts";
 import { indexAfter, sortAddresses } from "./address-order.ts";
 import { toProgramAccountItem } from "./account-mapping.ts";
@@ -156,15 +156,15 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
 }
 
 /**
- * A failed key scan: nodes refuse scans they will not serve with -32010 (key excluded from a
- * secondary index) or -32012 (scan error), and an unfiltered scan that times out is too broad rather
+ * A failed key scan: nodes refuse scans they will not serve (`scan-refused`: key excluded from a
+ * secondary index, or a scan error), and an unfiltered scan that times out is too broad rather
  * than an outage. Anything else passes through.
  */
 function tooBroadOr(error: unknown, query: NormalizedQuery): unknown {
-  const code = rpcErrorOf(error)?.code;
+  const scanRefused = nodeErrorOf(error)?.kind === "scan-refused";
   const timedOutUnfiltered =
     !isFiltered(query) && isSolgateError(error) && error.reason === "UPSTREAM_UNAVAILABLE" && error.details.failure === "timeout";
-  if (code === -32010 || code === -32012 || timedOutUnfiltered) {
+  if (scanRefused || timedOutUnfiltered) {
     return new SolgateError(
       "QUERY_TOO_BROAD",
       `the node will not scan all accounts of ${query.programId} for this query; add a size or match filter`,

@@ -5,13 +5,10 @@
  */
 import type { Base64EncodedWireTransaction, Rpc, SendTransactionApi, SimulateTransactionApi } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
-import { rpcErrorOf } from "../upstream/rpc-errors.ts";
+import { nodeErrorOf } from "../upstream/node-errors.ts";
 import { blockhashExpired } from "./blockhash-cache.ts";
-import { describeTransactionError, isTransactionErrorNamed } from "./transaction-error.ts";
+import { describeTransactionError } from "./transaction-error.ts";
 
-/** JSON-RPC codes a node uses for a transaction it refuses outright. */
-const PREFLIGHT_FAILURE = -32002;
-const REFUSED_TRANSACTION_CODES = new Set([-32003, -32006, -32013, -32015, -32602]);
 const LOGS_IN_DETAILS = 50;
 
 /** What a simulation said. */
@@ -27,30 +24,19 @@ export function toBase64Wire(wire: Uint8Array): Base64EncodedWireTransaction {
   return Buffer.from(wire.buffer, wire.byteOffset, wire.byteLength).toString("base64") as Base64EncodedWireTransaction;
 }
 
-function errOfRpcError(e: unknown): unknown {
-  const data = rpcErrorOf(e)?.data;
-  return data !== null && typeof data === "object" ? (data as { err?: unknown }).err : undefined;
-}
-
 /** Whether `e` is a node saying the transaction was already processed (success for a resend). */
 export function isAlreadyProcessedError(e: unknown): boolean {
-  const info = rpcErrorOf(e);
-  if (info === undefined) return false;
-  return isTransactionErrorNamed(errOfRpcError(e), "AlreadyProcessed") || /already (been )?processed/i.test(info.message);
+  return nodeErrorOf(e)?.kind === "already-processed";
 }
 
 /** Turns a node's refusal of the transaction itself into INVALID_TRANSACTION; other errors pass unchanged. */
 function refusalOf(e: unknown, blockhash: string): unknown {
   if (isSolgateError(e)) return e;
-  const info = rpcErrorOf(e);
-  if (info === undefined) return e;
-  const err = errOfRpcError(e);
-  if (isTransactionErrorNamed(err, "BlockhashNotFound") || /blockhash not found/i.test(info.message)) {
-    return blockhashExpired(blockhash);
-  }
-  if (REFUSED_TRANSACTION_CODES.has(info.code)) {
-    return new SolgateError("INVALID_TRANSACTION", `the node refused the transaction: ${info.message}`, {
-      rpcCode: info.code,
+  const error = nodeErrorOf(e);
+  if (error?.kind === "blockhash-not-found") return blockhashExpired(blockhash);
+  if (error?.kind === "transaction-rejected" || error?.kind === "invalid-params") {
+    return new SolgateError("INVALID_TRANSACTION", `the node refused the transaction: ${error.message}`, {
+      rpcCode: error.code,
     });
   }
   return e;
@@ -120,17 +106,11 @@ export async function sendWire(
       .send();
     return "sent";
   } catch (e) {
-    if (isAlreadyProcessedError(e)) return "already-processed";
-    if (rpcErrorOf(e)?.code === PREFLIGHT_FAILURE) {
+    const error = nodeErrorOf(e);
+    if (error?.kind === "already-processed") return "already-processed";
+    if (error?.kind === "preflight-failed") {
       // The node's simulation said no (a preflight, or a node that ignores skipPreflight). Nothing was sent.
-      const data = rpcErrorOf(e)?.data as { err?: unknown; logs?: string[]; unitsConsumed?: number } | undefined;
-      if (!isTransactionErrorNamed(data?.err, "BlockhashNotFound")) {
-        throw simulationFailed({
-          err: data?.err ?? null,
-          logs: data?.logs ?? [],
-          unitsConsumed: data?.unitsConsumed === undefined ? undefined : BigInt(data.unitsConsumed),
-        });
-      }
+      throw simulationFailed({ err: error.err, logs: error.logs, unitsConsumed: error.unitsConsumed });
     }
     throw refusalOf(e, options.blockhash);
   }

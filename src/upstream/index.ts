@@ -4,6 +4,8 @@ export type { Upstream, UpstreamOptions, DasClient, DasCallOptions, ProgramAccou
 export type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
 export { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 export { rpcErrorOf, isRpcErrorCode } from "./rpc-errors.ts";
+export { nodeErrorOf } from "./node-errors.ts";
+export type { NodeError, NodeErrorKind } from "./node-errors.ts";
 export type { RpcErrorInfo } from "./rpc-errors.ts";
 export { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";

@@ -4,7 +4,7 @@
  * jitter on HTTP 429/5xx, timeouts, network errors and unhealthy nodes, failing over across the
  * configured URLs and remembering which one answered last.
  */
-import { isSolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
+import { isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
 import type { RpcTransport } from "@solana/kit";
 import type { Semaphore } from "./semaphore.ts";
 import type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
@@ -48,8 +48,8 @@ export interface ResilientTransportOptions {
   random?: () => number;
 }
 
-/** JSON-RPC code of "Node is unhealthy": another node may well be healthy, so it is retried like a 503. */
-const NODE_UNHEALTHY = -32005;
+/** "Node is unhealthy": another node may well be healthy, so it is retried like a 503. */
+const NODE_UNHEALTHY = SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY;
 
 /** Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps. */
 export function createResilientTransport(options: ResilientTransportOptions): RpcTransport {

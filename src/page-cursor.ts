@@ -5,6 +5,9 @@
  * refused by another; the key is where the next page starts, so page 1,000 costs what page 1 costs.
  * The checksum catches corrupted or hand-edited cursors; a forged one could only start the caller's
  * own listing at another key, which it may do anyway.
+ *
+ * The one keyset-cursor module: each listing makes its cursors with {@link keysetCursors}, saying how
+ * its scope is derived and what to tell a caller who brings another listing's cursor.
  */
 import { createHash } from "node:crypto";
 import { getAddressDecoder, getAddressEncoder } from "@solana/kit";
@@ -46,6 +49,22 @@ export function decodeKeysetCursor(cursor: string, scope: Uint8Array, otherListi
   }
   if (!Buffer.from(scope.subarray(0, CURSOR_SCOPE_BYTES)).equals(body.subarray(1, 1 + CURSOR_SCOPE_BYTES))) throw invalidCursor(otherListing);
   return addressDecoder.decode(body.subarray(1 + CURSOR_SCOPE_BYTES));
+}
+
+/** The cursors of one kind of listing, scoped by `Scope` (a collection address, a query hash, ...). */
+export interface KeysetCursors<Scope> {
+  /** The cursor continuing the listing `scope` after the base58 32-byte key `lastKey`. */
+  encode(scope: Scope, lastKey: string): string;
+  /** The last key of the previous page; throws as {@link decodeKeysetCursor} does. */
+  decode(cursor: string, scope: Scope): Address;
+}
+
+/** Cursors whose scope is `scopeBytes(scope)` (its first 16 bytes count), refusing another listing's with `otherListing`. */
+export function keysetCursors<Scope>(scopeBytes: (scope: Scope) => Uint8Array, otherListing: string): KeysetCursors<Scope> {
+  return {
+    encode: (scope, lastKey) => encodeKeysetCursor(scopeBytes(scope), lastKey),
+    decode: (cursor, scope) => decodeKeysetCursor(cursor, scopeBytes(scope), otherListing),
+  };
 }
 
 function checksum(body: Uint8Array): Buffer {

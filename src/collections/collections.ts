@@ -14,9 +14,11 @@
  * in step as members are verified, unverified and burnt); otherwise the members are counted through
  * DAS with the same membership check as the listing, and the count is cached.
  */
+import { createHash } from "node:crypto";
 import { isAddress } from "@solana/kit";
 import type { Address, GetAccountInfoApi, Rpc } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
+import { CURSOR_SCOPE_BYTES, keysetCursors } from "../page-cursor.ts";
 import { nodeErrorOf } from "../upstream/node-errors.ts";
 import type { DasClient } from "../upstream/upstream.ts";
 import { descriptionOf, displayString, imageOf, jsonUriOf, toNftItem } from "./asset-mapping.ts";
@@ -29,11 +31,21 @@ import type { FloorPrice, FloorPriceLookup } from "./market/market-source.ts";
 import { scanMembers } from "./member-scan.ts";
 import { createOffchainJson } from "./offchain-json.ts";
 import type { OffchainJson } from "./offchain-json.ts";
-import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
-import { decodeCollectionMetadata, metadataAddress, TOKEN_METADATA_PROGRAM } from "./token-metadata.ts";
+import { TOKEN_METADATA_PROGRAM } from "../solana/program-ids.ts";
+import { decodeCollectionMetadata, metadataAddress } from "./token-metadata.ts";
 import type { CollectionMetadata } from "./token-metadata.ts";
 
 export type { NftItem, NftStandard } from "./asset-mapping.ts";
+
+/**
+ * ListCollectionNfts cursors: scoped by a hash of the collection address, so a cursor of one collection
+ * is refused for another, and keyed by the last id consumed: the DAS keyset position (`after`, sorted
+ * by id), so page 10 costs what page 1 costs.
+ */
+export const collectionCursors = keysetCursors(
+  (collection: string) => createHash("sha256").update("solgate.collections.v1:").update(collection).digest().subarray(0, CURSOR_SCOPE_BYTES),
+  "the cursor belongs to another collection; send the address of the first page",
+);
 export type { FloorPrice } from "./market/market-source.ts";
 
 /** A collection as GetCollection shows it. */
@@ -219,13 +231,13 @@ export function createCollections(
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
         throw new SolgateError("INVALID_PARAMETER", `limit must be 1-${MAX_LIMIT} (0 means ${DEFAULT_LIMIT}), got ${limit}`, { field: "limit" });
       }
-      const after = request.cursor ? decodePageCursor(request.cursor, address) : undefined;
+      const after = request.cursor ? collectionCursors.decode(request.cursor, address) : undefined;
       const members: DasAsset[] = [];
       const scan = await scanMembers(das, { collection: address, after, want: limit, maxCalls: maxCallsPerPage, onMember: (a) => members.push(a), signal });
       if (after === undefined && members.length === 0 && scan.ended) await assertIsCollection(address, signal);
       const items = members.map(toNftItem);
       await fillImages(items, members);
-      const nextCursor = scan.ended || scan.last === undefined ? null : encodePageCursor(address, scan.last);
+      const nextCursor = scan.ended || scan.last === undefined ? null : collectionCursors.encode(address, scan.last);
       return { address, items, nextCursor };
     },
   };

@@ -1,8 +1,14 @@
 /**
- * A small LRU cache whose entries each carry their own time to live (so a failure can be kept for
+ * An LRU cache whose entries each carry their own time to live (so a failure can be kept for
  * seconds and a success for minutes), with single-flight loading: concurrent misses for one key
  * share one load.
+ *
+ * Recency and eviction are the `lru-cache` package's. The expiry stays here, a comparison on read:
+ * lru-cache's TTL reads its own clock (`perf`) and treats an entry started at time 0 as never
+ * stale, while this cache takes an injectable `now` and must still hand out an expired entry to
+ * `peek` (stale-if-busy answers).
  */
+import { LRUCache } from "lru-cache";
 
 /** Options of {@link createLruCache}. */
 export interface LruCacheOptions {
@@ -37,8 +43,7 @@ interface Entry<V> {
 
 export function createLruCache<V>(options: LruCacheOptions): LruCache<V> {
   const now = options.now ?? Date.now;
-  // Map order is insertion order: re-inserting on use keeps the least recently used first.
-  const entries = new Map<string, Entry<V>>();
+  const entries = new LRUCache<string, Entry<V>>({ max: Math.max(1, options.maxEntries) });
   const loading = new Map<string, Promise<V>>();
 
   function set(key: string, value: V, ttlMs: number): void {
@@ -46,21 +51,20 @@ export function createLruCache<V>(options: LruCacheOptions): LruCache<V> {
     if (ttlMs <= 0 || options.maxEntries <= 0) return;
     const t = now();
     entries.set(key, { value, storedAt: t, expiresAt: t + ttlMs });
-    while (entries.size > options.maxEntries) entries.delete(entries.keys().next().value as string);
   }
 
   function get(key: string): V | undefined {
-    const entry = entries.get(key);
+    // peek first: an expired entry must not be refreshed as most recently used.
+    const entry = entries.peek(key);
     if (entry === undefined || entry.expiresAt <= now()) return undefined;
-    entries.delete(key);
-    entries.set(key, entry);
+    entries.get(key);
     return entry.value;
   }
 
   return {
     get,
     peek(key) {
-      const entry = entries.get(key);
+      const entry = entries.peek(key);
       return entry === undefined ? undefined : { value: entry.value, storedAt: entry.storedAt };
     },
     set,

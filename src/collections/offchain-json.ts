@@ -5,7 +5,7 @@
  * and failures for a short while. A caller never waits past its deadline: a fetch still running
  * then goes on in the background and fills the cache for the next request.
  */
-import { createSemaphore } from "../upstream/semaphore.ts";
+import pLimit from "p-limit";
 import { httpGet } from "./http-get.ts";
 import type { HttpGetOptions, HttpGetResult } from "./http-get.ts";
 import { createLruCache } from "./lru-cache.ts";
@@ -79,23 +79,22 @@ export function createOffchainJson(options: OffchainJsonOptions = {}): OffchainJ
   const failureTtlMs = options.failureTtlMs ?? 60_000;
   const maxQueued = options.maxQueued ?? 256;
   const get = options.get ?? httpGet;
-  const slots = createSemaphore(options.maxConcurrent ?? 16);
+  const slots = pLimit(options.maxConcurrent ?? 16);
   const cache = createLruCache<OffchainFields | null>({ maxEntries: options.maxEntries ?? 10_000, now: options.now });
 
   async function fetchFields(uri: string): Promise<{ value: OffchainFields | null; ttlMs: number }> {
-    if (slots.waiting >= maxQueued) return { value: null, ttlMs: 0 };
-    const release = await slots.acquire();
-    try {
-      const response = await get(uri, { timeoutMs, maxBytes, allowPrivateNetworks: options.allowPrivateNetworks ?? false });
-      const json: unknown = JSON.parse(response.body.toString("utf8"));
-      if (typeof json !== "object" || json === null || Array.isArray(json)) return { value: null, ttlMs: failureTtlMs };
-      const doc = json as Record<string, unknown>;
-      return { value: { description: safeDescription(doc.description), image: safeImageUrl(doc.image) }, ttlMs };
-    } catch {
-      return { value: null, ttlMs: failureTtlMs };
-    } finally {
-      release();
-    }
+    if (slots.pendingCount >= maxQueued) return { value: null, ttlMs: 0 };
+    return slots(async () => {
+      try {
+        const response = await get(uri, { timeoutMs, maxBytes, allowPrivateNetworks: options.allowPrivateNetworks ?? false });
+        const json: unknown = JSON.parse(response.body.toString("utf8"));
+        if (typeof json !== "object" || json === null || Array.isArray(json)) return { value: null, ttlMs: failureTtlMs };
+        const doc = json as Record<string, unknown>;
+        return { value: { description: safeDescription(doc.description), image: safeImageUrl(doc.image) }, ttlMs };
+      } catch {
+        return { value: null, ttlMs: failureTtlMs };
+      }
+    });
   }
 
   return {

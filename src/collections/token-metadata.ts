@@ -10,12 +10,11 @@
  * collection Option<{verified bool, key [32]}>, uses Option<{use_method u8, remaining u64, total u64}>,
  * collection_details Option<V1 {size u64} | V2 {padding [8]}>.
  */
-import bs58 from "bs58";
 import { getAddressEncoder, getProgramDerivedAddress } from "@solana/kit";
 import type { Address } from "@solana/kit";
+import { base58OfKey } from "../solana/base58-key.ts";
+import { TOKEN_METADATA_PROGRAM } from "../solana/program-ids.ts";
 
-/** The Token Metadata program. */
-export const TOKEN_METADATA_PROGRAM = "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s" as Address;
 const METADATA_V1 = 4;
 
 /** What Solgate reads from a Metadata account. */
@@ -82,7 +81,7 @@ class Reader {
   }
   key(): string {
     this.need(32);
-    const v = bs58.encode(this.data.subarray(this.offset, this.offset + 32));
+    const v = base58OfKey(this.data, this.offset);
     this.offset += 32;
     return v;
   }

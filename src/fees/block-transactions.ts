@@ -8,12 +8,11 @@
  * counted and skipped rather than failing the block.
  */
 import { getBase58Encoder } from "@solana/kit";
-import { base58OfKey } from "./base58-key.ts";
-import { COMPUTE_BUDGET_PROGRAM, readComputeUnitPrice } from "../solana/compute-budget.ts";
+import { base58OfKey } from "../solana/base58-key.ts";
+import { readComputeUnitPrice } from "../solana/compute-budget.ts";
+import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
 
-/** The Vote program: its transactions are consensus traffic, not fee-market bids. */
-export const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
-
+// Vote transactions are consensus traffic, not fee-market bids.
 const VOTE_KEY = Uint8Array.from(getBase58Encoder().encode(VOTE_PROGRAM));
 const COMPUTE_BUDGET_KEY = Uint8Array.from(getBase58Encoder().encode(COMPUTE_BUDGET_PROGRAM));
 const KEY_BYTES = 32;

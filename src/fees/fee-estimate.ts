@@ -11,8 +11,11 @@ export const PRICE_UNIT = "microLamportsPerComputeUnit";
 /** Where levels come from. */
 export type FeeSource = "blocks" | "recentPrioritizationFees" | "none";
 
+/** The named levels a client may pick for its transaction (`auto` is the recommendation); the one list of them. */
+export const PRIORITY_LEVELS = ["auto", "low", "medium", "high"] as const;
+
 /** A named level a client may pick for its transaction. */
-export type PriorityLevelName = "auto" | "low" | "medium" | "high";
+export type PriorityLevelName = (typeof PRIORITY_LEVELS)[number];
 
 /** Price levels plus the recommendation, in micro-lamports per compute unit. */
 export interface PriorityLevels extends FeeLevels {

@@ -4,12 +4,11 @@
  * so a cached copy is right for every index it holds; an index past its end means "refetch once".
  */
 import type { Address, GetMultipleAccountsApi, Rpc } from "@solana/kit";
-import { base58OfKey } from "./base58-key.ts";
+import { base58OfKey } from "../solana/base58-key.ts";
 import { SolgateError } from "../errors.ts";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "../solana/program-ids.ts";
 import type { CompiledMessage } from "../solana/wire-transaction.ts";
 
-/** The Address Lookup Table program, owner of every table. */
-export const ADDRESS_LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111";
 /** Bytes before the first address: type u32, deactivation slot u64, last extended slot u64 and its start index u8, authority Option<Pubkey>, padding u16. */
 export const LOOKUP_TABLE_HEADER_BYTES = 56;
 /** getMultipleAccounts takes at most this many addresses. */

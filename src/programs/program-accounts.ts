@@ -1,11 +1,12 @@
 /**
  * Pages of the accounts a program owns. getProgramAccounts has no pagination, so a listing fetches
  * the matching keys only (a zero-length data slice), sorts them by address, and fetches the data of
- * one page at a time with getMultipleAccounts. Cursors are stateless (see page-cursor.ts); a short-
+ * one page at a time with getMultipleAccounts. Cursors are stateless (see src/page-cursor.ts); a short-
  * lived key cache makes later pages as cheap as the first.
  */
 import type { Address, GetAccountInfoApi, GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
+import { keysetCursors } from "../page-cursor.ts";
 import { nodeErrorOf } from "../upstream/node-errors.ts";
 import type { Upstream } from "../upstream/upstream.ts";
 import { indexAfter, sortAddresses } from "./address-order.ts";
@@ -13,7 +14,6 @@ import { toProgramAccountItem } from "./account-mapping.ts";
 import type { ProgramAccountItem, RpcAccount } from "./account-mapping.ts";
 import { createKeyListCache } from "./key-list-cache.ts";
 import type { KeyListCacheOptions } from "./key-list-cache.ts";
-import { decodeCursor, encodeCursor } from "./page-cursor.ts";
 import { isFiltered, normalizeQuery, toRpcFilters } from "./program-query.ts";
 import type { NormalizedQuery, ProgramAccountsQuery } from "./program-query.ts";
 import { DEFAULT_BROAD_PROGRAMS, tokenProgramName } from "./token-programs.ts";
@@ -62,6 +62,12 @@ export interface ProgramAccountsOptions {
 const COMMITMENT = "confirmed";
 /** getMultipleAccounts takes at most 100 addresses. */
 const MULTIPLE_ACCOUNTS_CHUNK = 100;
+
+/** ListProgramAccounts cursors: scoped by the query's hash and keyed by the last address of the page. */
+export const programCursors = keysetCursors(
+  (queryHash: Uint8Array) => queryHash,
+  "the cursor belongs to another query; send the same programId, size and match as for the first page",
+);
 
 /** Creates the core over a chain's upstream. */
 export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream }, options: ProgramAccountsOptions = {}): ProgramAccounts {
@@ -136,7 +142,7 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
   return {
     async list(request) {
       const query = normalizeQuery(request);
-      const after = request.cursor ? decodeCursor(request.cursor, query.hash) : undefined;
+      const after = request.cursor ? programCursors.decode(request.cursor, query.hash) : undefined;
       if (broadPrograms.has(query.programId) && query.matches.length === 0) {
         throw new SolgateError(
           "QUERY_TOO_BROAD",
@@ -149,7 +155,7 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
       const end = Math.min(keys.length, start + query.limit);
       const pageKeys = keys.slice(start, end);
       const items = pageKeys.length > 0 ? await fetchItems(query.programId, pageKeys) : [];
-      const nextCursor = end < keys.length ? encodeCursor(query.hash, pageKeys[pageKeys.length - 1]) : null;
+      const nextCursor = end < keys.length ? programCursors.encode(query.hash, pageKeys[pageKeys.length - 1]) : null;
       return { programId: query.programId, items, nextCursor };
     },
   };

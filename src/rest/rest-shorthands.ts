@@ -7,6 +7,8 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { PriorityFeeSchema, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
 import { SolgateError } from "../errors.ts";
+import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
+import type { PriorityLevelName } from "../fees/fee-estimate.ts";
 
 /** How one message type reads and renders on the REST surface. */
 export interface RestShorthand {
@@ -19,12 +21,9 @@ export interface RestShorthand {
   readonly schema: Record<string, unknown>;
 }
 
-const LEVELS: Record<string, PriorityLevel> = {
-  auto: PriorityLevel.AUTO,
-  low: PriorityLevel.LOW,
-  medium: PriorityLevel.MEDIUM,
-  high: PriorityLevel.HIGH,
-};
+const LEVELS: Record<string, PriorityLevel> = Object.fromEntries(
+  PRIORITY_LEVELS.map((name) => [name, PriorityLevel[name.toUpperCase() as Uppercase<PriorityLevelName>]]),
+);
 const LEVEL_WORDS = new Map(Object.entries(LEVELS).map(([word, level]) => [level, word]));
 const U64_MAX = 2n ** 64n - 1n;
 
@@ -41,7 +40,7 @@ const priorityFee: RestShorthand = {
     if (micro !== undefined && micro >= 0n && micro <= U64_MAX) return { choice: { case: "microLamports", value: micro } };
     throw new SolgateError(
       "INVALID_PARAMETER",
-      `${path} must be "auto", "low", "medium", "high" or a whole number of micro-lamports per compute unit`,
+      `${path} must be ${PRIORITY_LEVELS.map((name) => `"${name}"`).join(", ")} or a whole number of micro-lamports per compute unit`,
       { field: path },
     );
   },

@@ -16,6 +16,8 @@ import { PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
 import type { PriorityFee } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
 import { toFeeEstimateMessage } from "./fee-service.ts";
+import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
+import type { PriorityLevelName } from "../fees/fee-estimate.ts";
 import { parsePriorityFee } from "../transactions/priority-fee.ts";
 import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
 import type { ChainError } from "../transactions/transaction-error.ts";
@@ -82,10 +84,7 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
 
 const LEVEL_NAMES: Partial<Record<PriorityLevel, string>> = {
   [PriorityLevel.UNSPECIFIED]: "auto",
-  [PriorityLevel.AUTO]: "auto",
-  [PriorityLevel.LOW]: "low",
-  [PriorityLevel.MEDIUM]: "medium",
-  [PriorityLevel.HIGH]: "high",
+  ...Object.fromEntries(PRIORITY_LEVELS.map((name) => [PriorityLevel[name.toUpperCase() as Uppercase<PriorityLevelName>], name])),
 };
 
 function priorityFeeOf(fee: PriorityFee | undefined): PriorityFeeChoice {

@@ -2,9 +2,8 @@
  * What a message asks of the Compute Budget program, and the fee that follows from it.
  * Works on compiled messages so that it serves client drafts and recorded blocks alike.
  */
+import { BUILTIN_PROGRAMS, COMPUTE_BUDGET_PROGRAM } from "./program-ids.ts";
 
-/** The Compute Budget program's address. */
-export const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
 /** Lamports charged per signature. */
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 /** Compute units granted per non-builtin instruction when a transaction sets no limit. */
@@ -13,23 +12,6 @@ export const DEFAULT_INSTRUCTION_COMPUTE_UNITS = 200_000;
 export const BUILTIN_INSTRUCTION_COMPUTE_UNITS = 3_000;
 /** The most compute units one transaction may use. */
 export const MAX_COMPUTE_UNITS = 1_400_000;
-
-// Programs the runtime runs natively; their instructions get the small default allowance.
-const BUILTIN_PROGRAMS = new Set([
-  "11111111111111111111111111111111",
-  COMPUTE_BUDGET_PROGRAM,
-  "AddressLookupTab1e1111111111111111111111111",
-  "Vote111111111111111111111111111111111111111",
-  "Stake11111111111111111111111111111111111111",
-  "Config1111111111111111111111111111111111111",
-  "BPFLoader1111111111111111111111111111111111",
-  "BPFLoader2111111111111111111111111111111111",
-  "BPFLoaderUpgradeab1e11111111111111111111111",
-  "LoaderV411111111111111111111111111111111111",
-  "Ed25519SigVerify111111111111111111111111111",
-  "KeccakSecp256k11111111111111111111111111111",
-  "Secp256r1SigVerify1111111111111111111111111",
-]);
 
 /** The parts of a compiled message this module reads. */
 export interface InstructionView {

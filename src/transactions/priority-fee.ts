@@ -3,12 +3,8 @@
  * turned into a compute-unit price with the fee market's help.
  */
 import { SolgateError } from "../errors.ts";
-
-/** The named levels a client may choose. */
-export const PRIORITY_LEVELS = ["auto", "low", "medium", "high"] as const;
-
-/** A named level. */
-export type PriorityLevelName = (typeof PRIORITY_LEVELS)[number];
+import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
+import type { PriorityLevelName } from "../fees/fee-estimate.ts";
 
 /** A checked priority-fee request. */
 export type PriorityFeeChoice =

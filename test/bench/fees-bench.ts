@@ -27,7 +27,7 @@ import { createChainRegistry } from "../../src/chains.ts";
 import type { ChainContext } from "../../src/chains.ts";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
 import { createFeeWindow } from "../../src/fees/fee-window.ts";
-import { base58OfKey } from "../../src/fees/base58-key.ts";
+import { base58OfKey } from "../../src/solana/base58-key.ts";
 import { startLocalnet } from "@solgate/localnet";
 import { planTraffic } from "@solgate/localnet/testing";
 import { parseTrafficConfig } from "@solgate/localnet/testing";

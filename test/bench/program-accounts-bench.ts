@@ -5,7 +5,7 @@
  */
 import { createUpstream } from "../../src/upstream/upstream.ts";
 import { createProgramAccounts } from "../../src/programs/program-accounts.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/programs/token-programs.ts";
+import { TOKEN_PROGRAM as TOKEN_PROGRAM_ID } from "../../src/solana/program-ids.ts";
 import { startSeededLocalnet } from "../programs/localnet-world.ts";
 
 const holders = Number(process.argv[2] ?? 100_000);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { decodePageCursor, encodePageCursor } from "../../src/collections/page-cursor.ts";
+import { collectionCursors } from "../../src/collections/collections.ts";
 import { SolgateError } from "../../src/errors.ts";
+
+const { encode: encodePageCursor, decode: decodePageCursor } = collectionCursors;
 
 const A = "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH";
 const B = "J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w";

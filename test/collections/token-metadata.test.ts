@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Address } from "@solana/kit";
-import { cleanString, decodeCollectionMetadata, metadataAddress, TOKEN_METADATA_PROGRAM } from "../../src/collections/token-metadata.ts";
+import { cleanString, decodeCollectionMetadata, metadataAddress } from "../../src/collections/token-metadata.ts";
+import { TOKEN_METADATA_PROGRAM } from "../../src/solana/program-ids.ts";
 import { decodeMetadata, encodeMetadata, trimNul } from "@solgate/localnet/testing";
 import { buildGeneratedCollection } from "@solgate/localnet/testing";
 import { DEFAULT_WORLD_OPTIONS } from "@solgate/localnet/testing";

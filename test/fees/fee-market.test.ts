@@ -4,7 +4,7 @@ import type { Address } from "@solana/kit";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
 import type { FeeMarketOptions } from "../../src/fees/fee-market.ts";
 import { levelsOf } from "../../src/fees/percentile.ts";
-import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "../../src/fees/lookup-tables.ts";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "../../src/solana/program-ids.ts";
 import { isSolgateError } from "../../src/errors.ts";
 import { createScriptedNode, lookupTableData, pricedTransaction, randomAddress } from "./scripted-node.ts";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Address } from "@solana/kit";
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, createLookupTableResolver, decodeLookupTable } from "../../src/fees/lookup-tables.ts";
+import { createLookupTableResolver, decodeLookupTable } from "../../src/fees/lookup-tables.ts";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "../../src/solana/program-ids.ts";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
 import { createScriptedNode, lookupTableData, pricedTransaction, randomAddress } from "./scripted-node.ts";
 

@@ -5,7 +5,7 @@ import type { Upstream } from "../../src/upstream/upstream.ts";
 import { createProgramAccounts } from "../../src/programs/program-accounts.ts";
 import type { ProgramAccountItem, ProgramAccountsQuery } from "../../src/programs/program-accounts.ts";
 import { compareAddresses } from "../../src/programs/address-order.ts";
-import { TOKEN_PROGRAM_ID } from "../../src/programs/token-programs.ts";
+import { TOKEN_PROGRAM as TOKEN_PROGRAM_ID } from "../../src/solana/program-ids.ts";
 import { SolgateError } from "../../src/errors.ts";
 import { startSeededLocalnet } from "./localnet-world.ts";
 import type { SeededLocalnet } from "./localnet-world.ts";

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { getBase58Decoder } from "@solana/kit";
 import { normalizeQuery, toRpcFilters } from "../../src/programs/program-query.ts";
 import type { ProgramAccountsQuery } from "../../src/programs/program-query.ts";
-import { decodeCursor, encodeCursor } from "../../src/programs/page-cursor.ts";
+import { programCursors } from "../../src/programs/program-accounts.ts";
 import { SolgateError } from "../../src/errors.ts";
 
+const { encode: encodeCursor, decode: decodeCursor } = programCursors;
 const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v";
 const OWNER = "vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg";

@@ -12,10 +12,10 @@ import type { FeeEstimate } from "../../../gen/solgate/v1/fee_pb.js";
 import { DataFormat } from "../../../gen/solgate/v1/program_pb.js";
 import { TransactionStatus } from "../../../gen/solgate/v1/transaction_pb.js";
 import type { WatchStatusResponse } from "../../../gen/solgate/v1/transaction_service_pb.js";
+import { TOKEN_PROGRAM } from "../../solana/program-ids.ts";
 import { createSolgateClients, describeError } from "./solgate-client.ts";
 import type { BrowserProtocol, SolgateClients } from "./solgate-client.ts";
 
-const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 const params = new URLSearchParams(location.search);
 const settings = {

@@ -4,7 +4,7 @@ import vm from "node:vm";
 import bs58 from "bs58";
 import { describe, expect, it } from "vitest";
 import { getBase58Decoder } from "@solana/kit";
-import { base58OfKey } from "../../src/fees/base58-key.ts";
+import { base58OfKey } from "../../src/solana/base58-key.ts";
 
 describe("base58 of 32-byte keys", () => {
   it("matches kit's codec on random keys, leading zeros and the extremes", () => {

@@ -5,6 +5,10 @@
  * up to 100,000 addresses, so this one writes the digits into a byte buffer and makes one flat string.
  * It divides the 256-bit number by 58^5 at a time over 16-bit limbs (remainder * 2^16 + limb < 2^53,
  * so doubles stay exact), which also makes it faster than bs58.
+ *
+ * The gateway's one base58 encoder of keys (bs58 still decodes, and encodes other lengths). The localnet
+ * package has its own (packages/localnet/src/accounts/base58.ts): the gateway must run without the
+ * localnet installed, and the localnet must not reach into the gateway's sources.
  */
 
 const ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";

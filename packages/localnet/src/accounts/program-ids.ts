@@ -1,4 +1,4 @@
-/** Well-known program and account addresses the account methods treat specially. */
+/** Well-known program and account addresses: the localnet's one table of them. */
 import type { Address } from "@solana/kit";
 
 export const SYSTEM_PROGRAM = "11111111111111111111111111111111" as Address;
@@ -11,6 +11,10 @@ export const LOADER_V4 = "LoaderV411111111111111111111111111111111111" as Addres
 export const ADDRESS_LOOKUP_TABLE_PROGRAM = "AddressLookupTab1e1111111111111111111111111" as Address;
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" as Address;
 export const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" as Address;
+export const ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL" as Address;
+export const TOKEN_METADATA_PROGRAM = "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s" as Address;
+/** Bubblegum: compressed NFT asset ids are PDAs of this program over (tree, leaf index). */
+export const BUBBLEGUM_PROGRAM = "BGUMAp9Gq7iTEuizy4pqaxsTyUCBK68MDfK752saRPUY" as Address;
 /** Wrapped SOL; agave answers its decimals (9) without reading the account. */
 export const NATIVE_MINT = "So11111111111111111111111111111111111111112" as Address;
 export const NATIVE_MINT_DECIMALS = 9;

@@ -5,8 +5,8 @@
  * instructions; everything else stays partially decoded, which is still a shape a node sends.
  */
 import bs58 from "bs58";
+import { SYSTEM_PROGRAM } from "../accounts/program-ids.ts";
 
-const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 
 type Info = Record<string, unknown>;
 

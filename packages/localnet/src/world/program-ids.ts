@@ -4,14 +4,10 @@
  */
 import bs58 from "bs58";
 import { findProgramAddressSync, type KeyBytes } from "./pda.ts";
+import { ASSOCIATED_TOKEN_PROGRAM, BUBBLEGUM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
 
-export const SYSTEM_PROGRAM = "11111111111111111111111111111111";
-export { TOKEN_PROGRAM } from "../accounts/program-ids.ts";
-import { TOKEN_PROGRAM } from "../accounts/program-ids.ts";
-export const ASSOCIATED_TOKEN_PROGRAM = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
-export const TOKEN_METADATA_PROGRAM = "metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s";
-/** Bubblegum: compressed NFT asset ids are PDAs of this program over (tree, leaf index). */
-export const BUBBLEGUM_PROGRAM = "BGUMAp9Gq7iTEuizy4pqaxsTyUCBK68MDfK752saRPUY";
+// The ids themselves are in the one table (accounts/program-ids.ts); the world's modules take them from here too.
+export { ASSOCIATED_TOKEN_PROGRAM, BUBBLEGUM_PROGRAM, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
 
 const TOKEN_BYTES = bs58.decode(TOKEN_PROGRAM);
 const ATA_BYTES = bs58.decode(ASSOCIATED_TOKEN_PROGRAM);

@@ -2,7 +2,7 @@
  * The error catalogue: every failure Solgate reports has a stable reason (UPPER_SNAKE, never renamed
  * or reused), one canonical gRPC code, one HTTP status for the REST surface, and a one-line meaning.
  * Core code throws `SolgateError`; `toConnectError` is the only place that turns anything thrown into
- * what goes on the wire. README.md carries the same table; test/errors.test.ts keeps the two in step.
+ * what goes on the wire. docs/errors.md carries the same table; test/errors.test.ts keeps the two in step.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
@@ -19,7 +19,7 @@ export interface ErrorReasonSpec {
   readonly code: Code;
   /** The HTTP status the REST surface answers with. */
   readonly httpStatus: number;
-  /** What the reason means, in one line (also the README's "meaning" column). */
+  /** What the reason means, in one line (also the "meaning" column of docs/errors.md). */
   readonly description: string;
   /** Whether the client may retry later (adds a `google.rpc.RetryInfo`). */
   readonly retryable?: boolean;

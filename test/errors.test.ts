@@ -1,4 +1,4 @@
-/** The error catalogue: its README table, and the one mapping to the wire. */
+/** The error catalogue: its table in docs/errors.md, and the one mapping to the wire. */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -7,11 +7,11 @@ import { ERROR_REASONS, SolgateError, httpStatusOf, reasonOf, toConnectError } f
 import type { ErrorReason } from "../src/errors.ts";
 import { codeName } from "../src/server/interceptors.ts";
 
-/** The rows of README.md's table under "## Errors": reason, code, status, meaning. */
+/** The rows of docs/errors.md's table under "# Errors": reason, code, status, meaning. */
 function readmeErrorRows(): string[][] {
-  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const section = readme.split(/^## /m).find((s) => s.startsWith("Errors\n"));
-  if (section === undefined) throw new Error("README.md has no ## Errors section");
+  const readme = readFileSync(new URL("../docs/errors.md", import.meta.url), "utf8");
+  const section = readme.split(/^# /m).find((s) => s.startsWith("Errors\n"));
+  if (section === undefined) throw new Error("docs/errors.md has no # Errors section");
   return section
     .split("\n")
     .filter((l) => l.startsWith("|"))
@@ -24,14 +24,14 @@ function readmeErrorRows(): string[][] {
     );
 }
 
-describe("README error table", () => {
+describe("docs/errors.md error table", () => {
   const rows = readmeErrorRows();
   const unquote = (s: string) => s.replace(/^`|`$/g, "");
 
   it("lists every catalogue reason, with its code, HTTP status and meaning", () => {
     for (const [reason, spec] of Object.entries(ERROR_REASONS)) {
       const row = rows.find((r) => unquote(r[0]) === reason);
-      expect(row, `README row for ${reason}`).toBeDefined();
+      expect(row, `docs/errors.md row for ${reason}`).toBeDefined();
       expect(unquote(row![1])).toBe(codeName(spec.code).toUpperCase());
       expect(Number(row![2])).toBe(spec.httpStatus);
       expect(row![3]).toBe(spec.description);

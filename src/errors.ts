@@ -84,6 +84,12 @@ export const ERROR_REASONS = {
     description: "The Solana node behind this chain did not answer or failed; retry after the delay given.",
     retryable: true,
   },
+  STORE_UNAVAILABLE: {
+    code: Code.Unavailable,
+    httpStatus: 503,
+    description: "The fleet's shared store (Redis) is unavailable, so a send could not be recorded and was not taken; retry after the delay given.",
+    retryable: true,
+  },
   REQUEST_TOO_LARGE: {
     code: Code.ResourceExhausted,
     httpStatus: 413,

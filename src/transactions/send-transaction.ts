@@ -16,7 +16,7 @@ import { AUTO_PRIORITY_FEE, priceOfChoice } from "./priority-fee.ts";
 import type { PriorityFeeChoice, PriorityFeePricer } from "./priority-fee.ts";
 import { publicRecord } from "./tracked-send.ts";
 import type { StatusEngine } from "./status-engine.ts";
-import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
+import type { TrackedSend } from "./transaction-store.ts";
 import type { StatusRecord } from "./transaction-status.ts";
 
 /** A send request, already decoded from the transport. */
@@ -45,7 +45,6 @@ export interface SendOutcome extends StatusRecord {
 /** Options of {@link createSender}. */
 export interface SenderOptions {
   rpc: Rpc<SendTransactionApi>;
-  store: TransactionStore;
   engine: StatusEngine;
   blockhashes: BlockhashCache;
   /** The fee market; without it `requestedComputeUnitPrice` is left unset for named levels. */
@@ -77,7 +76,7 @@ export function expectedFeeOf(tx: DecodedTransaction): bigint | undefined {
 
 /** Creates the sender. */
 export function createSender(options: SenderOptions): Sender {
-  const { rpc, store, engine, blockhashes, fees } = options;
+  const { rpc, engine, blockhashes, fees } = options;
   const now = options.now ?? Date.now;
   const commitment = options.commitment ?? "confirmed";
   // Admissions under way, so that a concurrent duplicate joins instead of racing.
@@ -108,8 +107,10 @@ export function createSender(options: SenderOptions): Sender {
       lastBroadcastAt: now(),
       broadcasts: 1,
     };
-    // Tracked before the first submission, so that a full store refuses before anything is sent.
-    await engine.track(send);
+    // Tracked before the first submission, so that a full store refuses before anything is sent. Another
+    // replica may have taken the same transaction meanwhile: then this is a duplicate, and joins it.
+    const existing = await engine.track(send);
+    if (existing !== undefined) return existing;
     let sentAt = send.commitment;
     try {
       // The node simulates first (unless the client said not to) at the blockhash's commitment: a
@@ -125,14 +126,10 @@ export function createSender(options: SenderOptions): Sender {
         sentAt = "processed";
         sent = await submit(sentAt);
       }
-      if (sent === "already-processed") {
-        // Read again: a tick may have moved the record on meanwhile.
-        const current = await store.get(tx.signature);
-        if (current?.state === "submitted") await store.put({ ...current, landed: true });
-      }
+      if (sent === "already-processed") await engine.noteLanded(tx.signature);
     } catch (error) {
       // Nothing is tracked for a send that failed, so that the client may simply retry it.
-      await store.delete(tx.signature);
+      await engine.forget(tx.signature);
       throw error;
     }
     if (validity !== undefined) return send;
@@ -144,8 +141,7 @@ export function createSender(options: SenderOptions): Sender {
       expiryExact: learnt?.exact ?? false,
       commitment: sentAt,
     };
-    const current = await store.get(tx.signature);
-    if (current !== undefined) await store.put({ ...current, ...lifetime });
+    await engine.noteLifetime(tx.signature, lifetime);
     return { ...send, ...lifetime };
   }
 
@@ -157,7 +153,7 @@ export function createSender(options: SenderOptions): Sender {
       const requested = priceOfChoice(request.priorityFee ?? AUTO_PRIORITY_FEE, fees, staticWritableAccounts(tx.message));
 
       // A duplicate joins an admission under way (whose first submission may yet fail), else the tracked send.
-      let tracked = await (admitting.get(tx.signature) ?? store.get(tx.signature));
+      let tracked = await (admitting.get(tx.signature) ?? engine.tracked(tx.signature));
       if (tracked === undefined) {
         // Looked up again: another request may have started admitting it while the store answered.
         let admission = admitting.get(tx.signature);
@@ -169,7 +165,7 @@ export function createSender(options: SenderOptions): Sender {
       }
       const record =
         request.confirm === false
-          ? publicRecord((await store.get(tx.signature)) ?? tracked)
+          ? publicRecord((await engine.tracked(tx.signature)) ?? tracked)
           : await engine.settle(tx.signature, { signal: request.signal, timeoutMs: options.confirmTimeoutMs });
       return {
         ...record,

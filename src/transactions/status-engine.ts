@@ -9,6 +9,11 @@
  *
  * Expiry is judged against a block height read *before* the statuses it is combined with, so a
  * transaction that landed in the last valid block is never called expired.
+ *
+ * In a fleet (a shared store), the replica holding the store's lease does the fleet-wide work: it
+ * follows every send in flight and rebroadcasts. The others follow only the sends their own clients
+ * wait on, and hear of every change through the store, so upstream calls do not grow with replicas.
+ * The engine is the only writer of the store.
  */
 import type {
   GetBlockHeightApi,
@@ -78,8 +83,19 @@ export interface StatusEngineStats {
 
 /** The engine. */
 export interface StatusEngine {
-  /** Starts following a send (its first submission is the caller's). */
-  track(send: TrackedSend): Promise<void>;
+  /**
+   * Starts following a send (its first submission is the caller's), unless the send is tracked already.
+   * @returns undefined when it starts following it; the send as tracked already otherwise (a duplicate).
+   */
+  track(send: TrackedSend): Promise<TrackedSend | undefined>;
+  /** The tracked send with this signature, if any. */
+  tracked(signature: string): Promise<TrackedSend | undefined>;
+  /** Stops tracking a send whose first submission failed, so that the client may simply retry it. */
+  forget(signature: string): Promise<void>;
+  /** The node said it has the send already (it is not rebroadcast). */
+  noteLanded(signature: string): Promise<void>;
+  /** The send's blockhash lifetime, learnt after it was tracked. */
+  noteLifetime(signature: string, lifetime: Pick<TrackedSend, "lastValidBlockHeight" | "expiryExact" | "commitment">): Promise<void>;
   /** Where a signature stands: tracked, watched, or read from the chain; undefined when the chain knows nothing. */
   record(signature: string): Promise<StatusRecord | undefined>;
   /**
@@ -120,6 +136,9 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0 };
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
+  let fullTickAt = -Infinity;
+  // Signatures this replica's confirm-and-wait sends wait on (with how many wait on each).
+  const waitingHere = new Map<string, number>();
   let lastSweepAt = 0;
   let slot = 0n;
   let timer: NodeJS.Timeout | undefined;
@@ -173,7 +192,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       const fee = next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await feeFromChain(next.signature)));
       const record = fee === undefined ? next : { ...next, fee };
       await store.put(record);
-      registry.publish(publicRecord(record));
+      await store.publish(publicRecord(record));
       return;
     }
     await store.put(step.next);
@@ -201,10 +220,26 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     registry.publish(next);
   }
 
+  /**
+   * The sends this tick follows: every send in flight, on the lease holder's full ticks (one per poll
+   * interval); else only those waited on here (the fast ticks of a confirm-and-wait send, and a
+   * replica without the lease).
+   */
+  async function sendsToFollow(leading: boolean): Promise<TrackedSend[]> {
+    if (leading && now() - fullTickAt >= pollIntervalMs) {
+      fullTickAt = now();
+      const active = await store.active();
+      stats.inFlight = active.length;
+      return active;
+    }
+    const waited = await Promise.all([...waitingHere.keys()].map((signature) => store.get(signature)));
+    return waited.filter((s): s is TrackedSend => s !== undefined && !isTerminalState(s.state));
+  }
+
   async function tick(): Promise<void> {
     stats.ticks++;
-    const active = await store.active();
-    stats.inFlight = active.length;
+    const leading = await store.lease.hold();
+    const active = await sendsToFollow(leading);
     const activeSignatures = new Set(active.map((s) => s.signature));
     const watchedOnly = [...untracked.keys()].filter((s) => !activeSignatures.has(s));
     if (active.length > 0 || watchedOnly.length > 0) {
@@ -242,7 +277,13 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
           advanceTracked(
             send,
             read.statuses.get(send.signature) ?? null,
-            { heightBefore, blockhashLapsed: lapsed.has(send.blockhash), now: t, rebroadcastIntervalMs },
+            {
+              heightBefore,
+              blockhashLapsed: lapsed.has(send.blockhash),
+              now: t,
+              // Only the lease holder rebroadcasts: once per period for the whole fleet.
+              rebroadcastIntervalMs: leading ? rebroadcastIntervalMs : Number.POSITIVE_INFINITY,
+            },
             rebroadcasts,
           ),
         ),
@@ -302,6 +343,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       unfedWaits += value ? -1 : 1;
     };
     unfedWaits++;
+    waitingHere.set(signature, (waitingHere.get(signature) ?? 0) + 1);
     hurry(confirmPollIntervalMs);
     const subscription = new AbortController();
     options.feed?.follow(signature, "confirmed", subscription.signal, {
@@ -318,12 +360,21 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     return () => {
       subscription.abort();
       if (!fed && !ended) unfedWaits--;
+      if (!ended) {
+        const left = (waitingHere.get(signature) ?? 1) - 1;
+        if (left > 0) waitingHere.set(signature, left);
+        else waitingHere.delete(signature);
+      }
       ended = true;
     };
   }
 
   async function record(signature: string): Promise<StatusRecord | undefined> {
-    const tracked = await store.get(signature);
+    // With the shared store away, the chain still answers for anything that reached a block.
+    const tracked = await store.get(signature).catch((error: unknown) => {
+      onError(error);
+      return undefined;
+    });
     if (tracked !== undefined) return publicRecord(tracked);
     const watched = untracked.get(signature);
     if (watched !== undefined) return watched;
@@ -355,9 +406,20 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     now,
   });
 
+  store.onPublished((r) => registry.publish(r));
+
   return {
-    async track(send) {
-      await store.put(send);
+    track: (send) => store.insert(send),
+    tracked: (signature) => store.get(signature),
+    forget: (signature) => store.delete(signature),
+    async noteLanded(signature) {
+      // Read again: a tick may have moved the record on meanwhile.
+      const current = await store.get(signature);
+      if (current?.state === "submitted") await store.put({ ...current, landed: true });
+    },
+    async noteLifetime(signature, lifetime) {
+      const current = await store.get(signature);
+      if (current !== undefined) await store.put({ ...current, ...lifetime });
     },
     record,
     settle: waits.settle,
@@ -374,6 +436,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       if (timer) clearTimeout(timer);
       timer = undefined;
       waits.closeAll();
+      void store.lease.release();
     },
   };
 }

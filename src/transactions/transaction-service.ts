@@ -116,7 +116,6 @@ export function createTransactionService(options: TransactionServiceOptions): Tr
   });
   const sender = createSender({
     rpc,
-    store,
     engine,
     blockhashes,
     fees: options.fees,

@@ -1,9 +1,12 @@
 /**
- * Where tracked sends live. The status engine reads and writes them only through
- * {@link TransactionStore}, so that a shared store (Redis, for replicas) can replace the default
- * in-memory one, which is bounded: a cap on entries and a time to live once a send is settled for good.
+ * Where tracked sends live. The status engine is the only code that reads and writes them, and only
+ * through {@link TransactionStore}: the in-memory store below for one process, or the Redis store
+ * (redis-transaction-store.ts) that a fleet of replicas shares. Both are bounded: a cap on sends and a
+ * time to live once a send is settled for good.
  */
 import { SolgateError } from "../errors.ts";
+import { SOLE_LEASE } from "../store/lease.ts";
+import type { Lease } from "../store/lease.ts";
 import { isTerminalState } from "./transaction-status.ts";
 import type { StatusRecord } from "./transaction-status.ts";
 
@@ -37,14 +40,28 @@ export interface TransactionStore {
   /** The send with this first signature, if tracked (settled ones stay for a while). */
   get(signature: string): Promise<TrackedSend | undefined>;
   /**
-   * Inserts or replaces a send.
+   * Adds a send unless one with its signature is tracked already (by any replica).
+   * @returns undefined when added; the send tracked already otherwise.
    * @throws SolgateError RATE_LIMITED when the store is full of sends still in flight.
    */
+  insert(send: TrackedSend): Promise<TrackedSend | undefined>;
+  /** Replaces a send's record; a record never moves back along the states (a stale write is dropped). */
   put(send: TrackedSend): Promise<void>;
   /** Forgets a send (one whose first submission failed, so that the client may simply retry). */
   delete(signature: string): Promise<void>;
   /** Every send not yet in a terminal state (finalized, failed, expired). */
   active(): Promise<TrackedSend[]>;
+  /** Tells every replica's listeners (this one's included, at once) about a send's new record. */
+  publish(record: StatusRecord): Promise<void>;
+  /** Listens to published records; returns the function that stops listening. */
+  onPublished(listener: (record: StatusRecord) => void): () => void;
+  /** The lease of the fleet-wide work (status polling, rebroadcasts): one holder at a time. */
+  readonly lease: Lease;
+}
+
+/** A state's place along the way, so that a late write cannot move a record back. */
+export function stateRank(state: TrackedSend["state"]): number {
+  return state === "submitted" ? 0 : state === "confirmed" ? 1 : 2;
 }
 
 /** Options of {@link createMemoryTransactionStore}. */
@@ -69,6 +86,7 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
   const ttlMs = options.terminalTtlMs ?? 10 * 60_000;
   const now = options.now ?? Date.now;
   const all = new Map<string, TrackedSend>();
+  const listeners = new Set<(record: StatusRecord) => void>();
   const inFlight = new Map<string, TrackedSend>();
   // Settled signatures with their eviction time; the TTL is constant, so insertion order is expiry order.
   const settled = new Map<string, number>();
@@ -83,7 +101,7 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
     }
   }
 
-  return {
+  const store: TransactionStore & { size(): number } = {
     async get(signature) {
       const send = all.get(signature);
       if (send !== undefined && settled.has(signature) && (settled.get(signature) ?? 0) <= now()) {
@@ -92,7 +110,15 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
       }
       return send;
     },
+    async insert(send) {
+      const existing = await store.get(send.signature);
+      if (existing !== undefined) return existing;
+      await store.put(send);
+      return undefined;
+    },
     async put(send) {
+      const current = all.get(send.signature);
+      if (current !== undefined && stateRank(send.state) < stateRank(current.state)) return;
       sweep(false);
       if (!all.has(send.signature) && all.size >= maxEntries) {
         if (settled.size === 0) {
@@ -118,6 +144,15 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
     async active() {
       return [...inFlight.values()];
     },
+    async publish(record) {
+      for (const listener of listeners) listener(record);
+    },
+    onPublished(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    lease: SOLE_LEASE,
     size: () => all.size,
   };
+  return store;
 }

@@ -65,6 +65,11 @@ export interface Config {
   market: MarketConfig;
   /** Transaction tracking: status polling, rebroadcasting, watch heartbeats, confirm waits and the tracked-send bound. */
   transactions: { pollIntervalMs: number; rebroadcastIntervalMs: number; heartbeatIntervalMs: number; confirmTimeoutMs: number; maxTracked: number };
+  /**
+   * The store a fleet of replicas shares (`SOLGATE_REDIS_URL`): tracked sends, their status changes and
+   * the leases of fleet-wide work. Absent: everything lives in this process's memory.
+   */
+  redis?: { url: string };
   /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
   fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
 }
@@ -195,6 +200,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const logLevel = (get("LOG_LEVEL") ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
 
+  const redisUrl = get("SOLGATE_REDIS_URL");
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
+    // Never echo the value: it may carry a password.
+    problems.push("SOLGATE_REDIS_URL must be redis://[user:password@]host:port[/db] (or rediss://)");
+  }
+
   const cors = get("SOLGATE_CORS_ORIGINS") ?? "*";
   const corsOrigins = cors === "*" ? "*" : cors.split(",").map((o) => o.trim()).filter((o) => o !== "");
   if (corsOrigins !== "*" && corsOrigins.some((o) => !/^https?:\/\/[^/\s]+$/.test(o))) {
@@ -245,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : { recommendedCeiling: BigInt(int("SOLGATE_FEES_RECOMMENDED_CEILING", 0, 0, Number.MAX_SAFE_INTEGER)) }),
     },
     market: parseMarketConfig(get, problems),
+    ...(redisUrl === undefined ? {} : { redis: { url: redisUrl } }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

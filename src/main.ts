@@ -20,10 +20,16 @@ import type { Logger } from "./server/logger.ts";
 import { createMetrics, startMetricsServer } from "./server/metrics.ts";
 import { createRoutes, createStreamRoutes } from "./server/routes.ts";
 import { createServer } from "./server/server.ts";
+import { ServingStatus } from "./server/health.ts";
+import { createProbeHandler } from "./server/probes.ts";
+import type { ReadinessCheck } from "./server/probes.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
 import { createTransactionService } from "./transactions/transaction-service.ts";
+import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
+import { connectRedis, safeOrigin } from "./store/redis.ts";
+import type { Redis } from "./store/redis.ts";
 
 /** A started gateway. */
 export interface Gateway {
@@ -89,7 +95,19 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
     const market = createMarketFromConfig(config.market, (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"));
     const offchain = createOffchainJson();
-    const contexts: ChainContext[] = chainConfigs.map((chain) => {
+    // A fleet's shared store: every replica records, follows and answers for the same sends.
+    let redis: Redis | undefined;
+    if (config.redis !== undefined) {
+      const where = safeOrigin(config.redis.url);
+      redis = await connectRedis({
+        url: config.redis.url,
+        onError: (err) => logger.warn({ redis: where, reason: err instanceof Error ? err.message : String(err) }, "redis connection error"),
+      });
+      const connection = redis;
+      cleanups.push(() => connection.close());
+      logger.info({ redis: where }, "shared store: redis");
+    }
+    const contexts: ChainContext[] = await Promise.all(chainConfigs.map(async (chain) => {
       const upstream = createUpstream({
         chain: chain.name,
         rpcUrls: chain.rpcUrls,
@@ -109,9 +127,19 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       });
       fees.start();
       cleanups.push(() => fees.stop());
+      const store =
+        redis === undefined
+          ? undefined
+          : await createRedisTransactionStore({
+              redis,
+              prefix: `solgate:${chain.name}:`,
+              maxActive: config.transactions.maxTracked,
+              onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
+            });
       const transactions = createTransactionService({
         upstream,
         fees,
+        ...(store === undefined ? {} : { store }),
         ...config.transactions,
         onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
       });
@@ -119,8 +147,19 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       cleanups.push(() => transactions.stop());
       const collections = createCollections({ upstream, market, offchain });
       return { name: chain.name, upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections };
-    });
+    }));
     const chains = createChainRegistry(contexts, config.defaultChain);
+
+    // Readiness: not draining, the shared store reachable, and every chain's fee window fed (its upstream answers).
+    let serving: ReadinessCheck = () => true;
+    const readiness: Record<string, ReadinessCheck> = { serving: () => serving() };
+    if (redis !== undefined) readiness.redis = () => (redis as Redis).isReady();
+    for (const c of contexts) {
+      readiness[`chain:${c.name}`] = () => {
+        const { source, window, follower } = c.fees.status();
+        return (source !== "none" || window.blocks > 0) && follower.consecutiveFailures < READY_AFTER_FAILURES;
+      };
+    }
 
     const apiKeys = config.apiKeys.length > 0 ? config.apiKeys : [`dev-${randomBytes(18).toString("base64url")}`];
     const server = createServer({
@@ -134,10 +173,11 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       idleTimeoutMs: config.server.idleTimeoutMs,
       shutdownTimeoutMs: config.server.shutdownTimeoutMs,
       readMaxBytes: config.server.maxRequestBytes,
-      preHandlers: config.demo ? [createDemoHandler()] : [],
+      preHandlers: [createProbeHandler({ checks: readiness }), ...(config.demo ? [createDemoHandler()] : [])],
       // REST paths from the contract's google.api.http annotations, the SSE watch and /openapi.json.
       inProcessHandlers: (context) => [createRestHandler(context).handle],
     });
+    serving = () => server.health.get("") === ServingStatus.SERVING;
     const metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
     cleanups.push(() => metricsServer.close());
     const listening = await server.listen(config.port, config.host);
@@ -168,6 +208,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     throw e;
   }
 }
+
+/** Block reads in a row that may fail before a chain (and so the gateway) is no longer ready. */
+const READY_AFTER_FAILURES = 5;
 
 /** What a developer needs to try the gateway on the localnet. */
 function banner(gateway: Gateway, keyGenerated: boolean): string {

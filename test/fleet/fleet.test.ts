@@ -1,0 +1,171 @@
+/**
+ * The fleet, of real processes: gateways sharing a real Redis, behind a real HAProxy running
+ * deploy/haproxy.cfg, over one standalone localnet that drops half of all submissions. Replicas and
+ * Redis are killed -9 mid-flight; every send must still reach its true terminal status, and no replica
+ * may ever answer NOT_FOUND for a send any replica took.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { Signature } from "@solana/kit";
+import { connectRedis } from "../../src/store/redis.ts";
+import { startRedisServer } from "../store/redis-server.ts";
+import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
+import type { ChainFixture } from "../transactions/chain-fixture.ts";
+import { restSend, restStatus, startGatewayProcess, startHaproxy } from "./fleet-harness.ts";
+import type { GatewayProcess } from "./fleet-harness.ts";
+
+const CHAIN = "fleet";
+const TERMINAL = new Set(["finalized", "failed", "expired"]);
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => {});
+});
+
+/** A localnet with 100 ms slots (a blockhash lives about 15 s), and a funded payer. */
+async function chain(): Promise<ChainFixture> {
+  const fixture = await startChainFixture({ slotMs: 100, confirmSlots: 1, finalizeSlots: 4 });
+  cleanups.push(() => fixture.stop());
+  return fixture;
+}
+
+async function signedTransfers(fixture: ChainFixture, count: number) {
+  const payer = await fixture.funded(10);
+  const blockhash = await fixture.latestBlockhash();
+  return Promise.all(Array.from({ length: count }, (_, i) => transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) })));
+}
+
+async function gateway(fixture: ChainFixture, redisUrl: string | undefined, port?: number): Promise<GatewayProcess> {
+  const g = await startGatewayProcess({
+    rpcUrl: fixture.localnet.rpcUrl,
+    wsUrl: fixture.localnet.wsUrl,
+    chain: CHAIN,
+    ...(redisUrl === undefined ? {} : { redisUrl }),
+    ...(port === undefined ? {} : { port }),
+  });
+  cleanups.push(() => g.kill());
+  return g;
+}
+
+/**
+ * Asks every base URL for every signature until each is terminal everywhere; any NOT_FOUND fails.
+ * Resolves to the final status of each signature.
+ */
+async function followToTheEnd(urls: string[], signatures: string[], timeoutMs: number): Promise<Map<string, string>> {
+  const final = new Map<string, string>();
+  const deadline = Date.now() + timeoutMs;
+  while (final.size < signatures.length && Date.now() < deadline) {
+    for (const signature of signatures.filter((s) => !final.has(s))) {
+      const answers = await Promise.all(urls.map((url) => restStatus(url, CHAIN, signature)));
+      for (const [i, a] of answers.entries()) {
+        if (!a.ok) throw new Error(`${urls[i]} answered ${a.httpStatus} ${a.code} for ${signature}`);
+      }
+      const statuses = answers.map((a) => (a.ok ? a.status : ""));
+      if (statuses.every((s) => TERMINAL.has(s))) final.set(signature, statuses[0]);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return final;
+}
+
+/** What the chain itself says: landed (at any commitment) or not. */
+async function landedOnChain(fixture: ChainFixture, signatures: string[]): Promise<boolean[]> {
+  const { value } = await fixture.upstream.rpc
+    .getSignatureStatuses(signatures as Signature[], { searchTransactionHistory: true })
+    .send();
+  return value.map((s) => s !== null);
+}
+
+describe("a fleet of three gateways behind HAProxy, sharing Redis", () => {
+  it("keeps every send when the replica that took them (and holds the lease) is killed -9 mid-flight", async () => {
+    const fixture = await chain();
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    const a = await gateway(fixture, redis.url);
+    // A starts alone, so it holds the fleet's lease: killing it also tests the takeover of the fleet-wide work.
+    const probe = await connectRedis({ url: redis.url });
+    cleanups.push(() => probe.close());
+    const deadline = Date.now() + 10_000;
+    while ((await probe.client.get(`solgate:${CHAIN}:lease`)) === null) {
+      if (Date.now() > deadline) throw new Error("no replica took the lease");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const [b, c] = await Promise.all([gateway(fixture, redis.url), gateway(fixture, redis.url)]);
+    const proxy = await startHaproxy([a.port, b.port, c.port]);
+    cleanups.push(() => proxy.stop());
+
+    const transfers = await signedTransfers(fixture, 24);
+    await fixture.localnet.control({ dropRate: 0.5 });
+    const answers = await Promise.all(transfers.map((t, i) => restSend(i % 2 === 0 ? proxy.url : a.url, CHAIN, t.wire)));
+    for (const answer of answers) {
+      expect(answer.httpStatus).toBe(200);
+      expect(answer.body.status).toBe("submitted");
+    }
+    await a.kill();
+
+    const signatures = transfers.map((t) => t.signature);
+    const final = await followToTheEnd([proxy.url, b.url, c.url], signatures, 60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nhaproxy said:\n${proxy.output()}`);
+    });
+    const landed = await landedOnChain(fixture, signatures);
+    for (const [i, signature] of signatures.entries()) {
+      expect(final.get(signature), signature).toBe(landed[i] ? "finalized" : "expired");
+    }
+    // Rebroadcast every 500 ms for about 15 s, each try dropped half the time: every one lands.
+    expect(landed.every(Boolean)).toBe(true);
+  }, 180_000);
+});
+
+describe("one gateway with Redis", () => {
+  it("resumes every unexpired send after it is killed -9 and restarted", async () => {
+    const fixture = await chain();
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    const first = await gateway(fixture, redis.url);
+    const transfers = await signedTransfers(fixture, 12);
+    await fixture.localnet.control({ dropRate: 0.5 });
+    const answers = await Promise.all(transfers.map((t) => restSend(first.url, CHAIN, t.wire)));
+    expect(answers.map((a) => a.body.status)).toEqual(transfers.map(() => "submitted"));
+    await first.kill();
+
+    const again = await gateway(fixture, redis.url, first.port);
+    const signatures = transfers.map((t) => t.signature);
+    const final = await followToTheEnd([again.url], signatures, 60_000);
+    expect([...final.values()]).toEqual(signatures.map(() => "finalized"));
+  }, 180_000);
+
+  it("refuses sends while Redis is down (UNAVAILABLE, nothing taken), and recovers by itself when it returns", async () => {
+    const fixture = await chain();
+    const redis = await startRedisServer({ appendonly: true });
+    cleanups.push(() => redis.stop());
+    const g = await gateway(fixture, redis.url);
+    const transfers = await signedTransfers(fixture, 8);
+    await fixture.localnet.control({ dropRate: 0.5 });
+    const before = await Promise.all(transfers.slice(0, 6).map((t) => restSend(g.url, CHAIN, t.wire)));
+    expect(before.map((a) => a.body.status)).toEqual(before.map(() => "submitted"));
+    // AOF is written every second: let the records reach the disk, then kill Redis without warning.
+    await new Promise((r) => setTimeout(r, 1500));
+    await redis.kill();
+
+    const refused = await restSend(g.url, CHAIN, transfers[6].wire);
+    expect(refused.httpStatus).toBe(503);
+    expect(refused.body.code).toBe("store_unavailable");
+    const notReady = await fetch(`${g.url}/readyz`);
+    expect(notReady.status).toBe(503);
+
+    await redis.start();
+    const deadline = Date.now() + 15_000;
+    while ((await fetch(`${g.url}/readyz`)).status !== 200) {
+      if (Date.now() > deadline) throw new Error("the gateway did not become ready again");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const after = await Promise.all(transfers.slice(6).map((t) => restSend(g.url, CHAIN, t.wire)));
+    expect(after.map((a) => a.body.status)).toEqual(after.map(() => "submitted"));
+
+    const signatures = transfers.map((t) => t.signature);
+    const final = await followToTheEnd([g.url], signatures, 60_000);
+    const landed = await landedOnChain(fixture, signatures);
+    for (const [i, signature] of signatures.entries()) {
+      expect(final.get(signature), signature).toBe(landed[i] ? "finalized" : "expired");
+    }
+    expect(landed.every(Boolean)).toBe(true);
+  }, 180_000);
+});

@@ -8,6 +8,9 @@ import { LOG_LEVELS } from "./server/logger.ts";
 import { parseMarketConfig } from "./collections/market/market-config.ts";
 import type { MarketConfig } from "./collections/market/market-config.ts";
 import type { LogLevel } from "./server/logger.ts";
+import { defaultKeyName } from "./server/auth.ts";
+import { parseRateLimit } from "./server/rate-limit.ts";
+import type { RateLimit } from "./server/rate-limit.ts";
 
 /** One remote chain and how to reach it. */
 export interface ChainConfig {
@@ -28,6 +31,13 @@ export interface Config {
   host: string;
   /** API keys; empty only with the embedded localnet, where `main` makes a dev key. */
   apiKeys: string[];
+  /**
+   * Every key with its name and limit: a key's limit is its own (null: unlimited) or, when it has none,
+   * `rateLimit`. Names appear in logs and metrics; keys never do.
+   */
+  keys: ApiKeyPolicy[];
+  /** The default per-key limit (`SOLGATE_RATE_LIMIT`); undefined: unlimited. */
+  rateLimit?: RateLimit;
   /** Remote chains; empty when the embedded localnet serves chain `localnet`. */
   chains: ChainConfig[];
   /** The chain an empty `chain` field means. */
@@ -72,6 +82,14 @@ export interface Config {
   redis?: { url: string };
   /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
   fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
+}
+
+/** One API key as configured. */
+export interface ApiKeyPolicy {
+  readonly name: string;
+  readonly key: string;
+  /** Its own limit; null for none; undefined takes the default. */
+  readonly rateLimit?: RateLimit | null;
 }
 
 /** The name the embedded chain is served under. */
@@ -137,18 +155,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const port = int("PORT", 8080, 0, 65535);
   const host = get("HOST") ?? "0.0.0.0";
 
-  // API keys: inline and/or a file, one per line (blank lines and # comments ignored).
-  const apiKeys: string[] = [];
+  // API keys: inline and/or a file: one key per line (blank lines and # comments ignored), or the
+  // structured form, a JSON object {"keys": [{"name", "key", "rateLimit"?}]}.
+  const policies: ApiKeyPolicy[] = [];
   const inline = get("SOLGATE_API_KEYS");
-  if (inline !== undefined) apiKeys.push(...inline.split(",").map((k) => k.trim()).filter((k) => k !== ""));
+  if (inline !== undefined) {
+    for (const key of inline.split(",").map((k) => k.trim()).filter((k) => k !== "")) policies.push({ name: defaultKeyName(key), key });
+  }
   const keysFile = get("SOLGATE_API_KEYS_FILE");
   if (keysFile !== undefined) {
+    let text: string | undefined;
     try {
-      const lines = readFileSync(keysFile, "utf8").split(/\r?\n/).map((l) => l.trim());
-      apiKeys.push(...lines.filter((l) => l !== "" && !l.startsWith("#")));
+      text = readFileSync(keysFile, "utf8");
     } catch (e) {
       problems.push(`SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)} cannot be read: ${(e as Error).message}`);
     }
+    if (text !== undefined && text.trimStart().startsWith("{")) {
+      policies.push(...readStructuredKeys(text, `SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)}`, problems));
+    } else if (text !== undefined) {
+      const lines = text.split(/\r?\n/).map((l) => l.trim());
+      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#"))) policies.push({ name: defaultKeyName(key), key });
+    }
+  }
+  // A key given twice is one key; two keys under one name would mix their counts and logs.
+  const keys = policies.filter((p, i) => policies.findIndex((q) => q.key === p.key) === i);
+  const names = new Set<string>();
+  for (const p of keys) {
+    if (names.has(p.name)) problems.push(`API key name ${JSON.stringify(p.name)} is used by two keys`);
+    names.add(p.name);
+  }
+  const apiKeys = keys.map((p) => p.key);
+  const rateLimitText = get("SOLGATE_RATE_LIMIT");
+  const rateLimit = rateLimitText === undefined ? undefined : parseRateLimit(rateLimitText);
+  if (rateLimitText !== undefined && rateLimit === undefined) {
+    problems.push(`SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`);
   }
   if (apiKeys.some((k) => !/^[\x21-\x7e]+$/.test(k))) {
     problems.push("API keys must be printable ASCII without spaces or commas (one key is not)");
@@ -215,7 +255,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const config: Config = {
     port,
     host,
-    apiKeys: [...new Set(apiKeys)],
+    apiKeys,
+    keys,
+    ...(rateLimit === undefined ? {} : { rateLimit }),
     chains,
     defaultChain,
     upstream: {
@@ -313,4 +355,47 @@ function readChainsFile(
     return undefined;
   }
   return doc.defaultChain;
+}
+
+const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Reads `{"keys": [{"name": "alice", "key": "...", "rateLimit": "100/s" | null}]}`. */
+function readStructuredKeys(text: string, where: string, problems: string[]): ApiKeyPolicy[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    problems.push(`${where} cannot be read as JSON: ${(e as Error).message}`);
+    return [];
+  }
+  const keys = (doc as { keys?: unknown })?.keys;
+  if (!Array.isArray(keys)) {
+    problems.push(`${where} must be an object with a "keys" array of {"name", "key", "rateLimit"}`);
+    return [];
+  }
+  const policies: ApiKeyPolicy[] = [];
+  for (const [i, entry] of keys.entries()) {
+    const { name, key, rateLimit } = (entry ?? {}) as { name?: unknown; key?: unknown; rateLimit?: unknown };
+    // Never echo a key: name the entry by its position and name only.
+    const which = `${where}: keys[${i}]`;
+    if (typeof name !== "string" || !KEY_NAME.test(name)) {
+      problems.push(`${which} needs a "name" of letters, digits, dots, dashes or underscores (at most 64)`);
+      continue;
+    }
+    if (typeof key !== "string" || !/^[\x21-\x7e]+$/.test(key)) {
+      problems.push(`${which} (${name}) needs a "key" of printable ASCII without spaces`);
+      continue;
+    }
+    if (rateLimit === undefined || rateLimit === null) {
+      policies.push({ name, key, ...(rateLimit === null ? { rateLimit: null } : {}) });
+      continue;
+    }
+    const limit = typeof rateLimit === "string" ? parseRateLimit(rateLimit) : undefined;
+    if (limit === undefined) {
+      problems.push(`${which} (${name}) has a "rateLimit" that is not like 50/s, 3000/m or "50/s burst 100"`);
+      continue;
+    }
+    policies.push({ name, key, rateLimit: limit });
+  }
+  return policies;
 }

@@ -15,6 +15,7 @@ import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
 import { createOffchainJson } from "./collections/offchain-json.ts";
 import { createApiKeyChecker } from "./server/auth.ts";
+import { createRateLimiter } from "./server/rate-limit.ts";
 import { createLogger } from "./server/logger.ts";
 import type { Logger } from "./server/logger.ts";
 import { createMetrics, startMetricsServer } from "./server/metrics.ts";
@@ -161,11 +162,17 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       };
     }
 
-    const apiKeys = config.apiKeys.length > 0 ? config.apiKeys : [`dev-${randomBytes(18).toString("base64url")}`];
+    const keys = config.keys.length > 0 ? config.keys : [{ name: "dev", key: `dev-${randomBytes(18).toString("base64url")}` }];
+    const apiKeys = keys.map((k) => k.key);
+    const limits = new Map(keys.filter((k) => k.rateLimit !== undefined).map((k) => [k.name, k.rateLimit ?? null]));
+    const limited = config.rateLimit !== undefined || [...limits.values()].some((l) => l !== null);
     const server = createServer({
       routes: createRoutes({ chains }),
       streamRoutes: createStreamRoutes({ chains }),
-      auth: createApiKeyChecker(apiKeys),
+      auth: createApiKeyChecker(keys),
+      ...(limited
+        ? { rateLimiter: createRateLimiter({ limits, ...(config.rateLimit === undefined ? {} : { defaultLimit: config.rateLimit }), ...(redis === undefined ? {} : { redis }) }) }
+        : {}),
       logger,
       metrics,
       corsOrigins: config.server.corsOrigins,

@@ -146,3 +146,34 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PORT: "-1" })).toThrow(/invalid configuration:\n  - PORT must be an integer from 0 to 65535/);
   });
 });
+
+describe("API keys with names and limits, and the shared store", () => {
+  it("reads the structured keys file: names, own limits, null for unlimited, the default from SOLGATE_RATE_LIMIT", () => {
+    const keys = file(
+      "keys.json",
+      JSON.stringify({ keys: [{ name: "alice", key: "alice-key-1", rateLimit: "10/s burst 20" }, { name: "ops", key: "ops-key-1", rateLimit: null }, { name: "bob", key: "bob-key-1" }] }),
+    );
+    const c = loadConfig({ SOLGATE_API_KEYS_FILE: keys, SOLGATE_RATE_LIMIT: "50/s", SOLGATE_REDIS_URL: "redis://127.0.0.1:6379/2" });
+    expect(c.keys).toEqual([
+      { name: "alice", key: "alice-key-1", rateLimit: { points: 10, durationMs: 1000, burst: 20 } },
+      { name: "ops", key: "ops-key-1", rateLimit: null },
+      { name: "bob", key: "bob-key-1" },
+    ]);
+    expect(c.apiKeys).toEqual(["alice-key-1", "ops-key-1", "bob-key-1"]);
+    expect(c.rateLimit).toEqual({ points: 50, durationMs: 1000, burst: 0 });
+    expect(c.redis).toEqual({ url: "redis://127.0.0.1:6379/2" });
+  });
+
+  it("names plain keys by a digest prefix, never by the key", () => {
+    const c = loadConfig({ SOLGATE_API_KEYS: "plain-key-123" });
+    expect(c.keys[0].name).toMatch(/^key-[0-9a-f]{8}$/);
+    expect(c.keys[0].name).not.toContain("plain");
+  });
+
+  it("lists every problem of a bad keys file, a bad limit and a bad Redis URL without echoing secrets", () => {
+    const keys = file("bad-keys.json", JSON.stringify({ keys: [{ name: "a b", key: "k1-secret" }, { name: "c", key: "k2-secret", rateLimit: "lots" }, { name: "d", key: "k3-secret" }, { name: "d", key: "k4-secret" }] }));
+    const problems = problemsOf({ SOLGATE_API_KEYS_FILE: keys, SOLGATE_RATE_LIMIT: "fast", SOLGATE_REDIS_URL: "http://user:pw-secret@h:1" });
+    expect(problems).toHaveLength(5);
+    expect(problems.join("\n")).not.toMatch(/secret/);
+  });
+});

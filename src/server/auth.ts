@@ -4,7 +4,9 @@
  * length leaks through timing; the header value is never logged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { createContextKey } from "@connectrpc/connect";
 import type { Interceptor } from "@connectrpc/connect";
+import type { RateLimiter } from "./rate-limit.ts";
 import { SolgateError, toConnectError } from "../errors.ts";
 
 /** Services anyone may call: tooling and load balancers must work without a key. */
@@ -14,31 +16,49 @@ export const PUBLIC_SERVICES: ReadonlySet<string> = new Set([
   "grpc.reflection.v1alpha.ServerReflection",
 ]);
 
+/** A key and the name logs, metrics and limits know it by (never the key itself). */
+export interface NamedApiKey {
+  readonly name: string;
+  readonly key: string;
+}
+
 /** Checks `Authorization` header values against the configured keys. */
 export interface ApiKeyChecker {
   /** Whether the header value (e.g. `Bearer abc`) carries a valid key. Undefined/null = missing. */
   isAuthorized(authorization: string | null | undefined): boolean;
-  /** Throws SolgateError UNAUTHENTICATED unless the header value carries a valid key. */
-  assertAuthorized(authorization: string | null | undefined): void;
+  /**
+   * The name of the key the header value carries.
+   * @throws SolgateError UNAUTHENTICATED unless the header value carries a valid key.
+   */
+  assertAuthorized(authorization: string | null | undefined): string;
 }
 
-/** Builds a checker over `keys` (non-empty strings). With no keys, nothing is authorized. */
-export function createApiKeyChecker(keys: readonly string[]): ApiKeyChecker {
-  const digests = keys.filter((k) => k.length > 0).map(digest);
-  const isAuthorized = (authorization: string | null | undefined): boolean => {
-    if (typeof authorization !== "string") return false;
+/** The name a key without one is known by: a digest prefix, stable and not the key. */
+export function defaultKeyName(key: string): string {
+  return `key-${digest(key).toString("hex").slice(0, 8)}`;
+}
+
+/** Builds a checker over `keys` (non-empty). With no keys, nothing is authorized. */
+export function createApiKeyChecker(keys: readonly (string | NamedApiKey)[]): ApiKeyChecker {
+  const entries = keys
+    .map((k) => (typeof k === "string" ? { name: defaultKeyName(k), key: k } : k))
+    .filter((k) => k.key.length > 0)
+    .map((k) => ({ name: k.name, digest: digest(k.key) }));
+  const identify = (authorization: string | null | undefined): string | undefined => {
+    if (typeof authorization !== "string") return undefined;
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-    if (match === null) return false;
+    if (match === null) return undefined;
     const presented = digest(match[1]);
     // Compare against every key, without stopping early, so the position of a match does not show.
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, presented) || ok;
-    return ok;
+    let name: string | undefined;
+    for (const e of entries) if (timingSafeEqual(e.digest, presented)) name ??= e.name;
+    return name;
   };
   return {
-    isAuthorized,
+    isAuthorized: (authorization) => identify(authorization) !== undefined,
     assertAuthorized(authorization) {
-      if (isAuthorized(authorization)) return;
+      const name = identify(authorization);
+      if (name !== undefined) return name;
       throw new SolgateError(
         "UNAUTHENTICATED",
         authorization == null || authorization === ""
@@ -49,12 +69,20 @@ export function createApiKeyChecker(keys: readonly string[]): ApiKeyChecker {
   };
 }
 
-/** A Connect interceptor that rejects calls to non-public services without a valid key. */
-export function createAuthInterceptor(checker: ApiKeyChecker): Interceptor {
+/** The name of the key a call was made with, for logs and metrics (set by the auth interceptor). */
+export const KEY_NAME = createContextKey<string | undefined>(undefined, { description: "API key name" });
+
+/**
+ * A Connect interceptor that rejects calls to non-public services without a valid key, then counts
+ * the call against the key's rate limit, if there is a limiter.
+ */
+export function createAuthInterceptor(checker: ApiKeyChecker, limiter?: RateLimiter): Interceptor {
   return (next) => async (req) => {
     if (!PUBLIC_SERVICES.has(req.service.typeName)) {
       try {
-        checker.assertAuthorized(req.header.get("authorization"));
+        const name = checker.assertAuthorized(req.header.get("authorization"));
+        req.contextValues.set(KEY_NAME, name);
+        await limiter?.consume(name);
       } catch (e) {
         throw toConnectError(e);
       }

@@ -14,6 +14,7 @@ import { parseContentType, parseTimeout, setTrailerStatus } from "@connectrpc/co
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { toConnectError } from "../errors.ts";
 import type { ApiKeyChecker } from "./auth.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 import type { NodeRequest, PreHandler } from "./http-handler.ts";
 import { codeName, shuttingDownError } from "./interceptors.ts";
 import type { Logger } from "./logger.ts";
@@ -36,6 +37,8 @@ export function streamRoute<I extends DescMessage, O extends DescMessage>(route:
 export interface GrpcStreamPathOptions {
   readonly routes: readonly StreamRoute[];
   readonly auth: ApiKeyChecker;
+  /** Per-key rate limits, counted as on every other path. */
+  readonly rateLimiter?: RateLimiter;
   readonly logger: Logger;
   readonly metrics?: Metrics;
   /** Aborts when the server drains: open streams end with UNAVAILABLE and a retry hint. */
@@ -82,7 +85,8 @@ async function serve(route: StreamRoute, req: Http2ServerRequest, res: Http2Serv
   let error: ConnectError | undefined;
   try {
     if (drain.aborted) throw shuttingDownError();
-    options.auth.assertAuthorized(headerOf(req, "authorization"));
+    const keyName = options.auth.assertAuthorized(headerOf(req, "authorization"));
+    await options.rateLimiter?.consume(keyName);
     const timeout = parseTimeout(headerOf(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
     if (timeout.timeoutMs !== undefined) {

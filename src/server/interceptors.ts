@@ -6,6 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Interceptor, StreamResponse } from "@connectrpc/connect";
 import { SolgateError, toConnectError } from "../errors.ts";
+import { KEY_NAME } from "./auth.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
@@ -39,11 +40,12 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
     const record = (error: unknown) => {
       const code = error === undefined ? "ok" : codeName(ConnectError.from(error).code);
       const seconds = (performance.now() - started) / 1000;
-      metrics?.observeRpc(req.service.typeName, req.method.name, code, seconds);
+      metrics?.observeRpc(req.service.typeName, req.method.name, code, seconds, req.contextValues.get(KEY_NAME));
       const fields = {
         requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined,
         procedure: procedureOf(req),
         protocol: req.header.get(VIA_HEADER) === "rest" ? "rest" : protocolOf(req.header.get("content-type")),
+        key: req.contextValues.get(KEY_NAME),
         code,
         durationMs: Math.round(seconds * 10_000) / 10,
         ...(error === undefined ? {} : { error: ConnectError.from(error).rawMessage }),

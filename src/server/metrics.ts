@@ -15,7 +15,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export interface Metrics {
   readonly registry: Registry;
   /** Records one finished RPC. `code` is the Connect code name in snake case (`ok`, `invalid_argument`, ...). */
-  observeRpc(service: string, method: string, code: string, seconds: number): void;
+  observeRpc(service: string, method: string, code: string, seconds: number, key?: string): void;
   /** The hooks one chain's upstream reports through (labels every sample with `chain`). */
   upstreamFor(chain: string): UpstreamMetrics;
 }
@@ -27,6 +27,12 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     name: "solgate_rpc_requests_total",
     help: "RPCs handled, by service, method and final code.",
     labelNames: ["service", "method", "code"] as const,
+    registers: [registry],
+  });
+  const keyTotal = new Counter({
+    name: "solgate_rpc_requests_by_key_total",
+    help: "RPCs by the name of the API key they carried (never the key) and final code.",
+    labelNames: ["key", "code"] as const,
     registers: [registry],
   });
   const rpcSeconds = new Histogram({
@@ -57,8 +63,9 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
   });
   return {
     registry,
-    observeRpc(service, method, code, seconds) {
+    observeRpc(service, method, code, seconds, key) {
       rpcTotal.inc({ service, method, code });
+      if (key !== undefined) keyTotal.inc({ key, code });
       rpcSeconds.observe({ service, method }, seconds);
     },
     upstreamFor(chain) {

@@ -9,6 +9,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 import { createHealthServiceImpl, createHealthState, Health, ServingStatus } from "./health.ts";
 import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
@@ -26,6 +27,8 @@ export interface ServerOptions {
   routes: (router: ConnectRouter) => void;
   /** Checks API keys for every service but health and reflection. */
   auth: ApiKeyChecker;
+  /** Per-key rate limits (none without it). */
+  rateLimiter?: RateLimiter;
   logger: Logger;
   metrics?: Metrics;
   /**
@@ -106,7 +109,7 @@ export function createServer(options: ServerOptions): SolgateServer {
       createObserveInterceptor({ logger, metrics: options.metrics }),
       createDrainInterceptor(drain.signal),
       createErrorInterceptor(logger),
-      createAuthInterceptor(options.auth),
+      createAuthInterceptor(options.auth, options.rateLimiter),
     ],
     shutdownSignal: shutdown.signal,
     fallback: (req, res) => notFound(req, res as NodeResponse),
@@ -122,6 +125,7 @@ export function createServer(options: ServerOptions): SolgateServer {
             createGrpcStreamPath({
               routes: options.streamRoutes,
               auth: options.auth,
+              ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
               logger,
               metrics: options.metrics,
               drain: drain.signal,

@@ -3,7 +3,7 @@
  * chain -> the server on its port, metrics on theirs. With no remote chain configured, the
  * embedded localnet is started first and served as chain `localnet`. SIGTERM/SIGINT drain and exit.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { Registry } from "prom-client";
 import { createChainRegistry } from "./chains.ts";
 import type { ChainContext } from "./chains.ts";
@@ -31,6 +31,8 @@ import { createTransactionService } from "./transactions/transaction-service.ts"
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
 import { connectRedis, safeOrigin } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
+import { createRedisLease } from "./store/lease.ts";
+import { createRedisWindowLog } from "./fees/window-log.ts";
 
 /** A started gateway. */
 export interface Gateway {
@@ -121,9 +123,19 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
         metrics: metrics.upstreamFor(chain.name),
       });
       cleanups.push(() => upstream.close());
+      const shared = redis;
       const fees = createFeeMarket({
         upstream,
         ...config.fees,
+        ...(shared === undefined
+          ? {}
+          : {
+              replication: {
+                lease: createRedisLease({ redis: shared, key: `solgate:${chain.name}:fee-lease`, holder: randomUUID() }),
+                log: createRedisWindowLog({ redis: shared, key: `solgate:${chain.name}:fee-blocks`, maxEntries: 2 * config.fees.windowSlots }),
+                reachable: () => shared.isReady(),
+              },
+            }),
         onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
       });
       fees.start();

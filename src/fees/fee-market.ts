@@ -30,6 +30,23 @@ import { baseFeeFor, withRecommendation } from "./fee-estimate.ts";
 import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";
 import type { RecentFeeLevels } from "./recent-fees.ts";
+import type { Lease } from "../store/lease.ts";
+import { recordingWindow, replay } from "./window-log.ts";
+import type { WindowChange, WindowLog } from "./window-log.ts";
+
+/** A follower's progress before it has any. */
+const NO_PROGRESS: FollowerState = {
+  tipSlot: undefined,
+  nextSlot: undefined,
+  consecutiveFailures: 0,
+  refused: false,
+  lastError: undefined,
+  lastBlockAt: undefined,
+  lastBlockSlot: undefined,
+  lastMoveAt: undefined,
+  droppedSlots: 0n,
+  firstSlot: undefined,
+};
 
 export { PRICE_UNIT } from "./fee-estimate.ts";
 export type { BaseFee, FeeEstimate, FeeSource, PriorityLevelName, PriorityLevels } from "./fee-estimate.ts";
@@ -68,8 +85,18 @@ export interface FeeMarketOptions {
   /** Lookup-table cache: time to live (default 60 s) and size (default 10,000 tables). */
   lookupTableTtlMs?: number;
   maxLookupTables?: number;
+  /**
+   * In a fleet: the lease of following blocks, and the log its holder writes its window's changes to.
+   * A replica without the lease reads no blocks: it replays the log (window-log.ts).
+   */
+  replication?: {
+    lease: Lease;
+    log: WindowLog;
+    /** Whether the log can be reached now; while not, this replica follows blocks itself. */
+    reachable(): boolean;
+  };
   /** Called with background failures (block reads, fallback polls), for logs. */
-  onError?: (error: unknown, during: "blocks" | "fallback") => void;
+  onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
   now?: () => number;
 }
 
@@ -130,7 +157,15 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   const ceiling = options.recommendedCeiling;
   if (ceiling !== undefined && ceiling < floor) throw new RangeError(`recommendedCeiling ${ceiling} is below recommendedFloor ${floor}`);
 
-  const window = createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts });
+  const ownWindow = createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts });
+  const replication = options.replication;
+  // What the follower changed this tick, for the log (fleet only).
+  const unlogged: WindowChange[] = [];
+  const window = replication === undefined ? ownWindow : recordingWindow(ownWindow, (change) => unlogged.push(change));
+  // In a fleet, while another replica holds the lease: its follower's progress, as last read from the log.
+  let leading = replication === undefined;
+  let mirrored: FollowerState | undefined;
+  let logCursor: string | undefined;
   const follower = createBlockFollower({
     rpc,
     window,
@@ -151,14 +186,19 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   let inFlight: Promise<void> | undefined;
   let abort = new AbortController();
 
-  function blocksUsable(state: FollowerState = follower.state()): boolean {
+  /** The follower's progress: this replica's own, or the lease holder's as read from the log. */
+  function followerState(): FollowerState {
+    return leading ? follower.state() : (mirrored ?? NO_PROGRESS);
+  }
+
+  function blocksUsable(state: FollowerState = followerState()): boolean {
     if (state.refused || state.consecutiveFailures >= failureThreshold) return false;
     if (state.lastBlockSlot === undefined || state.tipSlot === undefined) return false;
     return state.tipSlot - state.lastBlockSlot <= maxLagSlots;
   }
 
   function current(): Snapshot {
-    const state = follower.state();
+    const state = followerState();
     const usable = blocksUsable(state);
     const key = `${window.version()}:${fallback?.fetchedAt}:${usable}`;
     if (snapshot !== undefined && key === snapshotKey) return snapshot;
@@ -214,13 +254,37 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return estimate(view, levels, accounts, signatures);
   }
 
+  /** A replica without the lease replays what the holder logged since the last read. */
+  async function mirror(log: WindowLog): Promise<void> {
+    try {
+      const { entries, cursor } = await log.readAfter(logCursor);
+      logCursor = cursor;
+      mirrored = replay(ownWindow, entries) ?? mirrored;
+    } catch (error) {
+      options.onError?.(error, "replication");
+    }
+  }
+
   async function cycle(): Promise<void> {
     const signal = abort.signal;
+    if (replication !== undefined) {
+      // With the log out of reach, every replica reads blocks itself: fees keep working, at a provider cost.
+      leading = !replication.reachable() || (await replication.lease.hold());
+      if (!leading) {
+        await mirror(replication.log);
+        current();
+        return;
+      }
+    }
     if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
       lastBlockAttempt = now();
       await follower.tick(signal);
       const state = follower.state();
       if (state.consecutiveFailures > 0) options.onError?.(state.lastError, "blocks");
+      if (replication !== undefined && unlogged.length > 0) {
+        const entries = unlogged.splice(0).map((change) => ({ ...change, state }));
+        await replication.log.append(entries).catch((error: unknown) => options.onError?.(error, "replication"));
+      }
     }
     if (!blocksUsable() && !signal.aborted && (fallback === undefined || now() - fallback.fetchedAt >= fallbackRefreshMs)) {
       try {
@@ -267,6 +331,8 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       timer = undefined;
       abort.abort(new Error("fee market stopped"));
       await inFlight?.catch(() => {});
+      // Another replica takes the following over at once rather than after the lease lapses.
+      if (leading) await replication?.lease.release();
     },
 
     refresh: runOnce,
@@ -313,7 +379,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
     status: () => ({
       source: current().source,
-      follower: follower.state(),
+      follower: followerState(),
       window: window.stats(),
       fallbackAt: fallback?.fetchedAt,
       lookupTables: lookupTables.size(),

@@ -16,6 +16,8 @@ export const FLEET_KEY = "fleet-test-key-0123456789";
 /** One gateway process. */
 export interface GatewayProcess {
   readonly port: number;
+  /** Its Prometheus port (`/metrics`). */
+  readonly metricsPort: number;
   readonly url: string;
   readonly child: ChildProcess;
   /** SIGKILL: no drain, no goodbye. */
@@ -57,12 +59,12 @@ export async function startGatewayProcess(env: GatewayEnv): Promise<GatewayProce
   let stderr = "";
   child.stderr?.on("data", (b: Buffer) => (stderr += b.toString()).slice(-8192));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  await new Promise<void>((resolve, reject) => {
+  const metricsPort = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start in time: ${stderr}`)), 60_000);
     createInterface({ input: child.stdout! }).on("line", (line) => {
       if (line.includes('"solgate listening"')) {
         clearTimeout(timer);
-        resolve();
+        resolve((JSON.parse(line) as { metricsPort: number }).metricsPort);
       }
     });
     child.once("exit", (code) => {
@@ -74,7 +76,7 @@ export async function startGatewayProcess(env: GatewayEnv): Promise<GatewayProce
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { port, url: `http://127.0.0.1:${port}`, child, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
+  return { port, metricsPort, url: `http://127.0.0.1:${port}`, child, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
 }
 
 /** HAProxy in front of gateways, with deploy/haproxy.cfg. */

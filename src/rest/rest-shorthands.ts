@@ -1,11 +1,17 @@
 /**
- * Message types whose REST form is a shorthand rather than an object, keyed by type name. The
- * seed writes `priorityFee` as `"auto"`, `"low"`, `"medium"`, `"high"` or a number of
- * micro-lamports; the contract models it as `PriorityFee { oneof choice { PriorityLevel level;
- * uint64 micro_lamports } }`. The OpenAPI post-processing (openapi-document.ts) describes the same forms.
+ * Message types whose REST form differs from the generic one (rest-json.ts), keyed by type name,
+ * where the spec writes a shape the contract models otherwise. The OpenAPI post-processing
+ * (openapi-document.ts) describes the same forms.
+ * - `priorityFee` is `"auto"`, `"low"`, `"medium"`, `"high"` or a number of micro-lamports; the
+ *   contract models it as `PriorityFee { oneof choice { PriorityLevel level; uint64 micro_lamports } }`.
+ * - A fee estimate's `priority` groups the four levels under `levels`, beside `recommended` and
+ *   `unit`; the contract keeps the five numbers flat in `PriorityFeeLevels`.
+ * - `tokenAmount.raw` is a string (an exact integer in base units), where 64-bit numbers are
+ *   otherwise JSON numbers.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
-import { PriorityFeeSchema, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
+import { PriorityFeeLevelsSchema, PriorityFeeSchema, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
+import { TokenAmountSchema } from "../../gen/solgate/v1/program_pb.js";
 import { SolgateError } from "../errors.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
 import type { PriorityLevelName } from "../fees/fee-estimate.ts";
@@ -26,6 +32,7 @@ const LEVELS: Record<string, PriorityLevel> = Object.fromEntries(
 );
 const LEVEL_WORDS = new Map(Object.entries(LEVELS).map(([word, level]) => [level, word]));
 const U64_MAX = 2n ** 64n - 1n;
+const U64_SCHEMA = { type: "integer", format: "int64", minimum: 0 };
 
 const priorityFee: RestShorthand = {
   desc: PriorityFeeSchema,
@@ -47,20 +54,79 @@ const priorityFee: RestShorthand = {
   render(message) {
     const choice = message.choice as { case?: string; value?: unknown };
     if (choice.case === "level") return LEVEL_WORDS.get(choice.value as PriorityLevel) ?? "auto";
-    if (choice.case === "microLamports") {
-      const n = choice.value as bigint;
-      return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
-    }
+    if (choice.case === "microLamports") return u64Number(choice.value);
     return null;
   },
   schema: {
     description: 'A named level (`"auto"` = the recommended level) or an exact compute-unit price in micro-lamports.',
-    oneOf: [
-      { type: "string", enum: Object.keys(LEVELS) },
-      { type: "integer", format: "int64", minimum: 0 },
-    ],
+    oneOf: [{ type: "string", enum: Object.keys(LEVELS) }, U64_SCHEMA],
+  },
+};
+
+/** A 64-bit number as the generic REST form writes one: a JSON number while exact, else its digits. */
+function u64Number(value: unknown): number | string {
+  const n = BigInt(value as bigint);
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+}
+
+function outputOnly(desc: DescMessage): (json: unknown, path: string) => never {
+  return (_json, path) => {
+    throw new SolgateError("INVALID_PARAMETER", `${path} is output only (${desc.name})`, { field: path });
+  };
+}
+
+const priorityFeeLevels: RestShorthand = {
+  desc: PriorityFeeLevelsSchema,
+  parse: outputOnly(PriorityFeeLevelsSchema),
+  render(message) {
+    return {
+      levels: {
+        low: u64Number(message.low),
+        medium: u64Number(message.medium),
+        high: u64Number(message.high),
+        veryHigh: u64Number(message.veryHigh),
+      },
+      recommended: u64Number(message.recommended),
+      unit: message.unit,
+    };
+  },
+  schema: {
+    description: "Compute-unit price levels in micro-lamports per compute unit: the market at four percentiles, and the level recommended now.",
+    type: "object",
+    required: ["levels", "recommended", "unit"],
+    properties: {
+      levels: {
+        type: "object",
+        description: "The 25th, 50th, 75th and 95th percentiles of recent compute-unit prices.",
+        required: ["low", "medium", "high", "veryHigh"],
+        properties: { low: U64_SCHEMA, medium: U64_SCHEMA, high: U64_SCHEMA, veryHigh: U64_SCHEMA },
+      },
+      recommended: { ...U64_SCHEMA, description: "The medium level, raised to a configured floor (and capped by a ceiling, if set)." },
+      unit: { type: "string", enum: ["microLamportsPerComputeUnit"] },
+    },
+  },
+};
+
+const tokenAmount: RestShorthand = {
+  desc: TokenAmountSchema,
+  parse: outputOnly(TokenAmountSchema),
+  render(message) {
+    return { raw: String(message.raw), decimals: message.decimals, ui: message.ui, uiString: message.uiString };
+  },
+  schema: {
+    description: "A token amount: exact in base units (`raw`, a string), and in whole tokens for display.",
+    type: "object",
+    required: ["raw", "decimals", "ui", "uiString"],
+    properties: {
+      raw: { type: "string", pattern: "^[0-9]+$", description: "The amount in base units, as an exact integer string." },
+      decimals: { type: "integer", minimum: 0, maximum: 255 },
+      ui: { type: "number", description: "raw / 10^decimals, for display; may round." },
+      uiString: { type: "string", description: "raw / 10^decimals as an exact decimal string." },
+    },
   },
 };
 
 /** The shorthands, by message type name. */
-export const SHORTHANDS: ReadonlyMap<string, RestShorthand> = new Map([[priorityFee.desc.typeName, priorityFee]]);
+export const SHORTHANDS: ReadonlyMap<string, RestShorthand> = new Map(
+  [priorityFee, priorityFeeLevels, tokenAmount].map((shorthand) => [shorthand.desc.typeName, shorthand]),
+);

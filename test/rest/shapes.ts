@@ -71,7 +71,7 @@ export const NFT: Shape = {
 export const NFT_PAGE: Shape = { address: "string", items: [NFT], nextCursor: nullable("string") };
 
 export const FEE_ESTIMATE: Shape = {
-  priority: nullable({ low: "number", medium: "number", high: "number", veryHigh: "number", recommended: "number", unit: "string" }),
+  priority: nullable({ levels: { low: "number", medium: "number", high: "number", veryHigh: "number" }, recommended: "number", unit: "string" }),
   baseFee: { lamportsPerSignature: "number", signatures: "number", lamports: "number" },
   updatedAt: nullable(ISO),
   source: oneOf("blocks", "recent-prioritization-fees", "none"),
@@ -110,7 +110,7 @@ export const STATUS_RECORD: Shape = {
   updatedAt: nullable(ISO),
 };
 
-export const TOKEN_AMOUNT: Shape = { raw: "number", decimals: "number", ui: "number", uiString: "string" };
+export const TOKEN_AMOUNT: Shape = { raw: "string", decimals: "number", ui: "number", uiString: "string" };
 export const ACCOUNT_DATA: Shape = {
   format: oneOf("parsed", "base64"),
   program: nullable("string"),

@@ -13,6 +13,7 @@ import { createProgramAccounts } from "./programs/program-accounts.ts";
 import { createFeeMarket } from "./fees/fee-market.ts";
 import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
+import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
 import { createOffchainJson } from "./collections/offchain-json.ts";
 import { createApiKeyChecker } from "./server/auth.ts";
 import { createRateLimiter } from "./server/rate-limit.ts";
@@ -33,6 +34,7 @@ import { connectRedis, safeOrigin } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
 import { createRedisWindowLog } from "./fees/window-log.ts";
+import { createRedisValues } from "./store/shared-values.ts";
 
 /** A started gateway. */
 export interface Gateway {
@@ -96,7 +98,6 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     }
 
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
-    const market = createMarketFromConfig(config.market, (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"));
     const offchain = createOffchainJson();
     // A fleet's shared store: every replica records, follows and answers for the same sends.
     let redis: Redis | undefined;
@@ -110,6 +111,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       cleanups.push(() => connection.close());
       logger.info({ redis: where }, "shared store: redis");
     }
+    // The marketplaces' budgets hold per deployment: with Redis, the fleet shares them (2 calls/s, bursts of 4).
+    const budget = redis === undefined ? undefined : createSharedMarketBudget(redis);
+    const market = createMarketFromConfig(config.market, (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"), budget);
     const contexts: ChainContext[] = await Promise.all(chainConfigs.map(async (chain) => {
       const upstream = createUpstream({
         chain: chain.name,
@@ -158,7 +162,10 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       });
       transactions.start();
       cleanups.push(() => transactions.stop());
-      const collections = createCollections({ upstream, market, offchain });
+      const collections = createCollections(
+        { upstream, market, offchain },
+        redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
+      );
       return { name: chain.name, upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections };
     }));
     const chains = createChainRegistry(contexts, config.defaultChain);

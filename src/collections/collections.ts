@@ -26,6 +26,7 @@ import type { NftItem } from "./asset-mapping.ts";
 import { createCollectionsDas } from "./das-client.ts";
 import type { CollectionsDas, DasAsset } from "./das-client.ts";
 import { createLruCache } from "./lru-cache.ts";
+import type { SharedValues } from "../store/shared-values.ts";
 import { noFloorPrices } from "./market/market-source.ts";
 import type { FloorPrice, FloorPriceLookup } from "./market/market-source.ts";
 import { scanMembers } from "./member-scan.ts";
@@ -112,6 +113,8 @@ export interface CollectionsOptions {
   offchainDeadlineMs?: number;
   /** Off-chain fetches one page may start (default 100); the rest of its items keep empty images. */
   maxOffchainPerPage?: number;
+  /** Counts shared by a fleet (Redis): a collection counted by one replica is not counted again by the others. */
+  sharedCounts?: SharedValues;
   /** Called when a count stops at `maxCountPages` (for logs). */
   onCountCapped?: (collection: string, counted: bigint) => void;
   /** Called when getAsset fails; the call goes on without the asset's presentation fields (for logs). */
@@ -158,9 +161,12 @@ export function createCollections(
    */
   function countMembers(collection: string): Promise<bigint> {
     return counts.getOrLoad(collection, async () => {
+      const shared = await options.sharedCounts?.get(collection);
+      if (shared !== undefined && /^\d+$/.test(shared)) return { value: BigInt(shared), ttlMs: countTtlMs };
       const scan = await scanMembers(das, { collection, want: Infinity, maxCalls: maxCountPages, onMember: () => undefined });
       const counted = BigInt(scan.found);
       if (!scan.ended) options.onCountCapped?.(collection, counted);
+      await options.sharedCounts?.set(collection, counted.toString(), countTtlMs);
       return { value: counted, ttlMs: countTtlMs };
     });
   }

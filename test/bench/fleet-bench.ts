@@ -43,7 +43,7 @@ async function gateway(redisUrl: string | undefined, port?: number): Promise<Gat
     chain: CHAIN,
     ...(redisUrl === undefined ? {} : { redisUrl }),
     ...(port === undefined ? {} : { port }),
-    extra: { LOG_LEVEL: "warn", SOLGATE_TX_REBROADCAST_MS: "2000" },
+    extra: { SOLGATE_TX_REBROADCAST_MS: "2000" },
   });
   running.push(g);
   return g;

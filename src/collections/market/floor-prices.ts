@@ -23,6 +23,11 @@ export interface FloorPricesOptions {
   timeoutMs?: number;
   /** Without a token, a cached price up to this old is served (default 5 min). */
   maxStaleMs?: number;
+  /**
+   * The budget of calls toward a marketplace, shared by a fleet (Redis): resolves whether one more call
+   * may go now. Without it, each process keeps its own token bucket (`ratePerSecond`, `burst`).
+   */
+  budget?: (source: string) => Promise<boolean>;
   /** Calls per second toward each marketplace (default 2, Magic Eden's public limit) and burst (default 4). */
   ratePerSecond?: number;
   burst?: number;
@@ -87,7 +92,8 @@ export function createFloorPrices(options: FloorPricesOptions): FloorPrices {
       const hit = cache.get(key);
       if (hit !== undefined) return hit.kind === "price" ? hit.price : null;
       const loaded = await cache.getOrLoad(key, async () => {
-        if (!buckets.get(source.name)!.tryTake()) {
+        const allowed = options.budget === undefined ? buckets.get(source.name)!.tryTake() : await options.budget(source.name);
+        if (!allowed) {
           stats.rateLimited++;
           // Not cached: the next call after a refill asks the marketplace.
           const stale = recent(key);

@@ -87,8 +87,13 @@ export function parseMarketConfig(get: (name: string) => string | undefined, pro
 }
 
 /** The floor-price lookup the configuration describes (shared by all chains: one cache, one rate limit). */
-export function createMarketFromConfig(config: MarketConfig, onError?: (error: unknown, ref: FloorSourceRef) => void): FloorPrices {
+export function createMarketFromConfig(
+  config: MarketConfig,
+  onError?: (error: unknown, ref: FloorSourceRef) => void,
+  budget?: (source: string) => Promise<boolean>,
+): FloorPrices {
   return createFloorPrices({
+    ...(budget === undefined ? {} : { budget }),
     sources: [createMagicEdenSource(config.magicEden), createTensorSource(config.tensor)],
     collections: config.floorSources,
     timeoutMs: config.timeoutMs,

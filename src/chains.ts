@@ -5,7 +5,7 @@
 import { SolgateError } from "./errors.ts";
 import type { Upstream } from "./upstream/upstream.ts";
 import type { ProgramAccounts } from "./programs/program-accounts.ts";
-import type { TransactionService } from "./transactions/transaction-service.ts";
+import type { Transactions } from "./transactions/transactions.ts";
 import type { FeeMarket } from "./fees/fee-market.ts";
 import type { Collections } from "./collections/collections.ts";
 
@@ -18,7 +18,7 @@ export interface ChainContext {
   /** Program-account pages. */
   readonly programs: ProgramAccounts;
   /** Sends, prepares and follows transactions. */
-  readonly transactions: TransactionService;
+  readonly transactions: Transactions;
   /** The priority-fee market (started and stopped by main.ts). */
   readonly fees: FeeMarket;
   /** NFT collections and their verified members. */

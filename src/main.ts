@@ -28,7 +28,7 @@ import type { ReadinessCheck } from "./server/probes.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
-import { createTransactionService } from "./transactions/transaction-service.ts";
+import { createTransactions } from "./transactions/transactions.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
 import { connectRedis, safeOrigin } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
@@ -153,7 +153,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
               maxActive: config.transactions.maxTracked,
               onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
             });
-      const transactions = createTransactionService({
+      const transactions = createTransactions({
         upstream,
         fees,
         ...(store === undefined ? {} : { store }),

@@ -115,7 +115,8 @@ if (only.has("latency")) {
         headers: { authorization: `Bearer ${FLEET_KEY}`, "content-type": "application/json" },
         body: JSON.stringify({ transaction: Buffer.from(tx.wire).toString("base64"), confirm: true }),
       });
-      await res.text();
+      const body = (await res.json()) as { status?: string; code?: string };
+      if (res.status !== 200 || body.status !== "confirmed") throw new Error(`a confirm-and-wait send answered ${res.status} ${JSON.stringify(body)}`);
       times[which].push(performance.now() - started);
     }
   }

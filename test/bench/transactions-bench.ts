@@ -45,8 +45,8 @@ import { createApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createRoutes } from "../../src/server/routes.ts";
 import { createServer } from "../../src/server/server.ts";
-import { createTransactionService } from "../../src/transactions/transaction-service.ts";
-import type { TransactionServiceOptions } from "../../src/transactions/transaction-service.ts";
+import { createTransactions } from "../../src/transactions/transactions.ts";
+import type { TransactionsOptions } from "../../src/transactions/transactions.ts";
 import { createUpstream } from "../../src/upstream/upstream.ts";
 
 const { values: args } = parseArgs({
@@ -109,11 +109,11 @@ async function signedTransfer(payer: KeyPairSigner, lamports: bigint) {
 }
 
 /** An in-process Solgate on port 0 (production server, routes, upstream, fee market, transactions core). */
-async function startSolgate(options: Partial<TransactionServiceOptions>, chain: LocalnetHandle = localnet) {
+async function startSolgate(options: Partial<TransactionsOptions>, chain: LocalnetHandle = localnet) {
   const upstream = createUpstream({ chain: "localnet", rpcUrls: [chain.rpcUrl], wsUrl: args.ws === "off" ? null : chain.wsUrl });
   const fees = createFeeMarket({ upstream });
   fees.start();
-  const transactions = createTransactionService({ upstream, fees, ...options });
+  const transactions = createTransactions({ upstream, fees, ...options });
   transactions.start();
   const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections: createCollections({ upstream }) }], "localnet");
   const server = createServer({ routes: createRoutes({ chains }), auth: createApiKeyChecker([API_KEY]), logger: createLogger({ level: "silent" }) });

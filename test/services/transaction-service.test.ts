@@ -26,8 +26,8 @@ import { createLogger } from "../../src/server/logger.ts";
 import { createRoutes, createStreamRoutes } from "../../src/server/routes.ts";
 import { createServer } from "../../src/server/server.ts";
 import type { ListeningServer } from "../../src/server/server.ts";
-import { createTransactionService } from "../../src/transactions/transaction-service.ts";
-import type { TransactionService as TransactionCore } from "../../src/transactions/transaction-service.ts";
+import { createTransactions } from "../../src/transactions/transactions.ts";
+import type { Transactions } from "../../src/transactions/transactions.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 import { createLogSink } from "../server/helpers.ts";
@@ -37,7 +37,7 @@ const headers = { Authorization: `Bearer ${API_KEY}` };
 
 let chain: ChainFixture;
 let fees: FeeMarket;
-let core: TransactionCore;
+let core: Transactions;
 let listening: ListeningServer;
 let grpc: Client<typeof TransactionService>;
 let connect: Client<typeof TransactionService>;
@@ -49,7 +49,7 @@ beforeAll(async () => {
   const { upstream } = chain;
   fees = createFeeMarket({ upstream, pollIntervalMs: 50 });
   fees.start();
-  core = createTransactionService({ upstream, fees, pollIntervalMs: 25, rebroadcastIntervalMs: 150, heartbeatIntervalMs: 200 });
+  core = createTransactions({ upstream, fees, pollIntervalMs: 25, rebroadcastIntervalMs: 150, heartbeatIntervalMs: 200 });
   core.start();
   const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core, collections: createCollections({ upstream }) }], "localnet");
   const server = createServer({

@@ -20,8 +20,8 @@ import {
 } from "@solana/kit";
 import type { Address, Instruction, KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { createTransactionService } from "../../src/transactions/transaction-service.ts";
-import type { TransactionService } from "../../src/transactions/transaction-service.ts";
+import { createTransactions } from "../../src/transactions/transactions.ts";
+import type { Transactions } from "../../src/transactions/transactions.ts";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
 import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
 import { SolgateError } from "../../src/errors.ts";
@@ -31,12 +31,12 @@ import type { ChainFixture } from "./chain-fixture.ts";
 
 
 let chain: ChainFixture;
-let core: TransactionService;
+let core: Transactions;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
   chain = await startChainFixture();
-  core = createTransactionService({ upstream: chain.upstream, pollIntervalMs: 25, rebroadcastIntervalMs: 150 });
+  core = createTransactions({ upstream: chain.upstream, pollIntervalMs: 25, rebroadcastIntervalMs: 150 });
   core.start();
   payer = await chain.funded(100);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SolgateError } from "../../src/errors.ts";
 import { parsePriorityFee, priceOfChoice } from "../../src/transactions/priority-fee.ts";
-import { assertIsTransactionSignature } from "../../src/transactions/transaction-service.ts";
+import { assertIsTransactionSignature } from "../../src/transactions/transactions.ts";
 
 function reason(fn: () => unknown): string {
   try {

@@ -8,14 +8,14 @@ import { generateKeyPairSigner } from "@solana/kit";
 import type { Blockhash, KeyPairSigner, Signature } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { SolgateError } from "../../src/errors.ts";
-import { createTransactionService } from "../../src/transactions/transaction-service.ts";
+import { createTransactions } from "../../src/transactions/transactions.ts";
 import { createUpstream } from "../../src/upstream/upstream.ts";
-import type { TransactionService } from "../../src/transactions/transaction-service.ts";
+import type { Transactions } from "../../src/transactions/transactions.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
 import type { ChainFixture } from "./chain-fixture.ts";
 
 let chain: ChainFixture;
-let core: TransactionService;
+let core: Transactions;
 let payer: KeyPairSigner;
 const errors: unknown[] = [];
 
@@ -30,7 +30,7 @@ async function failure(promise: Promise<unknown>): Promise<SolgateError> {
 
 beforeAll(async () => {
   chain = await startChainFixture();
-  core = createTransactionService({
+  core = createTransactions({
     upstream: chain.upstream,
     pollIntervalMs: 25,
     rebroadcastIntervalMs: 150,
@@ -181,7 +181,7 @@ describe("SendTransaction core on a real localnet", () => {
     const first = await core.send({ wire: tx.wire });
     expect(first.state).toBe("confirmed");
     // A second core (a restarted gateway) knows nothing of the first send.
-    const fresh = createTransactionService({ upstream: chain.upstream, pollIntervalMs: 25 });
+    const fresh = createTransactions({ upstream: chain.upstream, pollIntervalMs: 25 });
     fresh.start();
     try {
       const before = await chain.balance(payer.address);
@@ -203,7 +203,7 @@ describe("SendTransaction core on a real localnet", () => {
         rpcUrls: [chain.localnet.rpcUrl],
         metrics: { onCall: (method) => timeline.push(`call ${method}`), onResult: (method) => timeline.push(`result ${method}`) },
       });
-      const fresh = createTransactionService({ upstream, pollIntervalMs: 25 });
+      const fresh = createTransactions({ upstream, pollIntervalMs: 25 });
       fresh.start();
       return { fresh, timeline, close: async () => (fresh.stop(), await upstream.close()) };
     }

@@ -8,20 +8,20 @@ import bs58 from "bs58";
 import { afterAll, beforeAll, afterEach, describe, expect, it } from "vitest";
 import type { Blockhash, KeyPairSigner } from "@solana/kit";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
-import { createTransactionService } from "../../src/transactions/transaction-service.ts";
-import type { TransactionService } from "../../src/transactions/transaction-service.ts";
+import { createTransactions } from "../../src/transactions/transactions.ts";
+import type { Transactions } from "../../src/transactions/transactions.ts";
 import type { WatchEvent } from "../../src/transactions/watchers.ts";
 import { createUpstream } from "../../src/upstream/upstream.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
 import type { ChainFixture } from "./chain-fixture.ts";
 
 let chain: ChainFixture;
-let core: TransactionService;
+let core: Transactions;
 let payers: KeyPairSigner[];
 
 beforeAll(async () => {
   chain = await startChainFixture({ slotMs: 25, faults: { seed: 7 } });
-  core = createTransactionService({
+  core = createTransactions({
     upstream: chain.upstream,
     pollIntervalMs: 25,
     rebroadcastIntervalMs: 150,
@@ -151,7 +151,7 @@ describe("status engine fed by the node's signature notifications", () => {
   const slowPolling = { pollIntervalMs: 60_000, confirmPollIntervalMs: 60_000, confirmTimeoutMs: 2_000 };
 
   it("answers a confirm-and-wait send when the node announces it, without waiting for a poll", async () => {
-    const fed = createTransactionService({ upstream: chain.upstream, ...slowPolling });
+    const fed = createTransactions({ upstream: chain.upstream, ...slowPolling });
     fed.start();
     try {
       const [tx] = await transfers(1);
@@ -166,7 +166,7 @@ describe("status engine fed by the node's signature notifications", () => {
 
   it("polls fast only while no notification is to come", async () => {
     const ticksDuringWait = async (upstream: typeof chain.upstream) => {
-      const engine = createTransactionService({ upstream, pollIntervalMs: 400, confirmPollIntervalMs: 20, confirmTimeoutMs: 1_500 });
+      const engine = createTransactions({ upstream, pollIntervalMs: 400, confirmPollIntervalMs: 20, confirmTimeoutMs: 1_500 });
       engine.start();
       try {
         const [tx] = await transfers(1);
@@ -194,7 +194,7 @@ describe("status engine fed by the node's signature notifications", () => {
   it("without a WebSocket, the same send waits for the poll (here: past its confirm timeout)", async () => {
     const httpOnly = createUpstream({ chain: "localnet", rpcUrls: [chain.localnet.rpcUrl], wsUrl: null });
     expect(httpOnly.signatures).toBeUndefined();
-    const polled = createTransactionService({ upstream: httpOnly, ...slowPolling });
+    const polled = createTransactions({ upstream: httpOnly, ...slowPolling });
     polled.start();
     try {
       const [tx] = await transfers(1);

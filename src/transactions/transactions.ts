@@ -1,7 +1,8 @@
 /**
  * The transactions core of one chain: send (check, simulate, submit, track), prepare (compute budget
  * and blockhash for an unsigned draft), and the status of any signature, at once or as a stream.
- * Transport-free: the Connect handler in src/services/transaction-service.ts only translates.
+ * Transport-free: the Connect handler in src/services/transaction-service.ts only translates. Named
+ * `Transactions` so that it never collides with the generated `TransactionService` descriptor.
  */
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import { getBase58Encoder } from "@solana/kit";
@@ -20,8 +21,8 @@ import type { TransactionStore } from "./transaction-store.ts";
 import type { StatusRecord } from "./transaction-status.ts";
 import type { WatchEvent } from "./watchers.ts";
 
-/** Options of {@link createTransactionService}. */
-export interface TransactionServiceOptions {
+/** Options of {@link createTransactions}. */
+export interface TransactionsOptions {
   /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
   upstream: { readonly rpc: Rpc<SolanaRpcApi>; readonly signatures?: SignatureFeed };
   /** The chain's fee market, when there is one. */
@@ -50,7 +51,7 @@ export interface TransactionServiceOptions {
 }
 
 /** One chain's transactions core. */
-export interface TransactionService {
+export interface Transactions {
   /** @see createSender */
   send(request: SendRequest): Promise<SendOutcome>;
   /** @see createPreparer */
@@ -91,7 +92,7 @@ export function assertIsTransactionSignature(signature: string): void {
 }
 
 /** Creates the core (stopped; call `start()`). */
-export function createTransactionService(options: TransactionServiceOptions): TransactionService {
+export function createTransactions(options: TransactionsOptions): Transactions {
   const rpc = options.upstream.rpc;
   const commitment = options.commitment ?? "confirmed";
   const store =

@@ -21,7 +21,6 @@ import type {
   GetTransactionApi,
   Rpc,
   SendTransactionApi,
-  Signature,
 } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
 import type { SignatureFeed } from "../upstream/signature-feed.ts";
@@ -35,6 +34,8 @@ import type { StepContext } from "./tracked-send.ts";
 import type { SignatureStatusView, StatusRecord } from "./transaction-status.ts";
 import { createStatusWaits } from "./status-waits.ts";
 import { createWatcherRegistry } from "./watchers.ts";
+import { createTickPacer } from "./tick-pacer.ts";
+import { createChainRecords } from "./chain-records.ts";
 import type { WatchEvent } from "./watchers.ts";
 
 /** The upstream methods the engine uses. */
@@ -137,47 +138,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
   let fullTickAt = -Infinity;
-  // Signatures this replica's confirm-and-wait sends wait on (with how many wait on each).
-  const waitingHere = new Map<string, number>();
   let lastSweepAt = 0;
   let slot = 0n;
-  let timer: NodeJS.Timeout | undefined;
-  let timerDueAt = 0;
-  let ticking = false;
-  // A notification came during a tick, whose statuses may predate it: tick again straight after.
-  let tickAgain = false;
-  // Confirm-and-wait sends with no notification to come, for which ticks come fast.
-  let unfedWaits = 0;
-  let running = false;
 
-  async function feeFromChain(signature: string): Promise<bigint | undefined> {
-    try {
-      const tx = await rpc
-        .getTransaction(signature as Signature, {
-          commitment: "confirmed",
-          encoding: "base64",
-          maxSupportedTransactionVersion: 0,
-        })
-        .send();
-      return tx?.meta?.fee === undefined ? undefined : BigInt(tx.meta.fee);
-    } catch (error) {
-      onError(error);
-      return undefined;
-    }
-  }
-
-  async function fromChain(signature: string, status: SignatureStatusView, knownFee?: bigint): Promise<StatusRecord> {
-    const observed = observeStatus(status);
-    const fee = observed.state === "submitted" ? undefined : (knownFee ?? (await feeFromChain(signature)));
-    return {
-      signature,
-      state: observed.state,
-      slot: observed.slot,
-      updatedAt: new Date(now()),
-      ...(observed.error === undefined ? {} : { error: observed.error }),
-      ...(fee === undefined ? {} : { fee }),
-    };
-  }
+  const chain = createChainRecords(rpc, onError, now);
 
   async function advanceTracked(
     send: TrackedSend,
@@ -189,7 +153,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     if (step.kind === "none") return;
     if (step.kind === "transition") {
       const next = step.next;
-      const fee = next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await feeFromChain(next.signature)));
+      const fee = next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await chain.feeOf(next.signature)));
       const record = fee === undefined ? next : { ...next, fee };
       await store.put(record);
       await store.publish(publicRecord(record));
@@ -213,7 +177,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     const current = untracked.get(signature);
     if (current === undefined || status === null) return;
     if (!isAdvance(current.state, observeStatus(status).state)) return;
-    const next = await fromChain(signature, status, current.fee);
+    const next = await chain.recordOf(signature, status, current.fee);
     if (untracked.get(signature) !== current) return; // every watcher left meanwhile
     if (isTerminalState(next.state)) untracked.delete(signature);
     else untracked.set(signature, next);
@@ -232,7 +196,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       stats.inFlight = active.length;
       return active;
     }
-    const waited = await Promise.all([...waitingHere.keys()].map((signature) => store.get(signature)));
+    const waited = await Promise.all([...pacer.waited()].map((signature) => store.get(signature)));
     return waited.filter((s): s is TrackedSend => s !== undefined && !isTerminalState(s.state));
   }
 
@@ -298,77 +262,6 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
-  function schedule(delay = unfedWaits > 0 ? confirmPollIntervalMs : pollIntervalMs): void {
-    // While a confirm-and-wait send waits with no notification to come, ticks come faster: its latency is its client's.
-    timerDueAt = now() + delay;
-    timer = setTimeout(async () => {
-      timer = undefined;
-      ticking = true;
-      try {
-        await tick();
-      } catch (error) {
-        onError(error);
-      }
-      ticking = false;
-      const immediately = tickAgain;
-      tickAgain = false;
-      if (running) schedule(immediately ? 0 : undefined);
-    }, delay);
-    timer.unref();
-  }
-
-  /** Brings the next tick forward to at most `delay` from now (after the one under way, if any). */
-  function hurry(delay: number): void {
-    if (!running) return;
-    if (ticking) {
-      if (delay === 0) tickAgain = true;
-      return;
-    }
-    if (timer === undefined || timerDueAt - now() <= delay) return;
-    clearTimeout(timer);
-    schedule(delay);
-  }
-
-  /**
-   * A confirm-and-wait send started waiting. Ticks come fast until the node acknowledges a subscription
-   * to its signature; then one tick at once (a confirmation that came before the subscription is not
-   * notified) and the next when the notification comes. A subscription that fails brings fast ticks back.
-   */
-  function onWaitStart(signature: string): () => void {
-    let fed = false;
-    let ended = false;
-    const setFed = (value: boolean) => {
-      if (ended || fed === value) return;
-      fed = value;
-      unfedWaits += value ? -1 : 1;
-    };
-    unfedWaits++;
-    waitingHere.set(signature, (waitingHere.get(signature) ?? 0) + 1);
-    hurry(confirmPollIntervalMs);
-    const subscription = new AbortController();
-    options.feed?.follow(signature, "confirmed", subscription.signal, {
-      onSubscribed() {
-        setFed(true);
-        hurry(0);
-      },
-      onNotified: () => hurry(0),
-      onFailed() {
-        setFed(false);
-        hurry(confirmPollIntervalMs);
-      },
-    });
-    return () => {
-      subscription.abort();
-      if (!fed && !ended) unfedWaits--;
-      if (!ended) {
-        const left = (waitingHere.get(signature) ?? 1) - 1;
-        if (left > 0) waitingHere.set(signature, left);
-        else waitingHere.delete(signature);
-      }
-      ended = true;
-    };
-  }
-
   async function record(signature: string): Promise<StatusRecord | undefined> {
     // With the shared store away, the chain still answers for anything that reached a block.
     const tracked = await store.get(signature).catch((error: unknown) => {
@@ -379,7 +272,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     const watched = untracked.get(signature);
     if (watched !== undefined) return watched;
     const status = await batcher.lookup(signature);
-    return status === null ? undefined : fromChain(signature, status);
+    return status === null ? undefined : chain.recordOf(signature, status);
   }
 
   /** A signature Solgate did not send joins the polled set while someone watches it. */
@@ -393,6 +286,15 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     untracked.set(signature, found);
   }
 
+  const pacer = createTickPacer({
+    tick,
+    pollIntervalMs,
+    confirmPollIntervalMs,
+    ...(options.feed === undefined ? {} : { feed: options.feed }),
+    onError,
+    now,
+  });
+
   const waits = createStatusWaits({
     registry,
     record,
@@ -402,7 +304,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     },
     follow,
     unfollow: (signature) => untracked.delete(signature),
-    onWaitStart,
+    onWaitStart: pacer.waitStarted,
     now,
   });
 
@@ -426,15 +328,9 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     watch: waits.watch,
     newestSlot: () => slot,
     stats: () => ({ ...stats, watchers: registry.size(), watchedSignatures: untracked.size }),
-    start() {
-      if (running) return;
-      running = true;
-      schedule();
-    },
+    start: pacer.start,
     stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
+      pacer.stop();
       waits.closeAll();
       void store.lease.release();
     },

@@ -71,7 +71,7 @@ async function upstreamCalls(gateways: GatewayProcess[]): Promise<number> {
 async function transfers(count: number) {
   const payer = await fixture.funded(100);
   const blockhash = await fixture.latestBlockhash();
-  return Promise.all(Array.from({ length: count }, (_, i) => transferTransaction({ payer, blockhash, lamports: 10_000n + BigInt(i) })));
+  return Promise.all(Array.from({ length: count }, (_, i) => transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) })));
 }
 
 /** Calls per second over `seconds` while `inFlight` sends (never landing: dropped) are followed. */

@@ -76,6 +76,13 @@ export interface Config {
   /** Transaction tracking: status polling, rebroadcasting, watch heartbeats, confirm waits and the tracked-send bound. */
   transactions: { pollIntervalMs: number; rebroadcastIntervalMs: number; heartbeatIntervalMs: number; confirmTimeoutMs: number; maxTracked: number };
   /**
+   * `NODE_ENV=production`: the embedded localnet never starts, a chain and an API key must be
+   * configured, and risky settings are warned about at start.
+   */
+  production: boolean;
+  /** Settings that are allowed but probably not meant; logged at start. */
+  warnings: string[];
+  /**
    * The store a fleet of replicas shares (`SOLGATE_REDIS_URL`): tracked sends, their status changes and
    * the leases of fleet-wide work. Absent: everything lives in this process's memory.
    */
@@ -227,13 +234,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     seen.add(c.name);
   }
 
-  const localnetEnabled = chains.length === 0;
-  const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled ? LOCALNET_CHAIN : chains[0].name);
+  const production = get("NODE_ENV") === "production";
+  if (production && chains.length === 0) {
+    problems.push(
+      "NODE_ENV=production needs a chain: set SOLGATE_RPC_URL or SOLGATE_CHAINS_FILE (the embedded localnet is for development and never starts in production)",
+    );
+  }
+  const localnetEnabled = chains.length === 0 && !production;
+  const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
-  if (!served.includes(defaultChain)) {
+  if (served.length > 0 && !served.includes(defaultChain)) {
     problems.push(`default chain ${JSON.stringify(defaultChain)} is not served (served: ${served.join(", ")})`);
   }
-  if (!localnetEnabled && apiKeys.length === 0) {
+  if ((!localnetEnabled || production) && apiKeys.length === 0) {
     problems.push("SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured");
   }
 
@@ -250,6 +263,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const corsOrigins = cors === "*" ? "*" : cors.split(",").map((o) => o.trim()).filter((o) => o !== "");
   if (corsOrigins !== "*" && corsOrigins.some((o) => !/^https?:\/\/[^/\s]+$/.test(o))) {
     problems.push("SOLGATE_CORS_ORIGINS must be `*` or comma-separated origins like https://app.example.com");
+  }
+
+  const warnings: string[] = [];
+  if (production && corsOrigins === "*") {
+    warnings.push("SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production");
   }
 
   const config: Config = {
@@ -298,6 +316,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : { recommendedCeiling: BigInt(int("SOLGATE_FEES_RECOMMENDED_CEILING", 0, 0, Number.MAX_SAFE_INTEGER)) }),
     },
     market: parseMarketConfig(get, problems),
+    production,
+    warnings,
     ...(redisUrl === undefined ? {} : { redis: { url: redisUrl } }),
   };
   if (problems.length > 0) throw new ConfigError(problems);

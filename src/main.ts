@@ -270,6 +270,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const logger = createLogger({ level: config.logLevel });
+  for (const warning of config.warnings) logger.warn({ production: config.production }, warning);
   let gateway: Gateway;
   try {
     gateway = await startGateway(config, logger);

@@ -177,3 +177,21 @@ describe("API keys with names and limits, and the shared store", () => {
     expect(problems.join("\n")).not.toMatch(/secret/);
   });
 });
+
+describe("NODE_ENV=production", () => {
+  it("never starts the embedded localnet: with no chain and no key it refuses, naming both", () => {
+    const problems = problemsOf({ NODE_ENV: "production" });
+    expect(problems.some((p) => p.includes("NODE_ENV=production needs a chain"))).toBe(true);
+    expect(problems.some((p) => p.includes("SOLGATE_API_KEYS"))).toBe(true);
+    expect(problems).toHaveLength(2);
+  });
+
+  it("starts with a chain and a key, warns about CORS * and binds what it is told", () => {
+    const c = loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", HOST: "10.1.2.3" });
+    expect(c.production).toBe(true);
+    expect(c.localnet.enabled).toBe(false);
+    expect(c.host).toBe("10.1.2.3");
+    expect(c.warnings.join()).toContain("SOLGATE_CORS_ORIGINS");
+    expect(loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", SOLGATE_CORS_ORIGINS: "https://app.example.com" }).warnings).toEqual([]);
+  });
+});

@@ -46,6 +46,12 @@ export interface ServerOptions {
   socketTimeoutMs?: number;
   /** Idle keep-alive connections are closed after this; default 60 s. */
   idleTimeoutMs?: number;
+  /** Open connections allowed from one client address; default 1,000. */
+  maxConnectionsPerIp?: number;
+  /** Open connections allowed in all; default 10,000. */
+  maxConnections?: number;
+  /** Streams one HTTP/2 connection may have open at once; default 1,000. */
+  maxStreamsPerConnection?: number;
   /** How long `close()` waits for in-flight RPCs by default; default 10 s. */
   shutdownTimeoutMs?: number;
   /** Largest request message accepted, in bytes; default 4 MiB. */
@@ -151,6 +157,10 @@ export function createServer(options: ServerOptions): SolgateServer {
           handler,
           socketTimeoutMs: options.socketTimeoutMs ?? 10_000,
           idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+          maxConnectionsPerIp: options.maxConnectionsPerIp ?? 1000,
+          maxConnections: options.maxConnections ?? 10_000,
+          maxStreamsPerSession: options.maxStreamsPerConnection ?? 1000,
+          onRefused: refusedLog(logger),
         },
         port,
         host,
@@ -179,5 +189,21 @@ export function createServer(options: ServerOptions): SolgateServer {
         },
       };
     },
+  };
+}
+
+/** Logs refused connections at most once a second per cap, with how many were refused meanwhile. */
+function refusedLog(logger: Logger): (reason: "per-ip" | "total", address: string) => void {
+  const last = new Map<string, { at: number; count: number }>();
+  return (reason, address) => {
+    const seen = last.get(reason) ?? { at: 0, count: 0 };
+    seen.count++;
+    const now = Date.now();
+    if (now - seen.at >= 1000) {
+      logger.warn({ reason, address, refused: seen.count }, "connection refused: too many connections");
+      seen.at = now;
+      seen.count = 0;
+    }
+    last.set(reason, seen);
   };
 }

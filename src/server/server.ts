@@ -6,13 +6,15 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { DescService } from "@bufbuild/protobuf";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { createGateInterceptor, gateHandler } from "./request-gate.ts";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 import { createHealthServiceImpl, createHealthState, Health, ServingStatus } from "./health.ts";
 import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
-import type { CorsOrigins, NodeHandler, NodeResponse, PreHandler } from "./http-handler.ts";
+import type { CorsOrigins, NodeHandler, PreHandler } from "./http-handler.ts";
 import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
 import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
@@ -96,28 +98,44 @@ export function createServer(options: ServerOptions): SolgateServer {
   const services: DescService[] = [];
   let routerHandlers: readonly UniversalHandler[] = [];
 
-  const connect = connectNodeAdapter({
-    routes(router) {
-      options.routes(router);
-      for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
-      for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
-      router.service(Health, createHealthServiceImpl(health));
-      services.push(Health);
-      registerReflection(router, services);
-      routerHandlers = router.handlers;
-    },
+  const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
+  const router = createConnectRouter({
     // Outermost first: observe sees the final code of everything, drain ends streams, errors are
-    // mapped before anything else sees them, auth runs before the handler.
+    // mapped before anything else sees them, auth runs before the handler, and the request gate's
+    // verdict on an undecodable body only after auth.
     interceptors: [
       createObserveInterceptor({ logger, metrics: options.metrics }),
       createDrainInterceptor(drain.signal),
       createErrorInterceptor(logger),
       createAuthInterceptor(options.auth),
+      createGateInterceptor(),
     ],
     shutdownSignal: shutdown.signal,
-    fallback: (req, res) => notFound(req, res as NodeResponse),
-    readMaxBytes: options.readMaxBytes ?? 4 * 1024 * 1024,
+    readMaxBytes,
+    acceptCompression: [compressionGzip, compressionBrotli],
   });
+  options.routes(router);
+  for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
+  for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
+  router.service(Health, createHealthServiceImpl(health));
+  services.push(Health);
+  registerReflection(router, services);
+  routerHandlers = router.handlers;
+  // connect-node's adapter, with each handler behind the request gate (auth before the body is read).
+  const byPath = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes)]));
+  const connect: NodeHandler = (req, res) => {
+    const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
+    if (uHandler === undefined) {
+      notFound(req, res);
+      return;
+    }
+    uHandler(universalRequestFromNodeRequest(req, res as never, undefined, undefined))
+      .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
+      .catch((reason: unknown) => {
+        if (ConnectError.from(reason).code === Code.Aborted) return;
+        logger.error({ err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` }, "handler failed");
+      });
+  };
 
   const handler = createHttpHandler({
     connect,
@@ -131,7 +149,7 @@ export function createServer(options: ServerOptions): SolgateServer {
               logger,
               metrics: options.metrics,
               drain: drain.signal,
-              readMaxBytes: options.readMaxBytes ?? 4 * 1024 * 1024,
+              readMaxBytes,
             }),
           ]),
       ...(options.inProcessHandlers?.({ handlers: routerHandlers, auth: options.auth, logger }) ?? []),

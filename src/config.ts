@@ -23,7 +23,10 @@ export interface ChainConfig {
 
 /** The whole configuration. Later cores add their own sections. */
 export interface Config {
-  /** The public port (gRPC, gRPC-Web, Connect, REST) and the interface it binds. */
+  /**
+   * The public port (gRPC, gRPC-Web, Connect, REST) and the interface it binds: by default loopback
+   * with the embedded localnet (a dev setup with a printed key), every interface with a remote chain.
+   */
   port: number;
   host: string;
   /** API keys; empty only with the embedded localnet, where `main` makes a dev key. */
@@ -136,7 +139,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 
   const port = int("PORT", 8080, 0, 65535);
-  const host = get("HOST") ?? "0.0.0.0";
 
   // API keys: inline and/or a file, one per line (blank lines and # comments ignored).
   const apiKeys: string[] = [];
@@ -189,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const localnetEnabled = chains.length === 0;
+  const host = get("HOST") ?? (localnetEnabled ? "127.0.0.1" : "0.0.0.0");
   const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
   if (!served.includes(defaultChain)) {

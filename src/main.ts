@@ -28,6 +28,8 @@ import { createTransactionService } from "./transactions/transaction-service.ts"
 /** A started gateway. */
 export interface Gateway {
   readonly port: number;
+  /** The address the public port is bound to (`0.0.0.0` or `::` for every interface). */
+  readonly host: string;
   readonly metricsPort: number;
   /** The localnet's JSON-RPC URL, when it runs. */
   readonly localnetUrl: string | undefined;
@@ -137,6 +139,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     logger.info(
       {
         port: listening.port,
+        host: listening.host,
         metricsPort: metricsServer.port,
         chains: chains.names,
         defaultChain: chains.defaultChain,
@@ -148,6 +151,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     let closing: Promise<void> | undefined;
     return {
       port: listening.port,
+      host: listening.host,
       metricsPort: metricsServer.port,
       localnetUrl,
       demo: config.demo,
@@ -163,11 +167,15 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
 
 /** What a developer needs to try the gateway on the localnet. */
 function banner(gateway: Gateway, keyGenerated: boolean): string {
-  const url = `http://127.0.0.1:${gateway.port}`;
+  const everywhere = gateway.host === "0.0.0.0" || gateway.host === "::";
+  const hostInUrl = everywhere ? "127.0.0.1" : gateway.host.includes(":") ? `[${gateway.host}]` : gateway.host;
+  const url = `http://${hostInUrl}:${gateway.port}`;
+  const bound = everywhere ? `every interface (${gateway.host}), port ${gateway.port}` : url;
   const key = gateway.apiKeys[0];
   return [
     "",
-    `Solgate is listening on ${url} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
+    `Solgate is listening on ${bound} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
+    ...(everywhere ? ["WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local"] : []),
     `Chain "localnet" is the embedded localnet at ${gateway.localnetUrl}`,
     `API key${keyGenerated ? " (generated for this run; set SOLGATE_API_KEYS to choose one)" : ""}: ${key}`,
     "Try:",

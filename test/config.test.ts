@@ -26,7 +26,10 @@ describe("loadConfig", () => {
   it("with nothing set, serves the embedded localnet with defaults", () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);
-    expect(c.host).toBe("0.0.0.0");
+    // The embedded dev mode stays on loopback; a remote chain binds every interface, as documented.
+    expect(c.host).toBe("127.0.0.1");
+    expect(loadConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k" }).host).toBe("0.0.0.0");
     expect(c.chains).toEqual([]);
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
     expect(c.demo).toBe(true);

@@ -41,6 +41,8 @@ export interface ListenerOptions {
 /** A listening server. */
 export interface RunningListener {
   readonly port: number;
+  /** The address bound (`0.0.0.0` or `::` for every interface). */
+  readonly host: string;
   /** Requests being answered now. */
   inFlight(): number;
   /**
@@ -166,6 +168,7 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
 
   return {
     port: (server.address() as AddressInfo).port,
+    host: (server.address() as AddressInfo).address,
     inFlight: () => inFlight.size,
     async close({ deadline, onDeadline }) {
       if (!draining) {

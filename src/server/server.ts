@@ -82,6 +82,8 @@ export interface SolgateServer {
 /** A bound server. */
 export interface ListeningServer {
   readonly port: number;
+  /** The address bound (`0.0.0.0` or `::` for every interface). */
+  readonly host: string;
   /**
    * Drains and stops: health goes NOT_SERVING, new connections are refused, streams end with
    * UNAVAILABLE, unary calls in flight get until the deadline, then all is cut.
@@ -186,6 +188,7 @@ export function createServer(options: ServerOptions): SolgateServer {
       let closing: Promise<void> | undefined;
       return {
         port: listener.port,
+        host: listener.host,
         close(closeOptions = {}) {
           closing ??= (async () => {
             const timeoutMs = closeOptions.timeoutMs ?? options.shutdownTimeoutMs ?? 10_000;

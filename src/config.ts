@@ -26,7 +26,10 @@ export interface ChainConfig {
 
 /** The whole configuration. Later cores add their own sections. */
 export interface Config {
-  /** The public port (gRPC, gRPC-Web, Connect, REST) and the interface it binds. */
+  /**
+   * The public port (gRPC, gRPC-Web, Connect, REST) and the interface it binds: by default loopback
+   * with the embedded localnet (a dev setup with a printed key), every interface with a remote chain.
+   */
   port: number;
   host: string;
   /** API keys; empty only with the embedded localnet, where `main` makes a dev key. */
@@ -57,6 +60,12 @@ export interface Config {
     shutdownTimeoutMs: number;
     /** Largest request message, bytes. */
     maxRequestBytes: number;
+    /** Open connections allowed from one client address. */
+    maxConnectionsPerIp: number;
+    /** Open connections allowed in all; by default half the process's file-descriptor limit, at most 10,000. */
+    maxConnections: number;
+    /** Streams one HTTP/2 connection may have open at once. */
+    maxStreamsPerConnection: number;
   };
   /**
    * The embedded chain, started when no remote chain is configured. `port` undefined lets the
@@ -160,7 +169,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 
   const port = int("PORT", 8080, 0, 65535);
-  const host = get("HOST") ?? "0.0.0.0";
 
   // API keys: inline and/or a file: one key per line (blank lines and # comments ignored), or the
   // structured form, a JSON object {"keys": [{"name", "key", "rateLimit"?}]}.
@@ -241,6 +249,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const localnetEnabled = chains.length === 0 && !production;
+  // The embedded dev mode answers only this machine unless HOST says otherwise.
+  const host = get("HOST") ?? (localnetEnabled ? "127.0.0.1" : "0.0.0.0");
   const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
   if (served.length > 0 && !served.includes(defaultChain)) {
@@ -291,6 +301,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleTimeoutMs: int("SOLGATE_IDLE_TIMEOUT_MS", 60_000, 1_000, 3_600_000),
       shutdownTimeoutMs: int("SOLGATE_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
       maxRequestBytes: int("SOLGATE_MAX_REQUEST_BYTES", 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+      maxConnectionsPerIp: int("SOLGATE_MAX_CONNECTIONS_PER_IP", 1000, 1, 1_000_000),
+      maxConnections: int("SOLGATE_MAX_CONNECTIONS", defaultMaxConnections(), 1, 1_000_000),
+      maxStreamsPerConnection: int("SOLGATE_MAX_STREAMS_PER_CONNECTION", 1000, 1, 100_000),
     },
     localnet: {
       enabled: localnetEnabled,
@@ -322,6 +335,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Half the soft limit on open files (from /proc/self/limits on Linux), at most 10,000: the rest is
+ * left for upstream connections, the localnet, logs and the metrics port. 10,000 where the limit
+ * cannot be read.
+ */
+function defaultMaxConnections(): number {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    if (Number.isSafeInteger(soft) && soft > 0) return Math.max(1, Math.min(10_000, Math.floor(soft / 2)));
+  } catch {}
+  return 10_000;
 }
 
 /**

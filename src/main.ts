@@ -39,6 +39,8 @@ import { createRedisValues } from "./store/shared-values.ts";
 /** A started gateway. */
 export interface Gateway {
   readonly port: number;
+  /** The address the public port is bound to (`0.0.0.0` or `::` for every interface). */
+  readonly host: string;
   readonly metricsPort: number;
   /** The localnet's JSON-RPC URL, when it runs. */
   readonly localnetUrl: string | undefined;
@@ -197,6 +199,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       corsOrigins: config.server.corsOrigins,
       socketTimeoutMs: config.server.socketTimeoutMs,
       idleTimeoutMs: config.server.idleTimeoutMs,
+      maxConnectionsPerIp: config.server.maxConnectionsPerIp,
+      maxConnections: config.server.maxConnections,
+      maxStreamsPerConnection: config.server.maxStreamsPerConnection,
       shutdownTimeoutMs: config.server.shutdownTimeoutMs,
       readMaxBytes: config.server.maxRequestBytes,
       preHandlers: [createProbeHandler({ checks: readiness }), ...(config.demo ? [createDemoHandler()] : [])],
@@ -211,6 +216,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     logger.info(
       {
         port: listening.port,
+        host: listening.host,
         metricsPort: metricsServer.port,
         chains: chains.names,
         defaultChain: chains.defaultChain,
@@ -222,6 +228,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     let closing: Promise<void> | undefined;
     return {
       port: listening.port,
+      host: listening.host,
       metricsPort: metricsServer.port,
       localnetUrl,
       demo: config.demo,
@@ -240,11 +247,15 @@ const READY_AFTER_FAILURES = 5;
 
 /** What a developer needs to try the gateway on the localnet. */
 function banner(gateway: Gateway, keyGenerated: boolean): string {
-  const url = `http://127.0.0.1:${gateway.port}`;
+  const everywhere = gateway.host === "0.0.0.0" || gateway.host === "::";
+  const hostInUrl = everywhere ? "127.0.0.1" : gateway.host.includes(":") ? `[${gateway.host}]` : gateway.host;
+  const url = `http://${hostInUrl}:${gateway.port}`;
+  const bound = everywhere ? `every interface (${gateway.host}), port ${gateway.port}` : url;
   const key = gateway.apiKeys[0];
   return [
     "",
-    `Solgate is listening on ${url} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
+    `Solgate is listening on ${bound} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
+    ...(everywhere ? ["WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local"] : []),
     `Chain "localnet" is the embedded localnet at ${gateway.localnetUrl}`,
     `API key${keyGenerated ? " (generated for this run; set SOLGATE_API_KEYS to choose one)" : ""}: ${key}`,
     "Try:",

@@ -1,5 +1,5 @@
 /** Configuration: defaults, each source, and every problem reported at once. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -26,7 +26,10 @@ describe("loadConfig", () => {
   it("with nothing set, serves the embedded localnet with defaults", () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);
-    expect(c.host).toBe("0.0.0.0");
+    // The embedded dev mode stays on loopback; a remote chain binds every interface, as documented.
+    expect(c.host).toBe("127.0.0.1");
+    expect(loadConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k" }).host).toBe("0.0.0.0");
     expect(c.chains).toEqual([]);
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
     expect(c.demo).toBe(true);
@@ -47,6 +50,20 @@ describe("loadConfig", () => {
     expect(c.logLevel).toBe("info");
     expect(c.upstream).toEqual({ timeoutMs: 15_000, maxRetries: 3, maxConcurrency: 32 });
     expect(c.server.corsOrigins).toBe("*");
+  });
+
+  it("caps connections per address and in all, under the file-descriptor limit by default", () => {
+    const c = loadConfig({});
+    expect(c.server.maxConnectionsPerIp).toBe(1000);
+    expect(c.server.maxStreamsPerConnection).toBe(1000);
+    expect(c.server.maxConnections).toBeGreaterThan(0);
+    expect(c.server.maxConnections).toBeLessThanOrEqual(10_000);
+    const limits = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const soft = Number(limits?.split(/\s{2,}/)[1]);
+    if (Number.isSafeInteger(soft)) expect(c.server.maxConnections).toBeLessThanOrEqual(soft / 2);
+    const set = loadConfig({ SOLGATE_MAX_CONNECTIONS_PER_IP: "50", SOLGATE_MAX_CONNECTIONS: "200", SOLGATE_MAX_STREAMS_PER_CONNECTION: "100" });
+    expect([set.server.maxConnectionsPerIp, set.server.maxConnections, set.server.maxStreamsPerConnection]).toEqual([50, 200, 100]);
+    expect(problemsOf({ SOLGATE_MAX_CONNECTIONS_PER_IP: "0" })[0]).toMatch(/SOLGATE_MAX_CONNECTIONS_PER_IP/);
   });
 
   it("reads one chain with failover URLs, DAS and keys from the environment and a file", () => {

@@ -274,6 +274,7 @@ function parseInteger(type: ScalarType, value: unknown, path: string): number | 
 
 /** A short, safe rendering of a bad input value for an error message. */
 export function preview(value: unknown): string {
-  const text = typeof value === "bigint" ? value.toString() : JSON.stringify(value);
+  // Bodies are read with exact integers, so a bigint may sit anywhere inside `value`.
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? rawJSON(v.toString()) : v));
   return text === undefined ? String(value) : text.length > 64 ? `${text.slice(0, 61)}...` : text;
 }

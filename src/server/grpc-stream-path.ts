@@ -6,7 +6,7 @@
  * (envelopes, content types, trailer status), and does for them what the interceptors do: auth, error
  * mapping, drain, logging and metrics. gRPC-Web, Connect and gRPC-JSON calls still go to the router.
  */
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, DescMethodServerStreaming, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { encodeEnvelope } from "@connectrpc/connect/protocol";
@@ -20,6 +20,7 @@ import { codeName, shuttingDownError } from "./interceptors.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
+import { decodeRequest } from "./request-gate.ts";
 
 /** One server-streaming method served on the lean path. */
 export interface StreamRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
@@ -95,7 +96,7 @@ async function serve(route: StreamRoute, req: Http2ServerRequest, res: Http2Serv
         call.abort();
       }, timeout.timeoutMs);
     }
-    const input = fromBinary(route.method.input, await readRequest(req, options.readMaxBytes));
+    const input = decodeRequest(route.method.input, await readRequest(req, options.readMaxBytes));
     for await (const message of route.handle(input, call.signal)) {
       if (call.signal.aborted) break;
       if (!res.headersSent) res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });
@@ -158,7 +159,7 @@ async function readRequest(req: Http2ServerRequest, readMaxBytes: number): Promi
   }
   const body = Buffer.concat(chunks);
   if (body.length < 5) throw new ConnectError("request has no message", Code.InvalidArgument);
-  if (body[0] !== 0) throw new ConnectError("compressed request without grpc-encoding", Code.Internal);
+  if (body[0] !== 0) throw new ConnectError("compressed request without grpc-encoding", Code.InvalidArgument);
   const length = body.readUInt32BE(1);
   if (length !== body.length - 5) throw new ConnectError("request must hold exactly one message", Code.InvalidArgument);
   return body.subarray(5);

@@ -25,9 +25,9 @@ export type PreHandler = (req: NodeRequest, res: NodeResponse) => boolean | Prom
 /** Which browser origins may call; `"*"` allows any (keys, not cookies, guard the API). */
 export type CorsOrigins = "*" | readonly string[];
 
-/** Headers browsers may send and see, Connect's own plus ours. */
+/** Headers browsers may send and see: Connect's own (the gRPC-Web status headers among them) plus ours, and Retry-After of 429/503 answers. */
 export const CORS_ALLOWED_HEADERS = [...connectCors.allowedHeaders, "Authorization", "X-Request-Id"];
-export const CORS_EXPOSED_HEADERS = [...connectCors.exposedHeaders, "X-Request-Id"];
+export const CORS_EXPOSED_HEADERS = [...connectCors.exposedHeaders, "X-Request-Id", "Retry-After"];
 const CORS_ALLOWED_METHODS = [...new Set([...connectCors.allowedMethods, "GET", "POST", "OPTIONS"])];
 
 /** Options of `createHttpHandler`. */

@@ -4,6 +4,11 @@
  * anything else to an HTTP/1.1 server (gRPC-Web, Connect, REST, browsers). Sockets that say nothing
  * are dropped; closing drains: no new connections, HTTP/2 GOAWAY, idle HTTP/1.1 sockets closed,
  * in-flight requests given until a deadline, then everything is cut.
+ *
+ * Connections are capped per client address and in all, so one client cannot take every file
+ * descriptor: past a cap a new connection is closed as soon as it is accepted. An HTTP/2 session
+ * with no open stream is closed after the idle timeout even if its client keeps sending PINGs
+ * (Node's own session timeout counts any frame, PINGs included, as activity).
  */
 import http from "node:http";
 import http2 from "node:http2";
@@ -23,11 +28,21 @@ export interface ListenerOptions {
   socketTimeoutMs: number;
   /** Idle connections (no request in flight) are closed after this. */
   idleTimeoutMs: number;
+  /** Open connections allowed from one client address; past it new ones are closed at once. */
+  maxConnectionsPerIp: number;
+  /** Open connections allowed in all; past it new ones are closed at once. */
+  maxConnections: number;
+  /** Streams one HTTP/2 session may have open at once (its SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxStreamsPerSession: number;
+  /** Called when a connection is refused by a cap (for a log line or a metric). */
+  onRefused?: (reason: "per-ip" | "total", address: string) => void;
 }
 
 /** A listening server. */
 export interface RunningListener {
   readonly port: number;
+  /** The address bound (`0.0.0.0` or `::` for every interface). */
+  readonly host: string;
   /** Requests being answered now. */
   inFlight(): number;
   /**
@@ -54,7 +69,8 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     keepAliveTimeout: options.idleTimeoutMs,
     connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(options.socketTimeoutMs / 4))),
   });
-  const h2 = http2.createServer({ settings: { maxConcurrentStreams: 1000 } });
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: options.maxStreamsPerSession } });
+  const perAddress = new Map<string, number>();
 
   const handle = (req: NodeRequest, res: NodeResponse) => {
     inFlight.add(res);
@@ -79,31 +95,44 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
     if (draining) session.close();
-    // An idle session (no open stream) is closed; a long, quiet stream keeps its session alive.
-    session.setTimeout(options.idleTimeoutMs);
-    session.on("timeout", () => {
-      if (inFlightOn(session) === 0) session.close();
-      else session.setTimeout(options.idleTimeoutMs); // re-arm: the stream may end later
+    // An idle session (no open stream) is closed after the idle timeout; a long, quiet stream keeps
+    // its session alive. Node's session.setTimeout is not used: any frame resets it, so a client that
+    // PINGs would hold its session (and a file descriptor) forever.
+    let open = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      idle = setTimeout(() => session.close(), options.idleTimeoutMs);
+    };
+    session.on("stream", (stream) => {
+      open++;
+      clearTimeout(idle);
+      stream.once("close", () => {
+        if (--open === 0 && !session.closed) armIdle();
+      });
     });
+    session.once("close", () => clearTimeout(idle));
+    armIdle();
     session.on("error", () => {});
   });
-  const inFlightOn = (session: http2.Http2Session) => {
-    let n = 0;
-    for (const res of inFlight) if ("stream" in res && res.stream.session === session) n++;
-    return n;
-  };
-
   const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.once("close", () => {
-      sockets.delete(socket);
-      onSocketClosed();
-    });
     socket.on("error", () => {});
-    if (draining) {
+    const address = socket.remoteAddress ?? "";
+    const fromAddress = perAddress.get(address) ?? 0;
+    if (draining || sockets.size >= options.maxConnections || fromAddress >= options.maxConnectionsPerIp) {
+      // Closed before a byte is read: the refused connection costs its descriptor for a moment only.
       socket.destroy();
+      if (!draining) options.onRefused?.(fromAddress >= options.maxConnectionsPerIp ? "per-ip" : "total", address);
       return;
     }
+    sockets.add(socket);
+    perAddress.set(address, fromAddress + 1);
+    socket.once("close", () => {
+      sockets.delete(socket);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+      onSocketClosed();
+    });
     const silent = setTimeout(() => socket.destroy(), options.socketTimeoutMs);
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
@@ -139,6 +168,7 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
 
   return {
     port: (server.address() as AddressInfo).port,
+    host: (server.address() as AddressInfo).address,
     inFlight: () => inFlight.size,
     async close({ deadline, onDeadline }) {
       if (!draining) {

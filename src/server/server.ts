@@ -6,14 +6,16 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { DescService } from "@bufbuild/protobuf";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
+import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { createGateInterceptor, gateHandler } from "./request-gate.ts";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 import { createHealthServiceImpl, createHealthState, Health, ServingStatus } from "./health.ts";
 import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
-import type { CorsOrigins, NodeHandler, NodeResponse, PreHandler } from "./http-handler.ts";
+import type { CorsOrigins, NodeHandler, PreHandler } from "./http-handler.ts";
 import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
 import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
@@ -49,6 +51,12 @@ export interface ServerOptions {
   socketTimeoutMs?: number;
   /** Idle keep-alive connections are closed after this; default 60 s. */
   idleTimeoutMs?: number;
+  /** Open connections allowed from one client address; default 1,000. */
+  maxConnectionsPerIp?: number;
+  /** Open connections allowed in all; default 10,000. */
+  maxConnections?: number;
+  /** Streams one HTTP/2 connection may have open at once; default 1,000. */
+  maxStreamsPerConnection?: number;
   /** How long `close()` waits for in-flight RPCs by default; default 10 s. */
   shutdownTimeoutMs?: number;
   /** Largest request message accepted, in bytes; default 4 MiB. */
@@ -77,6 +85,8 @@ export interface SolgateServer {
 /** A bound server. */
 export interface ListeningServer {
   readonly port: number;
+  /** The address bound (`0.0.0.0` or `::` for every interface). */
+  readonly host: string;
   /**
    * Drains and stops: health goes NOT_SERVING, new connections are refused, streams end with
    * UNAVAILABLE, unary calls in flight get until the deadline, then all is cut.
@@ -93,28 +103,44 @@ export function createServer(options: ServerOptions): SolgateServer {
   const services: DescService[] = [];
   let routerHandlers: readonly UniversalHandler[] = [];
 
-  const connect = connectNodeAdapter({
-    routes(router) {
-      options.routes(router);
-      for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
-      for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
-      router.service(Health, createHealthServiceImpl(health));
-      services.push(Health);
-      registerReflection(router, services);
-      routerHandlers = router.handlers;
-    },
+  const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
+  const router = createConnectRouter({
     // Outermost first: observe sees the final code of everything, drain ends streams, errors are
-    // mapped before anything else sees them, auth runs before the handler.
+    // mapped before anything else sees them, auth runs before the handler, and the request gate's
+    // verdict on an undecodable body only after auth.
     interceptors: [
       createObserveInterceptor({ logger, metrics: options.metrics }),
       createDrainInterceptor(drain.signal),
       createErrorInterceptor(logger),
       createAuthInterceptor(options.auth, options.rateLimiter),
+      createGateInterceptor(),
     ],
     shutdownSignal: shutdown.signal,
-    fallback: (req, res) => notFound(req, res as NodeResponse),
-    readMaxBytes: options.readMaxBytes ?? 4 * 1024 * 1024,
+    readMaxBytes,
+    acceptCompression: [compressionGzip, compressionBrotli],
   });
+  options.routes(router);
+  for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
+  for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
+  router.service(Health, createHealthServiceImpl(health));
+  services.push(Health);
+  registerReflection(router, services);
+  routerHandlers = router.handlers;
+  // connect-node's adapter, with each handler behind the request gate (auth before the body is read).
+  const byPath = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes)]));
+  const connect: NodeHandler = (req, res) => {
+    const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
+    if (uHandler === undefined) {
+      notFound(req, res);
+      return;
+    }
+    uHandler(universalRequestFromNodeRequest(req, res as never, undefined, undefined))
+      .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
+      .catch((reason: unknown) => {
+        if (ConnectError.from(reason).code === Code.Aborted) return;
+        logger.error({ err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` }, "handler failed");
+      });
+  };
 
   const handler = createHttpHandler({
     connect,
@@ -129,7 +155,7 @@ export function createServer(options: ServerOptions): SolgateServer {
               logger,
               metrics: options.metrics,
               drain: drain.signal,
-              readMaxBytes: options.readMaxBytes ?? 4 * 1024 * 1024,
+              readMaxBytes,
             }),
           ]),
       ...(options.inProcessHandlers?.({ handlers: routerHandlers, auth: options.auth, logger }) ?? []),
@@ -155,6 +181,10 @@ export function createServer(options: ServerOptions): SolgateServer {
           handler,
           socketTimeoutMs: options.socketTimeoutMs ?? 10_000,
           idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
+          maxConnectionsPerIp: options.maxConnectionsPerIp ?? 1000,
+          maxConnections: options.maxConnections ?? 10_000,
+          maxStreamsPerSession: options.maxStreamsPerConnection ?? 1000,
+          onRefused: refusedLog(logger),
         },
         port,
         host,
@@ -162,6 +192,7 @@ export function createServer(options: ServerOptions): SolgateServer {
       let closing: Promise<void> | undefined;
       return {
         port: listener.port,
+        host: listener.host,
         close(closeOptions = {}) {
           closing ??= (async () => {
             const timeoutMs = closeOptions.timeoutMs ?? options.shutdownTimeoutMs ?? 10_000;
@@ -183,5 +214,21 @@ export function createServer(options: ServerOptions): SolgateServer {
         },
       };
     },
+  };
+}
+
+/** Logs refused connections at most once a second per cap, with how many were refused meanwhile. */
+function refusedLog(logger: Logger): (reason: "per-ip" | "total", address: string) => void {
+  const last = new Map<string, { at: number; count: number }>();
+  return (reason, address) => {
+    const seen = last.get(reason) ?? { at: 0, count: 0 };
+    seen.count++;
+    const now = Date.now();
+    if (now - seen.at >= 1000) {
+      logger.warn({ reason, address, refused: seen.count }, "connection refused: too many connections");
+      seen.at = now;
+      seen.count = 0;
+    }
+    last.set(reason, seen);
   };
 }

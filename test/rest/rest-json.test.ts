@@ -1,4 +1,5 @@
 /** The REST JSON form: rendering and reading, field kind by field kind, on the contract's own messages. */
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -44,7 +45,7 @@ describe("parseMessage", () => {
     } catch (e) {
       caught = e;
     }
-    expect(isSolgateError(caught) && caught.reason === "INVALID_PARAMETER", JSON.stringify(json)).toBe(true);
+    expect(isSolgateError(caught) && caught.reason === "INVALID_PARAMETER", inspect(json)).toBe(true);
     expect((caught as { details: { field: string } }).details.field).toBe(field);
   };
 
@@ -69,6 +70,13 @@ describe("parseMessage", () => {
     fails({ priorityFee: -1 }, "priorityFee");
     fails({ unknown: 1 }, "unknown");
     fails([], "body");
+  });
+
+  it("names the field when a value holds integers beyond 2^53 (read exactly, as bigints)", () => {
+    fails({ confirm: [2n ** 64n] }, "confirm");
+    fails({ confirm: { a: [2n ** 64n] } }, "confirm");
+    fails({ transaction: [2n ** 70n, 1] }, "transaction");
+    fails({ priorityFee: { big: 2n ** 64n } }, "priorityFee");
   });
 
   it("renders a PriorityFee back in its shorthand", () => {

@@ -71,7 +71,8 @@ describe("handler chain", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    expect(res.headers.get("access-control-expose-headers")!.toLowerCase()).toContain("grpc-status");
+    const exposed = res.headers.get("access-control-expose-headers")!.toLowerCase().split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(["grpc-status", "grpc-message", "grpc-status-details-bin", "x-request-id", "retry-after"]));
     expect(res.headers.get("x-request-id")).toBe("abc-1");
     expect((await res.json()).nextCursor).toBe("abc-1");
   });

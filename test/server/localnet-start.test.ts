@@ -3,6 +3,7 @@
  * a `buf curl` line that works as printed, and when the localnet dies the gateway exits non-zero.
  */
 import { execFile, spawn } from "node:child_process";
+import net from "node:net";
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -52,6 +53,20 @@ describe("npm start with no upstream", () => {
     expect(stderr).toContain(`http://127.0.0.1:${listening.port}`);
     expect(stderr).toContain(String(listening.localnetUrl));
     expect(stderr).toMatch(/API key \(generated[^:]*\): dev-[\w-]+/);
+  });
+
+  it("binds loopback only (it prints a dev key), and says so", async () => {
+    // Another address of this machine (loopback's 127.0.0.2 is one on Linux) gets no answer.
+    const other = await new Promise<string>((resolve) => {
+      const socket = net.connect(Number(listening.port), "127.0.0.2", () => {
+        socket.destroy();
+        resolve("connected");
+      });
+      socket.on("error", () => resolve("refused"));
+    });
+    expect(other).toBe("refused");
+    expect(listening.host).toBe("127.0.0.1");
+    expect(stderr).toContain(`listening on http://127.0.0.1:${listening.port} `);
   });
 
   it("answers the printed buf curl and curl lines", async () => {

@@ -1,0 +1,126 @@
+/**
+ * Authentication before parsing, and bad bytes as INVALID_ARGUMENT: malformed protobuf sent over
+ * every protocol to a unary method, a server-streaming method on the router and the lean gRPC
+ * stream path. A wrong key is UNAUTHENTICATED whatever the body; a right key with bad bytes is
+ * INVALID_ARGUMENT with a clean message; nothing is INTERNAL.
+ */
+import http2 from "node:http2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { streamRoute } from "../../src/server/grpc-stream-path.ts";
+import { API_KEY, startTestServer, type TestServer } from "./helpers.ts";
+
+const watchRoute = streamRoute({
+  method: TransactionService.method.watchStatus,
+  async *handle() {
+    yield { event: { case: "heartbeat" as const, value: { slot: 1n } } };
+  },
+});
+
+/** Field 1 (a string in both requests below) holding bytes that are not UTF-8. */
+const BAD_UTF8 = Uint8Array.of(0x0a, 0x02, 0xff, 0xfe);
+/** A length-delimited field whose length runs past the end. */
+const TRUNCATED = Uint8Array.of(0x0a, 0x7f, 0x41);
+/** A field with wire type 7, which does not exist. */
+const BAD_WIRE_TYPE = Uint8Array.of(0x0f, 0x01);
+
+const UNARY = "/solgate.v1.ProgramService/ListProgramAccounts";
+const STREAM = "/solgate.v1.TransactionService/WatchStatus";
+
+type Protocol = "grpc" | "grpc-web" | "connect" | "connect-stream";
+
+function envelope(message: Uint8Array): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(message.length, 1);
+  return Buffer.concat([head, message]);
+}
+
+/** Sends `message` as the one request message over `protocol` on HTTP/2; resolves with the code and message. */
+function call(url: string, protocol: Protocol, path: string, message: Uint8Array, key: string): Promise<{ code: string; message: string }> {
+  const contentType = { grpc: "application/grpc", "grpc-web": "application/grpc-web+proto", connect: "application/proto", "connect-stream": "application/connect+proto" }[protocol];
+  const body = protocol === "connect" ? Buffer.from(message) : envelope(message);
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(url);
+    session.on("error", reject);
+    const req = session.request({
+      ":method": "POST",
+      ":path": path,
+      "content-type": contentType,
+      authorization: `Bearer ${key}`,
+      ...(protocol === "grpc" ? { te: "trailers" } : {}),
+      ...(protocol.startsWith("connect") ? { "connect-protocol-version": "1" } : {}),
+    });
+    let headers: http2.IncomingHttpHeaders = {};
+    let trailers: http2.IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    req.on("response", (h) => (headers = h));
+    req.on("trailers", (t) => (trailers = t));
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("error", reject);
+    req.on("end", () => {
+      session.close();
+      const data = Buffer.concat(chunks);
+      resolve(decode(protocol, headers, trailers, data));
+    });
+    req.end(body);
+  });
+}
+
+const CODE_NAMES: Record<string, string> = { "3": "invalid_argument", "13": "internal", "16": "unauthenticated", "0": "ok" };
+
+function decode(protocol: Protocol, headers: http2.IncomingHttpHeaders, trailers: http2.IncomingHttpHeaders, data: Buffer): { code: string; message: string } {
+  if (protocol === "connect") {
+    if (Number(headers[":status"]) === 200) return { code: "ok", message: "" };
+    const json = JSON.parse(data.toString()) as { code: string; message: string };
+    return { code: json.code, message: json.message };
+  }
+  // Walk the envelopes; the last one carries the status in gRPC-Web (trailers) and Connect streaming (end of stream).
+  let last: { flags: number; payload: Buffer } | undefined;
+  for (let at = 0; at + 5 <= data.length; ) {
+    const length = data.readUInt32BE(at + 1);
+    last = { flags: data[at], payload: data.subarray(at + 5, at + 5 + length) };
+    at += 5 + length;
+  }
+  if (protocol === "connect-stream") {
+    const end = JSON.parse(last?.payload.toString() ?? "{}") as { error?: { code: string; message: string } };
+    return end.error === undefined ? { code: "ok", message: "" } : { code: end.error.code, message: end.error.message };
+  }
+  const fields: Record<string, string> = {};
+  for (const source of [headers, trailers]) {
+    for (const [k, v] of Object.entries(source)) if (typeof v === "string") fields[k] = v;
+  }
+  if (protocol === "grpc-web" && last !== undefined && (last.flags & 0x80) !== 0) {
+    for (const line of last.payload.toString().split("\r\n")) {
+      const i = line.indexOf(":");
+      if (i > 0) fields[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+    }
+  }
+  return { code: CODE_NAMES[fields["grpc-status"]] ?? `grpc-status ${fields["grpc-status"]}`, message: decodeURIComponent(fields["grpc-message"] ?? "") };
+}
+
+describe("bad bytes and authentication before parsing", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ streamRoutes: [watchRoute] });
+  });
+  afterAll(() => t.listening.close({ timeoutMs: 500 }));
+
+  const cases: [Protocol, string][] = [
+    ["grpc", UNARY],
+    ["grpc-web", UNARY],
+    ["connect", UNARY],
+    ["grpc", STREAM], // the lean path
+    ["grpc-web", STREAM],
+    ["connect-stream", STREAM],
+  ];
+  for (const [protocol, path] of cases) {
+    it(`${protocol} ${path}: a wrong key is UNAUTHENTICATED, bad bytes with a right key INVALID_ARGUMENT`, async () => {
+      for (const bytes of [BAD_UTF8, TRUNCATED, BAD_WIRE_TYPE]) {
+        expect(await call(t.url, protocol, path, bytes, "wrong-key"), `wrong key, ${Buffer.from(bytes).toString("hex")}`).toMatchObject({ code: "unauthenticated" });
+        const answer = await call(t.url, protocol, path, bytes, API_KEY);
+        expect(answer.code, `right key, ${Buffer.from(bytes).toString("hex")}: ${answer.message}`).toBe("invalid_argument");
+        expect(answer.message).toMatch(/^the request is not a valid solgate\.v1\.\w+ message/);
+      }
+    });
+  }
+});

@@ -9,8 +9,8 @@ import {
   Health,
   HealthCheckResponseSchema,
   HealthCheckResponse_ServingStatus as ServingStatus,
-} from "../../gen/health/v1/health_pb.js";
-import type { HealthCheckResponse } from "../../gen/health/v1/health_pb.js";
+} from "../../gen/grpc/health/v1/health_pb.js";
+import type { HealthCheckResponse } from "../../gen/grpc/health/v1/health_pb.js";
 
 export { ServingStatus };
 

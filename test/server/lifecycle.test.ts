@@ -6,7 +6,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/health/v1/health_pb.js";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 import { RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";

@@ -9,7 +9,7 @@ import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/health/v1/health_pb.js";
+import { Health, HealthCheckResponse_ServingStatus as Status } from "../../gen/grpc/health/v1/health_pb.js";
 
 const NODE = path.resolve("node_modules/.bin/node");
 const children: ChildProcess[] = [];

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize()?;
     let proto = root.join("proto");
-    let google = root.join("node_modules/google-proto-files");
+    let google = root.join("third_party/proto");
     // SAFETY: build scripts are single-threaded; prost-build reads PROTOC from the environment.
     unsafe { std::env::set_var("PROTOC", protoc_bin_vendored::protoc_bin_path()?) };
     let files = ["program_service", "fee_service", "transaction_service", "collection_service"]

@@ -1,7 +1,7 @@
 /**
  * What a wallet holds: its fungible token balances under both token programs (from
  * getTokenAccountsByOwner, jsonParsed, with names and symbols from Token Metadata or Token-2022's
- * own metadata extension), and its NFTs (DAS getAssetsByOwner). Both page by stateless keyset
+ * own metadata extension; NFTs left out), and its NFTs (DAS getAssetsByOwner). Both page by stateless keyset
  * cursors: balances by token account address, NFTs by asset id.
  */
 import { createHash } from "node:crypto";
@@ -79,6 +79,16 @@ export const walletTokenCursors = keysetCursors(scopeOf("tokens"), "the cursor b
 /** ListWalletNfts cursors: scoped by the owner, keyed by the last asset id consumed (the DAS keyset position). */
 export const walletNftCursors = keysetCursors(scopeOf("nfts"), "the cursor belongs to another wallet; send the owner of the first page");
 
+/** What a mint's metadata says, for a wallet's listing. */
+interface MintDescription {
+  name: string;
+  symbol: string;
+  nft: boolean;
+}
+
+/** Token Metadata's NonFungible (0), NonFungibleEdition (3), ProgrammableNonFungible (4) and its edition (5). */
+const NFT_STANDARDS: ReadonlySet<number> = new Set([0, 3, 4, 5]);
+
 /** What the core needs of the upstream. */
 export interface WalletsUpstream {
   rpc: Rpc<GetTokenAccountsByOwnerApi & GetMultipleAccountsApi>;
@@ -107,27 +117,34 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
     return tokens.sort((a, b) => compareAddresses(a.tokenAccount, b.tokenAccount));
   }
 
-  /** Names and symbols of `mints`: Token Metadata first, else Token-2022's metadata extension. */
-  async function namesOf(tokens: readonly WalletToken[]): Promise<Map<string, { name: string; symbol: string }>> {
-    const names = new Map<string, { name: string; symbol: string }>();
+  /**
+   * What the tokens' metadata says of their mints: name, symbol, and whether the mint is an NFT
+   * (Token Metadata's NonFungible, editions and programmable kinds; or no standard with 0 decimals,
+   * as NFTs minted before the field existed). Token Metadata first, else Token-2022's extension.
+   */
+  async function describeMints(tokens: readonly WalletToken[]): Promise<Map<string, MintDescription>> {
+    const described = new Map<string, MintDescription>();
     const mints = [...new Set(tokens.map((t) => t.mint))];
-    if (mints.length === 0) return names;
+    if (mints.length === 0) return described;
+    const decimals = new Map(tokens.map((t) => [t.mint, t.amount.decimals]));
     const pdas = await Promise.all(mints.map((mint) => metadataAddress(mint as Address)));
     const metadata = await getMultiple(pdas, "base64");
     metadata.forEach((account, i) => {
       if (account === null || !Array.isArray(account.data)) return;
       const decoded = decodeCollectionMetadata(Buffer.from(account.data[0], "base64"));
-      if (decoded !== null && decoded.mint === mints[i]) names.set(mints[i], { name: decoded.name, symbol: decoded.symbol });
+      if (decoded === null || decoded.mint !== mints[i]) return;
+      const nft = decoded.tokenStandard === null ? decimals.get(mints[i]) === 0 : NFT_STANDARDS.has(decoded.tokenStandard);
+      described.set(mints[i], { name: decoded.name, symbol: decoded.symbol, nft });
     });
-    const token2022 = [...new Set(tokens.filter((t) => t.program === "spl-token-2022" && !names.has(t.mint)).map((t) => t.mint))];
+    const token2022 = [...new Set(tokens.filter((t) => t.program === "spl-token-2022" && !described.has(t.mint)).map((t) => t.mint))];
     if (token2022.length > 0) {
       const accounts = await getMultiple(token2022 as Address[], "jsonParsed");
       accounts.forEach((account, i) => {
         const found = account === null ? undefined : extensionMetadata(account);
-        if (found !== undefined) names.set(token2022[i], found);
+        if (found !== undefined) described.set(token2022[i], { ...found, nft: false });
       });
     }
-    return names;
+    return described;
   }
 
   async function getMultiple(addresses: readonly Address[], encoding: "base64" | "jsonParsed"): Promise<(RpcAccount | null)[]> {
@@ -147,15 +164,20 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
       const scope = `${owner}:${includeZero ? "all" : "held"}`;
       const after = request.cursor ? walletTokenCursors.decode(request.cursor, scope) : undefined;
       const all = (await tokenAccountsOf(owner)).filter((t) => includeZero || t.amount.raw > 0n);
-      const start = after === undefined ? 0 : indexAfter(all.map((t) => t.tokenAccount), after);
-      const items = all.slice(start, start + limit);
-      const names = await namesOf(items);
-      for (const item of items) {
-        const found = names.get(item.mint);
-        if (found !== undefined) Object.assign(item, found);
+      let next = after === undefined ? 0 : indexAfter(all.map((t) => t.tokenAccount), after);
+      const items: WalletToken[] = [];
+      // NFTs are left out (ListWalletNfts lists them), which can leave a page short: read on until it is full.
+      while (items.length < limit && next < all.length) {
+        const batch = all.slice(next, next + (limit - items.length));
+        const described = await describeMints(batch);
+        for (const token of batch) {
+          const found = described.get(token.mint);
+          if (found?.nft === true) continue;
+          items.push(found === undefined ? token : { ...token, name: found.name, symbol: found.symbol });
+        }
+        next += batch.length;
       }
-      const more = start + limit < all.length;
-      return { owner, items, nextCursor: more ? walletTokenCursors.encode(scope, items[items.length - 1].tokenAccount) : null };
+      return { owner, items, nextCursor: next < all.length ? walletTokenCursors.encode(scope, all[next - 1].tokenAccount) : null };
     },
 
     async listNfts(request) {

@@ -9,9 +9,9 @@ import { tokenAccountInfo } from "../../src/programs/account-mapping.ts";
 import { TOKEN_PROGRAM as TOKEN_PROGRAM_ID } from "../../src/solana/program-ids.ts";
 import { SolgateError } from "../../src/errors.ts";
 import { startSeededLocalnet } from "./localnet-world.ts";
+import type { SeededLocalnet } from "./localnet-world.ts";
 
 const tokenInfo = (item: ProgramAccountItem) => tokenAccountInfo(item.data)!;
-import type { SeededLocalnet } from "./localnet-world.ts";
 
 const HOLDERS = 1200;
 let world: SeededLocalnet;

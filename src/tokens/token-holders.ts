@@ -1,17 +1,17 @@
 /**
  * Every holder of a mint, page by page, in token account address order (stable across pages and
- * replicas: the cursor holds the last token account served). Like program-account listings, the
- * sorted list of the mint's token accounts comes from one key-only scan (getProgramAccounts with an
- * empty data slice), kept a short while in the key-list cache; each page then reads only its
- * accounts' owner and amount (a 40-byte data slice), so balances on a page are as fresh as the page.
+ * replicas: the cursor holds the last token account served). One getProgramAccounts reads every
+ * token account of the mint with only its owner and amount (a 40-byte data slice); the sorted
+ * snapshot is kept in the key-list cache (20 s after its last read, 120 s at most), so a listing's
+ * pages are one consistent view, and page 100 costs what page 1 costs.
  */
 import { createHash } from "node:crypto";
-import type { Address, GetAccountInfoApi, GetMultipleAccountsApi, Rpc } from "@solana/kit";
+import type { Address, GetAccountInfoApi, Rpc } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
 import { CURSOR_SCOPE_BYTES, keysetCursors } from "../page-cursor.ts";
 import { formatUnits, toAccountData } from "../programs/account-mapping.ts";
 import type { RpcAccount, TokenAmount } from "../programs/account-mapping.ts";
-import { indexAfter, sortAddresses } from "../programs/address-order.ts";
+import { compareAddresses } from "../programs/address-order.ts";
 import { createKeyListCache } from "../programs/key-list-cache.ts";
 import type { KeyListCacheOptions } from "../programs/key-list-cache.ts";
 import { tokenProgramName } from "../programs/token-programs.ts";
@@ -51,8 +51,6 @@ export interface TokenHolders {
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 const COMMITMENT = "confirmed";
-/** getMultipleAccounts takes at most 100 addresses. */
-const MULTIPLE_ACCOUNTS_CHUNK = 100;
 /** Owner (offset 32) and amount (offset 64) of a token account. */
 const HOLDER_SLICE = { offset: 32, length: 40 };
 /** A classic SPL Token account is exactly this long (Token-2022 accounts may carry extensions after it). */
@@ -66,14 +64,21 @@ export const holderCursors = keysetCursors(
 
 /** What the core needs of the upstream. */
 export interface TokenHoldersUpstream {
-  rpc: Rpc<GetAccountInfoApi & GetMultipleAccountsApi>;
-  getProgramAccountKeys: Upstream["getProgramAccountKeys"];
+  rpc: Rpc<GetAccountInfoApi>;
+  getProgramAccountSlices: Upstream["getProgramAccountSlices"];
+}
+
+/** One token account in a cached snapshot. */
+interface Holding {
+  tokenAccount: string;
+  owner: string;
+  raw: bigint;
 }
 
 /** Creates the core over a chain's upstream. */
 export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, options: { cache?: KeyListCacheOptions } = {}): TokenHolders {
   const { rpc } = deps.upstream;
-  const cache = createKeyListCache(options.cache);
+  const cache = createKeyListCache<Holding>(options.cache);
 
   async function mintOf(mint: Address): Promise<{ program: TokenProgramName; programId: Address; decimals: number }> {
     const { value } = await rpc.getAccountInfo(mint, { encoding: "jsonParsed", commitment: COMMITMENT }).send();
@@ -87,34 +92,21 @@ export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, opt
     return { program, programId: value.owner, decimals };
   }
 
-  async function sortedAccounts(mint: Address, programId: Address): Promise<readonly string[]> {
+  /** Every token account of `mint`, sorted by address, with owner and amount. */
+  function snapshot(mint: Address, programId: Address): Promise<readonly Holding[]> {
     return cache.get(`${programId}:${mint}`, async () => {
       const filters = [
         { memcmp: { offset: 0n, bytes: mint, encoding: "base58" as const } },
         ...(programId === TOKEN_PROGRAM ? [{ dataSize: BigInt(TOKEN_ACCOUNT_SIZE) }] : []),
       ];
-      return sortAddresses(await deps.upstream.getProgramAccountKeys(programId, { filters, commitment: COMMITMENT }));
+      const accounts = await deps.upstream.getProgramAccountSlices(programId, { dataSlice: HOLDER_SLICE, filters, commitment: COMMITMENT });
+      const holdings: Holding[] = [];
+      for (const { pubkey, data } of accounts) {
+        if (data.length < HOLDER_SLICE.length) continue;
+        holdings.push({ tokenAccount: pubkey, owner: base58OfKey(data, 0), raw: data.readBigUInt64LE(32) });
+      }
+      return holdings.sort((a, b) => compareAddresses(a.tokenAccount, b.tokenAccount));
     });
-  }
-
-  /** Owner and amount of each of `addresses` (null: closed or no longer this mint's since the scan). */
-  async function holdings(addresses: readonly string[], programId: Address): Promise<({ owner: string; raw: bigint } | null)[]> {
-    const chunks: string[][] = [];
-    for (let i = 0; i < addresses.length; i += MULTIPLE_ACCOUNTS_CHUNK) chunks.push(addresses.slice(i, i + MULTIPLE_ACCOUNTS_CHUNK));
-    const results = await Promise.all(
-      chunks.map(async (chunk) => {
-        const { value } = await rpc
-          .getMultipleAccounts(chunk as Address[], { encoding: "base64", dataSlice: HOLDER_SLICE, commitment: COMMITMENT })
-          .send();
-        return value.map((account) => {
-          if (account === null || account.owner !== programId) return null;
-          const bytes = Buffer.from(account.data[0], "base64");
-          if (bytes.length < HOLDER_SLICE.length) return null;
-          return { owner: base58OfKey(bytes, 0), raw: bytes.readBigUInt64LE(32) };
-        });
-      }),
-    );
-    return results.flat();
   }
 
   return {
@@ -125,23 +117,31 @@ export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, opt
       const scope = `${mint}:${includeZero ? "all" : "held"}`;
       const after = request.cursor ? holderCursors.decode(request.cursor, scope) : undefined;
       const { program, programId, decimals } = await mintOf(mint);
-      const keys = await sortedAccounts(mint, programId);
+      const holdings = await snapshot(mint, programId);
+      let next = after === undefined ? 0 : indexAfter(holdings, after);
       const items: TokenHolder[] = [];
-      let next = after === undefined ? 0 : indexAfter(keys, after);
-      // Skipped accounts (empty, closed) leave a page short: read on until it is full or the list ends.
-      while (items.length < limit && next < keys.length) {
-        const batch = keys.slice(next, next + (limit - items.length));
-        const read = await holdings(batch, programId);
-        read.forEach((holding, i) => {
-          if (holding === null || (!includeZero && holding.raw === 0n)) return;
-          items.push({ tokenAccount: batch[i], owner: holding.owner, amount: tokenAmount(holding.raw, decimals) });
-        });
-        next += batch.length;
+      for (; next < holdings.length && items.length < limit; next++) {
+        const h = holdings[next];
+        if (includeZero || h.raw > 0n) items.push({ tokenAccount: h.tokenAccount, owner: h.owner, amount: tokenAmount(h.raw, decimals) });
       }
-      const nextCursor = next < keys.length ? holderCursors.encode(scope, keys[next - 1]) : null;
+      // Past the last item: only empty accounts (left out) may remain.
+      while (!includeZero && next < holdings.length && holdings[next].raw === 0n) next++;
+      const nextCursor = next < holdings.length ? holderCursors.encode(scope, holdings[next - 1].tokenAccount) : null;
       return { mint, program, items, nextCursor };
     },
   };
+}
+
+/** Index of the first holding whose token account sorts after `address`. */
+function indexAfter(holdings: readonly Holding[], address: string): number {
+  let low = 0;
+  let high = holdings.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareAddresses(holdings[mid].tokenAccount, address) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function tokenAmount(raw: bigint, decimals: number): TokenAmount {

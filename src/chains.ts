@@ -8,6 +8,9 @@ import type { ProgramAccounts } from "./programs/program-accounts.ts";
 import type { Transactions } from "./transactions/transactions.ts";
 import type { FeeMarket } from "./fees/fee-market.ts";
 import type { Collections } from "./collections/collections.ts";
+import type { Accounts } from "./accounts/accounts.ts";
+import type { Wallets } from "./wallets/wallets.ts";
+import type { TokenHolders } from "./tokens/token-holders.ts";
 
 /** Everything that serves one chain. Later cores (fees, transactions, collections) add fields here. */
 export interface ChainContext {
@@ -23,6 +26,12 @@ export interface ChainContext {
   readonly fees: FeeMarket;
   /** NFT collections and their verified members. */
   readonly collections: Collections;
+  /** Single accounts, decoded. */
+  readonly accounts: Accounts;
+  /** What wallets hold: token balances and NFTs. */
+  readonly wallets: Wallets;
+  /** The holders of fungible tokens. */
+  readonly tokens: TokenHolders;
 }
 
 /** Resolves request chain names to their contexts. */

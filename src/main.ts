@@ -29,6 +29,9 @@ import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
 import { createTransactions } from "./transactions/transactions.ts";
+import { createAccounts } from "./accounts/accounts.ts";
+import { createWallets } from "./wallets/wallets.ts";
+import { createTokenHolders } from "./tokens/token-holders.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
 import { connectRedis, safeOrigin } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
@@ -168,7 +171,17 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
         { upstream, market, offchain },
         redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
       );
-      return { name: chain.name, upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections };
+      return {
+        name: chain.name,
+        upstream,
+        programs: createProgramAccounts({ upstream }),
+        fees,
+        transactions,
+        collections,
+        accounts: createAccounts({ upstream }),
+        wallets: createWallets({ upstream }),
+        tokens: createTokenHolders({ upstream }),
+      };
     }));
     const chains = createChainRegistry(contexts, config.defaultChain);
 

@@ -38,12 +38,24 @@ export interface GroupPageRequest {
   signal?: AbortSignal;
 }
 
-/** The DAS reads of the collections core. */
+/** One getAssetsByOwner request, sorted by id ascending with a keyset bound. */
+export interface OwnerPageRequest {
+  owner: string;
+  /** Only ids after this one (exclusive); undefined for the first page. */
+  after?: string;
+  /** 1-1000. */
+  limit: number;
+  signal?: AbortSignal;
+}
+
+/** The DAS reads of the collections and wallets cores. */
 export interface CollectionsDas {
   /** The asset, or null when the provider has none with this id. */
   getAsset(id: string, signal?: AbortSignal): Promise<DasAsset | null>;
   /** Raw items of one page (unfiltered: the caller checks membership). */
   getGroupPage(request: GroupPageRequest): Promise<DasAsset[]>;
+  /** Raw items of one page of what a wallet holds (unchecked: the caller checks ownership). */
+  getOwnerPage(request: OwnerPageRequest): Promise<DasAsset[]>;
 }
 
 /** getAssetsByGroup takes at most this many items per call. */
@@ -95,11 +107,29 @@ export function createCollectionsDas(das: DasClient): CollectionsDas {
       } catch (error) {
         throw providerError(error, "getAssetsByGroup");
       }
-      const items = (result as { items?: unknown } | null)?.items;
-      if (!Array.isArray(items)) throw badResponse("getAssetsByGroup", "no items array");
-      return items.map((item) => checkAsset(item, "getAssetsByGroup"));
+      return itemsOf(result, "getAssetsByGroup");
+    },
+    async getOwnerPage(request) {
+      const sortBy = { sortBy: "id", sortDirection: "asc" };
+      const named: Record<string, unknown> = { ownerAddress: request.owner, sortBy, limit: request.limit };
+      if (request.after !== undefined) named.after = request.after;
+      // The reference's field order: ownerAddress, sortBy, limit, page, before, after.
+      const positional = [request.owner, sortBy, request.limit, null, null, request.after ?? null];
+      let result: unknown;
+      try {
+        result = await call<unknown>("getAssetsByOwner", named, positional, request.signal);
+      } catch (error) {
+        throw providerError(error, "getAssetsByOwner");
+      }
+      return itemsOf(result, "getAssetsByOwner");
     },
   };
+}
+
+function itemsOf(result: unknown, method: string): DasAsset[] {
+  const items = (result as { items?: unknown } | null)?.items;
+  if (!Array.isArray(items)) throw badResponse(method, "no items array");
+  return items.map((item) => checkAsset(item, method));
 }
 
 function checkAsset(value: unknown, method: string): DasAsset {

@@ -46,7 +46,7 @@ function idBytes(id: string): Uint8Array | undefined {
  * Scans members. Each call asks for one item more than still wanted (up to DAS's 1,000), so the
  * last page is recognised as such; the extra item is left for the next page, not consumed.
  */
-export async function scanMembers(das: CollectionsDas, options: ScanOptions): Promise<ScanResult> {
+export async function scanMembers(das: Pick<CollectionsDas, "getGroupPage">, options: ScanOptions): Promise<ScanResult> {
   let last = options.after;
   let lastBytes = last === undefined ? undefined : idBytes(last);
   let found = 0;

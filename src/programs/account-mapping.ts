@@ -1,8 +1,12 @@
 /**
- * Turning accounts as a node returns them (base64, or jsonParsed for the token programs) into the
- * items of a page. Token accounts come out decoded; everything else, mints included (the contract
- * has no shape for them), as base64.
+ * Turning accounts as a node returns them (base64, or jsonParsed) into Solgate's account data, the
+ * one decoding that program-account items and account lookups share: token accounts into their own
+ * typed shape; anything else the node parses (mints with their extensions, nonces, lookup tables,
+ * the upgradeable loader's accounts, stake, vote, sysvars) as the node's own `{type, info}`; Token
+ * Metadata accounts, which nodes do not parse, by Solgate's decoder; everything else as base64.
  */
+import { decodeCollectionMetadata } from "../collections/token-metadata.ts";
+import { TOKEN_METADATA_PROGRAM } from "../solana/program-ids.ts";
 import type { TokenProgramName } from "./token-programs.ts";
 
 /** An SPL token amount. */
@@ -25,9 +29,13 @@ export interface TokenAccountInfo {
   state: string;
 }
 
-/** An account's data: decoded for token accounts, raw otherwise. */
+/** A JSON value as a node's jsonParsed gives it (integers past 2^53 as decimal strings). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** An account's data: typed for token accounts, the decoder's own fields for other known layouts, raw otherwise. */
 export type AccountData =
   | { format: "parsed"; program: TokenProgramName; parsed: { type: "account"; info: TokenAccountInfo } }
+  | { format: "parsed"; program: string; parsed: { type: string; fields: { [key: string]: JsonValue } } }
   | { format: "base64"; base64: string };
 
 /** One account on a page. */
@@ -48,22 +56,86 @@ export interface RpcAccount {
   data: readonly [string, string] | { program: string; parsed: unknown; space?: bigint | number };
 }
 
-/**
- * The page item for `account`, or `undefined` when the node returned a parsed form this contract
- * cannot carry (a mint, a multisig): the caller fetches those again as base64.
- */
-export function toProgramAccountItem(address: string, account: RpcAccount): ProgramAccountItem | undefined {
+/** The token-account fields of `data`; undefined for any other data. */
+export function tokenAccountInfo(data: AccountData): TokenAccountInfo | undefined {
+  return data.format === "parsed" && "info" in data.parsed ? data.parsed.info : undefined;
+}
+
+/** The page item for `account`. */
+export function toProgramAccountItem(address: string, account: RpcAccount): ProgramAccountItem {
   const lamports = BigInt(account.lamports);
-  const base = { address, lamports, sol: lamportsToSol(lamports) };
+  return { address, lamports, sol: lamportsToSol(lamports), space: spaceOf(account), data: toAccountData(account) };
+}
+
+/** The size of an account's data, from the node's `space` or the data itself. */
+export function spaceOf(account: RpcAccount): bigint {
+  const data = account.data;
+  const space = account.space ?? (isBase64Data(data) ? undefined : data.space);
+  if (space !== undefined) return BigInt(space);
+  return isBase64Data(data) ? BigInt(Buffer.byteLength(data[0], "base64")) : 0n;
+}
+
+/** An account's data as Solgate gives it (see the top of this file). */
+export function toAccountData(account: RpcAccount): AccountData {
   const data = account.data;
   if (isBase64Data(data)) {
-    const byteLength = Buffer.byteLength(data[0], "base64");
-    return { ...base, space: account.space === undefined ? BigInt(byteLength) : BigInt(account.space), data: { format: "base64", base64: data[0] } };
+    if (account.owner === TOKEN_METADATA_PROGRAM) return toMetadata(data[0]) ?? { format: "base64", base64: data[0] };
+    return { format: "base64", base64: data[0] };
   }
-  const parsed = toTokenAccount(data);
-  if (parsed === undefined) return undefined;
-  const space = account.space ?? data.space;
-  return { ...base, space: space === undefined ? 0n : BigInt(space), data: parsed };
+  const token = toTokenAccount(data);
+  if (token !== undefined) return token;
+  const parsed = data.parsed as { type?: unknown; info?: unknown } | null;
+  const type = typeof parsed?.type === "string" ? parsed.type : "unknown";
+  const info = toJson(parsed?.info ?? {});
+  return { format: "parsed", program: data.program, parsed: { type, fields: isJsonObject(info) ? info : { value: info } } };
+}
+
+/** Token Metadata's MetadataV1 as Solgate decodes it; undefined for any other account of the program. */
+function toMetadata(base64: string): AccountData | undefined {
+  const decoded = decodeCollectionMetadata(Buffer.from(base64, "base64"));
+  if (decoded === null) return undefined;
+  const fields: { [key: string]: JsonValue } = {
+    mint: decoded.mint,
+    updateAuthority: decoded.updateAuthority,
+    name: decoded.name,
+    symbol: decoded.symbol,
+    uri: decoded.uri,
+    tokenStandard: decoded.tokenStandard === null ? null : (TOKEN_STANDARDS[decoded.tokenStandard] ?? decoded.tokenStandard),
+    collection: decoded.collection,
+  };
+  if (decoded.collectionDetails !== null) {
+    fields.collectionDetails =
+      decoded.collectionDetails.kind === "V1" ? { kind: "V1", size: jsonInteger(decoded.collectionDetails.size) } : { kind: "V2" };
+  }
+  return { format: "parsed", program: "token-metadata", parsed: { type: "metadata", fields } };
+}
+
+/** Token Metadata's `TokenStandard` by its number. */
+const TOKEN_STANDARDS = ["NonFungible", "FungibleAsset", "Fungible", "NonFungibleEdition", "ProgrammableNonFungible", "ProgrammableNonFungibleEdition"];
+
+/**
+ * A parsed value from kit (which reads every JSON integer as a bigint) back to plain JSON: integers
+ * within 2^53 as numbers, larger ones as decimal strings, so nothing is rounded.
+ */
+function toJson(value: unknown): JsonValue {
+  if (typeof value === "bigint") return jsonInteger(value);
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
+  if (Array.isArray(value)) return value.map(toJson);
+  if (typeof value === "object") {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toJson(v);
+    return out;
+  }
+  return String(value);
+}
+
+function jsonInteger(value: bigint): number | string {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+}
+
+function isJsonObject(value: JsonValue): value is { [key: string]: JsonValue } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** SOL as a float without going through a Number of the whole lamport count (which may exceed 2^53). */
@@ -76,7 +148,7 @@ function isBase64Data(data: RpcAccount["data"]): data is readonly [string, strin
 }
 
 /** A node's jsonParsed token account -> the contract's shape; undefined for any other parsed type. */
-function toTokenAccount(data: { program: string; parsed: unknown }): AccountData | undefined {
+function toTokenAccount(data: { program: string; parsed: unknown }): Extract<AccountData, { parsed: { type: "account" } }> | undefined {
   if (data.program !== "spl-token" && data.program !== "spl-token-2022") return undefined;
   const parsed = data.parsed as { type?: unknown; info?: Record<string, unknown> } | null;
   if (parsed?.type !== "account" || typeof parsed.info !== "object" || parsed.info === null) return undefined;

@@ -17,27 +17,27 @@ export interface KeyListCacheOptions {
   now?: () => number;
 }
 
-export interface KeyListCache {
+export interface KeyListCache<T = string> {
   /** The cached list for `key`, or the result of `load` (stored if it fits). */
-  get(key: string, load: () => Promise<readonly string[]>): Promise<readonly string[]>;
+  get(key: string, load: () => Promise<readonly T[]>): Promise<readonly T[]>;
   /** Keys held now. */
   readonly size: number;
 }
 
-interface Entry {
-  keys: readonly string[];
+interface Entry<T> {
+  keys: readonly T[];
   expiresAt: number;
   diesAt: number;
 }
 
-export function createKeyListCache(options: KeyListCacheOptions = {}): KeyListCache {
+export function createKeyListCache<T = string>(options: KeyListCacheOptions = {}): KeyListCache<T> {
   const ttlMs = options.ttlMs ?? 20_000;
   const maxAgeMs = options.maxAgeMs ?? 120_000;
   const maxKeys = options.maxKeys ?? 1_000_000;
   const now = options.now ?? Date.now;
   // Map order is insertion order: the first entry is the oldest, evicted first.
-  const entries = new Map<string, Entry>();
-  const loading = new Map<string, Promise<readonly string[]>>();
+  const entries = new Map<string, Entry<T>>();
+  const loading = new Map<string, Promise<readonly T[]>>();
   let held = 0;
 
   function drop(key: string): void {
@@ -48,7 +48,7 @@ export function createKeyListCache(options: KeyListCacheOptions = {}): KeyListCa
     }
   }
 
-  function store(key: string, keys: readonly string[]): void {
+  function store(key: string, keys: readonly T[]): void {
     if (ttlMs <= 0 || keys.length > maxKeys) return;
     drop(key);
     const t = now();

@@ -16,10 +16,10 @@ import { createKeyListCache } from "./key-list-cache.ts";
 import type { KeyListCacheOptions } from "./key-list-cache.ts";
 import { isFiltered, normalizeQuery, toRpcFilters } from "./program-query.ts";
 import type { NormalizedQuery, ProgramAccountsQuery } from "./program-query.ts";
-import { DEFAULT_BROAD_PROGRAMS, tokenProgramName } from "./token-programs.ts";
+import { DEFAULT_BROAD_PROGRAMS } from "./token-programs.ts";
 
 export type { ProgramAccountsQuery } from "./program-query.ts";
-export type { ProgramAccountItem, AccountData, TokenAccountInfo, TokenAmount } from "./account-mapping.ts";
+export type { ProgramAccountItem, AccountData, JsonValue, TokenAccountInfo, TokenAmount } from "./account-mapping.ts";
 
 /** What this core needs of the upstream, and no more. */
 export interface ProgramAccountsUpstream {
@@ -105,24 +105,13 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
   }
 
   async function fetchItems(programId: string, addresses: readonly string[]): Promise<ProgramAccountItem[]> {
-    const parser = tokenProgramName(programId);
-    const accounts = await fetchAccounts(addresses, parser ? "jsonParsed" : "base64");
-    const items: (ProgramAccountItem | undefined)[] = [];
-    const again: number[] = [];
+    const accounts = await fetchAccounts(addresses, "jsonParsed");
+    const items: ProgramAccountItem[] = [];
     accounts.forEach((account, i) => {
       // Closed or reassigned between the key scan and now: no longer the program's, so not listed.
-      if (account === null || account.owner !== programId) return items.push(undefined);
-      const item = toProgramAccountItem(addresses[i], account);
-      if (item === undefined) again.push(i);
-      items.push(item);
+      if (account !== null && account.owner === programId) items.push(toProgramAccountItem(addresses[i], account));
     });
-    if (again.length > 0) {
-      const raw = await fetchAccounts(again.map((i) => addresses[i]), "base64");
-      raw.forEach((account, j) => {
-        if (account !== null && account.owner === programId) items[again[j]] = toProgramAccountItem(addresses[again[j]], account);
-      });
-    }
-    return items.filter((item): item is ProgramAccountItem => item !== undefined);
+    return items;
   }
 
   async function fetchAccounts(addresses: readonly string[], encoding: "base64" | "jsonParsed"): Promise<(RpcAccount | null)[]> {

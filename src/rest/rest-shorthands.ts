@@ -8,13 +8,16 @@
  *   `unit`; the contract keeps the five numbers flat in `PriorityFeeLevels`.
  * - `tokenAmount.raw` is a string (an exact integer in base units), where 64-bit numbers are
  *   otherwise JSON numbers.
+ * - A parsed account's `info` is the token account's fields or, for any other kind of account, the
+ *   decoded fields the contract carries in `ParsedAccount.fields`: the spec has one `info` object.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
 import { PriorityFeeLevelsSchema, PriorityFeeSchema, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
-import { TokenAmountSchema } from "../../gen/solgate/v1/program_pb.js";
+import { ParsedAccountSchema, TokenAccountInfoSchema, TokenAmountSchema } from "../../gen/solgate/v1/program_pb.js";
 import { SolgateError } from "../errors.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
 import type { PriorityLevelName } from "../fees/fee-estimate.ts";
+import { renderMessage } from "./rest-json.ts";
 
 /** How one message type reads and renders on the REST surface. */
 export interface RestShorthand {
@@ -126,7 +129,36 @@ const tokenAmount: RestShorthand = {
   },
 };
 
+const parsedAccount: RestShorthand = {
+  desc: ParsedAccountSchema,
+  parse: outputOnly(ParsedAccountSchema),
+  render(message) {
+    // protobuf-es gives a Struct field as its plain JSON object.
+    const info =
+      message.fields !== undefined
+        ? message.fields
+        : message.info === undefined
+          ? null
+          : renderMessage(TokenAccountInfoSchema, message.info as Record<string, unknown> as never);
+    return { type: message.type, info };
+  },
+  schema: {
+    description: "A decoded account: its kind and its fields.",
+    type: "object",
+    required: ["type", "info"],
+    properties: {
+      type: { type: "string", description: "`account` for a token account; otherwise the decoder's name for the kind (`mint`, `initialized`, `lookupTable`, `program`, `metadata`, ...)." },
+      info: {
+        type: "object",
+        description:
+          "For a token account: `mint`, `owner`, `tokenAmount` and `state`. For other accounts: the fields as a Solana node's jsonParsed encoding gives them (integers beyond 2^53 as strings).",
+        additionalProperties: true,
+      },
+    },
+  },
+};
+
 /** The shorthands, by message type name. */
 export const SHORTHANDS: ReadonlyMap<string, RestShorthand> = new Map(
-  [priorityFee, priorityFeeLevels, tokenAmount].map((shorthand) => [shorthand.desc.typeName, shorthand]),
+  [priorityFee, priorityFeeLevels, tokenAmount, parsedAccount].map((shorthand) => [shorthand.desc.typeName, shorthand]),
 );

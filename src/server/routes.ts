@@ -10,6 +10,12 @@ import { createTransactionServiceImpl, watchStatusEvents } from "../services/tra
 import { streamRoute, type StreamRoute } from "./grpc-stream-path.ts";
 import { createFeeServiceImpl } from "../services/fee-service.ts";
 import { createCollectionServiceImpl } from "../services/collection-service.ts";
+import { createAccountServiceImpl } from "../services/account-service.ts";
+import { createWalletServiceImpl } from "../services/wallet-service.ts";
+import { createTokenServiceImpl } from "../services/token-service.ts";
+import { AccountService } from "../../gen/solgate/v1/account_service_pb.js";
+import { WalletService } from "../../gen/solgate/v1/wallet_service_pb.js";
+import { TokenService } from "../../gen/solgate/v1/token_service_pb.js";
 import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
 import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
 import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
@@ -27,6 +33,9 @@ export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void 
     router.service(FeeService, createFeeServiceImpl({ chains: deps.chains }));
     router.service(TransactionService, createTransactionServiceImpl({ chains: deps.chains }));
     router.service(CollectionService, createCollectionServiceImpl({ chains: deps.chains }));
+    router.service(AccountService, createAccountServiceImpl({ chains: deps.chains }));
+    router.service(WalletService, createWalletServiceImpl({ chains: deps.chains }));
+    router.service(TokenService, createTokenServiceImpl({ chains: deps.chains }));
   };
 }
 

@@ -3,9 +3,9 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
 import { DataFormat } from "../../gen/solgate/v1/program_pb.js";
-import type { ProgramAccountSchema } from "../../gen/solgate/v1/program_pb.js";
+import type { AccountDataSchema, ProgramAccountSchema } from "../../gen/solgate/v1/program_pb.js";
 import type { ChainRegistry } from "../chains.ts";
-import type { ProgramAccountItem } from "../programs/program-accounts.ts";
+import type { AccountData, ProgramAccountItem } from "../programs/program-accounts.ts";
 
 /** The Connect implementation of ProgramService. */
 export function createProgramServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof ProgramService> {
@@ -28,15 +28,12 @@ export function createProgramServiceImpl(deps: { chains: ChainRegistry }): Servi
 }
 
 function toMessage(item: ProgramAccountItem): MessageInitShape<typeof ProgramAccountSchema> {
-  const { data } = item;
-  return {
-    address: item.address,
-    lamports: item.lamports,
-    sol: item.sol,
-    space: item.space,
-    data:
-      data.format === "parsed"
-        ? { format: DataFormat.PARSED, program: data.program, parsed: data.parsed }
-        : { format: DataFormat.BASE64, base64: data.base64 },
-  };
+  return { address: item.address, lamports: item.lamports, sol: item.sol, space: item.space, data: toDataMessage(item.data) };
+}
+
+/** An account's data as the contract carries it (shared with AccountService). */
+export function toDataMessage(data: AccountData): MessageInitShape<typeof AccountDataSchema> {
+  return data.format === "parsed"
+    ? { format: DataFormat.PARSED, program: data.program, parsed: data.parsed }
+    : { format: DataFormat.BASE64, base64: data.base64 };
 }

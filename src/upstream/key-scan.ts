@@ -80,3 +80,27 @@ export function createKeyScanTransport(url: string): RpcTransport {
     return { jsonrpc: "2.0", id: (payload as { id?: unknown }).id ?? null, result: keys } as T;
   } as RpcTransport;
 }
+
+/**
+ * A transport for one URL that parses the answer with plain JSON.parse: for getProgramAccounts with a
+ * small data slice, where kit's bigint-preserving parser costs seconds per 100,000 accounts and the
+ * caller reads only `pubkey` and the sliced `data` (no integer beyond 2^53 is read).
+ */
+export function createPlainJsonTransport(url: string): RpcTransport {
+  return async function plainJson<T>({ payload, signal }: { payload: unknown; signal?: AbortSignal }): Promise<T> {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json; charset=utf-8", accept: "application/json", "accept-encoding": "br,gzip,deflate" },
+      body: JSON.stringify(payload),
+      signal,
+    });
+    if (!response.ok) {
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
+        headers: response.headers,
+        message: response.statusText,
+        statusCode: response.status,
+      });
+    }
+    return (await response.json()) as T;
+  } as RpcTransport;
+}

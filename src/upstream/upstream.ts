@@ -7,7 +7,7 @@
 import { createDefaultRpcTransport, createSolanaRpcFromTransport } from "@solana/kit";
 import { errorFromJsonRpcError } from "./rpc-errors.ts";
 import type { Rpc, RpcTransport, SolanaRpcApi } from "@solana/kit";
-import { createKeyScanTransport, KEY_SCAN_LIMIT } from "./key-scan.ts";
+import { createKeyScanTransport, createPlainJsonTransport, KEY_SCAN_LIMIT } from "./key-scan.ts";
 import { createSemaphore } from "./semaphore.ts";
 import { createResilientTransport } from "./resilient-transport.ts";
 import type { Endpoint } from "./resilient-transport.ts";
@@ -89,6 +89,15 @@ export interface Upstream {
    * Errors as for `rpc`.
    */
   getProgramAccountKeys(programId: string, options?: ProgramAccountKeysOptions): Promise<string[]>;
+  /**
+   * The accounts `programId` owns that pass `filters`, each with `dataSlice` of its data: getProgramAccounts
+   * read with plain JSON.parse (see key-scan.ts), for scans that need a few bytes of many accounts.
+   * Errors as for `rpc`.
+   */
+  getProgramAccountSlices(
+    programId: string,
+    options: { dataSlice: { offset: number; length: number }; filters?: readonly ProgramAccountsFilter[]; commitment?: "processed" | "confirmed" | "finalized"; abortSignal?: AbortSignal },
+  ): Promise<{ pubkey: string; data: Buffer }[]>;
   /** Redacted labels (origins) of the RPC endpoints, in order. */
   readonly endpoints: readonly string[];
   /** Calls holding a slot of the cap, and calls waiting for one. */
@@ -141,6 +150,11 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     retryTimeouts: false,
     endpoints: options.rpcUrls.map((url) => ({ label: redactUrl(url), transport: createKeyScanTransport(url) })),
   });
+  const sliceScan = createResilientTransport({
+    ...shared,
+    retryTimeouts: false,
+    endpoints: options.rpcUrls.map((url) => ({ label: redactUrl(url), transport: createPlainJsonTransport(url) })),
+  });
   let nextKeyScanId = 1;
   const signatures = wsUrl === null ? undefined : createSignatureFeed({ url: wsUrl, onError: options.onFeedError });
 
@@ -167,6 +181,21 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       const response = (await keyScan({ payload, signal: scan.abortSignal })) as { result?: string[]; error?: unknown };
       if (response.error !== undefined) throw errorFromJsonRpcError(response.error);
       return response.result ?? [];
+    },
+    async getProgramAccountSlices(programId, scan) {
+      const config = {
+        encoding: "base64",
+        dataSlice: scan.dataSlice,
+        commitment: scan.commitment ?? "confirmed",
+        filters: (scan.filters ?? []).map(jsonSafeFilter),
+      };
+      const payload = { jsonrpc: "2.0", id: nextKeyScanId++, method: "getProgramAccounts", params: [programId, config] };
+      const response = (await sliceScan({ payload, signal: scan.abortSignal })) as {
+        result?: { pubkey: string; account: { data: [string, string] } }[];
+        error?: unknown;
+      };
+      if (response.error !== undefined) throw errorFromJsonRpcError(response.error);
+      return (response.result ?? []).map(({ pubkey, account }) => ({ pubkey, data: Buffer.from(account.data[0], "base64") }));
     },
     endpoints: rpcEndpoints.map((e) => e.label),
     load: () => ({ active: semaphore.active, waiting: semaphore.waiting }),

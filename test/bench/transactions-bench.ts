@@ -48,6 +48,9 @@ import { createServer } from "../../src/server/server.ts";
 import { createTransactions } from "../../src/transactions/transactions.ts";
 import type { TransactionsOptions } from "../../src/transactions/transactions.ts";
 import { createUpstream } from "../../src/upstream/upstream.ts";
+import { createAccounts } from "../../src/accounts/accounts.ts";
+import { createWallets } from "../../src/wallets/wallets.ts";
+import { createTokenHolders } from "../../src/tokens/token-holders.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -115,7 +118,7 @@ async function startSolgate(options: Partial<TransactionsOptions>, chain: Localn
   fees.start();
   const transactions = createTransactions({ upstream, fees, ...options });
   transactions.start();
-  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections: createCollections({ upstream }) }], "localnet");
+  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections: createCollections({ upstream }), accounts: createAccounts({ upstream }), wallets: createWallets({ upstream }), tokens: createTokenHolders({ upstream }) }], "localnet");
   const server = createServer({ routes: createRoutes({ chains }), auth: createApiKeyChecker([API_KEY]), logger: createLogger({ level: "silent" }) });
   const listening = await server.listen(0, "127.0.0.1");
   const client = createClient(TransactionService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${listening.port}` }));

@@ -17,7 +17,7 @@ const member = (id: string, group = COLLECTION, verified?: boolean): DasAsset =>
 /** A provider over `items` that honours `after` and `limit` unless told otherwise, and records requests. */
 function provider(items: DasAsset[], quirks: { ignoreAfter?: boolean } = {}) {
   const asked: GroupPageRequest[] = [];
-  const das: CollectionsDas = {
+  const das: Pick<CollectionsDas, "getAsset" | "getGroupPage"> = {
     getAsset: async () => null,
     async getGroupPage(request) {
       asked.push(request);
@@ -28,7 +28,7 @@ function provider(items: DasAsset[], quirks: { ignoreAfter?: boolean } = {}) {
   return { das, asked };
 }
 
-async function scan(das: CollectionsDas, want: number, after?: string, maxCalls = 4) {
+async function scan(das: Pick<CollectionsDas, "getGroupPage">, want: number, after?: string, maxCalls = 4) {
   const found: string[] = [];
   const result = await scanMembers(das, { collection: COLLECTION, after, want, maxCalls, onMember: (a) => found.push(a.id) });
   return { ...result, found };

@@ -5,10 +5,13 @@ import type { Upstream } from "../../src/upstream/upstream.ts";
 import { createProgramAccounts } from "../../src/programs/program-accounts.ts";
 import type { ProgramAccountItem, ProgramAccountsQuery } from "../../src/programs/program-accounts.ts";
 import { compareAddresses } from "../../src/programs/address-order.ts";
+import { tokenAccountInfo } from "../../src/programs/account-mapping.ts";
 import { TOKEN_PROGRAM as TOKEN_PROGRAM_ID } from "../../src/solana/program-ids.ts";
 import { SolgateError } from "../../src/errors.ts";
 import { startSeededLocalnet } from "./localnet-world.ts";
 import type { SeededLocalnet } from "./localnet-world.ts";
+
+const tokenInfo = (item: ProgramAccountItem) => tokenAccountInfo(item.data)!;
 
 const HOLDERS = 1200;
 let world: SeededLocalnet;
@@ -74,10 +77,10 @@ describe("program accounts against the real localnet", () => {
       expect(item.data.format).toBe("parsed");
       if (item.data.format !== "parsed") continue;
       expect(item.data.program).toBe("spl-token");
-      expect(item.data.parsed.info.mint).toBe(gate.mint);
-      expect(item.data.parsed.info.tokenAmount.decimals).toBe(gate.decimals);
+      expect(tokenInfo(item).mint).toBe(gate.mint);
+      expect(tokenInfo(item).tokenAmount.decimals).toBe(gate.decimals);
       expect(item.sol).toBeCloseTo(Number(item.lamports) / 1e9, 12);
-      total += item.data.parsed.info.tokenAmount.raw;
+      total += tokenInfo(item).tokenAmount.raw;
     }
     // The seeded holders hold the whole supply (the demo wallet included).
     expect(total).toBe(BigInt(world.manifest.fungibleMints[0].supply));
@@ -85,14 +88,14 @@ describe("program accounts against the real localnet", () => {
 
   it("returns exactly one owner's token accounts for an owner match", async () => {
     const first = await createProgramAccounts({ upstream }).list({ programId: TOKEN_PROGRAM_ID, match: [`0:${bolt.mint}`], limit: 5 });
-    const owner = first.items[3].data.format === "parsed" ? first.items[3].data.parsed.info.owner : "";
+    const owner = first.items[3].data.format === "parsed" ? tokenInfo(first.items[3]).owner : "";
     const byOwner = await upstream.rpc
       .getTokenAccountsByOwner(address(owner), { programId: address(TOKEN_PROGRAM_ID) }, { encoding: "base64" })
       .send();
     const { items } = await listAll({ programId: TOKEN_PROGRAM_ID, match: [`32:${owner}`], limit: 2 });
     expect(items.length).toBeGreaterThan(0);
     expect(new Set(items.map((i) => i.address))).toEqual(new Set(byOwner.value.map((v) => v.pubkey)));
-    for (const item of items) expect(item.data.format === "parsed" && item.data.parsed.info.owner).toBe(owner);
+    for (const item of items) expect(item.data.format === "parsed" && tokenInfo(item).owner).toBe(owner);
   });
 
   it("continues a listing from a cursor on another replica (no shared cache)", async () => {
@@ -131,15 +134,21 @@ describe("program accounts against the real localnet", () => {
     expect(broad.reason).toBe("QUERY_TOO_BROAD");
   });
 
-  it("gives mints, which the contract cannot carry parsed, as base64", async () => {
+  it("gives mints parsed, as the node parses them", async () => {
     // With the token programs not marked broad, a size-only query lists every mint of this small chain.
     const mints = await createProgramAccounts({ upstream }, { broadPrograms: [] }).list({ programId: TOKEN_PROGRAM_ID, size: 82n, match: [] });
     const seeded = mints.items.filter((i) => i.address === gate.mint || i.address === bolt.mint);
     expect(seeded).toHaveLength(2);
     for (const mint of seeded) {
       expect(mint.space).toBe(82n);
-      expect(mint.data.format).toBe("base64");
-      if (mint.data.format === "base64") expect(Buffer.from(mint.data.base64, "base64")).toHaveLength(82);
+      expect(mint.data).toMatchObject({ format: "parsed", program: "spl-token", parsed: { type: "mint", fields: { isInitialized: true } } });
+      const direct = await upstream.rpc.getAccountInfo(address(mint.address), { encoding: "base64" }).send();
+      const bytes = Buffer.from(direct.value!.data[0], "base64");
+      // decimals is byte 44 of a mint, the supply the u64 at 36.
+      if (mint.data.format === "parsed" && "fields" in mint.data.parsed) {
+        expect(mint.data.parsed.fields.decimals).toBe(bytes[44]);
+        expect(mint.data.parsed.fields.supply).toBe(bytes.readBigUInt64LE(36).toString());
+      }
     }
   });
 });

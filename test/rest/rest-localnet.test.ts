@@ -11,6 +11,9 @@ import type { Blockhash, KeyPairSigner } from "@solana/kit";
 import { GetCollectionResponseSchema, ListCollectionNftsResponseSchema } from "../../gen/solgate/v1/collection_service_pb.js";
 import { EstimateFeesResponseSchema, GetFeesResponseSchema } from "../../gen/solgate/v1/fee_service_pb.js";
 import { ListProgramAccountsResponseSchema } from "../../gen/solgate/v1/program_service_pb.js";
+import { GetAccountResponseSchema } from "../../gen/solgate/v1/account_service_pb.js";
+import { ListWalletNftsResponseSchema, ListWalletTokensResponseSchema } from "../../gen/solgate/v1/wallet_service_pb.js";
+import { ListTokenHoldersResponseSchema } from "../../gen/solgate/v1/token_service_pb.js";
 import {
   GetTransactionStatusResponseSchema,
   PrepareTransactionResponseSchema,
@@ -27,6 +30,11 @@ import {
   PROGRAM_ACCOUNTS_PAGE,
   SEND_RESULT,
   STATUS_RECORD,
+  ACCOUNT,
+  TOKEN_ACCOUNT_INFO,
+  TOKEN_HOLDERS_PAGE,
+  WALLET_NFTS_PAGE,
+  WALLET_TOKENS_PAGE,
   expectRestError,
   expectShape,
 } from "./shapes.ts";
@@ -327,8 +335,17 @@ describe("GET /v1/{chain}/programs/{programId}/accounts", () => {
     expect(connect).toEqual(page);
   });
 
-  it("gives raw accounts as base64 with program and parsed null", async () => {
+  it("gives the upgradeable loader's accounts parsed, as the node parses them", async () => {
     const page = await okJson(await get(`/programs/BPFLoaderUpgradeab1e11111111111111111111111/accounts?limit=2`));
+    expectShape(page, PROGRAM_ACCOUNTS_PAGE);
+    for (const item of page.items as { data: Record<string, unknown> }[]) {
+      expect(item.data).toMatchObject({ format: "parsed", program: "bpf-upgradeable-loader", base64: null });
+      expect((item.data.parsed as { type: string }).type).toMatch(/^(program|programData|buffer)$/);
+    }
+  });
+
+  it("gives raw accounts as base64 with program and parsed null", async () => {
+    const page = await okJson(await get(`/programs/BPFLoader2111111111111111111111111111111111/accounts?limit=2`));
     expectShape(page, PROGRAM_ACCOUNTS_PAGE);
     const items = page.items as { data: Record<string, unknown> }[];
     expect(items).toHaveLength(2);
@@ -345,6 +362,84 @@ describe("GET /v1/{chain}/programs/{programId}/accounts", () => {
     await expectRestError(await get(`/programs/${TOKEN_PROGRAM}/accounts?size=x&match=0:${t.manifest.fungibleMints[0].mint}`), 400, "invalid_parameter");
     await expectRestError(await get(`/programs/not-base58!/accounts`), 400, "invalid_address");
     await expectRestError(await get(`/programs/${UNKNOWN_ADDRESS}/accounts`), 404, "not_found");
+  });
+});
+
+describe("GET /v1/{chain}/accounts/{address}", () => {
+  it("returns a token account decoded as program-account items are, the same as Connect JSON", async () => {
+    const held = t.manifest.demoWallet.tokenAccounts[0];
+    const account = await okJson(await get(`/accounts/${held}`));
+    expectShape(account, ACCOUNT);
+    expect(account).toMatchObject({ address: held, owner: TOKEN_PROGRAM, executable: false, space: 165, data: { format: "parsed", program: "spl-token", base64: null } });
+    expectShape((account.data as { parsed: { info: unknown } }).parsed.info, TOKEN_ACCOUNT_INFO);
+    expect(await viaConnect("AccountService/GetAccount", { address: held }, GetAccountResponseSchema, "account")).toEqual(account);
+  });
+
+  it("returns a mint's info as the node parses it, 64-bit values as strings", async () => {
+    const mint = t.manifest.fungibleMints[0];
+    const account = await okJson(await get(`/accounts/${mint.mint}`));
+    expect(account.data).toMatchObject({ format: "parsed", program: "spl-token", parsed: { type: "mint", info: { decimals: mint.decimals, supply: mint.supply } } });
+    expect(await viaConnect("AccountService/GetAccount", { address: mint.mint }, GetAccountResponseSchema, "account")).toEqual(account);
+  });
+
+  it("answers invalid_address and not_found", async () => {
+    await expectRestError(await get("/accounts/not-base58!"), 400, "invalid_address");
+    await expectRestError(await get(`/accounts/${UNKNOWN_ADDRESS}`), 404, "not_found");
+  });
+});
+
+describe("GET /v1/{chain}/wallets/{owner}/tokens and /nfts", () => {
+  it("lists the demo wallet's fungible balances, named, the same as Connect JSON", async () => {
+    const owner = t.manifest.demoWallet.address;
+    const page = await okJson(await get(`/wallets/${owner}/tokens`));
+    expectShape(page, WALLET_TOKENS_PAGE);
+    const items = page.items as { mint: string; symbol: string; amount: { raw: string } }[];
+    expect(items.map((i) => i.mint).sort()).toEqual(t.manifest.fungibleMints.map((m) => m.mint).sort());
+    for (const item of items) expect(item.symbol).toBe(t.manifest.fungibleMints.find((m) => m.mint === item.mint)!.symbol);
+    expect(page.nextCursor).toBeNull();
+    expect(await viaConnect("WalletService/ListWalletTokens", { owner }, ListWalletTokensResponseSchema)).toEqual(page);
+    const one = await okJson(await get(`/wallets/${owner}/tokens?limit=1`));
+    expect(typeof one.nextCursor).toBe("string");
+  });
+
+  it("lists the demo wallet's NFTs in the wallet-NFT shape with their collection", async () => {
+    const owner = t.manifest.demoWallet.address;
+    const page = await okJson(await get(`/wallets/${owner}/nfts?limit=1000`));
+    expectShape(page, WALLET_NFTS_PAGE);
+    const ids = (page.items as { id: string }[]).map((i) => i.id);
+    expect(new Set(ids)).toEqual(new Set([...t.manifest.demoWallet.nfts, ...t.manifest.demoWallet.compressedNfts]));
+    expect(await viaConnect("WalletService/ListWalletNfts", { owner, limit: 1000 }, ListWalletNftsResponseSchema)).toEqual(page);
+  });
+
+  it("answers invalid_address and invalid_parameter", async () => {
+    await expectRestError(await get("/wallets/nope/tokens"), 400, "invalid_address");
+    await expectRestError(await get("/wallets/nope/nfts"), 400, "invalid_address");
+    const limit = await expectRestError(await get(`/wallets/${t.manifest.demoWallet.address}/tokens?limit=1001`), 400, "invalid_parameter");
+    expect(limit.details.field).toBe("limit");
+  });
+});
+
+describe("GET /v1/{chain}/tokens/{mint}/holders", () => {
+  it("pages through every holder, the same as Connect JSON", async () => {
+    const mint = t.manifest.fungibleMints[0];
+    const page = await okJson(await get(`/tokens/${mint.mint}/holders?limit=3`));
+    expectShape(page, TOKEN_HOLDERS_PAGE);
+    expect(page.items).toHaveLength(3);
+    expect(await viaConnect("TokenService/ListTokenHolders", { mint: mint.mint, limit: 3 }, ListTokenHoldersResponseSchema)).toEqual(page);
+    let cursor = page.nextCursor as string | null;
+    let seen = 3;
+    while (cursor !== null) {
+      const next = await okJson(await get(`/tokens/${mint.mint}/holders?limit=1000&cursor=${encodeURIComponent(cursor)}`));
+      seen += (next.items as unknown[]).length;
+      cursor = next.nextCursor as string | null;
+    }
+    expect(seen).toBe(mint.holders + 1); // the seeded holders and the demo wallet
+  });
+
+  it("answers invalid_address, not_found and invalid_parameter", async () => {
+    await expectRestError(await get("/tokens/nope/holders"), 400, "invalid_address");
+    await expectRestError(await get(`/tokens/${UNKNOWN_ADDRESS}/holders`), 404, "not_found");
+    await expectRestError(await get(`/tokens/${t.manifest.fungibleMints[0].mint}/holders?limit=0x`), 400, "invalid_parameter");
   });
 });
 

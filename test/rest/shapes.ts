@@ -114,10 +114,26 @@ export const TOKEN_AMOUNT: Shape = { raw: "string", decimals: "number", ui: "num
 export const ACCOUNT_DATA: Shape = {
   format: oneOf("parsed", "base64"),
   program: nullable("string"),
-  parsed: nullable({ type: "string", info: nullable({ mint: "string", owner: "string", tokenAmount: nullable(TOKEN_AMOUNT), state: "string" }) }),
+  parsed: nullable({ type: "string", info: "any" }),
   base64: nullable("string"),
 };
 export const PROGRAM_ACCOUNT: Shape = { address: "string", lamports: "number", sol: "number", space: "number", data: nullable(ACCOUNT_DATA) };
+export const TOKEN_ACCOUNT_INFO: Shape = { mint: "string", owner: "string", tokenAmount: TOKEN_AMOUNT, state: "string" };
+export const ACCOUNT: Shape = { address: "string", lamports: "number", sol: "number", space: "number", owner: "string", executable: "boolean", data: ACCOUNT_DATA };
+export const WALLET_TOKEN: Shape = {
+  tokenAccount: "string",
+  mint: "string",
+  program: oneOf("spl-token", "spl-token-2022"),
+  amount: TOKEN_AMOUNT,
+  state: "string",
+  name: nullable("string"),
+  symbol: nullable("string"),
+};
+export const WALLET_TOKENS_PAGE: Shape = { owner: "string", items: [WALLET_TOKEN], nextCursor: nullable("string") };
+export const WALLET_NFT: Shape = { id: "string", name: "string", image: "string", standard: oneOf(...TOKEN_STANDARDS), compressed: "boolean", collection: nullable("string") };
+export const WALLET_NFTS_PAGE: Shape = { owner: "string", items: [WALLET_NFT], nextCursor: nullable("string") };
+export const TOKEN_HOLDER: Shape = { tokenAccount: "string", owner: "string", amount: TOKEN_AMOUNT };
+export const TOKEN_HOLDERS_PAGE: Shape = { mint: "string", program: oneOf("spl-token", "spl-token-2022"), items: [TOKEN_HOLDER], nextCursor: nullable("string") };
 export const PROGRAM_ACCOUNTS_PAGE: Shape = { programId: "string", items: [PROGRAM_ACCOUNT], nextCursor: nullable("string") };
 
 export const ERROR_BODY: Shape = { code: "string", message: "string", details: "any" };

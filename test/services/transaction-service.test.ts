@@ -31,6 +31,9 @@ import type { Transactions } from "../../src/transactions/transactions.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 import { createLogSink } from "../server/helpers.ts";
+import { createAccounts } from "../../src/accounts/accounts.ts";
+import { createWallets } from "../../src/wallets/wallets.ts";
+import { createTokenHolders } from "../../src/tokens/token-holders.ts";
 
 const API_KEY = "tx-test-key-0123456789";
 const headers = { Authorization: `Bearer ${API_KEY}` };
@@ -51,7 +54,7 @@ beforeAll(async () => {
   fees.start();
   core = createTransactions({ upstream, fees, pollIntervalMs: 25, rebroadcastIntervalMs: 150, heartbeatIntervalMs: 200 });
   core.start();
-  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core, collections: createCollections({ upstream }) }], "localnet");
+  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core, collections: createCollections({ upstream }), accounts: createAccounts({ upstream }), wallets: createWallets({ upstream }), tokens: createTokenHolders({ upstream }) }], "localnet");
   const server = createServer({
     routes: createRoutes({ chains }),
     // As the gateway runs: gRPC WatchStatus on the lean stream path, the other protocols on the router.

@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file solgate/v1/program.proto.
@@ -106,18 +106,27 @@ export declare const AccountDataSchema: GenMessage<AccountData>;
  */
 export declare type ParsedAccount = Message<"solgate.v1.ParsedAccount"> & {
   /**
-   * The kind of account (`account` for a token account).
+   * The kind of account: `account` for a token account; for the others, the node's name for it
+   * (`mint`, `initialized` for a nonce, `lookupTable`, `program`, `programData`, `metadata`, ...).
    *
    * @generated from field: string type = 1;
    */
   type: string;
 
   /**
-   * The decoded fields of a token account.
+   * The decoded fields of a token account (type `account` of `spl-token` or `spl-token-2022`).
    *
    * @generated from field: solgate.v1.TokenAccountInfo info = 2;
    */
   info?: TokenAccountInfo | undefined;
+
+  /**
+   * The decoded fields of any other account, as a Solana node's `jsonParsed` encoding gives them
+   * (Token Metadata: as Solgate decodes it). Set exactly when `info` is not. REST writes it as `info`.
+   *
+   * @generated from field: google.protobuf.Struct fields = 3;
+   */
+  fields?: JsonObject | undefined;
 };
 
 /**

@@ -64,6 +64,8 @@ export interface AssetIndex {
   groupMembers(group: string, includeUnverified: boolean): readonly AssetRecord[];
   /** Verified, unburnt members of a collection. */
   groupSize(group: string): number;
+  /** Unburnt assets `owner` holds (a token account with a balance, or a compressed leaf), in ascending id byte order. */
+  ownedBy(owner: string): readonly AssetRecord[];
   /** The stand-in for the asset's fetched off-chain JSON, when the world generated it. */
   offchain(uri: string): OffchainJson | undefined;
   readonly size: number;
@@ -253,6 +255,20 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
       return found === undefined ? [] : sortedMembers(found, includeUnverified);
     },
     groupSize: (group) => groups.get(group)?.verifiedCount ?? 0,
+    ownedBy(owner) {
+      // A scan: the localnet holds tens of thousands of assets, and a wallet's listing is rare next to a group's.
+      const owned: AssetRecord[] = [];
+      for (const record of assets.values()) {
+        if (isBurnt(record)) continue;
+        for (const holding of record.holdings.values()) {
+          if (holding.owner === owner) {
+            owned.push(record);
+            break;
+          }
+        }
+      }
+      return owned.sort((a, b) => (a.sortKey < b.sortKey ? -1 : 1));
+    },
     offchain: (uri) => options.offchainJson?.get(uri),
     get size() {
       return assets.size;

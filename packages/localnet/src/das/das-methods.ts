@@ -1,5 +1,5 @@
 /**
- * The DAS subset the localnet serves: getAsset, getAssets, getAssetsByGroup and getGrouping
+ * The DAS subset the localnet serves: getAsset, getAssets, getAssetsByGroup, getAssetsByOwner and getGrouping
  * (plus the reference's snake_case aliases), over an {@link AssetIndex}.
  *
  * Paging follows the reference: sorted by id (descending unless asked) with a keyset `cursor`
@@ -17,11 +17,15 @@ import {
   parseGetAsset,
   parseGetAssets,
   parseGetAssetsByGroup,
+  parseGetAssetsByOwner,
   parseGetGrouping,
   validatePagination,
   type DisplayOptions,
   type GetAssetsByGroupParams,
 } from "./das-params.ts";
+
+/** The paging fields of getAssetsByGroup and getAssetsByOwner. */
+type PageParams = Pick<GetAssetsByGroupParams, "sortBy" | "page" | "before" | "after" | "cursor">;
 
 const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("latin1");
 
@@ -49,7 +53,7 @@ function slice(items: readonly AssetRecord[], start: number, count: number, desc
 }
 
 /** Selects one page of `members` (ascending by id) as the reference's `paginate` would. */
-function selectPage(members: readonly AssetRecord[], p: GetAssetsByGroupParams, mode: "cursor" | "page" | "keyset", limit: number): AssetRecord[] {
+function selectPage(members: readonly AssetRecord[], p: PageParams, mode: "cursor" | "page" | "keyset", limit: number): AssetRecord[] {
   const descending = p.sortBy.sortDirection === "desc";
   let ordered = members;
   if (p.sortBy.sortBy === "created" || p.sortBy.sortBy === "updated" || p.sortBy.sortBy === "recent_action") {
@@ -78,6 +82,24 @@ function getAssetsByGroup(index: AssetIndex, params: unknown[]): Record<string, 
   const page = limit === 0 ? [] : selectPage(members, p, mode, limit);
   const result: Record<string, unknown> = { total: page.length, limit };
   if (p.options.showGrandTotal) result.grand_total = members.length;
+  if (mode === "page") result.page = p.page;
+  if (mode === "keyset") {
+    if (p.before !== null) result.before = p.before;
+    if (p.after !== null) result.after = p.after;
+  }
+  if (mode === "cursor" && page.length > 0) result.cursor = page[page.length - 1].id;
+  result.items = page.map((record) => renderAsset(record, index, p.options));
+  return result;
+}
+
+function getAssetsByOwner(index: AssetIndex, params: unknown[]): Record<string, unknown> {
+  const p = parseGetAssetsByOwner(params);
+  const mode = validatePagination(p);
+  const limit = p.limit ?? 1000;
+  const owned = index.ownedBy(p.ownerAddress);
+  const page = limit === 0 ? [] : selectPage(owned, p, mode, limit);
+  const result: Record<string, unknown> = { total: page.length, limit };
+  if (p.options.showGrandTotal) result.grand_total = owned.length;
   if (mode === "page") result.page = p.page;
   if (mode === "keyset") {
     if (p.before !== null) result.before = p.before;
@@ -120,8 +142,9 @@ export function createDasMethods(index: AssetIndex): MethodTable {
     }),
     getAssets: withNamedParams((params) => getAssets(index, params)),
     getAssetsByGroup: withNamedParams((params) => getAssetsByGroup(index, params)),
+    getAssetsByOwner: withNamedParams((params) => getAssetsByOwner(index, params)),
     getGrouping: withNamedParams((params) => getGrouping(index, params)),
   };
-  return { ...table, get_asset: table.getAsset, get_assets: table.getAssets, get_assets_by_group: table.getAssetsByGroup, get_grouping: table.getGrouping };
+  return { ...table, get_asset: table.getAsset, get_assets: table.getAssets, get_assets_by_group: table.getAssetsByGroup, get_assets_by_owner: table.getAssetsByOwner, get_grouping: table.getGrouping };
 }
 

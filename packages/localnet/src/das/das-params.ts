@@ -167,6 +167,30 @@ export function parseGetAsset(params: unknown[]): GetAssetParams {
   return { id, options };
 }
 
+export interface GetAssetsByOwnerParams extends Omit<GetAssetsByGroupParams, "groupKey" | "groupValue"> {
+  ownerAddress: string;
+}
+
+/** The reference's field order for positional params. */
+const OWNER_FIELDS = ["ownerAddress", "sortBy", "limit", "page", "before", "after", "options", "cursor"] as const;
+
+export function parseGetAssetsByOwner(params: unknown[]): GetAssetsByOwnerParams {
+  const raw = toNamed(params, OWNER_FIELDS);
+  denyUnknown(raw, OWNER_FIELDS, ["displayOptions"]);
+  const parsed: GetAssetsByOwnerParams = {
+    ownerAddress: stringField(raw, "ownerAddress", true),
+    sortBy: parseSorting(raw),
+    limit: u32Field(raw, "limit"),
+    page: u32Field(raw, "page"),
+    before: stringField(raw, "before", false) || null,
+    after: stringField(raw, "after", false) || null,
+    cursor: stringField(raw, "cursor", false),
+    options: parseOptions(raw),
+  };
+  assertPubkey(parsed.ownerAddress);
+  return parsed;
+}
+
 const GROUP_FIELDS = ["groupKey", "groupValue", "sortBy", "limit", "page", "before", "after", "options", "cursor"] as const;
 
 export function parseGetAssetsByGroup(params: unknown[]): GetAssetsByGroupParams {
@@ -188,7 +212,7 @@ export function parseGetAssetsByGroup(params: unknown[]): GetAssetsByGroupParams
 }
 
 /** The reference's `validate_pagination`, in its order. */
-export function validatePagination(p: GetAssetsByGroupParams): "cursor" | "page" | "keyset" {
+export function validatePagination(p: Pick<GetAssetsByGroupParams, "limit" | "page" | "before" | "after" | "cursor" | "sortBy">): "cursor" | "page" | "keyset" {
   if (p.limit !== null && p.limit > 1000) throw dasError("Pagination Error. Limit should not be greater than 1000.");
   const sortedById = p.sortBy.sortBy === "id";
   if (p.page !== null) {

@@ -217,6 +217,39 @@ describe("getAssetsByGroup", () => {
   });
 });
 
+describe("getAssetsByOwner", () => {
+  it("lists what the demo wallet holds, regular and compressed, ascending by id, paged by cursor", async () => {
+    const demo = world.manifest.demoWallet;
+    const expected = [...demo.nfts, ...demo.compressedNfts];
+    expect(expected.length).toBeGreaterThan(1);
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const res = await call("getAssetsByOwner", { ownerAddress: demo.address, sortBy: { sortBy: "id", sortDirection: "asc" }, limit: 1, cursor });
+      expect(res.total).toBe(res.items.length);
+      for (const item of res.items) expect(item.ownership.owner).toBe(demo.address);
+      ids.push(...res.items.map((i: { id: string }) => i.id));
+      if (res.items.length < 1) break;
+      cursor = res.cursor;
+    }
+    expect(new Set(ids)).toEqual(new Set(expected));
+    const order = ids.map((id) => Buffer.from(bs58.decode(id)).toString("hex"));
+    expect(order).toEqual([...order].sort());
+  });
+
+  it("takes keyset bounds and positional params, and nothing for a wallet with no assets", async () => {
+    const demo = world.manifest.demoWallet.address;
+    const all = (await call("getAssetsByOwner", { ownerAddress: demo, sortBy: { sortBy: "id", sortDirection: "asc" } })).items.map((i: { id: string }) => i.id);
+    const after = await call("getAssetsByOwner", { ownerAddress: demo, sortBy: { sortBy: "id", sortDirection: "asc" }, after: all[0] });
+    expect(after.items.map((i: { id: string }) => i.id)).toEqual(all.slice(1));
+    expect(after.after).toBe(all[0]);
+    const positional = await call("getAssetsByOwner", [demo, { sortBy: "id", sortDirection: "asc" }, 2]);
+    expect(positional.items.map((i: { id: string }) => i.id)).toEqual(all.slice(0, 2));
+    expect((await call("getAssetsByOwner", { ownerAddress: bs58.encode(new Uint8Array(32).fill(7)) })).items).toEqual([]);
+    expect((await failure("getAssetsByOwner", { ownerAddress: "nope" })).message).toBe("Pubkey Validation Err: nope is invalid");
+  });
+});
+
 describe("following the chain", () => {
   const entry = (address: string) => world.accounts.find((a) => a.address === address)!;
   const holding = (mint: string) =>

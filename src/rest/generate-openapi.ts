@@ -11,12 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
-import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
-import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
-import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { buildOpenApiDocument } from "./openapi-document.ts";
 import { OPENAPI_PATH } from "./rest-handler.ts";
+import { SOLGATE_SERVICES } from "../server/routes.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -34,7 +31,7 @@ export function generateOpenApiText(): string {
       env: { ...process.env, PATH: `${pluginDir}${path.delimiter}${process.env.PATH ?? ""}` },
     });
     const raw = JSON.parse(readFileSync(path.join(out, "gen/openapi/solgate.openapi.raw.json"), "utf8")) as Record<string, unknown>;
-    const doc = buildOpenApiDocument(raw, [CollectionService, FeeService, ProgramService, TransactionService]);
+    const doc = buildOpenApiDocument(raw, SOLGATE_SERVICES);
     return `${JSON.stringify(doc, null, 2)}\n`;
   } finally {
     rmSync(out, { recursive: true, force: true });

@@ -11,14 +11,11 @@ import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorPr
 import type { ConnectRouter } from "@connectrpc/connect";
 import { file_google_api_annotations, http } from "../../gen/google/api/annotations_pb.js";
 import { HttpRuleSchema } from "../../gen/google/api/http_pb.js";
-import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
-import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
-import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
-import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { restRoutesOf } from "../../src/rest/http-rules.ts";
 import { createRestHandler, OPENAPI_PATH } from "../../src/rest/rest-handler.ts";
 import { API_KEY, startTestServer } from "../server/helpers.ts";
 import type { TestServer } from "../server/helpers.ts";
+import { SOLGATE_SERVICES } from "../../src/server/routes.ts";
 
 const { OPTIONAL, REPEATED } = FieldDescriptorProto_Label;
 const { STRING, UINT64, ENUM, MESSAGE } = FieldDescriptorProto_Type;
@@ -82,7 +79,7 @@ describe("routes from annotations", () => {
   });
 
   it("makes a route of every annotated RPC of the contract, and the OpenAPI document lists each", () => {
-    const services = [CollectionService, FeeService, ProgramService, TransactionService];
+    const services = SOLGATE_SERVICES;
     const methods = services.flatMap((s) => s.methods);
     const routes = restRoutesOf(methods);
     expect(routes.map((r) => r.method)).toEqual(methods.filter((m) => hasOption(m, http)));

@@ -12,6 +12,7 @@ import { CURSOR_SCOPE_BYTES, keysetCursors } from "../page-cursor.ts";
 import { formatUnits, toAccountData } from "../programs/account-mapping.ts";
 import type { RpcAccount, TokenAmount } from "../programs/account-mapping.ts";
 import { compareAddresses } from "../programs/address-order.ts";
+import { createLruCache } from "../collections/lru-cache.ts";
 import { createKeyListCache } from "../programs/key-list-cache.ts";
 import type { KeyListCacheOptions } from "../programs/key-list-cache.ts";
 import { tokenProgramName } from "../programs/token-programs.ts";
@@ -68,6 +69,16 @@ export interface TokenHoldersUpstream {
   getProgramAccountSlices: Upstream["getProgramAccountSlices"];
 }
 
+/** What a listing needs of its mint. */
+interface MintFacts {
+  program: TokenProgramName;
+  programId: Address;
+  decimals: number;
+}
+
+/** How long a mint's facts are kept (only a Token-2022 mint with a close authority can change them). */
+const MINT_TTL_MS = 120_000;
+
 /** One token account in a cached snapshot. */
 interface Holding {
   tokenAccount: string;
@@ -79,8 +90,11 @@ interface Holding {
 export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, options: { cache?: KeyListCacheOptions } = {}): TokenHolders {
   const { rpc } = deps.upstream;
   const cache = createKeyListCache<Holding>(options.cache);
+  // A mint's program and decimals never change: every page of a listing after the first skips the lookup.
+  const mints = createLruCache<MintFacts>({ maxEntries: 10_000 });
+  const mintOf = (mint: Address) => mints.getOrLoad(mint, async () => ({ value: await lookUpMint(mint), ttlMs: MINT_TTL_MS }));
 
-  async function mintOf(mint: Address): Promise<{ program: TokenProgramName; programId: Address; decimals: number }> {
+  async function lookUpMint(mint: Address): Promise<MintFacts> {
     const { value } = await rpc.getAccountInfo(mint, { encoding: "jsonParsed", commitment: COMMITMENT }).send();
     if (value === null) throw new SolgateError("NOT_FOUND", `no account exists at ${mint}`, { mint });
     const program = tokenProgramName(value.owner);

@@ -26,12 +26,13 @@ export function buildOpenApiDocument(raw: Json, services: readonly DescService[]
   for (const [name, schema] of Object.entries(schemas)) {
     const desc = types.get(name);
     const shorthand = SHORTHANDS.get(name);
-    if (shorthand !== undefined) {
+    if (shorthand?.schema !== undefined) {
       schemas[name] = { title: schema.title, ...shorthand.schema, description: shorthand.schema.description ?? schema.description };
     } else if (desc?.kind === "enum") {
       schema.enum = [...enumWords(desc).byWord.keys()];
     } else if (desc?.kind === "message" && !name.startsWith("google.protobuf.")) {
       fixMessageSchema(schema, desc);
+      if (shorthand?.note !== undefined) schema.description = `${schema.description ?? ""} ${shorthand.note}`.trim();
     }
   }
   for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {

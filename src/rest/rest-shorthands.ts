@@ -8,6 +8,8 @@
  *   `unit`; the contract keeps the five numbers flat in `PriorityFeeLevels`.
  * - `tokenAmount.raw` is a string (an exact integer in base units), where 64-bit numbers are
  *   otherwise JSON numbers.
+ * - A send result with `confirm` false (status `submitted`) holds only `signature` and `status`, as the
+ *   spec says; the other fields appear once the transaction is in a block.
  * - A parsed account's `info` is the token account's fields or, for any other kind of account, the
  *   decoded fields the contract carries in `ParsedAccount.fields`: the spec has one `info` object.
  */
@@ -17,7 +19,8 @@ import { ParsedAccountSchema, TokenAccountInfoSchema, TokenAmountSchema } from "
 import { SolgateError } from "../errors.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
 import type { PriorityLevelName } from "../fees/fee-estimate.ts";
-import { renderMessage } from "./rest-json.ts";
+import { SendResultSchema, TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
+import { renderField, renderMessage } from "./rest-json.ts";
 
 /** How one message type reads and renders on the REST surface. */
 export interface RestShorthand {
@@ -26,8 +29,10 @@ export interface RestShorthand {
   parse(json: unknown, path: string): Record<string, unknown>;
   /** Renders a message of this type. */
   render(message: Record<string, unknown>): unknown;
-  /** The JSON Schema of the REST form, for the OpenAPI document. */
-  readonly schema: Record<string, unknown>;
+  /** The JSON Schema of the REST form, for the OpenAPI document; absent: the generic form's schema, with `note`. */
+  readonly schema?: Record<string, unknown>;
+  /** Added to the generic schema's description when `schema` is absent. */
+  readonly note?: string;
 }
 
 const LEVELS: Record<string, PriorityLevel> = Object.fromEntries(
@@ -158,7 +163,17 @@ const parsedAccount: RestShorthand = {
   },
 };
 
+const sendResult: RestShorthand = {
+  desc: SendResultSchema,
+  parse: outputOnly(SendResultSchema),
+  render(message) {
+    if (message.status === TransactionStatus.SUBMITTED) return { signature: message.signature, status: "submitted" };
+    return Object.fromEntries(SendResultSchema.fields.map((field) => [field.jsonName, renderField(field, message[field.localName])]));
+  },
+  note: "With `confirm` false (status `submitted`) it holds only `signature` and `status`, as the spec writes it.",
+};
+
 /** The shorthands, by message type name. */
 export const SHORTHANDS: ReadonlyMap<string, RestShorthand> = new Map(
-  [priorityFee, priorityFeeLevels, tokenAmount, parsedAccount].map((shorthand) => [shorthand.desc.typeName, shorthand]),
+  [priorityFee, priorityFeeLevels, tokenAmount, parsedAccount, sendResult].map((shorthand) => [shorthand.desc.typeName, shorthand]),
 );

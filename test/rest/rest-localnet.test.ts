@@ -480,7 +480,8 @@ describe("GET /v1/{chain}/transactions/{signature}/events (SSE)", () => {
   it("streams the same transitions as WatchStatus until the transaction is final", async () => {
     const { wire, signature } = await transferTransaction({ payer, blockhash: await blockhash() });
     const sent = await okJson(await post("/transactions/send", { transaction: base64(wire), confirm: false }));
-    expect(sent.status).toBe("submitted");
+    // The spec: "With `confirm` false the result contains only `signature` and `status`."
+    expect(sent).toEqual({ signature, status: "submitted" });
     const res = await get(`/transactions/${signature}/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);

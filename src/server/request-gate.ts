@@ -55,6 +55,17 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   yield bytes;
 }
 
+/**
+ * `request` with its body replaced by `bytes` (uncompressed): the headers that described the old body,
+ * its length and its whole-body encoding, go with it, or Connect would hold the new body to them.
+ */
+function withBody(request: UniversalServerRequest, bytes: Uint8Array): UniversalServerRequest {
+  const header = new Headers(request.header);
+  header.delete("content-length");
+  header.delete("content-encoding");
+  return { ...request, header, body: once(bytes) };
+}
+
 /** Wraps a router handler with the gate. `readMaxBytes` bounds what it buffers to decode. */
 export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, readMaxBytes: number): UniversalHandler {
   const isPublic = PUBLIC_SERVICES.has(handler.service.typeName);
@@ -67,7 +78,7 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
         const url = new URL(request.url, "http://gate");
         return handler({ ...request, url: `${url.pathname}?connect=v1&encoding=json&message=%7B%7D` });
       }
-      return handler({ ...request, body: once(emptyBody(request)) });
+      return handler(withBody(request, emptyBody(request)));
     }
     // Client and bidi streams (reflection) send as they go: their bodies cannot be read ahead.
     const framing = singleRequest ? binaryFraming(request) : undefined;
@@ -86,8 +97,7 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
     if (problem === undefined) return handler({ ...request, body: once(bytes) });
     const error = invalidBody(input, problem);
     return handler({
-      ...request,
-      body: once(emptyBody(request)),
+      ...withBody(request, emptyBody(request)),
       contextValues: (request.contextValues ?? createContextValues()).set(BAD_BODY, error),
     });
   };

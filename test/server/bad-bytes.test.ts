@@ -5,6 +5,7 @@
  * INVALID_ARGUMENT with a clean message; nothing is INTERNAL.
  */
 import http2 from "node:http2";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { streamRoute } from "../../src/server/grpc-stream-path.ts";
@@ -123,4 +124,28 @@ describe("bad bytes and authentication before parsing", () => {
       }
     });
   }
+});
+
+describe("a call without a key, as real clients frame it", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ streamRoutes: [watchRoute] });
+  });
+  afterAll(() => t.listening.close({ timeoutMs: 500 }));
+
+  const connectJson = (headers: Record<string, string>, body: Buffer) =>
+    fetch(`${t.url}${UNARY}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: new Blob([new Uint8Array(body)]) });
+
+  it("is UNAUTHENTICATED for a Connect JSON body with its content-length (as browsers send it)", async () => {
+    const res = await connectJson({ "content-length": "69" }, Buffer.from(JSON.stringify({ programId: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA", limit: 5 }).padEnd(69)));
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe("unauthenticated");
+  });
+
+  it("is UNAUTHENTICATED for a gzip-compressed Connect body (as buf curl may send it)", async () => {
+    const body = gzipSync(Buffer.from(JSON.stringify({ programId: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" })));
+    const res = await connectJson({ "content-encoding": "gzip" }, body);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe("unauthenticated");
+  });
 });

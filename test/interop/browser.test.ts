@@ -63,6 +63,9 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
       expect.soft(listed.items.map((a: { raw: string }) => a.raw)).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
       expect.soft(listed.items.every((a: { format: string; lamportsType: string }) => a.format === "PARSED" && a.lamportsType === "bigint")).toBe(true);
 
+      // AccountService and TokenService: the first listed account looked up alone, and the mint's holders.
+      expect.soft(report.account.value, what).toMatchObject({ address: listed.items[0].address, owner: listed.programId, mint: ctx.chain.mint });
+      expect.soft(report.holders.value?.tokenAccounts.sort(), what).toEqual(ctx.chain.tokenAccounts.map((a) => a.address).sort());
       expect.soft(report.badAddress.error, what).toMatchObject({ code: "invalid_argument", reason: "INVALID_ADDRESS", domain: "solgate" });
       expect.soft(report.noKey.error, what).toMatchObject({ code: "unauthenticated", reason: "UNAUTHENTICATED", domain: "solgate" });
 

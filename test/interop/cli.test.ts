@@ -132,6 +132,21 @@ describe("buf curl (reflection, no schema)", () => {
     expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
   });
 
+  it.concurrent.each(PROTOCOLS)("AccountService, WalletService and TokenService over --protocol %s", async (protocol) => {
+    const first = ctx.chain.tokenAccounts[0];
+    const [account] = expectOk(await bufCurl(protocol, "AccountService/GetAccount", { address: first.address }));
+    expect(account.account).toMatchObject({ address: first.address, owner: TOKEN_PROGRAM, space: "165" });
+    expect(account.account.data.parsed.info).toMatchObject({ mint: ctx.chain.mint, owner: first.owner });
+    const [mint] = expectOk(await bufCurl(protocol, "AccountService/GetAccount", { address: ctx.chain.mint }));
+    expect(mint.account.data.parsed).toMatchObject({ type: "mint", fields: { decimals: first.decimals } });
+    const [tokens] = expectOk(await bufCurl(protocol, "WalletService/ListWalletTokens", { owner: first.owner, includeZero: true }));
+    expect(tokens.items.map((t: any) => t.tokenAccount)).toContain(first.address);
+    const [nfts] = expectOk(await bufCurl(protocol, "WalletService/ListWalletNfts", { owner: ctx.collection.nftOwner }));
+    expect(nfts.items.map((n: any) => n.id)).toEqual(ctx.collection.nftOwnerIds);
+    const [holders] = expectOk(await bufCurl(protocol, "TokenService/ListTokenHolders", { mint: ctx.chain.mint, limit: 1000, includeZero: true }));
+    expect(holders.items.map((h: any) => h.tokenAccount).sort()).toEqual(ctx.chain.tokenAccounts.map((a) => a.address).sort());
+  });
+
   it.concurrent.each(PROTOCOLS)("CollectionService over --protocol %s", async (protocol) => {
     const get = { address: ctx.collection.address };
     const list = { address: ctx.collection.address, limit: 1 };
@@ -235,5 +250,17 @@ describe("grpcurl (reflection, no schema)", () => {
     expect(collection.collection.itemCount).toBe(ctx.collection.itemCount);
     const [page] = expectOk(await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address, limit: 1 }));
     expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
+  });
+
+  it("calls AccountService, WalletService and TokenService", async () => {
+    const first = ctx.chain.tokenAccounts[0];
+    const [account] = expectOk(await grpcurl([], "AccountService/GetAccount", { address: first.address }));
+    expect(account.account.data.parsed.info.tokenAmount.raw ?? "0").toBe(first.raw);
+    const [tokens] = expectOk(await grpcurl([], "WalletService/ListWalletTokens", { owner: first.owner, includeZero: true }));
+    expect(tokens.items.map((t: any) => t.tokenAccount)).toContain(first.address);
+    const [nfts] = expectOk(await grpcurl([], "WalletService/ListWalletNfts", { owner: ctx.collection.nftOwner, limit: 1 }));
+    expect(nfts.items.map((n: any) => n.id)).toEqual(ctx.collection.nftOwnerIds.slice(0, 1));
+    const [holders] = expectOk(await grpcurl([], "TokenService/ListTokenHolders", { mint: ctx.chain.mint, limit: 2 }));
+    expect(holders.items).toHaveLength(2);
   });
 });

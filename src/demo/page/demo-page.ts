@@ -100,12 +100,23 @@ async function runScript(): Promise<void> {
   const c = clients();
   const events: ReturnType<typeof eventSummary>[] = [];
   const signature = params.get("signature") ?? "";
+  const programs = await attempt(() => listPrograms(c));
+  const mint = settings.match.find((m) => m.startsWith("0:"))?.slice(2) ?? "";
   const report = {
     protocol: settings.protocol,
     origin: location.origin,
     server: settings.server,
     fees: await attempt(async () => feeSummary((await c.fees.getFees({})).estimate)),
-    programs: await attempt(() => listPrograms(c)),
+    programs,
+    account: await attempt(async () => {
+      const address = programs.ok ? (programs.value.items[0]?.address ?? "") : "";
+      const { account } = await c.accounts.getAccount({ address });
+      return { address: account?.address, owner: account?.owner, mint: account?.data?.parsed?.info?.mint ?? null, raw: String(account?.data?.parsed?.info?.tokenAmount?.raw) };
+    }),
+    holders: await attempt(async () => {
+      const page = await c.tokens.listTokenHolders({ mint, limit: 1000, includeZero: true });
+      return { mint: page.mint, tokenAccounts: page.items.map((h) => h.tokenAccount) };
+    }),
     badAddress: await attempt(async () => void (await c.programs.listProgramAccounts({ programId: "not-an-address" }))),
     noKey: await attempt(async () => void (await clients("").programs.listProgramAccounts({ programId: settings.program, limit: 1 }))),
     watch: { ...(await attempt(() => watch(c, signature, (e) => events.push(e)))), events },

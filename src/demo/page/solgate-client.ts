@@ -10,15 +10,19 @@ import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import { FeeService } from "../../../gen/solgate/v1/fee_service_pb.js";
 import { ProgramService } from "../../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../../gen/solgate/v1/transaction_service_pb.js";
+import { AccountService } from "../../../gen/solgate/v1/account_service_pb.js";
+import { TokenService } from "../../../gen/solgate/v1/token_service_pb.js";
 
 /** The wire protocols a browser can speak to Solgate. */
 export type BrowserProtocol = "grpcweb" | "connect";
 
-/** The three services the page uses. */
+/** The services the page uses. */
 export interface SolgateClients {
   fees: Client<typeof FeeService>;
   programs: Client<typeof ProgramService>;
   transactions: Client<typeof TransactionService>;
+  accounts: Client<typeof AccountService>;
+  tokens: Client<typeof TokenService>;
 }
 
 /** Options of `createSolgateClients`. */
@@ -44,6 +48,8 @@ export function createSolgateClients(options: ClientOptions): SolgateClients {
     fees: createClient(FeeService, transport),
     programs: createClient(ProgramService, transport),
     transactions: createClient(TransactionService, transport),
+    accounts: createClient(AccountService, transport),
+    tokens: createClient(TokenService, transport),
   };
 }
 

@@ -23,6 +23,8 @@ import (
 //	INTEROP_PAYER_SEED      the payer's ed25519 seed (hex, 32 bytes)
 //	INTEROP_COLLECTION      a verified collection's mint address
 //	INTEROP_COLLECTION_EXPECT `itemCount;name;memberId,memberId,...` (member ids sorted)
+//	INTEROP_NFT_OWNER       a wallet that holds NFTs
+//	INTEROP_NFT_OWNER_EXPECT the ids of its NFTs, sorted by id, joined by `,`
 type fixture struct {
 	addr, apiKey string
 	landed       []string
@@ -39,6 +41,9 @@ type fixture struct {
 	collectionCount   uint64
 	collectionName    string
 	collectionMembers []string
+
+	nftOwner    string
+	nftOwnerIds []string
 }
 
 // expectedAccount is one token account the program query must return.
@@ -67,7 +72,9 @@ func loadFixture() (*fixture, error) {
 		programID:    get("INTEROP_PROGRAM_ID"),
 		programMatch: get("INTEROP_PROGRAM_MATCH"),
 		collection:   get("INTEROP_COLLECTION"),
+		nftOwner:     get("INTEROP_NFT_OWNER"),
 	}
+	fx.nftOwnerIds = strings.Split(get("INTEROP_NFT_OWNER_EXPECT"), ",")
 	if landed := os.Getenv("INTEROP_LANDED"); landed != "" {
 		fx.landed = strings.Split(landed, ",")
 	}

@@ -69,6 +69,7 @@ func main() {
 	c.feeChecks(s)
 	c.transactionChecks(s)
 	c.collectionChecks(s)
+	c.accountChecks(s)
 
 	fmt.Printf("%d passed, %d failed\n", s.passed, s.failed)
 	if s.failed > 0 {

@@ -14,6 +14,9 @@ export interface CollectionFixture {
   itemCount: string;
   /** Verified member ids, sorted as the service sorts them. */
   members: string[];
+  /** A wallet holding NFTs (the world's demo wallet), and their ids, sorted as DAS sorts them. */
+  nftOwner: string;
+  nftOwnerIds: string[];
 }
 
 /** The environment, less the per-client draft (INTEROP_DRAFT_TX). */
@@ -35,5 +38,7 @@ export function clientEnv(
     INTEROP_PAYER_SEED: chain.payerSeed,
     INTEROP_COLLECTION: collection.address,
     INTEROP_COLLECTION_EXPECT: `${collection.itemCount};${collection.name};${collection.members.join(",")}`,
+    INTEROP_NFT_OWNER: collection.nftOwner,
+    INTEROP_NFT_OWNER_EXPECT: collection.nftOwnerIds.join(","),
   };
 }

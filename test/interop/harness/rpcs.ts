@@ -3,8 +3,11 @@ import { CollectionService } from "../../../gen/solgate/v1/collection_service_pb
 import { FeeService } from "../../../gen/solgate/v1/fee_service_pb.js";
 import { ProgramService } from "../../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../../gen/solgate/v1/transaction_service_pb.js";
+import { AccountService } from "../../../gen/solgate/v1/account_service_pb.js";
+import { TokenService } from "../../../gen/solgate/v1/token_service_pb.js";
+import { WalletService } from "../../../gen/solgate/v1/wallet_service_pb.js";
 
-export const SOLGATE_SERVICES = [ProgramService, FeeService, TransactionService, CollectionService];
+export const SOLGATE_SERVICES = [ProgramService, FeeService, TransactionService, CollectionService, AccountService, WalletService, TokenService];
 
 /** One RPC. */
 export interface Rpc {
@@ -17,7 +20,7 @@ export interface Rpc {
   serverStreaming: boolean;
 }
 
-/** All RPCs of the four services. */
+/** All RPCs of the services. */
 export const ALL_RPCS: readonly Rpc[] = SOLGATE_SERVICES.flatMap((s) =>
   s.methods.map((m) => ({ service: s.name, typeName: s.typeName, method: m.name, serverStreaming: m.methodKind === "server_streaming" })),
 );

@@ -26,25 +26,31 @@ interface ManifestCollection {
 
 /** Reads the seeded collection from `worldDir`'s manifest and its members from DAS at `rpcUrl`. */
 export async function readCollectionFixture(worldDir: string, rpcUrl: string): Promise<CollectionFixture> {
-  const manifest = JSON.parse(readFileSync(join(worldDir, "world-manifest.json"), "utf8")) as { collections: ManifestCollection[] };
+  const manifest = JSON.parse(readFileSync(join(worldDir, "world-manifest.json"), "utf8")) as {
+    collections: ManifestCollection[];
+    demoWallet: { address: string };
+  };
   const collection = manifest.collections.find((c) => c.seeded);
   if (collection === undefined) throw new Error(`no seeded collection in ${worldDir}/world-manifest.json`);
-  const response = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "getAssetsByGroup",
-      // One object of named parameters inside the array: the localnet takes that form (and positional ones).
-      params: [{ groupKey: "collection", groupValue: collection.mint, page: 1, limit: 1000, sortBy: { sortBy: "id", sortDirection: "asc" } }],
-    }),
-  });
-  const body = (await response.json()) as { result?: { items: { id: string }[] }; error?: { message: string } };
-  if (body.result === undefined) throw new Error(`getAssetsByGroup: ${body.error?.message ?? "no result"}`);
-  const members = body.result.items.map((item) => item.id);
+  const sortBy = { sortBy: "id", sortDirection: "asc" };
+  // One object of named parameters inside the array: the localnet takes that form (and positional ones).
+  const members = await dasIds(rpcUrl, "getAssetsByGroup", { groupKey: "collection", groupValue: collection.mint, page: 1, limit: 1000, sortBy });
+  const nftOwner = manifest.demoWallet.address;
+  const nftOwnerIds = await dasIds(rpcUrl, "getAssetsByOwner", { ownerAddress: nftOwner, page: 1, limit: 1000, sortBy });
   if (members.length !== collection.verifiedMembers) {
     throw new Error(`the manifest says ${collection.verifiedMembers} verified members, DAS lists ${members.length}`);
   }
-  return { address: collection.mint, name: collection.name, itemCount: String(collection.verifiedMembers), members };
+  return { address: collection.mint, name: collection.name, itemCount: String(collection.verifiedMembers), members, nftOwner, nftOwnerIds };
+}
+
+/** The ids of a DAS listing, from the localnet itself (not through the gateway). */
+async function dasIds(rpcUrl: string, method: string, params: Record<string, unknown>): Promise<string[]> {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: [params] }),
+  });
+  const body = (await response.json()) as { result?: { items: { id: string }[] }; error?: { message: string } };
+  if (body.result === undefined) throw new Error(`${method}: ${body.error?.message ?? "no result"}`);
+  return body.result.items.map((item) => item.id);
 }

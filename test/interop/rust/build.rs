@@ -8,7 +8,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let google = root.join("third_party/proto");
     // SAFETY: build scripts are single-threaded; prost-build reads PROTOC from the environment.
     unsafe { std::env::set_var("PROTOC", protoc_bin_vendored::protoc_bin_path()?) };
-    let files = ["program_service", "fee_service", "transaction_service", "collection_service"]
+    let files = ["program_service", "fee_service", "transaction_service", "collection_service", "account_service", "wallet_service", "token_service"]
         .map(|name| proto.join(format!("solgate/v1/{name}.proto")));
     tonic_prost_build::configure()
         .build_server(false)

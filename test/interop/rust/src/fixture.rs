@@ -27,6 +27,8 @@ pub struct Fixture {
     pub collection_count: u64,
     pub collection_name: String,
     pub collection_members: Vec<String>,
+    pub nft_owner: String,
+    pub nft_owner_ids: Vec<String>,
 }
 
 fn var(name: &str) -> Result<String, String> {
@@ -91,6 +93,8 @@ impl Fixture {
             collection_count: number("INTEROP_COLLECTION_EXPECT", parts[0])?,
             collection_name: parts[1].to_string(),
             collection_members: parts[2].split(',').map(String::from).collect(),
+            nft_owner: var("INTEROP_NFT_OWNER")?,
+            nft_owner_ids: var("INTEROP_NFT_OWNER_EXPECT")?.split(',').map(String::from).collect(),
         })
     }
 }

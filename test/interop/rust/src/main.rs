@@ -95,6 +95,7 @@ async fn main() {
     checks::fee::run(&ctx, &mut s).await;
     checks::transaction::run(&ctx, &mut s).await;
     checks::collection::run(&ctx, &mut s).await;
+    checks::account::run(&ctx, &mut s).await;
     println!("{} passed, {} failed", s.passed, s.failed);
     if s.failed > 0 {
         std::process::exit(1);

@@ -1,4 +1,5 @@
 //! The checks, one module per service.
+pub mod account;
 pub mod collection;
 pub mod fee;
 pub mod program;

@@ -253,9 +253,10 @@ function isJsonRpcResponse(response: unknown): boolean {
 }
 
 /** fetch wraps socket errors as `TypeError: fetch failed` with the real one in `cause`. */
+/** The system error code of a failed connection (`ECONNREFUSED`, ...): never its message, which names the host. */
 function networkDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  if (cause && typeof cause.code === "string") return cause.code;
-  if (cause && typeof cause.message === "string") return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  if (cause && typeof cause.code === "string" && /^[A-Z_]+$/.test(cause.code)) return cause.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[A-Z_]+$/.test(code) ? code : "network error";
 }

@@ -23,14 +23,16 @@ const SUGGESTED_RETRY_MS = 1000;
 /**
  * Maps the last failure of a call, after retries, to the error the client sees:
  * HTTP 429 -> RATE_LIMITED; everything else (5xx, timeouts, resets, unhealthy nodes, closed) -> UPSTREAM_UNAVAILABLE.
- * Both carry `retryAfterMs`. Endpoint URLs never appear (they may carry API keys); their origin does.
+ * Both carry `retryAfterMs`. Endpoints never appear, not even their origin: URLs may carry API keys,
+ * and which provider a gateway uses, and where, is not the client's business (logs and metrics name
+ * the endpoint's redacted label).
  */
 export function toSolgateError(failure: Failure, method: string, chain: string): SolgateError {
   if (failure.kind === "closed") {
     return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream is shutting down`, { chain, method, retryAfterMs: SUGGESTED_RETRY_MS }, { retryAfterMs: SUGGESTED_RETRY_MS });
   }
   const retryAfterMs = failure.retryAfterMs ?? SUGGESTED_RETRY_MS;
-  const details: Record<string, unknown> = { chain, method, retryAfterMs, upstream: failure.endpoint, failure: failure.kind };
+  const details: Record<string, unknown> = { chain, method, retryAfterMs, failure: failure.kind };
   if (failure.status !== undefined) details.status = failure.status;
   if (failure.kind === "rate_limited") {
     return new SolgateError("RATE_LIMITED", `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`, details, { retryAfterMs });

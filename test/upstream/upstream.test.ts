@@ -134,6 +134,20 @@ describe("upstream over real HTTP with recorded node output", () => {
     const text = JSON.stringify({ message: error.message, details: error.details });
     expect(text).not.toContain("hunter2");
     expect(text).not.toContain("secret-api-key-path");
+    // Not even the origin: which provider a gateway uses, and where, is not the client's business.
+    for (const origin of [new URL(a.url).host, new URL(b.url).host, "127.0.0.1"]) expect(text).not.toContain(origin);
+  });
+
+  it("tells a client that the upstream refused the connection without naming where it is", async () => {
+    const a = await server({ kind: "status", status: 503 });
+    const closed = new URL(a.url);
+    await a.close();
+    const u = upstream([closed.toString()], { maxRetries: 1 });
+    const error = await failure(u.rpc.getEpochInfo().send());
+    expect(error.reason).toBe("UPSTREAM_UNAVAILABLE");
+    const text = JSON.stringify({ message: error.message, details: error.details });
+    expect(text).not.toContain(closed.host);
+    expect(text).not.toContain("127.0.0.1");
   });
 
   it("caps concurrent upstream calls", async () => {

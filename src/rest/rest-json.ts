@@ -15,7 +15,7 @@
 import { ScalarType, toJson, fromJson } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import type { DescEnum, DescField, DescMessage, JsonValue } from "@bufbuild/protobuf";
-import { SolgateError } from "../errors.ts";
+import { SolgateError, isSolgateError } from "../errors.ts";
 import { SHORTHANDS } from "./rest-shorthands.ts";
 
 /** A message as protobuf-es holds it: a plain object keyed by field local names. */
@@ -172,8 +172,26 @@ export function fieldByName(desc: DescMessage, name: string): DescField | undefi
   return desc.fields.find((f) => f.jsonName === name || f.name === name);
 }
 
+/**
+ * Fields whose bad value has a reason of its own: the contract's `bytes transaction` fields carry a
+ * wire transaction, and one that is not base64 is not a decodable transaction (`invalid_transaction`,
+ * as the spec says), not a generic bad parameter.
+ */
+const FIELD_REASONS: ReadonlyMap<string, "INVALID_TRANSACTION"> = new Map([["transaction", "INVALID_TRANSACTION"]]);
+
 /** Reads one field's value from JSON (or from a query-string string). */
 export function parseFieldValue(field: DescField, value: unknown, path: string): unknown {
+  const reason = field.fieldKind === "scalar" && field.scalar === ScalarType.BYTES ? FIELD_REASONS.get(field.name) : undefined;
+  if (reason === undefined) return parseFieldValueAs(field, value, path);
+  try {
+    return parseFieldValueAs(field, value, path);
+  } catch (error) {
+    if (isSolgateError(error)) throw new SolgateError(reason, `${path} is not a transaction: it ${error.message.slice(path.length + 1)}`, error.details);
+    throw error;
+  }
+}
+
+function parseFieldValueAs(field: DescField, value: unknown, path: string): unknown {
   switch (field.fieldKind) {
     case "list": {
       if (!Array.isArray(value)) throw invalidField(path, "must be an array");

@@ -45,7 +45,9 @@ describe("parseMessage", () => {
     } catch (e) {
       caught = e;
     }
-    expect(isSolgateError(caught) && caught.reason === "INVALID_PARAMETER", inspect(json)).toBe(true);
+    // A `transaction` that is not base64 is the spec's invalid_transaction; any other bad field is invalid_parameter.
+    const reason = field === "transaction" ? "INVALID_TRANSACTION" : "INVALID_PARAMETER";
+    expect(isSolgateError(caught) && caught.reason === reason, `${inspect(json)}: ${String(caught)}`).toBe(true);
     expect((caught as { details: { field: string } }).details.field).toBe(field);
   };
 

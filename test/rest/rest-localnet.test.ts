@@ -191,7 +191,7 @@ describe("POST /v1/{chain}/network/fees/estimate", () => {
     const notJson = await expectRestError(await post("/network/fees/estimate", "{transaction:"), 400, "invalid_parameter");
     expect(notJson.details.field).toBe("body");
     await expectRestError(await post("/network/fees/estimate", "[1,2]"), 400, "invalid_parameter");
-    await expectRestError(await post("/network/fees/estimate", { transaction: "not base64!" }), 400, "invalid_parameter");
+    await expectRestError(await post("/network/fees/estimate", { transaction: "not base64!" }), 400, "invalid_transaction");
     const extra = await expectRestError(await post("/network/fees/estimate", { transaction: "AAAA", tip: 1 }), 400, "invalid_parameter");
     expect(extra.details.field).toBe("tip");
   });
@@ -272,6 +272,11 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
   it("answers invalid_transaction, invalid_parameter and not_found", async () => {
     await expectRestError(await post("/transactions/send", { transaction: "AAAA" }), 400, "invalid_transaction");
     await expectRestError(await post("/transactions/send", {}), 400, "invalid_transaction");
+    // The spec: "The body is not a decodable base64 transaction" is invalid_transaction, on every path that takes one.
+    for (const path of ["/transactions/send", "/transactions/prepare", "/network/fees/estimate"]) {
+      const notBase64 = await expectRestError(await post(path, { transaction: "not base64!" }), 400, "invalid_transaction");
+      expect(notBase64.details.field).toBe("transaction");
+    }
     const { wire, signature } = await transferTransaction({ payer, blockhash: await blockhash() });
     const fee = await expectRestError(await post("/transactions/send", { transaction: base64(wire), priorityFee: "extreme" }), 400, "invalid_parameter");
     expect(fee.details.field).toBe("priorityFee");

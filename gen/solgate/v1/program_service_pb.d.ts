@@ -39,7 +39,8 @@ export declare type ListProgramAccountsRequest = Message<"solgate.v1.ListProgram
   size?: bigint | undefined;
 
   /**
-   * Only accounts whose data holds these bytes at this offset, each written `offset:base58`; all must match (at most 3).
+   * Only accounts whose data holds these bytes at this offset, each written `offset:base58`; all must match
+   * (at most 4 filters in all, `size` and `match` together, as nodes allow).
    *
    * @generated from field: repeated string match = 4;
    */

@@ -2,15 +2,19 @@
  * A guarded HTTP GET for data Solgate does not control: NFT metadata JSON (whose URL anyone who
  * mints can choose) and marketplace stats. One deadline covers the whole exchange, redirects
  * included; bodies are capped; only http(s) is spoken at every hop; and, unless allowed, hosts
- * that resolve to loopback, private, link-local (cloud metadata) or other non-public addresses are
- * refused, checked on the resolved address itself so DNS cannot smuggle one in.
+ * that resolve to anything but a public unicast address are refused (loopback, private, link-local
+ * cloud metadata, every special-purpose range of the IANA registries as ipaddr.js classifies them,
+ * addresses that embed another such as 6to4 and Teredo, and the host's own addresses), checked on
+ * the resolved address itself so DNS cannot smuggle one in.
  */
 import { lookup as dnsLookup } from "node:dns";
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { request as httpRequest } from "node:http";
 import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
+import ipaddr from "ipaddr.js";
 
 /** Why a GET failed. */
 export type HttpGetFailure = "scheme" | "private-address" | "timeout" | "too-large" | "status" | "redirect" | "network" | "aborted";
@@ -51,28 +55,32 @@ export interface HttpGetResult {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Addresses that are not the public internet. */
-const NON_PUBLIC = (() => {
-  const list = new BlockList();
-  for (const [net, prefix] of [
-    ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-    ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-  ] as const) list.addSubnet(net, prefix, "ipv4");
-  for (const [net, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const) {
-    list.addSubnet(net, prefix, "ipv6");
-  }
-  return list;
-})();
+/** How long the host's own addresses are trusted before they are read again. */
+const OWN_ADDRESSES_TTL_MS = 60_000;
+let ownAddresses: { read: number; set: ReadonlySet<string> } | undefined;
 
-/** Whether `address` (an IP literal) is loopback, private, link-local or otherwise not public. */
+/** The host's own interface addresses, normalised as ipaddr.js writes them. */
+function isOwnAddress(normalized: string): boolean {
+  const now = Date.now();
+  if (ownAddresses === undefined || now - ownAddresses.read > OWN_ADDRESSES_TTL_MS) {
+    const set = new Set<string>();
+    for (const address of Object.values(networkInterfaces()).flat()) {
+      const text = address?.address.split("%")[0];
+      if (text !== undefined && ipaddr.isValid(text)) set.add(ipaddr.process(text).toNormalizedString());
+    }
+    ownAddresses = { read: now, set };
+  }
+  return ownAddresses.set.has(normalized);
+}
+
+/**
+ * Whether `address` (an IP literal) is anything but a public unicast address of another host. IPv4
+ * mapped into IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it reaches.
+ */
 export function isNonPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return NON_PUBLIC.check(address, "ipv4");
-  if (family !== 6) return true;
-  // IPv4-mapped IPv6 (::ffff:10.0.0.1) reaches the IPv4 address: judge that.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/iu.exec(address);
-  if (mapped) return NON_PUBLIC.check(mapped[1], "ipv4");
-  return NON_PUBLIC.check(address, "ipv6");
+  if (isIP(address) === 0 || !ipaddr.isValid(address)) return true;
+  const parsed = ipaddr.process(address);
+  return parsed.range() !== "unicast" || isOwnAddress(parsed.toNormalizedString());
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
 import { httpGet, HttpGetError, isNonPublicAddress } from "../../src/collections/http-get.ts";
 import { createOffchainJson, safeImageUrl } from "../../src/collections/offchain-json.ts";
 import { json, redirect, stall, startHttpFixture } from "./http-fixture.ts";
@@ -108,6 +109,27 @@ describe("createOffchainJson", () => {
       expect([ip, isNonPublicAddress(ip)]).toEqual([ip, true]);
     }
     for (const ip of ["1.1.1.1", "8.8.8.8", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) expect([ip, isNonPublicAddress(ip)]).toEqual([ip, false]);
+  });
+
+  it("refuses every special-purpose range, and the host's own addresses", () => {
+    const special = [
+      "192.0.2.1", // TEST-NET-1
+      "198.51.100.7", // TEST-NET-2
+      "203.0.113.9", // TEST-NET-3
+      "198.18.0.1", // benchmarking
+      "192.88.99.1", // 6to4 relay anycast
+      "255.255.255.255", // broadcast
+      "2002:c000:0204::1", // 6to4: reaches 192.0.2.4
+      "2001::1", // Teredo
+      "fec0::1", // site-local
+      "2001:db8::1", // documentation
+      "64:ff9b::a00:1", // NAT64 of 10.0.0.1
+      "::", // unspecified
+    ];
+    for (const ip of special) expect([ip, isNonPublicAddress(ip)]).toEqual([ip, true]);
+    const own = Object.values(networkInterfaces()).flat().map((a) => a!.address.split("%")[0]);
+    expect(own.length).toBeGreaterThan(0);
+    for (const ip of own) expect([ip, isNonPublicAddress(ip)]).toEqual([ip, true]);
   });
 
   it("a host that does not exist (the world's generated URIs) is a quick null", async () => {

@@ -5,12 +5,16 @@
  * may ever answer NOT_FOUND for a send any replica took.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import type { Signature } from "@solana/kit";
+import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { connectRedis } from "../../src/store/redis.ts";
 import { startRedisServer } from "../store/redis-server.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
-import { restSend, restStatus, startGatewayProcess, startHaproxy } from "./fleet-harness.ts";
+import { FLEET_KEY, restSend, restStatus, startGatewayProcess, startHaproxy } from "./fleet-harness.ts";
 import type { GatewayProcess } from "./fleet-harness.ts";
 
 const CHAIN = "fleet";
@@ -30,7 +34,11 @@ async function chain(): Promise<ChainFixture> {
 async function signedTransfers(fixture: ChainFixture, count: number) {
   const payer = await fixture.funded(10);
   const blockhash = await fixture.latestBlockhash();
-  return Promise.all(Array.from({ length: count }, (_, i) => transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) })));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) }),
+    ),
+  );
 }
 
 async function gateway(fixture: ChainFixture, redisUrl: string | undefined, port?: number): Promise<GatewayProcess> {
@@ -94,7 +102,9 @@ describe("a fleet of three gateways behind HAProxy, sharing Redis", () => {
 
     const transfers = await signedTransfers(fixture, 24);
     await fixture.localnet.control({ dropRate: 0.5 });
-    const answers = await Promise.all(transfers.map((t, i) => restSend(i % 2 === 0 ? proxy.url : a.url, CHAIN, t.wire)));
+    const answers = await Promise.all(
+      transfers.map((t, i) => restSend(i % 2 === 0 ? proxy.url : a.url, CHAIN, t.wire)),
+    );
     for (const answer of answers) {
       expect(answer.httpStatus).toBe(200);
       expect(answer.body.status).toBe("submitted");
@@ -112,6 +122,70 @@ describe("a fleet of three gateways behind HAProxy, sharing Redis", () => {
     // Rebroadcast every 500 ms for about 15 s, each try dropped half the time: every one lands.
     expect(landed.every(Boolean)).toBe(true);
   }, 180_000);
+});
+
+/** A send confirmed and finalized in about a second; a watch still open after this has missed the news. */
+const WATCH_DEADLINE_MS = 30_000;
+
+/** The statuses an SSE watch (`/events`) reports until its response ends. */
+async function sseStatuses(baseUrl: string, signature: string): Promise<string[]> {
+  const res = await fetch(`${baseUrl}/v1/${CHAIN}/transactions/${signature}/events`, {
+    headers: { authorization: `Bearer ${FLEET_KEY}` },
+  });
+  if (res.status !== 200) throw new Error(`${baseUrl} watch: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => (JSON.parse(line.slice(6)) as { status: string }).status);
+}
+
+/** The statuses a gRPC WatchStatus stream reports until it ends. */
+async function grpcStatuses(baseUrl: string, signature: string): Promise<string[]> {
+  const client = createClient(TransactionService, createGrpcTransport({ baseUrl }));
+  const seen: string[] = [];
+  const stream = client.watchStatus(
+    { chain: CHAIN, signature },
+    {
+      headers: { authorization: `Bearer ${FLEET_KEY}` },
+      signal: AbortSignal.timeout(WATCH_DEADLINE_MS),
+    },
+  );
+  for await (const update of stream) {
+    if (update.event.case === "record") seen.push(TransactionStatus[update.event.value.status]);
+  }
+  return seen;
+}
+
+describe("watch streams in a fleet", () => {
+  it("follow a send on replicas that neither took it nor poll the chain, through Redis pub/sub", async () => {
+    const fixture = await chain();
+    const redis = await startRedisServer();
+    cleanups.push(() => redis.stop());
+    // A starts alone, so it holds the lease and does all polling: B and C learn only from the channel.
+    const a = await gateway(fixture, redis.url);
+    const probe = await connectRedis({ url: redis.url });
+    cleanups.push(() => probe.close());
+    const deadline = Date.now() + 10_000;
+    while ((await probe.client.get(`solgate:${CHAIN}:lease`)) === null) {
+      if (Date.now() > deadline) throw new Error("no replica took the lease");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const [b, c] = await Promise.all([gateway(fixture, redis.url), gateway(fixture, redis.url)]);
+    const [transfer] = await signedTransfers(fixture, 1);
+    const sent = await restSend(a.url, CHAIN, transfer.wire);
+    expect(sent.body.status).toBe("submitted");
+
+    const [onB, onC] = await Promise.all([
+      sseStatuses(b.url, transfer.signature),
+      grpcStatuses(c.url, transfer.signature),
+    ]);
+    expect(onB.at(-1)).toBe("finalized");
+    expect(onC.at(-1)).toBe("FINALIZED");
+    // Each watch saw the send before it was final, so the final record reached it as a change, not as a first read.
+    expect(onB.length).toBeGreaterThan(1);
+    expect(onC.length).toBeGreaterThan(1);
+  }, 120_000);
 });
 
 describe("one gateway with Redis", () => {

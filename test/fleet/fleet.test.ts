@@ -131,6 +131,7 @@ const WATCH_DEADLINE_MS = 30_000;
 async function sseStatuses(baseUrl: string, signature: string): Promise<string[]> {
   const res = await fetch(`${baseUrl}/v1/${CHAIN}/transactions/${signature}/events`, {
     headers: { authorization: `Bearer ${FLEET_KEY}` },
+    signal: AbortSignal.timeout(WATCH_DEADLINE_MS),
   });
   if (res.status !== 200) throw new Error(`${baseUrl} watch: ${res.status} ${await res.text()}`);
   const text = await res.text();

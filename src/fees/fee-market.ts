@@ -11,30 +11,23 @@
  * nothing (`none`, no levels), never invented numbers. Requests never wait on the upstream, except
  * `forTransaction`, which may read lookup tables (cached) and, in fallback, the accounts' recent fees.
  */
-import type {
-  GetBlockApi,
-  GetMultipleAccountsApi,
-  GetRecentPrioritizationFeesApi,
-  GetSlotApi,
-  Rpc,
-} from "@solana/kit";
+import type { GetBlockApi, GetMultipleAccountsApi, GetRecentPrioritizationFeesApi, GetSlotApi, Rpc } from "@solana/kit";
 import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
 import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
+import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
+import { createFeeFallback } from "./fee-fallback.ts";
+import { createFeeReplication } from "./fee-replication.ts";
+import type { FleetFollowing } from "./fee-replication.ts";
+import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
+import type { FeeSnapshot } from "./fee-snapshot.ts";
 import { createFeeWindow } from "./fee-window.ts";
 import type { FeeWindowStats } from "./fee-window.ts";
 import { createLookupTableResolver } from "./lookup-tables.ts";
 import { maxLevels } from "./percentile.ts";
 import type { FeeLevels } from "./percentile.ts";
-import { baseFeeFor, withRecommendation } from "./fee-estimate.ts";
-import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";
-import type { RecentFeeLevels } from "./recent-fees.ts";
-import type { Lease } from "../store/lease.ts";
-import { recordingWindow, replay } from "./window-log.ts";
-import type { WindowChange, WindowLog } from "./window-log.ts";
 
-/** A follower's progress before it has any. */
 const NO_PROGRESS: FollowerState = {
   tipSlot: undefined,
   nextSlot: undefined,
@@ -89,12 +82,7 @@ export interface FeeMarketOptions {
    * In a fleet: the lease of following blocks, and the log its holder writes its window's changes to.
    * A replica without the lease reads no blocks: it replays the log (window-log.ts).
    */
-  replication?: {
-    lease: Lease;
-    log: WindowLog;
-    /** Whether the log can be reached now; while not, this replica follows blocks itself. */
-    reachable(): boolean;
-  };
+  replication?: FleetFollowing;
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
   now?: () => number;
@@ -134,15 +122,6 @@ export interface FeeMarket {
   status(): FeeMarketStatus;
 }
 
-interface Snapshot {
-  readonly source: FeeSource;
-  readonly levels: FeeLevels | undefined;
-  readonly slot: bigint;
-  readonly windowSlots: number;
-  readonly sampleSize: number;
-  readonly updatedAt: Date | undefined;
-}
-
 /** Creates a stopped market; call `start()`. */
 export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   const rpc = options.upstream.rpc;
@@ -155,17 +134,17 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   const fallbackRefreshMs = options.fallbackRefreshMs ?? 2000;
   const floor = options.recommendedFloor ?? 0n;
   const ceiling = options.recommendedCeiling;
-  if (ceiling !== undefined && ceiling < floor) throw new RangeError(`recommendedCeiling ${ceiling} is below recommendedFloor ${floor}`);
+  if (ceiling !== undefined && ceiling < floor)
+    throw new RangeError(`recommendedCeiling ${ceiling} is below recommendedFloor ${floor}`);
 
-  const ownWindow = createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts });
-  const replication = options.replication;
-  // What the follower changed this tick, for the log (fleet only).
-  const unlogged: WindowChange[] = [];
-  const window = replication === undefined ? ownWindow : recordingWindow(ownWindow, (change) => unlogged.push(change));
-  // In a fleet, while another replica holds the lease: its follower's progress, as last read from the log.
-  let leading = replication === undefined;
-  let mirrored: FollowerState | undefined;
-  let logCursor: string | undefined;
+  const bounds = { floor, ceiling };
+  const onError = options.onError ?? (() => {});
+  const replica = createFeeReplication(
+    createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts }),
+    options.replication,
+    (error) => onError(error, "replication"),
+  );
+  const window = replica.window;
   const follower = createBlockFollower({
     rpc,
     window,
@@ -174,11 +153,21 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     blockConcurrency: options.blockConcurrency,
     now,
   });
-  const lookupTables = createLookupTableResolver({ rpc, ttlMs: options.lookupTableTtlMs, maxTables: options.maxLookupTables, now });
+  const fallback = createFeeFallback({
+    rpc,
+    refreshMs: fallbackRefreshMs,
+    now,
+    onError: (error) => onError(error, "fallback"),
+  });
+  const lookupTables = createLookupTableResolver({
+    rpc,
+    ttlMs: options.lookupTableTtlMs,
+    maxTables: options.maxLookupTables,
+    now,
+  });
 
-  let fallback: (RecentFeeLevels & { fetchedAt: number; movedAt: number }) | undefined;
   let lastBlockAttempt = Number.NEGATIVE_INFINITY;
-  let snapshot: Snapshot | undefined;
+  let snapshot: FeeSnapshot | undefined;
   let snapshotKey = "";
   let globalEstimate: FeeEstimate | undefined;
   let running = false;
@@ -188,7 +177,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
   /** The follower's progress: this replica's own, or the lease holder's as read from the log. */
   function followerState(): FollowerState {
-    return leading ? follower.state() : (mirrored ?? NO_PROGRESS);
+    return replica.leading() ? follower.state() : (replica.mirrored() ?? NO_PROGRESS);
   }
 
   function blocksUsable(state: FollowerState = followerState()): boolean {
@@ -197,107 +186,41 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return state.tipSlot - state.lastBlockSlot <= maxLagSlots;
   }
 
-  function current(): Snapshot {
+  function current(): FeeSnapshot {
     const state = followerState();
     const usable = blocksUsable(state);
-    const key = `${window.version()}:${fallback?.fetchedAt}:${usable}`;
+    const recent = fallback.current();
+    const key = `${window.version()}:${recent?.fetchedAt}:${usable}`;
     if (snapshot !== undefined && key === snapshotKey) return snapshot;
     snapshotKey = key;
-    snapshot = usable || fallback === undefined ? blockSnapshot(state) : fallbackSnapshot(fallback);
+    snapshot = usable || recent === undefined ? blockSnapshot(window, state) : fallbackSnapshot(recent);
     globalEstimate = undefined;
     return snapshot;
-  }
-
-  function blockSnapshot(state: FollowerState): Snapshot {
-    const newest = window.newestSlot();
-    const global = window.global();
-    const covered = newest === undefined || state.firstSlot === undefined ? 0 : Number(newest - state.firstSlot + 1n);
-    return {
-      source: global === undefined ? "none" : "blocks",
-      levels: global?.levels,
-      slot: newest ?? 0n,
-      windowSlots: Math.min(window.windowSlots, covered),
-      sampleSize: global?.sampleSize ?? 0,
-      updatedAt: state.lastMoveAt === undefined ? undefined : new Date(state.lastMoveAt),
-    };
-  }
-
-  function fallbackSnapshot(recent: NonNullable<typeof fallback>): Snapshot {
-    return {
-      source: "recentPrioritizationFees",
-      levels: recent.levels,
-      slot: recent.newestSlot,
-      windowSlots: recent.sampleSize,
-      sampleSize: recent.sampleSize,
-      updatedAt: new Date(recent.movedAt),
-    };
-  }
-
-  function estimate(view: Snapshot, levels: FeeLevels | undefined, writable: readonly string[], signatures: number): FeeEstimate {
-    return {
-      priority: levels === undefined ? undefined : withRecommendation(levels, floor, ceiling),
-      baseFee: baseFeeFor(signatures),
-      updatedAt: view.updatedAt,
-      source: levels === undefined ? "none" : view.source,
-      slot: view.slot,
-      windowSlots: view.windowSlots,
-      sampleSize: view.sampleSize,
-      writableAccounts: writable,
-    };
   }
 
   function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
     const view = current();
     const accounts = [...new Set(writable)];
     let levels = view.levels;
-    if (view.source === "blocks") for (const address of accounts) levels = maxLevels(levels, window.account(address)?.levels);
-    return estimate(view, levels, accounts, signatures);
-  }
-
-  /** A replica without the lease replays what the holder logged since the last read. */
-  async function mirror(log: WindowLog): Promise<void> {
-    try {
-      const { entries, cursor } = await log.readAfter(logCursor);
-      logCursor = cursor;
-      mirrored = replay(ownWindow, entries) ?? mirrored;
-    } catch (error) {
-      options.onError?.(error, "replication");
-    }
+    if (view.source === "blocks")
+      for (const address of accounts) levels = maxLevels(levels, window.account(address)?.levels);
+    return estimateOf(view, levels, accounts, signatures, bounds);
   }
 
   async function cycle(): Promise<void> {
     const signal = abort.signal;
-    if (replication !== undefined) {
-      // With the log out of reach, every replica reads blocks itself: fees keep working, at a provider cost.
-      leading = !replication.reachable() || (await replication.lease.hold());
-      if (!leading) {
-        await mirror(replication.log);
-        current();
-        return;
-      }
+    if (!(await replica.turn())) {
+      current();
+      return;
     }
     if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
       lastBlockAttempt = now();
       await follower.tick(signal);
       const state = follower.state();
-      if (state.consecutiveFailures > 0) options.onError?.(state.lastError, "blocks");
-      if (replication !== undefined && unlogged.length > 0) {
-        const entries = unlogged.splice(0).map((change) => ({ ...change, state }));
-        await replication.log.append(entries).catch((error: unknown) => options.onError?.(error, "replication"));
-      }
+      if (state.consecutiveFailures > 0) onError(state.lastError, "blocks");
+      await replica.logChanges(state);
     }
-    if (!blocksUsable() && !signal.aborted && (fallback === undefined || now() - fallback.fetchedAt >= fallbackRefreshMs)) {
-      try {
-        const recent = await fetchRecentFeeLevels(rpc, [], signal);
-        const at = now();
-        if (recent !== undefined) {
-          const moved = fallback === undefined || recent.newestSlot !== fallback.newestSlot;
-          fallback = { ...recent, fetchedAt: at, movedAt: moved ? at : fallback!.movedAt };
-        }
-      } catch (error) {
-        if (!signal.aborted) options.onError?.(error, "fallback");
-      }
-    }
+    if (!blocksUsable()) await fallback.refreshIfDue(signal);
     current(); // precompute, so that requests never sort
   }
 
@@ -332,14 +255,14 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       abort.abort(new Error("fee market stopped"));
       await inFlight?.catch(() => {});
       // Another replica takes the following over at once rather than after the lease lapses.
-      if (leading) await replication?.lease.release();
+      await replica.release();
     },
 
     refresh: runOnce,
 
     global() {
       const view = current();
-      globalEstimate ??= estimate(view, view.levels, [], 1);
+      globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds);
       return globalEstimate;
     },
 
@@ -357,9 +280,9 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       try {
         accountLevels = (await fetchRecentFeeLevels(rpc, writable))?.levels;
       } catch (error) {
-        options.onError?.(error, "fallback");
+        onError(error, "fallback");
       }
-      return estimate(current(), maxLevels(result.priority, accountLevels), writable, signatures);
+      return estimateOf(current(), maxLevels(result.priority, accountLevels), writable, signatures, bounds);
     },
 
     priceFor(level, writable) {
@@ -381,7 +304,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       source: current().source,
       follower: followerState(),
       window: window.stats(),
-      fallbackAt: fallback?.fetchedAt,
+      fallbackAt: fallback.current()?.fetchedAt,
       lookupTables: lookupTables.size(),
     }),
   };

@@ -20,6 +20,8 @@ export interface GatewayProcess {
   readonly metricsPort: number;
   readonly url: string;
   readonly child: ChildProcess;
+  /** Its log lines so far (stdout, the most recent 64 KiB). */
+  logs(): string;
   /** SIGKILL: no drain, no goodbye. */
   kill(): Promise<void>;
   /** SIGTERM and wait. */
@@ -57,11 +59,13 @@ export async function startGatewayProcess(env: GatewayEnv): Promise<GatewayProce
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  let stdout = "";
   child.stderr?.on("data", (b: Buffer) => (stderr += b.toString()).slice(-8192));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const metricsPort = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start in time: ${stderr}`)), 60_000);
     createInterface({ input: child.stdout! }).on("line", (line) => {
+      stdout = `${stdout}${line}\n`.slice(-65_536);
       if (line.includes('"solgate listening"')) {
         clearTimeout(timer);
         resolve((JSON.parse(line) as { metricsPort: number }).metricsPort);
@@ -76,7 +80,15 @@ export async function startGatewayProcess(env: GatewayEnv): Promise<GatewayProce
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited;
   };
-  return { port, metricsPort, url: `http://127.0.0.1:${port}`, child, kill: () => end("SIGKILL"), stop: () => end("SIGTERM") };
+  return {
+    port,
+    metricsPort,
+    url: `http://127.0.0.1:${port}`,
+    child,
+    logs: () => stdout,
+    kill: () => end("SIGKILL"),
+    stop: () => end("SIGTERM"),
+  };
 }
 
 /** HAProxy in front of gateways, with deploy/haproxy.cfg. */
@@ -126,7 +138,9 @@ export async function startHaproxy(gatewayPorts: readonly number[]): Promise<Pro
 }
 
 /** What the REST status call answered: the record, or the error's HTTP status and code. */
-export type StatusAnswer = { ok: true; status: string; slot?: number } | { ok: false; httpStatus: number; code: string };
+export type StatusAnswer =
+  | { ok: true; status: string; slot?: number }
+  | { ok: false; httpStatus: number; code: string };
 
 /** `GET /v1/{chain}/transactions/{signature}/status` on `baseUrl`. */
 export async function restStatus(baseUrl: string, chain: string, signature: string): Promise<StatusAnswer> {

@@ -29,7 +29,12 @@ async function gateways(count: number, redisUrl: string | undefined): Promise<Ga
   const file = join(dir, "keys.json");
   writeFileSync(
     file,
-    JSON.stringify({ keys: [{ name: "alice", key: LIMITED, rateLimit: "12/m" }, { name: "bob", key: FREE, rateLimit: null }] }),
+    JSON.stringify({
+      keys: [
+        { name: "alice", key: LIMITED, rateLimit: "12/m" },
+        { name: "bob", key: FREE, rateLimit: null },
+      ],
+    }),
   );
   const started = await Promise.all(
     Array.from({ length: count }, () =>
@@ -77,6 +82,18 @@ describe("per-key rate limits", () => {
 
     // A key with no limit (null overrides SOLGATE_RATE_LIMIT) is never refused.
     for (let i = 0; i < 20; i++) expect((await restFees(fleet[i % 3].url, FREE)).status).toBe(200);
+
+    // Logs and metrics name keys, never show them.
+    const logs = fleet.map((g) => g.logs()).join("");
+    const metrics = (
+      await Promise.all(fleet.map((g) => fetch(`http://127.0.0.1:${g.metricsPort}/metrics`).then((r) => r.text())))
+    ).join("");
+    expect(logs).toContain('"alice"');
+    expect(metrics).toContain('"alice"');
+    for (const text of [logs, metrics]) {
+      expect(text).not.toContain(LIMITED);
+      expect(text).not.toContain(FREE);
+    }
   }, 120_000);
 
   it("count per process without Redis", async () => {

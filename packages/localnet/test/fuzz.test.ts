@@ -254,5 +254,4 @@ it(`survives ${TRANSACTIONS.toLocaleString("en")} mutated transactions and ${MAL
   expect(executedPath).toBeGreaterThan(1000); // some mutants got past decoding into LiteSVM
   const elapsed = performance.now() - started;
   console.log(`fuzz: ${TRANSACTIONS} transactions, ${MALFORMED_CALLS} calls, ${GARBAGE_BODIES} bodies in ${(elapsed / 1000).toFixed(1)} s`);
-  // ~20 s on this 2-core machine when it is not shared; the cap only catches a pathological slowdown.
 }, 150_000);

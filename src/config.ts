@@ -18,10 +18,13 @@ export interface ChainConfig {
   name: string;
   /** JSON-RPC URLs, in order of preference (failover). */
   rpcUrls: string[];
-  /** The DAS endpoint, if not the RPC URLs. */
-  dasUrl?: string;
-  /** The PubSub WebSocket for signature notifications; null for none; unset derives it from the first RPC URL. */
-  wsUrl?: string | null;
+  /** The DAS endpoints, in order of preference (failover), if not the RPC URLs. */
+  dasUrls?: string[];
+  /**
+   * The PubSub WebSockets for signature notifications, in order of preference (the feed moves on after a
+   * failed connection); null for none; unset derives one from the first RPC URL.
+   */
+  wsUrls?: string[] | null;
 }
 
 /** The whole configuration. Later cores add their own sections. */
@@ -45,7 +48,15 @@ export interface Config {
   chains: ChainConfig[];
   /** The chain an empty `chain` field means. */
   defaultChain: string;
-  upstream: { timeoutMs: number; maxRetries: number; maxConcurrency: number };
+  upstream: {
+    timeoutMs: number;
+    maxRetries: number;
+    maxConcurrency: number;
+    /** The whole of one upstream call, retries and failover included. */
+    budgetMs: number;
+    /** Circuit breaker per upstream URL. */
+    breaker: { consecutiveFailures: number; failureRatio: number; halfOpenAfterMs: number };
+  };
   logLevel: LogLevel;
   /** Prometheus `/metrics`: its own port (0 = ephemeral) on its own interface (loopback by default). */
   metrics: { port: number; host: string };
@@ -83,7 +94,13 @@ export interface Config {
   /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
   market: MarketConfig;
   /** Transaction tracking: status polling, rebroadcasting, watch heartbeats, confirm waits and the tracked-send bound. */
-  transactions: { pollIntervalMs: number; rebroadcastIntervalMs: number; heartbeatIntervalMs: number; confirmTimeoutMs: number; maxTracked: number };
+  transactions: {
+    pollIntervalMs: number;
+    rebroadcastIntervalMs: number;
+    heartbeatIntervalMs: number;
+    confirmTimeoutMs: number;
+    maxTracked: number;
+  };
   /**
    * `NODE_ENV=production`: the embedded localnet never starts, a chain and an API key must be
    * configured, and risky settings are warned about at start.
@@ -167,6 +184,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(`${name} must be a ws(s) URL or "off"`);
     return undefined;
   };
+  /** A list of WebSocket URLs, or `off` alone (null). */
+  const wsUrlsOf = (name: string, values: readonly string[]): string[] | null => {
+    if (values.length === 1 && values[0] === "off") return null;
+    return values.map((v) => wsUrlOf(name, v === "off" ? "" : v)).filter((u): u is string => typeof u === "string");
+  };
 
   const port = int("PORT", 8080, 0, 65535);
 
@@ -175,7 +197,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const policies: ApiKeyPolicy[] = [];
   const inline = get("SOLGATE_API_KEYS");
   if (inline !== undefined) {
-    for (const key of inline.split(",").map((k) => k.trim()).filter((k) => k !== "")) policies.push({ name: defaultKeyName(key), key });
+    for (const key of inline
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k !== ""))
+      policies.push({ name: defaultKeyName(key), key });
   }
   const keysFile = get("SOLGATE_API_KEYS_FILE");
   if (keysFile !== undefined) {
@@ -189,7 +215,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       policies.push(...readStructuredKeys(text, `SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)}`, problems));
     } else if (text !== undefined) {
       const lines = text.split(/\r?\n/).map((l) => l.trim());
-      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#"))) policies.push({ name: defaultKeyName(key), key });
+      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#")))
+        policies.push({ name: defaultKeyName(key), key });
     }
   }
   // A key given twice is one key; two keys under one name would mix their counts and logs.
@@ -203,7 +230,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rateLimitText = get("SOLGATE_RATE_LIMIT");
   const rateLimit = rateLimitText === undefined ? undefined : parseRateLimit(rateLimitText);
   if (rateLimitText !== undefined && rateLimit === undefined) {
-    problems.push(`SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`);
+    problems.push(
+      `SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`,
+    );
   }
   if (apiKeys.some((k) => !/^[\x21-\x7e]+$/.test(k))) {
     problems.push("API keys must be printable ASCII without spaces or commas (one key is not)");
@@ -217,20 +246,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const wsUrl = get("SOLGATE_WS_URL");
   const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
   if (rpcUrl !== undefined) {
-    const rpcUrls = rpcUrl.split(",").map((u) => u.trim()).filter((u) => u !== "");
+    const rpcUrls = commaList(rpcUrl);
     chains.push({
       name: chainName,
       rpcUrls: rpcUrls.map((u) => url("SOLGATE_RPC_URL", u)).filter((u) => u !== undefined),
-      ...(dasUrl === undefined ? {} : { dasUrl: url("SOLGATE_DAS_URL", dasUrl) }),
-      ...(wsUrl === undefined ? {} : { wsUrl: wsUrlOf("SOLGATE_WS_URL", wsUrl) }),
+      ...(dasUrl === undefined
+        ? {}
+        : {
+            dasUrls: commaList(dasUrl)
+              .map((u) => url("SOLGATE_DAS_URL", u))
+              .filter((u) => u !== undefined),
+          }),
+      ...(wsUrl === undefined ? {} : { wsUrls: wsUrlsOf("SOLGATE_WS_URL", commaList(wsUrl)) }),
     });
+    if (dasUrl !== undefined && commaList(dasUrl).length === 0)
+      problems.push("SOLGATE_DAS_URL is set but holds no URL");
+    if (wsUrl !== undefined && commaList(wsUrl).length === 0) problems.push("SOLGATE_WS_URL is set but holds no URL");
   } else {
     if (dasUrl !== undefined) problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
     if (wsUrl !== undefined) problems.push("SOLGATE_WS_URL is set without SOLGATE_RPC_URL");
   }
   const chainsFile = get("SOLGATE_CHAINS_FILE");
   if (chainsFile !== undefined) {
-    fileDefault = readChainsFile(chainsFile, chains, problems, url, wsUrlOf);
+    fileDefault = readChainsFile(chainsFile, chains, problems, url, wsUrlsOf);
   }
   for (const c of chains) {
     if (!CHAIN_NAME.test(c.name)) problems.push(`chain name ${JSON.stringify(c.name)} must match ${CHAIN_NAME.source}`);
@@ -251,17 +289,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const localnetEnabled = chains.length === 0 && !production;
   // The embedded dev mode answers only this machine unless HOST says otherwise.
   const host = get("HOST") ?? (localnetEnabled ? "127.0.0.1" : "0.0.0.0");
-  const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
+  const defaultChain =
+    get("SOLGATE_DEFAULT_CHAIN") ??
+    fileDefault ??
+    (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
   if (served.length > 0 && !served.includes(defaultChain)) {
     problems.push(`default chain ${JSON.stringify(defaultChain)} is not served (served: ${served.join(", ")})`);
   }
   if ((!localnetEnabled || production) && apiKeys.length === 0) {
-    problems.push("SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured");
+    problems.push(
+      "SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured",
+    );
   }
 
   const logLevel = (get("LOG_LEVEL") ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
 
   const redisUrl = get("SOLGATE_REDIS_URL");
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
@@ -270,14 +314,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const cors = get("SOLGATE_CORS_ORIGINS") ?? "*";
-  const corsOrigins = cors === "*" ? "*" : cors.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  const corsOrigins =
+    cors === "*"
+      ? "*"
+      : cors
+          .split(",")
+          .map((o) => o.trim())
+          .filter((o) => o !== "");
   if (corsOrigins !== "*" && corsOrigins.some((o) => !/^https?:\/\/[^/\s]+$/.test(o))) {
     problems.push("SOLGATE_CORS_ORIGINS must be `*` or comma-separated origins like https://app.example.com");
   }
 
   const warnings: string[] = [];
   if (production && corsOrigins === "*") {
-    warnings.push("SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production");
+    warnings.push(
+      "SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production",
+    );
   }
 
   const config: Config = {
@@ -292,6 +344,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: int("SOLGATE_UPSTREAM_TIMEOUT_MS", 15_000, 100, 300_000),
       maxRetries: int("SOLGATE_UPSTREAM_MAX_RETRIES", 3, 0, 10),
       maxConcurrency: int("SOLGATE_UPSTREAM_MAX_CONCURRENCY", 32, 1, 1024),
+      budgetMs: int("SOLGATE_UPSTREAM_BUDGET_MS", 10_000, 100, 600_000),
+      breaker: {
+        consecutiveFailures: int("SOLGATE_UPSTREAM_BREAKER_FAILURES", 5, 1, 1000),
+        failureRatio: int("SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT", 50, 1, 100) / 100,
+        halfOpenAfterMs: int("SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS", 10_000, 100, 600_000),
+      },
     },
     logLevel,
     metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },
@@ -344,7 +402,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 function defaultMaxConnections(): number {
   try {
-    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
     const soft = Number(line?.split(/\s{2,}/)[1]);
     if (Number.isSafeInteger(soft) && soft > 0) return Math.max(1, Math.min(10_000, Math.floor(soft / 2)));
   } catch {}
@@ -352,7 +412,7 @@ function defaultMaxConnections(): number {
 }
 
 /**
- * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "...", "wsUrl": "..."}}}`
+ * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "..." | [...], "wsUrl": "..." | [...]}}}`
  * into `chains`; returns its default chain.
  */
 function readChainsFile(
@@ -360,7 +420,7 @@ function readChainsFile(
   chains: ChainConfig[],
   problems: string[],
   url: (name: string, value: string) => string | undefined,
-  wsUrlOf: (name: string, value: string) => string | null | undefined,
+  wsUrlsOf: (name: string, values: readonly string[]) => string[] | null,
 ): string | undefined {
   const where = `SOLGATE_CHAINS_FILE ${JSON.stringify(path)}`;
   let json: unknown;
@@ -371,7 +431,13 @@ function readChainsFile(
     return undefined;
   }
   const doc = json as { defaultChain?: unknown; chains?: unknown };
-  if (typeof doc !== "object" || doc === null || typeof doc.chains !== "object" || doc.chains === null || Array.isArray(doc.chains)) {
+  if (
+    typeof doc !== "object" ||
+    doc === null ||
+    typeof doc.chains !== "object" ||
+    doc.chains === null ||
+    Array.isArray(doc.chains)
+  ) {
     problems.push(`${where} must be an object with a "chains" object keyed by chain name`);
     return undefined;
   }
@@ -382,19 +448,27 @@ function readChainsFile(
       problems.push(`${where}: chain ${JSON.stringify(name)} needs "rpcUrls", a non-empty array of URLs`);
       continue;
     }
-    if (entry.dasUrl !== undefined && typeof entry.dasUrl !== "string") {
-      problems.push(`${where}: chain ${JSON.stringify(name)} has a "dasUrl" that is not a string`);
+    const dasUrls = stringOrList(entry.dasUrl);
+    if (dasUrls === null) {
+      problems.push(
+        `${where}: chain ${JSON.stringify(name)} has a "dasUrl" that is neither a string nor a non-empty array of strings`,
+      );
       continue;
     }
-    if (entry.wsUrl !== undefined && typeof entry.wsUrl !== "string") {
-      problems.push(`${where}: chain ${JSON.stringify(name)} has a "wsUrl" that is not a string`);
+    const wsUrls = stringOrList(entry.wsUrl);
+    if (wsUrls === null) {
+      problems.push(
+        `${where}: chain ${JSON.stringify(name)} has a "wsUrl" that is neither a string nor a non-empty array of strings`,
+      );
       continue;
     }
     chains.push({
       name,
       rpcUrls: (rpcUrls as string[]).map((u) => url(`${where} (${name}.rpcUrls)`, u)).filter((u) => u !== undefined),
-      ...(entry.dasUrl === undefined ? {} : { dasUrl: url(`${where} (${name}.dasUrl)`, entry.dasUrl) }),
-      ...(entry.wsUrl === undefined ? {} : { wsUrl: wsUrlOf(`${where} (${name}.wsUrl)`, entry.wsUrl) }),
+      ...(dasUrls === undefined
+        ? {}
+        : { dasUrls: dasUrls.map((u) => url(`${where} (${name}.dasUrl)`, u)).filter((u) => u !== undefined) }),
+      ...(wsUrls === undefined ? {} : { wsUrls: wsUrlsOf(`${where} (${name}.wsUrl)`, wsUrls) }),
     });
   }
   if (doc.defaultChain !== undefined && typeof doc.defaultChain !== "string") {
@@ -402,6 +476,22 @@ function readChainsFile(
     return undefined;
   }
   return doc.defaultChain;
+}
+
+/** A comma-separated list, trimmed, without empty entries. */
+function commaList(text: string): string[] {
+  return text
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+}
+
+/** A chains-file field that is a string or a non-empty array of strings: as a list; undefined when absent; null when neither. */
+function stringOrList(value: unknown): string[] | undefined | null {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) return value as string[];
+  return null;
 }
 
 const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -34,21 +34,36 @@ describe("loadConfig", () => {
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
     expect(c.demo).toBe(true);
     expect(c.fees).toEqual({ windowSlots: 150, maxAccounts: 100_000, recommendedFloor: 0n });
-    expect(c.transactions).toEqual({ pollIntervalMs: 400, rebroadcastIntervalMs: 2_000, heartbeatIntervalMs: 15_000, confirmTimeoutMs: 90_000, maxTracked: 100_000 });
+    expect(c.transactions).toEqual({
+      pollIntervalMs: 400,
+      rebroadcastIntervalMs: 2_000,
+      heartbeatIntervalMs: 15_000,
+      confirmTimeoutMs: 90_000,
+      maxTracked: 100_000,
+    });
     expect(loadConfig({ SOLGATE_TX_REBROADCAST_MS: "500" }).transactions.rebroadcastIntervalMs).toBe(500);
-    expect(loadConfig({ SOLGATE_FEES_RECOMMENDED_FLOOR: "1000", SOLGATE_FEES_RECOMMENDED_CEILING: "50000", SOLGATE_FEES_WINDOW_SLOTS: "300" }).fees).toEqual({
+    expect(
+      loadConfig({
+        SOLGATE_FEES_RECOMMENDED_FLOOR: "1000",
+        SOLGATE_FEES_RECOMMENDED_CEILING: "50000",
+        SOLGATE_FEES_WINDOW_SLOTS: "300",
+      }).fees,
+    ).toEqual({
       windowSlots: 300,
       maxAccounts: 100_000,
       recommendedFloor: 1000n,
       recommendedCeiling: 50_000n,
     });
     expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
-    expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({ localnet: { world: true }, demo: false });
+    expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({
+      localnet: { world: true },
+      demo: false,
+    });
     expect(c.defaultChain).toBe("localnet");
     expect(c.apiKeys).toEqual([]);
     expect(c.metrics).toEqual({ port: 9464, host: "127.0.0.1" });
     expect(c.logLevel).toBe("info");
-    expect(c.upstream).toEqual({ timeoutMs: 15_000, maxRetries: 3, maxConcurrency: 32 });
+    expect(c.upstream).toMatchObject({ timeoutMs: 15_000, maxRetries: 3, maxConcurrency: 32 });
     expect(c.server.corsOrigins).toBe("*");
   });
 
@@ -58,11 +73,19 @@ describe("loadConfig", () => {
     expect(c.server.maxStreamsPerConnection).toBe(1000);
     expect(c.server.maxConnections).toBeGreaterThan(0);
     expect(c.server.maxConnections).toBeLessThanOrEqual(10_000);
-    const limits = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const limits = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
     const soft = Number(limits?.split(/\s{2,}/)[1]);
     if (Number.isSafeInteger(soft)) expect(c.server.maxConnections).toBeLessThanOrEqual(soft / 2);
-    const set = loadConfig({ SOLGATE_MAX_CONNECTIONS_PER_IP: "50", SOLGATE_MAX_CONNECTIONS: "200", SOLGATE_MAX_STREAMS_PER_CONNECTION: "100" });
-    expect([set.server.maxConnectionsPerIp, set.server.maxConnections, set.server.maxStreamsPerConnection]).toEqual([50, 200, 100]);
+    const set = loadConfig({
+      SOLGATE_MAX_CONNECTIONS_PER_IP: "50",
+      SOLGATE_MAX_CONNECTIONS: "200",
+      SOLGATE_MAX_STREAMS_PER_CONNECTION: "100",
+    });
+    expect([set.server.maxConnectionsPerIp, set.server.maxConnections, set.server.maxStreamsPerConnection]).toEqual([
+      50, 200, 100,
+    ]);
     expect(problemsOf({ SOLGATE_MAX_CONNECTIONS_PER_IP: "0" })[0]).toMatch(/SOLGATE_MAX_CONNECTIONS_PER_IP/);
   });
 
@@ -81,7 +104,11 @@ describe("loadConfig", () => {
     });
     expect(c.port).toBe(9000);
     expect(c.chains).toEqual([
-      { name: "devnet", rpcUrls: ["https://a.example/rpc?api-key=s3cret", "https://b.example"], dasUrl: "https://das.example" },
+      {
+        name: "devnet",
+        rpcUrls: ["https://a.example/rpc?api-key=s3cret", "https://b.example"],
+        dasUrls: ["https://das.example"],
+      },
     ]);
     expect(c.defaultChain).toBe("devnet");
     expect(c.localnet.enabled).toBe(false);
@@ -106,15 +133,78 @@ describe("loadConfig", () => {
     const c = loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" });
     expect(c.chains.map((x) => x.name)).toEqual(["mainnet", "devnet"]);
     expect(c.defaultChain).toBe("devnet");
-    expect(c.chains[1].dasUrl).toBe("https://dd.example");
-    expect(c.chains.map((x) => x.wsUrl)).toEqual(["wss://m.example/ws", null]);
+    expect(c.chains[1].dasUrls).toEqual(["https://dd.example"]);
+    expect(c.chains.map((x) => x.wsUrls)).toEqual([["wss://m.example/ws"], null]);
+  });
+
+  it("takes failover lists for DAS and WebSocket URLs, in the environment and in the chains file", () => {
+    const env = loadConfig({
+      SOLGATE_RPC_URL: "https://a.example",
+      SOLGATE_DAS_URL: "https://das1.example, https://das2.example",
+      SOLGATE_WS_URL: "wss://ws1.example,wss://ws2.example",
+      SOLGATE_API_KEYS: "k",
+    });
+    expect(env.chains[0]).toMatchObject({
+      dasUrls: ["https://das1.example", "https://das2.example"],
+      wsUrls: ["wss://ws1.example", "wss://ws2.example"],
+    });
+    const chains = file(
+      "chains-lists.json",
+      JSON.stringify({
+        chains: {
+          mainnet: {
+            rpcUrls: ["https://m.example"],
+            dasUrl: ["https://d1.example", "https://d2.example"],
+            wsUrl: ["wss://w1.example", "wss://w2.example"],
+          },
+        },
+      }),
+    );
+    expect(loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" }).chains[0]).toMatchObject({
+      dasUrls: ["https://d1.example", "https://d2.example"],
+      wsUrls: ["wss://w1.example", "wss://w2.example"],
+    });
+    const bad = file(
+      "chains-bad.json",
+      JSON.stringify({ chains: { mainnet: { rpcUrls: ["https://m.example"], dasUrl: [], wsUrl: [1] } } }),
+    );
+    expect(problemsOf({ SOLGATE_CHAINS_FILE: bad, SOLGATE_API_KEYS: "k" })[0]).toMatch(
+      /"dasUrl" that is neither a string nor a non-empty array/,
+    );
+    expect(
+      problemsOf({
+        SOLGATE_RPC_URL: "https://a.example",
+        SOLGATE_WS_URL: "wss://ok.example,https://secret@b.example",
+        SOLGATE_API_KEYS: "k",
+      }),
+    ).toEqual(['SOLGATE_WS_URL must be a ws(s) URL or "off"']);
+  });
+
+  it("reads the upstream budget and breaker settings, with defaults", () => {
+    const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
+    expect(loadConfig(base).upstream).toMatchObject({
+      budgetMs: 10_000,
+      breaker: { consecutiveFailures: 5, failureRatio: 0.5, halfOpenAfterMs: 10_000 },
+    });
+    expect(
+      loadConfig({
+        ...base,
+        SOLGATE_UPSTREAM_BUDGET_MS: "1500",
+        SOLGATE_UPSTREAM_BREAKER_FAILURES: "3",
+        SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT: "80",
+        SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS: "2000",
+      }).upstream,
+    ).toMatchObject({ budgetMs: 1500, breaker: { consecutiveFailures: 3, failureRatio: 0.8, halfOpenAfterMs: 2000 } });
+    expect(problemsOf({ ...base, SOLGATE_UPSTREAM_BUDGET_MS: "10" })[0]).toMatch(/SOLGATE_UPSTREAM_BUDGET_MS/);
   });
 
   it("takes a WebSocket for signature notifications, or 'off', and refuses anything else without echoing it", () => {
     const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
-    expect(loadConfig(base).chains[0].wsUrl).toBeUndefined();
-    expect(loadConfig({ ...base, SOLGATE_WS_URL: "wss://a.example/?key=1" }).chains[0].wsUrl).toBe("wss://a.example/?key=1");
-    expect(loadConfig({ ...base, SOLGATE_WS_URL: "off" }).chains[0].wsUrl).toBeNull();
+    expect(loadConfig(base).chains[0].wsUrls).toBeUndefined();
+    expect(loadConfig({ ...base, SOLGATE_WS_URL: "wss://a.example/?key=1" }).chains[0].wsUrls).toEqual([
+      "wss://a.example/?key=1",
+    ]);
+    expect(loadConfig({ ...base, SOLGATE_WS_URL: "off" }).chains[0].wsUrls).toBeNull();
     const problems = problemsOf({ ...base, SOLGATE_WS_URL: "https://secret-token@a.example" });
     expect(problems).toEqual(['SOLGATE_WS_URL must be a ws(s) URL or "off"']);
     expect(problemsOf({ SOLGATE_WS_URL: "wss://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
@@ -145,7 +235,12 @@ describe("loadConfig", () => {
   });
 
   it("rejects unreadable files, duplicate and reserved chain names", () => {
-    const chains = file("dup.json", JSON.stringify({ chains: { mainnet: { rpcUrls: ["https://x.example"] }, localnet: { rpcUrls: ["http://127.0.0.1:1"] }, bad: {} } }));
+    const chains = file(
+      "dup.json",
+      JSON.stringify({
+        chains: { mainnet: { rpcUrls: ["https://x.example"] }, localnet: { rpcUrls: ["http://127.0.0.1:1"] }, bad: {} },
+      }),
+    );
     const problems = problemsOf({
       SOLGATE_RPC_URL: "https://m.example",
       SOLGATE_CHAINS_FILE: chains,
@@ -160,7 +255,9 @@ describe("loadConfig", () => {
   });
 
   it("reports problems in a thrown message a person can read", () => {
-    expect(() => loadConfig({ PORT: "-1" })).toThrow(/invalid configuration:\n  - PORT must be an integer from 0 to 65535/);
+    expect(() => loadConfig({ PORT: "-1" })).toThrow(
+      /invalid configuration:\n  - PORT must be an integer from 0 to 65535/,
+    );
   });
 });
 
@@ -168,9 +265,19 @@ describe("API keys with names and limits, and the shared store", () => {
   it("reads the structured keys file: names, own limits, null for unlimited, the default from SOLGATE_RATE_LIMIT", () => {
     const keys = file(
       "keys.json",
-      JSON.stringify({ keys: [{ name: "alice", key: "alice-key-1", rateLimit: "10/s burst 20" }, { name: "ops", key: "ops-key-1", rateLimit: null }, { name: "bob", key: "bob-key-1" }] }),
+      JSON.stringify({
+        keys: [
+          { name: "alice", key: "alice-key-1", rateLimit: "10/s burst 20" },
+          { name: "ops", key: "ops-key-1", rateLimit: null },
+          { name: "bob", key: "bob-key-1" },
+        ],
+      }),
     );
-    const c = loadConfig({ SOLGATE_API_KEYS_FILE: keys, SOLGATE_RATE_LIMIT: "50/s", SOLGATE_REDIS_URL: "redis://127.0.0.1:6379/2" });
+    const c = loadConfig({
+      SOLGATE_API_KEYS_FILE: keys,
+      SOLGATE_RATE_LIMIT: "50/s",
+      SOLGATE_REDIS_URL: "redis://127.0.0.1:6379/2",
+    });
     expect(c.keys).toEqual([
       { name: "alice", key: "alice-key-1", rateLimit: { points: 10, durationMs: 1000, burst: 20 } },
       { name: "ops", key: "ops-key-1", rateLimit: null },
@@ -188,8 +295,22 @@ describe("API keys with names and limits, and the shared store", () => {
   });
 
   it("lists every problem of a bad keys file, a bad limit and a bad Redis URL without echoing secrets", () => {
-    const keys = file("bad-keys.json", JSON.stringify({ keys: [{ name: "a b", key: "k1-secret" }, { name: "c", key: "k2-secret", rateLimit: "lots" }, { name: "d", key: "k3-secret" }, { name: "d", key: "k4-secret" }] }));
-    const problems = problemsOf({ SOLGATE_API_KEYS_FILE: keys, SOLGATE_RATE_LIMIT: "fast", SOLGATE_REDIS_URL: "http://user:pw-secret@h:1" });
+    const keys = file(
+      "bad-keys.json",
+      JSON.stringify({
+        keys: [
+          { name: "a b", key: "k1-secret" },
+          { name: "c", key: "k2-secret", rateLimit: "lots" },
+          { name: "d", key: "k3-secret" },
+          { name: "d", key: "k4-secret" },
+        ],
+      }),
+    );
+    const problems = problemsOf({
+      SOLGATE_API_KEYS_FILE: keys,
+      SOLGATE_RATE_LIMIT: "fast",
+      SOLGATE_REDIS_URL: "http://user:pw-secret@h:1",
+    });
     expect(problems).toHaveLength(5);
     expect(problems.join("\n")).not.toMatch(/secret/);
   });
@@ -204,11 +325,23 @@ describe("NODE_ENV=production", () => {
   });
 
   it("starts with a chain and a key, warns about CORS * and binds what it is told", () => {
-    const c = loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", HOST: "10.1.2.3" });
+    const c = loadConfig({
+      NODE_ENV: "production",
+      SOLGATE_RPC_URL: "https://rpc.example.com",
+      SOLGATE_API_KEYS: "k-1",
+      HOST: "10.1.2.3",
+    });
     expect(c.production).toBe(true);
     expect(c.localnet.enabled).toBe(false);
     expect(c.host).toBe("10.1.2.3");
     expect(c.warnings.join()).toContain("SOLGATE_CORS_ORIGINS");
-    expect(loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", SOLGATE_CORS_ORIGINS: "https://app.example.com" }).warnings).toEqual([]);
+    expect(
+      loadConfig({
+        NODE_ENV: "production",
+        SOLGATE_RPC_URL: "https://rpc.example.com",
+        SOLGATE_API_KEYS: "k-1",
+        SOLGATE_CORS_ORIGINS: "https://app.example.com",
+      }).warnings,
+    ).toEqual([]);
   });
 });

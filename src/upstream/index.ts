@@ -1,6 +1,13 @@
 /** The upstream module's public surface. */
 export { createUpstream } from "./upstream.ts";
-export type { Upstream, UpstreamOptions, DasClient, DasCallOptions, ProgramAccountKeysOptions, ProgramAccountsFilter } from "./upstream.ts";
+export type {
+  Upstream,
+  UpstreamOptions,
+  DasClient,
+  DasCallOptions,
+  ProgramAccountKeysOptions,
+  ProgramAccountsFilter,
+} from "./upstream.ts";
 export type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
 export { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 export { rpcErrorOf, isRpcErrorCode } from "./rpc-errors.ts";
@@ -9,3 +16,4 @@ export type { NodeError, NodeErrorKind } from "./node-errors.ts";
 export type { RpcErrorInfo } from "./rpc-errors.ts";
 export { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";
+export type { BreakerState, EndpointBreakerOptions } from "./endpoint-breaker.ts";

@@ -94,13 +94,7 @@ export interface Config {
   /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
   market: MarketConfig;
   /** Transaction tracking: status polling, rebroadcasting, watch heartbeats, confirm waits and the tracked-send bound. */
-  transactions: {
-    pollIntervalMs: number;
-    rebroadcastIntervalMs: number;
-    heartbeatIntervalMs: number;
-    confirmTimeoutMs: number;
-    maxTracked: number;
-  };
+  transactions: { pollIntervalMs: number; rebroadcastIntervalMs: number; heartbeatIntervalMs: number; confirmTimeoutMs: number; maxTracked: number };
   /**
    * `NODE_ENV=production`: the embedded localnet never starts, a chain and an API key must be
    * configured, and risky settings are warned about at start.
@@ -197,11 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const policies: ApiKeyPolicy[] = [];
   const inline = get("SOLGATE_API_KEYS");
   if (inline !== undefined) {
-    for (const key of inline
-      .split(",")
-      .map((k) => k.trim())
-      .filter((k) => k !== ""))
-      policies.push({ name: defaultKeyName(key), key });
+    for (const key of inline.split(",").map((k) => k.trim()).filter((k) => k !== "")) policies.push({ name: defaultKeyName(key), key });
   }
   const keysFile = get("SOLGATE_API_KEYS_FILE");
   if (keysFile !== undefined) {
@@ -215,8 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       policies.push(...readStructuredKeys(text, `SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)}`, problems));
     } else if (text !== undefined) {
       const lines = text.split(/\r?\n/).map((l) => l.trim());
-      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#")))
-        policies.push({ name: defaultKeyName(key), key });
+      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#"))) policies.push({ name: defaultKeyName(key), key });
     }
   }
   // A key given twice is one key; two keys under one name would mix their counts and logs.
@@ -230,9 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rateLimitText = get("SOLGATE_RATE_LIMIT");
   const rateLimit = rateLimitText === undefined ? undefined : parseRateLimit(rateLimitText);
   if (rateLimitText !== undefined && rateLimit === undefined) {
-    problems.push(
-      `SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`,
-    );
+    problems.push(`SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`);
   }
   if (apiKeys.some((k) => !/^[\x21-\x7e]+$/.test(k))) {
     problems.push("API keys must be printable ASCII without spaces or commas (one key is not)");
@@ -289,23 +276,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const localnetEnabled = chains.length === 0 && !production;
   // The embedded dev mode answers only this machine unless HOST says otherwise.
   const host = get("HOST") ?? (localnetEnabled ? "127.0.0.1" : "0.0.0.0");
-  const defaultChain =
-    get("SOLGATE_DEFAULT_CHAIN") ??
-    fileDefault ??
-    (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
+  const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
   if (served.length > 0 && !served.includes(defaultChain)) {
     problems.push(`default chain ${JSON.stringify(defaultChain)} is not served (served: ${served.join(", ")})`);
   }
   if ((!localnetEnabled || production) && apiKeys.length === 0) {
-    problems.push(
-      "SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured",
-    );
+    problems.push("SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured");
   }
 
   const logLevel = (get("LOG_LEVEL") ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel))
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
 
   const redisUrl = get("SOLGATE_REDIS_URL");
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
@@ -314,22 +295,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const cors = get("SOLGATE_CORS_ORIGINS") ?? "*";
-  const corsOrigins =
-    cors === "*"
-      ? "*"
-      : cors
-          .split(",")
-          .map((o) => o.trim())
-          .filter((o) => o !== "");
+  const corsOrigins = cors === "*" ? "*" : cors.split(",").map((o) => o.trim()).filter((o) => o !== "");
   if (corsOrigins !== "*" && corsOrigins.some((o) => !/^https?:\/\/[^/\s]+$/.test(o))) {
     problems.push("SOLGATE_CORS_ORIGINS must be `*` or comma-separated origins like https://app.example.com");
   }
 
   const warnings: string[] = [];
   if (production && corsOrigins === "*") {
-    warnings.push(
-      "SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production",
-    );
+    warnings.push("SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production");
   }
 
   const config: Config = {
@@ -402,9 +375,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  */
 function defaultMaxConnections(): number {
   try {
-    const line = readFileSync("/proc/self/limits", "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("Max open files"));
+    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
     const soft = Number(line?.split(/\s{2,}/)[1]);
     if (Number.isSafeInteger(soft) && soft > 0) return Math.max(1, Math.min(10_000, Math.floor(soft / 2)));
   } catch {}
@@ -431,13 +402,7 @@ function readChainsFile(
     return undefined;
   }
   const doc = json as { defaultChain?: unknown; chains?: unknown };
-  if (
-    typeof doc !== "object" ||
-    doc === null ||
-    typeof doc.chains !== "object" ||
-    doc.chains === null ||
-    Array.isArray(doc.chains)
-  ) {
+  if (typeof doc !== "object" || doc === null || typeof doc.chains !== "object" || doc.chains === null || Array.isArray(doc.chains)) {
     problems.push(`${where} must be an object with a "chains" object keyed by chain name`);
     return undefined;
   }

@@ -63,10 +63,7 @@ async function importLocalnet(): Promise<typeof import("@solgate/localnet")> {
     return await import("@solgate/localnet");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
-    throw new Error(
-      "no remote chain is configured (SOLGATE_RPC_URL, SOLGATE_CHAINS_FILE) and the embedded localnet (@solgate/localnet) is not installed",
-      { cause: err },
-    );
+    throw new Error("no remote chain is configured (SOLGATE_RPC_URL, SOLGATE_CHAINS_FILE) and the embedded localnet (@solgate/localnet) is not installed", { cause: err });
   }
 }
 
@@ -75,8 +72,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
   const metrics = createMetrics(new Registry());
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async () => {
-    for (const fn of cleanups.reverse())
-      await Promise.resolve(fn()).catch((err: unknown) => logger.error({ err }, "cleanup failed"));
+    for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch((err: unknown) => logger.error({ err }, "cleanup failed"));
   };
   try {
     let chainConfigs: ChainConfig[] = config.chains;
@@ -114,11 +110,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       const where = safeOrigin(config.redis.url);
       redis = await connectRedis({
         url: config.redis.url,
-        onError: (err) =>
-          logger.warn(
-            { redis: where, reason: err instanceof Error ? err.message : String(err) },
-            "redis connection error",
-          ),
+        onError: (err) => logger.warn({ redis: where, reason: err instanceof Error ? err.message : String(err) }, "redis connection error"),
       });
       const connection = redis;
       cleanups.push(() => connection.close());
@@ -126,89 +118,71 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     }
     // The marketplaces' budgets hold per deployment: with Redis, the fleet shares them (2 calls/s, bursts of 4).
     const budget = redis === undefined ? undefined : createSharedMarketBudget(redis);
-    const market = createMarketFromConfig(
-      config.market,
-      (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"),
-      budget,
-    );
-    const contexts: ChainContext[] = await Promise.all(
-      chainConfigs.map(async (chain) => {
-        const upstream = createUpstream({
-          chain: chain.name,
-          rpcUrls: chain.rpcUrls,
-          ...(chain.dasUrls === undefined ? {} : { dasUrl: chain.dasUrls }),
-          ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
-          ...config.upstream,
-          // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
-          onFeedError: (err) =>
-            logger.warn(
-              { chain: chain.name, reason: err instanceof Error ? err.message : String(err) },
-              "signature notifications unavailable; polling alone for a while",
-            ),
-          metrics: metrics.upstreamFor(chain.name),
-        });
-        cleanups.push(() => upstream.close());
-        const shared = redis;
-        const fees = createFeeMarket({
-          upstream,
-          ...config.fees,
-          ...(shared === undefined
-            ? {}
-            : {
-                replication: {
-                  lease: createRedisLease({
-                    redis: shared,
-                    key: `solgate:${chain.name}:fee-lease`,
-                    holder: randomUUID(),
-                  }),
-                  log: createRedisWindowLog({
-                    redis: shared,
-                    key: `solgate:${chain.name}:fee-blocks`,
-                    maxEntries: 2 * config.fees.windowSlots,
-                  }),
-                  reachable: () => shared.isReady(),
-                },
-              }),
-          onError: (err, during) =>
-            logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
-        });
-        fees.start();
-        cleanups.push(() => fees.stop());
-        const store =
-          redis === undefined
-            ? undefined
-            : await createRedisTransactionStore({
-                redis,
-                prefix: `solgate:${chain.name}:`,
-                maxActive: config.transactions.maxTracked,
-                onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
-              });
-        const transactions = createTransactions({
-          upstream,
-          fees,
-          ...(store === undefined ? {} : { store }),
-          ...config.transactions,
-          onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
-        });
-        transactions.start();
-        cleanups.push(() => transactions.stop());
-        const collections = createCollections(
-          { upstream, market, offchain },
-          redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
-        );
-        return {
-          name: chain.name,
-          upstream,
-          programs: createProgramAccounts({ upstream }),
-          fees,
-          transactions,
-          collections,
-          accounts: createAccounts({ upstream }),
-          wallets: createWallets({ upstream }),
-          tokens: createTokenHolders({ upstream }),
-        };
-      }),
-    );
+    const market = createMarketFromConfig(config.market, (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"), budget);
+    const contexts: ChainContext[] = await Promise.all(chainConfigs.map(async (chain) => {
+      const upstream = createUpstream({
+        chain: chain.name,
+        rpcUrls: chain.rpcUrls,
+        ...(chain.dasUrls === undefined ? {} : { dasUrl: chain.dasUrls }),
+        ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
+        ...config.upstream,
+        // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
+        onFeedError: (err) =>
+          logger.warn({ chain: chain.name, reason: err instanceof Error ? err.message : String(err) }, "signature notifications unavailable; polling alone for a while"),
+        metrics: metrics.upstreamFor(chain.name),
+      });
+      cleanups.push(() => upstream.close());
+      const shared = redis;
+      const fees = createFeeMarket({
+        upstream,
+        ...config.fees,
+        ...(shared === undefined
+          ? {}
+          : {
+              replication: {
+                lease: createRedisLease({ redis: shared, key: `solgate:${chain.name}:fee-lease`, holder: randomUUID() }),
+                log: createRedisWindowLog({ redis: shared, key: `solgate:${chain.name}:fee-blocks`, maxEntries: 2 * config.fees.windowSlots }),
+                reachable: () => shared.isReady(),
+              },
+            }),
+        onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
+      });
+      fees.start();
+      cleanups.push(() => fees.stop());
+      const store =
+        redis === undefined
+          ? undefined
+          : await createRedisTransactionStore({
+              redis,
+              prefix: `solgate:${chain.name}:`,
+              maxActive: config.transactions.maxTracked,
+              onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
+            });
+      const transactions = createTransactions({
+        upstream,
+        fees,
+        ...(store === undefined ? {} : { store }),
+        ...config.transactions,
+        onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
+      });
+      transactions.start();
+      cleanups.push(() => transactions.stop());
+      const collections = createCollections(
+        { upstream, market, offchain },
+        redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
+      );
+      return {
+        name: chain.name,
+        upstream,
+        programs: createProgramAccounts({ upstream }),
+        fees,
+        transactions,
+        collections,
+        accounts: createAccounts({ upstream }),
+        wallets: createWallets({ upstream }),
+        tokens: createTokenHolders({ upstream }),
+      };
+    }));
     const chains = createChainRegistry(contexts, config.defaultChain);
 
     // Readiness: not draining, the shared store reachable, and every chain's fee window fed (its upstream answers).
@@ -222,8 +196,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       };
     }
 
-    const keys =
-      config.keys.length > 0 ? config.keys : [{ name: "dev", key: `dev-${randomBytes(18).toString("base64url")}` }];
+    const keys = config.keys.length > 0 ? config.keys : [{ name: "dev", key: `dev-${randomBytes(18).toString("base64url")}` }];
     const apiKeys = keys.map((k) => k.key);
     const limits = new Map(keys.filter((k) => k.rateLimit !== undefined).map((k) => [k.name, k.rateLimit ?? null]));
     const limited = config.rateLimit !== undefined || [...limits.values()].some((l) => l !== null);
@@ -232,13 +205,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       streamRoutes: createStreamRoutes({ chains }),
       auth: createApiKeyChecker(keys),
       ...(limited
-        ? {
-            rateLimiter: createRateLimiter({
-              limits,
-              ...(config.rateLimit === undefined ? {} : { defaultLimit: config.rateLimit }),
-              ...(redis === undefined ? {} : { redis }),
-            }),
-          }
+        ? { rateLimiter: createRateLimiter({ limits, ...(config.rateLimit === undefined ? {} : { defaultLimit: config.rateLimit }), ...(redis === undefined ? {} : { redis }) }) }
         : {}),
       logger,
       metrics,
@@ -301,11 +268,7 @@ function banner(gateway: Gateway, keyGenerated: boolean): string {
   return [
     "",
     `Solgate is listening on ${bound} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
-    ...(everywhere
-      ? [
-          "WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local",
-        ]
-      : []),
+    ...(everywhere ? ["WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local"] : []),
     `Chain "localnet" is the embedded localnet at ${gateway.localnetUrl}`,
     `API key${keyGenerated ? " (generated for this run; set SOLGATE_API_KEYS to choose one)" : ""}: ${key}`,
     "Try:",

@@ -1,13 +1,6 @@
 /** The upstream module's public surface. */
 export { createUpstream } from "./upstream.ts";
-export type {
-  Upstream,
-  UpstreamOptions,
-  DasClient,
-  DasCallOptions,
-  ProgramAccountKeysOptions,
-  ProgramAccountsFilter,
-} from "./upstream.ts";
+export type { Upstream, UpstreamOptions, DasClient, DasCallOptions, ProgramAccountKeysOptions, ProgramAccountsFilter } from "./upstream.ts";
 export type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
 export { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 export { rpcErrorOf, isRpcErrorCode } from "./rpc-errors.ts";

@@ -48,12 +48,7 @@ export function toSolgateError(
   call: { budgetMs?: number } = {},
 ): SolgateError {
   if (failure.kind === "closed") {
-    return new SolgateError(
-      "UPSTREAM_UNAVAILABLE",
-      `the ${chain} upstream is shutting down`,
-      { chain, method, retryAfterMs: SUGGESTED_RETRY_MS },
-      { retryAfterMs: SUGGESTED_RETRY_MS },
-    );
+    return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream is shutting down`, { chain, method, retryAfterMs: SUGGESTED_RETRY_MS }, { retryAfterMs: SUGGESTED_RETRY_MS });
   }
   const retryAfterMs = failure.retryAfterMs ?? SUGGESTED_RETRY_MS;
   const details: Record<string, unknown> = { chain, method, retryAfterMs, failure: failure.kind };
@@ -70,19 +65,9 @@ export function toSolgateError(
     );
   }
   if (failure.kind === "rate_limited") {
-    return new SolgateError(
-      "RATE_LIMITED",
-      `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`,
-      details,
-      { retryAfterMs },
-    );
+    return new SolgateError("RATE_LIMITED", `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`, details, { retryAfterMs });
   }
-  return new SolgateError(
-    "UPSTREAM_UNAVAILABLE",
-    `the ${chain} upstream did not answer ${method}: ${describe(failure)}`,
-    details,
-    { retryAfterMs },
-  );
+  return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream did not answer ${method}: ${describe(failure)}`, details, { retryAfterMs });
 }
 
 function describe(failure: Exclude<Failure, { kind: "closed" }>): string {

@@ -29,7 +29,10 @@ export interface ResilientTransportOptions {
   chain: string;
   /** At least one; tried in order, starting from the last one that answered. */
   endpoints: readonly Endpoint[];
-  /** Per attempt, from sending the request to the last byte of the response (shrunk to what is left of the budget). */
+  /**
+   * Per attempt, from sending the request to the last byte of the response; shrunk to an equal share of
+   * what is left of the budget among this attempt and the URLs still to try this round.
+   */
   timeoutMs: number;
   /**
    * The whole call, every attempt, backoff and failover included (default 10 s). When it runs out the
@@ -129,13 +132,14 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
           break;
         }
         const endpoint = endpoints[index];
+        const attemptTimeoutMs = Math.min(timeoutMs, left / (1 + untriedOpenTo(triedThisRound)));
         const result = await attemptThroughBreaker<TResponse>(
           endpoint,
           config.payload,
           method,
           callerSignal,
           budget.signal,
-          Math.min(timeoutMs, left),
+          attemptTimeoutMs,
         );
         if (result === undefined) {
           skipped = {
@@ -163,6 +167,16 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       clearTimeout(budgetTimer);
     }
   };
+
+  /**
+   * Endpoints this round has yet to try whose breakers would let a call through. An attempt gets an equal
+   * share of the budget left with them, so a stalled first URL leaves time to fail over to the next.
+   */
+  function untriedOpenTo(tried: Set<number>): number {
+    let count = 0;
+    for (let i = 0; i < endpoints.length; i++) if (!tried.has(i) && (endpoints[i].breaker?.admits() ?? true)) count++;
+    return count;
+  }
 
   /**
    * One attempt through the endpoint's breaker: `undefined`, without touching the URL, when the

@@ -11,7 +11,7 @@ import type { IBreaker } from "cockatiel";
 export interface EndpointBreakerOptions {
   /** Failures in a row that open the breaker (default 5). */
   consecutiveFailures?: number;
-  /** Share of the last `windowSize` attempts that, once failed, opens the breaker (default 0.5). */
+  /** Share of the last `windowSize` attempts that, once failed, opens the breaker (default 0.5; 1: never by ratio). */
   failureRatio?: number;
   /** Attempts the ratio is taken over (default 20; the ratio counts once half of them are in). */
   windowSize?: number;
@@ -47,26 +47,26 @@ export interface EndpointBreaker {
 /** Opens when either of two cockatiel breakers would: a run of failures, or a failure ratio. */
 class EitherBreaker implements IBreaker {
   private readonly consecutive: ConsecutiveBreaker;
-  private readonly ratio: CountBreaker;
-  constructor(consecutive: ConsecutiveBreaker, ratio: CountBreaker) {
+  private readonly ratio: CountBreaker | undefined;
+  constructor(consecutive: ConsecutiveBreaker, ratio: CountBreaker | undefined) {
     this.consecutive = consecutive;
     this.ratio = ratio;
   }
   get state(): unknown {
-    return { consecutive: this.consecutive.state, ratio: this.ratio.state };
+    return { consecutive: this.consecutive.state, ratio: this.ratio?.state };
   }
   set state(value: unknown) {
     const saved = value as { consecutive: number; ratio: unknown };
     this.consecutive.state = saved.consecutive;
-    this.ratio.state = saved.ratio;
+    if (this.ratio !== undefined) this.ratio.state = saved.ratio;
   }
   success(state: CircuitState): void {
     this.consecutive.success();
-    this.ratio.success(state);
+    this.ratio?.success(state);
   }
   failure(state: CircuitState): boolean {
     const byRun = this.consecutive.failure();
-    const byRatio = this.ratio.failure(state);
+    const byRatio = this.ratio?.failure(state) ?? false;
     return byRun || byRatio;
   }
 }
@@ -75,6 +75,7 @@ class EitherBreaker implements IBreaker {
 export function createEndpointBreaker(options: EndpointBreakerOptions = {}): EndpointBreaker {
   const halfOpenAfterMs = options.halfOpenAfterMs ?? 10_000;
   const windowSize = options.windowSize ?? 20;
+  const failureRatio = options.failureRatio ?? 0.5;
   // cockatiel times the cool-down with Date.now; so does this.
   const now = Date.now;
   // Only attempts whose result blames the URL count as failures; a thrown error (the caller gave up) is not counted.
@@ -84,11 +85,13 @@ export function createEndpointBreaker(options: EndpointBreakerOptions = {}): End
       halfOpenAfter: halfOpenAfterMs,
       breaker: new EitherBreaker(
         new ConsecutiveBreaker(options.consecutiveFailures ?? 5),
-        new CountBreaker({
-          threshold: options.failureRatio ?? 0.5,
-          size: windowSize,
-          minimumNumberOfCalls: Math.ceil(windowSize / 2),
-        }),
+        failureRatio >= 1
+          ? undefined
+          : new CountBreaker({
+              threshold: failureRatio,
+              size: windowSize,
+              minimumNumberOfCalls: Math.ceil(windowSize / 2),
+            }),
       ),
     },
   );

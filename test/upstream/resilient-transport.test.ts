@@ -76,6 +76,20 @@ describe("the time budget of a call", () => {
     expect(performance.now() - started).toBeLessThan(12_000);
   }, 20_000);
 
+  it("fails DAS calls over from a stalled first DAS URL to the live localnet", async () => {
+    const node = await stalled();
+    const u = upstream([localnet.rpcUrl], { dasUrl: [node.url, localnet.rpcUrl], timeoutMs: 15_000, budgetMs: 4000 });
+    const started = performance.now();
+    const page = await u.das.call<{ items: unknown[] }>("getAssetsByOwner", {
+      ownerAddress: "So11111111111111111111111111111111111111112",
+      page: 1,
+      limit: 10,
+    });
+    expect(Array.isArray(page.items)).toBe(true);
+    expect(node.connections()).toBe(1);
+    expect(performance.now() - started).toBeLessThan(4000);
+  }, 10_000);
+
   it("fails a refused connection fast, naming the failure, not the place", async () => {
     const url = await refusingUrl();
     const u = upstream([url], { maxRetries: 2, budgetMs: 5000 });

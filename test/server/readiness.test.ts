@@ -72,7 +72,9 @@ describe("readiness and the upstream", () => {
     expect(await until(serviceStatus, Status.NOT_SERVING, 5_000)).toBe(Status.NOT_SERVING);
     expect((await health.check({ service: "" })).status).toBe(Status.SERVING);
     const metrics = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/solgate_upstream_breaker_state\{chain="remote",endpoint="http:\/\/127\.0\.0\.1:\d+"\} [12]/);
+    expect(metrics).toMatch(
+      /solgate_upstream_breaker_state\{chain="remote",endpoint="http:\/\/127\.0\.0\.1:\d+"\} [12]/,
+    );
 
     localnet = await startLocalnet({ slotMs: 50, port });
     expect(await until(readyz, 200, 20_000)).toBe(200);

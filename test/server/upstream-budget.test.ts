@@ -69,7 +69,10 @@ describe("a stalled upstream", () => {
   }, 20_000);
 
   it("lets a client deadline shorter than the budget win: DEADLINE_EXCEEDED", async () => {
-    const client = createClient(AccountService, createConnectTransport({ baseUrl: `http://127.0.0.1:${gateway.port}`, httpVersion: "1.1" }));
+    const client = createClient(
+      AccountService,
+      createConnectTransport({ baseUrl: `http://127.0.0.1:${gateway.port}`, httpVersion: "1.1" }),
+    );
     const { err, ms } = await timed(() => client.getAccount({ address: ADDRESS }, { headers, timeoutMs: 300 }));
     expect(err?.code).toBe(Code.DeadlineExceeded);
     expect(ms).toBeLessThan(1200);

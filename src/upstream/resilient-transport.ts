@@ -195,7 +195,9 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     if (endpoint.breaker === undefined) return attempt();
     const result = await endpoint.breaker.run(async () => {
       const r = await attempt();
-      return { result: r, endpointFailed: !r.ok && blamesEndpoint(r.failure) };
+      // A scan that outlasts its timeout is most likely too heavy, not the node's fault (see `retryTimeouts`).
+      const tooHeavy = !r.ok && r.failure.kind === "timeout" && options.retryTimeouts === false;
+      return { result: r, endpointFailed: !r.ok && !tooHeavy && blamesEndpoint(r.failure) };
     });
     return result?.result;
   }

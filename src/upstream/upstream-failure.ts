@@ -53,6 +53,10 @@ export function toSolgateError(
   const retryAfterMs = failure.retryAfterMs ?? SUGGESTED_RETRY_MS;
   const details: Record<string, unknown> = { chain, method, retryAfterMs, failure: failure.kind };
   if (failure.status !== undefined) details.status = failure.status;
+  // Rate limiting is the more useful thing to say, budget or not: the client learns how long to wait.
+  if (failure.kind === "rate_limited") {
+    return new SolgateError("RATE_LIMITED", `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`, details, { retryAfterMs });
+  }
   if (failure.budgetSpent === true && call.budgetMs !== undefined) {
     details.budgetMs = call.budgetMs;
     details.failure = "budget_spent";
@@ -63,9 +67,6 @@ export function toSolgateError(
       details,
       { retryAfterMs },
     );
-  }
-  if (failure.kind === "rate_limited") {
-    return new SolgateError("RATE_LIMITED", `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`, details, { retryAfterMs });
   }
   return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream did not answer ${method}: ${describe(failure)}`, details, { retryAfterMs });
 }

@@ -87,6 +87,7 @@ describe("the localnet dies under a send", () => {
       code: "Unavailable",
       reason: "UPSTREAM_UNAVAILABLE",
     });
+    expect(err!.rawMessage).toMatch(/was sent, but its confirmation cannot be read/);
     expect(err!.rawMessage).not.toContain("127.0.0.1");
     // Within the upstream budget (10 s by default) after the kill, not the 90 s confirmation timeout.
     expect(performance.now() - started).toBeLessThan(20_000);

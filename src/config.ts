@@ -18,10 +18,13 @@ export interface ChainConfig {
   name: string;
   /** JSON-RPC URLs, in order of preference (failover). */
   rpcUrls: string[];
-  /** The DAS endpoint, if not the RPC URLs. */
-  dasUrl?: string;
-  /** The PubSub WebSocket for signature notifications; null for none; unset derives it from the first RPC URL. */
-  wsUrl?: string | null;
+  /** The DAS endpoints, in order of preference (failover), if not the RPC URLs. */
+  dasUrls?: string[];
+  /**
+   * The PubSub WebSockets for signature notifications, in order of preference (the feed moves on after a
+   * failed connection); null for none; unset derives one from the first RPC URL.
+   */
+  wsUrls?: string[] | null;
 }
 
 /** The whole configuration. Later cores add their own sections. */
@@ -45,7 +48,15 @@ export interface Config {
   chains: ChainConfig[];
   /** The chain an empty `chain` field means. */
   defaultChain: string;
-  upstream: { timeoutMs: number; maxRetries: number; maxConcurrency: number };
+  upstream: {
+    timeoutMs: number;
+    maxRetries: number;
+    maxConcurrency: number;
+    /** The whole of one upstream call, retries and failover included. */
+    budgetMs: number;
+    /** Circuit breaker per upstream URL. */
+    breaker: { consecutiveFailures: number; failureRatio: number; halfOpenAfterMs: number };
+  };
   logLevel: LogLevel;
   /** Prometheus `/metrics`: its own port (0 = ephemeral) on its own interface (loopback by default). */
   metrics: { port: number; host: string };
@@ -167,6 +178,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push(`${name} must be a ws(s) URL or "off"`);
     return undefined;
   };
+  /** A list of WebSocket URLs, or `off` alone (null). */
+  const wsUrlsOf = (name: string, values: readonly string[]): string[] | null => {
+    if (values.length === 1 && values[0] === "off") return null;
+    return values.map((v) => wsUrlOf(name, v === "off" ? "" : v)).filter((u): u is string => typeof u === "string");
+  };
 
   const port = int("PORT", 8080, 0, 65535);
 
@@ -217,20 +233,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const wsUrl = get("SOLGATE_WS_URL");
   const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
   if (rpcUrl !== undefined) {
-    const rpcUrls = rpcUrl.split(",").map((u) => u.trim()).filter((u) => u !== "");
+    const rpcUrls = commaList(rpcUrl);
     chains.push({
       name: chainName,
       rpcUrls: rpcUrls.map((u) => url("SOLGATE_RPC_URL", u)).filter((u) => u !== undefined),
-      ...(dasUrl === undefined ? {} : { dasUrl: url("SOLGATE_DAS_URL", dasUrl) }),
-      ...(wsUrl === undefined ? {} : { wsUrl: wsUrlOf("SOLGATE_WS_URL", wsUrl) }),
+      ...(dasUrl === undefined
+        ? {}
+        : {
+            dasUrls: commaList(dasUrl)
+              .map((u) => url("SOLGATE_DAS_URL", u))
+              .filter((u) => u !== undefined),
+          }),
+      ...(wsUrl === undefined ? {} : { wsUrls: wsUrlsOf("SOLGATE_WS_URL", commaList(wsUrl)) }),
     });
+    if (dasUrl !== undefined && commaList(dasUrl).length === 0)
+      problems.push("SOLGATE_DAS_URL is set but holds no URL");
+    if (wsUrl !== undefined && commaList(wsUrl).length === 0) problems.push("SOLGATE_WS_URL is set but holds no URL");
   } else {
     if (dasUrl !== undefined) problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
     if (wsUrl !== undefined) problems.push("SOLGATE_WS_URL is set without SOLGATE_RPC_URL");
   }
   const chainsFile = get("SOLGATE_CHAINS_FILE");
   if (chainsFile !== undefined) {
-    fileDefault = readChainsFile(chainsFile, chains, problems, url, wsUrlOf);
+    fileDefault = readChainsFile(chainsFile, chains, problems, url, wsUrlsOf);
   }
   for (const c of chains) {
     if (!CHAIN_NAME.test(c.name)) problems.push(`chain name ${JSON.stringify(c.name)} must match ${CHAIN_NAME.source}`);
@@ -292,6 +317,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: int("SOLGATE_UPSTREAM_TIMEOUT_MS", 15_000, 100, 300_000),
       maxRetries: int("SOLGATE_UPSTREAM_MAX_RETRIES", 3, 0, 10),
       maxConcurrency: int("SOLGATE_UPSTREAM_MAX_CONCURRENCY", 32, 1, 1024),
+      budgetMs: int("SOLGATE_UPSTREAM_BUDGET_MS", 10_000, 100, 600_000),
+      breaker: {
+        consecutiveFailures: int("SOLGATE_UPSTREAM_BREAKER_FAILURES", 5, 1, 1000),
+        failureRatio: int("SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT", 50, 1, 100) / 100,
+        halfOpenAfterMs: int("SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS", 10_000, 100, 600_000),
+      },
     },
     logLevel,
     metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },
@@ -352,7 +383,7 @@ function defaultMaxConnections(): number {
 }
 
 /**
- * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "...", "wsUrl": "..."}}}`
+ * Reads `{"defaultChain": "...", "chains": {"<name>": {"rpcUrls": [...], "dasUrl": "..." | [...], "wsUrl": "..." | [...]}}}`
  * into `chains`; returns its default chain.
  */
 function readChainsFile(
@@ -360,7 +391,7 @@ function readChainsFile(
   chains: ChainConfig[],
   problems: string[],
   url: (name: string, value: string) => string | undefined,
-  wsUrlOf: (name: string, value: string) => string | null | undefined,
+  wsUrlsOf: (name: string, values: readonly string[]) => string[] | null,
 ): string | undefined {
   const where = `SOLGATE_CHAINS_FILE ${JSON.stringify(path)}`;
   let json: unknown;
@@ -382,19 +413,27 @@ function readChainsFile(
       problems.push(`${where}: chain ${JSON.stringify(name)} needs "rpcUrls", a non-empty array of URLs`);
       continue;
     }
-    if (entry.dasUrl !== undefined && typeof entry.dasUrl !== "string") {
-      problems.push(`${where}: chain ${JSON.stringify(name)} has a "dasUrl" that is not a string`);
+    const dasUrls = stringOrList(entry.dasUrl);
+    if (dasUrls === null) {
+      problems.push(
+        `${where}: chain ${JSON.stringify(name)} has a "dasUrl" that is neither a string nor a non-empty array of strings`,
+      );
       continue;
     }
-    if (entry.wsUrl !== undefined && typeof entry.wsUrl !== "string") {
-      problems.push(`${where}: chain ${JSON.stringify(name)} has a "wsUrl" that is not a string`);
+    const wsUrls = stringOrList(entry.wsUrl);
+    if (wsUrls === null) {
+      problems.push(
+        `${where}: chain ${JSON.stringify(name)} has a "wsUrl" that is neither a string nor a non-empty array of strings`,
+      );
       continue;
     }
     chains.push({
       name,
       rpcUrls: (rpcUrls as string[]).map((u) => url(`${where} (${name}.rpcUrls)`, u)).filter((u) => u !== undefined),
-      ...(entry.dasUrl === undefined ? {} : { dasUrl: url(`${where} (${name}.dasUrl)`, entry.dasUrl) }),
-      ...(entry.wsUrl === undefined ? {} : { wsUrl: wsUrlOf(`${where} (${name}.wsUrl)`, entry.wsUrl) }),
+      ...(dasUrls === undefined
+        ? {}
+        : { dasUrls: dasUrls.map((u) => url(`${where} (${name}.dasUrl)`, u)).filter((u) => u !== undefined) }),
+      ...(wsUrls === undefined ? {} : { wsUrls: wsUrlsOf(`${where} (${name}.wsUrl)`, wsUrls) }),
     });
   }
   if (doc.defaultChain !== undefined && typeof doc.defaultChain !== "string") {
@@ -402,6 +441,22 @@ function readChainsFile(
     return undefined;
   }
   return doc.defaultChain;
+}
+
+/** A comma-separated list, trimmed, without empty entries. */
+function commaList(text: string): string[] {
+  return text
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+}
+
+/** A chains-file field that is a string or a non-empty array of strings: as a list; undefined when absent; null when neither. */
+function stringOrList(value: unknown): string[] | undefined | null {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) return value as string[];
+  return null;
 }
 
 const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

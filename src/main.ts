@@ -22,7 +22,7 @@ import type { Logger } from "./server/logger.ts";
 import { createMetrics, startMetricsServer } from "./server/metrics.ts";
 import { createRoutes, createStreamRoutes } from "./server/routes.ts";
 import { createServer } from "./server/server.ts";
-import { ServingStatus } from "./server/health.ts";
+import { followReadiness } from "./server/health.ts";
 import { createProbeHandler } from "./server/probes.ts";
 import type { ReadinessCheck } from "./server/probes.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
@@ -99,7 +99,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       localnetPid = localnet.pid;
       // Only a death nobody asked for is reported; stop() during shutdown is expected.
       localnetExited = localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how));
-      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrl: localnet.wsUrl }];
+      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrls: [localnet.wsUrl] }];
     }
 
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
@@ -123,8 +123,8 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       const upstream = createUpstream({
         chain: chain.name,
         rpcUrls: chain.rpcUrls,
-        ...(chain.dasUrl === undefined ? {} : { dasUrl: chain.dasUrl }),
-        ...(chain.wsUrl === undefined ? {} : { wsUrl: chain.wsUrl }),
+        ...(chain.dasUrls === undefined ? {} : { dasUrl: chain.dasUrls }),
+        ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
         ...config.upstream,
         // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
         onFeedError: (err) =>
@@ -185,14 +185,15 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     }));
     const chains = createChainRegistry(contexts, config.defaultChain);
 
-    // Readiness: not draining, the shared store reachable, and every chain's fee window fed (its upstream answers).
+    // Readiness: not draining, the shared store reachable, and every chain's fee window fed and some node of
+    // its upstream not behind an open circuit breaker (its upstream answers).
     let serving: ReadinessCheck = () => true;
     const readiness: Record<string, ReadinessCheck> = { serving: () => serving() };
     if (redis !== undefined) readiness.redis = () => (redis as Redis).isReady();
     for (const c of contexts) {
       readiness[`chain:${c.name}`] = () => {
         const { source, window, follower } = c.fees.status();
-        return (source !== "none" || window.blocks > 0) && follower.consecutiveFailures < READY_AFTER_FAILURES;
+        return (source !== "none" || window.blocks > 0) && follower.consecutiveFailures < READY_AFTER_FAILURES && c.upstream.reachable();
       };
     }
 
@@ -221,7 +222,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       // REST paths from the contract's google.api.http annotations, the SSE watch and /openapi.json.
       inProcessHandlers: (context) => [createRestHandler(context).handle],
     });
-    serving = () => server.health.get("") === ServingStatus.SERVING;
+    serving = () => !server.draining;
+    // Each service's grpc.health status follows readiness, as /readyz does; "" stays the process's own.
+    cleanups.push(followReadiness(server.health, () => Object.values(readiness).every((check) => check()), READINESS_SYNC_MS));
     const metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
     cleanups.push(() => metricsServer.close());
     const listening = await server.listen(config.port, config.host);
@@ -254,6 +257,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     throw e;
   }
 }
+
+/** How often grpc.health's per-service statuses are brought in step with readiness. */
+const READINESS_SYNC_MS = 500;
 
 /** Block reads in a row that may fail before a chain (and so the gateway) is no longer ready. */
 const READY_AFTER_FAILURES = 5;

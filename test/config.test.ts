@@ -48,7 +48,7 @@ describe("loadConfig", () => {
     expect(c.apiKeys).toEqual([]);
     expect(c.metrics).toEqual({ port: 9464, host: "127.0.0.1" });
     expect(c.logLevel).toBe("info");
-    expect(c.upstream).toEqual({ timeoutMs: 15_000, maxRetries: 3, maxConcurrency: 32 });
+    expect(c.upstream).toMatchObject({ timeoutMs: 15_000, maxRetries: 3, maxConcurrency: 32 });
     expect(c.server.corsOrigins).toBe("*");
   });
 
@@ -81,7 +81,11 @@ describe("loadConfig", () => {
     });
     expect(c.port).toBe(9000);
     expect(c.chains).toEqual([
-      { name: "devnet", rpcUrls: ["https://a.example/rpc?api-key=s3cret", "https://b.example"], dasUrl: "https://das.example" },
+      {
+        name: "devnet",
+        rpcUrls: ["https://a.example/rpc?api-key=s3cret", "https://b.example"],
+        dasUrls: ["https://das.example"],
+      },
     ]);
     expect(c.defaultChain).toBe("devnet");
     expect(c.localnet.enabled).toBe(false);
@@ -106,15 +110,78 @@ describe("loadConfig", () => {
     const c = loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" });
     expect(c.chains.map((x) => x.name)).toEqual(["mainnet", "devnet"]);
     expect(c.defaultChain).toBe("devnet");
-    expect(c.chains[1].dasUrl).toBe("https://dd.example");
-    expect(c.chains.map((x) => x.wsUrl)).toEqual(["wss://m.example/ws", null]);
+    expect(c.chains[1].dasUrls).toEqual(["https://dd.example"]);
+    expect(c.chains.map((x) => x.wsUrls)).toEqual([["wss://m.example/ws"], null]);
+  });
+
+  it("takes failover lists for DAS and WebSocket URLs, in the environment and in the chains file", () => {
+    const env = loadConfig({
+      SOLGATE_RPC_URL: "https://a.example",
+      SOLGATE_DAS_URL: "https://das1.example, https://das2.example",
+      SOLGATE_WS_URL: "wss://ws1.example,wss://ws2.example",
+      SOLGATE_API_KEYS: "k",
+    });
+    expect(env.chains[0]).toMatchObject({
+      dasUrls: ["https://das1.example", "https://das2.example"],
+      wsUrls: ["wss://ws1.example", "wss://ws2.example"],
+    });
+    const chains = file(
+      "chains-lists.json",
+      JSON.stringify({
+        chains: {
+          mainnet: {
+            rpcUrls: ["https://m.example"],
+            dasUrl: ["https://d1.example", "https://d2.example"],
+            wsUrl: ["wss://w1.example", "wss://w2.example"],
+          },
+        },
+      }),
+    );
+    expect(loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" }).chains[0]).toMatchObject({
+      dasUrls: ["https://d1.example", "https://d2.example"],
+      wsUrls: ["wss://w1.example", "wss://w2.example"],
+    });
+    const bad = file(
+      "chains-bad.json",
+      JSON.stringify({ chains: { mainnet: { rpcUrls: ["https://m.example"], dasUrl: [], wsUrl: [1] } } }),
+    );
+    expect(problemsOf({ SOLGATE_CHAINS_FILE: bad, SOLGATE_API_KEYS: "k" })[0]).toMatch(
+      /"dasUrl" that is neither a string nor a non-empty array/,
+    );
+    expect(
+      problemsOf({
+        SOLGATE_RPC_URL: "https://a.example",
+        SOLGATE_WS_URL: "wss://ok.example,https://secret@b.example",
+        SOLGATE_API_KEYS: "k",
+      }),
+    ).toEqual(['SOLGATE_WS_URL must be a ws(s) URL or "off"']);
+  });
+
+  it("reads the upstream budget and breaker settings, with defaults", () => {
+    const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
+    expect(loadConfig(base).upstream).toMatchObject({
+      budgetMs: 10_000,
+      breaker: { consecutiveFailures: 5, failureRatio: 0.5, halfOpenAfterMs: 10_000 },
+    });
+    expect(
+      loadConfig({
+        ...base,
+        SOLGATE_UPSTREAM_BUDGET_MS: "1500",
+        SOLGATE_UPSTREAM_BREAKER_FAILURES: "3",
+        SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT: "80",
+        SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS: "2000",
+      }).upstream,
+    ).toMatchObject({ budgetMs: 1500, breaker: { consecutiveFailures: 3, failureRatio: 0.8, halfOpenAfterMs: 2000 } });
+    expect(problemsOf({ ...base, SOLGATE_UPSTREAM_BUDGET_MS: "10" })[0]).toMatch(/SOLGATE_UPSTREAM_BUDGET_MS/);
   });
 
   it("takes a WebSocket for signature notifications, or 'off', and refuses anything else without echoing it", () => {
     const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
-    expect(loadConfig(base).chains[0].wsUrl).toBeUndefined();
-    expect(loadConfig({ ...base, SOLGATE_WS_URL: "wss://a.example/?key=1" }).chains[0].wsUrl).toBe("wss://a.example/?key=1");
-    expect(loadConfig({ ...base, SOLGATE_WS_URL: "off" }).chains[0].wsUrl).toBeNull();
+    expect(loadConfig(base).chains[0].wsUrls).toBeUndefined();
+    expect(loadConfig({ ...base, SOLGATE_WS_URL: "wss://a.example/?key=1" }).chains[0].wsUrls).toEqual([
+      "wss://a.example/?key=1",
+    ]);
+    expect(loadConfig({ ...base, SOLGATE_WS_URL: "off" }).chains[0].wsUrls).toBeNull();
     const problems = problemsOf({ ...base, SOLGATE_WS_URL: "https://secret-token@a.example" });
     expect(problems).toEqual(['SOLGATE_WS_URL must be a ws(s) URL or "off"']);
     expect(problemsOf({ SOLGATE_WS_URL: "wss://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);

@@ -52,6 +52,23 @@ export function createHealthState(services: readonly string[] = []): HealthState
   };
 }
 
+/**
+ * Keeps every service's status in step with readiness (the checks of `/readyz`): SERVING while `ready()`
+ * holds, NOT_SERVING otherwise, checked every `intervalMs`. The server's own entry ("") is left alone: it
+ * says whether the process serves at all and goes NOT_SERVING only when it drains, like `/healthz`; a
+ * client or balancer asking about a service gets that service's readiness. Returns a function that stops.
+ */
+export function followReadiness(state: HealthState, ready: () => boolean, intervalMs = 1000): () => void {
+  const sync = () => {
+    const status = ready() ? ServingStatus.SERVING : ServingStatus.NOT_SERVING;
+    for (const [service] of state.entries()) if (service !== "") state.set(service, status);
+  };
+  sync();
+  const timer = setInterval(sync, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 /** The Health service over `state`. */
 export function createHealthServiceImpl(state: HealthState): ServiceImpl<typeof Health> {
   const response = (status: ServingStatus): HealthCheckResponse => create(HealthCheckResponseSchema, { status });

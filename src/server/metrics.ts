@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Counter, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { UpstreamMetrics } from "../upstream/metrics.ts";
 
 /** Latency buckets in seconds, from a cached read to a slow upstream scan. */
@@ -61,6 +61,12 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const breakerState = new Gauge({
+    name: "solgate_upstream_breaker_state",
+    help: "Circuit breaker of each upstream endpoint (origin): 0 closed, 1 half-open (a probe is let through), 2 open.",
+    labelNames: ["chain", "endpoint"] as const,
+    registers: [registry],
+  });
   return {
     registry,
     observeRpc(service, method, code, seconds, key) {
@@ -76,6 +82,9 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
         onResult(method, outcome, seconds, url) {
           upstreamTotal.inc({ chain, method, endpoint: url, outcome });
           upstreamSeconds.observe({ chain, method }, seconds);
+        },
+        onBreakerState(url, state) {
+          breakerState.set({ chain, endpoint: url }, state === "closed" ? 0 : state === "half_open" ? 1 : 2);
         },
       };
     },

@@ -76,6 +76,8 @@ export interface SolgateServer {
   readonly handler: NodeHandler;
   /** Serving status, by service; `close()` turns everything NOT_SERVING. */
   readonly health: HealthState;
+  /** Whether a listener of this server has begun to drain (`close()` was called). */
+  readonly draining: boolean;
   /** The services registered, health and reflection included. */
   readonly services: readonly string[];
   /** Binds `port` (0 = ephemeral) on `host` (default all interfaces). */
@@ -100,6 +102,7 @@ export function createServer(options: ServerOptions): SolgateServer {
   const drain = new AbortController();
   const shutdown = new AbortController();
   const health = createHealthState();
+  let draining = false;
   const services: DescService[] = [];
   let routerHandlers: readonly UniversalHandler[] = [];
 
@@ -174,6 +177,9 @@ export function createServer(options: ServerOptions): SolgateServer {
   return {
     handler,
     health,
+    get draining() {
+      return draining;
+    },
     services: serviceNames,
     async listen(port, host) {
       const listener = await listenOnPort(
@@ -197,6 +203,7 @@ export function createServer(options: ServerOptions): SolgateServer {
           closing ??= (async () => {
             const timeoutMs = closeOptions.timeoutMs ?? options.shutdownTimeoutMs ?? 10_000;
             logger.info({ inFlight: listener.inFlight(), timeoutMs }, "draining");
+            draining = true;
             health.setAll(ServingStatus.NOT_SERVING);
             // A moment for health watchers to receive NOT_SERVING before their streams end.
             await new Promise((resolve) => setTimeout(resolve, 50));

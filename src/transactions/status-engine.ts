@@ -262,6 +262,20 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
+  /**
+   * A tick whose reads fail with UPSTREAM_UNAVAILABLE (the upstream's budget, retries and failover all
+   * spent, or every node's breaker open) fails the sends waiting for confirmation: they would otherwise
+   * hold their clients until the confirm timeout. The sends stay tracked; the client may ask again.
+   */
+  async function tickOrFailWaits(): Promise<void> {
+    try {
+      await tick();
+    } catch (error) {
+      if (isSolgateError(error) && error.reason === "UPSTREAM_UNAVAILABLE") waits.failWaiting(confirmationUnreadable(error));
+      throw error;
+    }
+  }
+
   async function record(signature: string): Promise<StatusRecord | undefined> {
     // With the shared store away, the chain still answers for anything that reached a block.
     const tracked = await store.get(signature).catch((error: unknown) => {
@@ -287,7 +301,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   }
 
   const pacer = createTickPacer({
-    tick,
+    tick: tickOrFailWaits,
     pollIntervalMs,
     confirmPollIntervalMs,
     ...(options.feed === undefined ? {} : { feed: options.feed }),
@@ -335,4 +349,14 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       void store.lease.release();
     },
   };
+}
+
+/** What a send waiting for confirmation hears when the upstream is down: it was sent, its fate is unknown. */
+function confirmationUnreadable(cause: SolgateError): SolgateError {
+  return new SolgateError(
+    "UPSTREAM_UNAVAILABLE",
+    `the transaction was sent, but its confirmation cannot be read: ${cause.message}; ask for its status later`,
+    cause.details,
+    { cause, ...(cause.retryAfterMs === undefined ? {} : { retryAfterMs: cause.retryAfterMs }) },
+  );
 }

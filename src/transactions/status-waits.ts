@@ -36,6 +36,11 @@ export interface StatusWaits {
   waiting(): number;
   /** Ends every watch and answers every waiting send with its record as it stands (on shutdown). */
   closeAll(): void;
+  /**
+   * Fails every waiting confirm-and-wait send with `error` (the chain's upstream is down: its confirmation
+   * cannot be read). Watch streams carry on: they end on their own terms, heartbeats included.
+   */
+  failWaiting(error: unknown): void;
 }
 
 function notFound(signature: string): SolgateError {
@@ -50,6 +55,7 @@ function notFound(signature: string): SolgateError {
 export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
   const { registry, now } = deps;
   const closers = new Set<() => void>();
+  const failers = new Set<(error: unknown) => void>();
   let waiting = 0;
 
   async function* watch(signature: string, signal?: AbortSignal): AsyncGenerator<WatchEvent, void, undefined> {
@@ -105,6 +111,7 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
         onWaitEnd();
         signal?.removeEventListener("abort", onAbort);
         closers.delete(answerAsItStands);
+        failers.delete(fail);
         registry.remove(signature, watcher);
         settleWith();
       };
@@ -115,6 +122,7 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
         lastEventAt: now(),
       };
       const onAbort = () => finish(() => reject(signal?.reason ?? new Error("aborted")));
+      const fail = (error: unknown) => finish(() => reject(error));
       // On timeout or shutdown the send is answered with its record as it stands (submitted).
       const answerAsItStands = () => {
         void deps.record(signature).then(
@@ -128,6 +136,7 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
       closers.add(answerAsItStands);
+      failers.add(fail);
       registry.add(signature, watcher);
       onWaitEnd = deps.onWaitStart(signature);
       // Registered first, then read: a send settled before it started waiting answers at once.
@@ -146,6 +155,9 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
     waiting: () => waiting,
     closeAll() {
       for (const close of [...closers]) close();
+    },
+    failWaiting(error) {
+      for (const fail of [...failers]) fail(error);
     },
   };
 }

@@ -2,6 +2,7 @@
  * Hooks through which the upstream reports every HTTP attempt it makes. The server wires a
  * prom-client implementation; tests and scripts use {@link noopUpstreamMetrics}.
  */
+import type { BreakerState } from "./endpoint-breaker.ts";
 
 /** How one attempt ended. `rpc_error` is a well-formed JSON-RPC error from the node (the call itself worked). */
 export type UpstreamOutcome =
@@ -20,6 +21,8 @@ export interface UpstreamMetrics {
   onCall(method: string, url: string): void;
   /** An attempt ended after `seconds`. */
   onResult(method: string, outcome: UpstreamOutcome, seconds: number, url: string): void;
+  /** The circuit breaker of endpoint `url` (redacted label) is now in `state` (also called once, `closed`, at creation). */
+  onBreakerState?(url: string, state: BreakerState): void;
 }
 
 /** Metrics that go nowhere. */

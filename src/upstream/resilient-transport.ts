@@ -2,7 +2,8 @@
  * The kit `RpcTransport` that every upstream call goes through: one attempt at a time per call,
  * each under a timeout and a slot of the concurrency cap, retried with exponential backoff and
  * jitter on HTTP 429/5xx, timeouts, network errors and unhealthy nodes, failing over across the
- * configured URLs and remembering which one answered last.
+ * configured URLs and remembering which one answered last; all of it within one time budget per call,
+ * and skipping URLs whose circuit breaker is open.
  */
 import { isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
 import type { RpcTransport } from "@solana/kit";
@@ -11,12 +12,15 @@ import type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
 import { tagRawRpcError } from "./rpc-errors.ts";
 import { toSolgateError } from "./upstream-failure.ts";
 import type { Failure } from "./upstream-failure.ts";
+import type { EndpointBreaker } from "./endpoint-breaker.ts";
 
 /** One upstream URL with the kit HTTP transport that reaches it. */
 export interface Endpoint {
   /** Redacted label for metrics, logs and errors (never the URL itself: it may hold an API key). */
   readonly label: string;
   readonly transport: RpcTransport;
+  /** The URL's circuit breaker, shared by every transport that reaches the URL; none: always tried. */
+  readonly breaker?: EndpointBreaker;
 }
 
 /** Options of {@link createResilientTransport}. */
@@ -25,8 +29,16 @@ export interface ResilientTransportOptions {
   chain: string;
   /** At least one; tried in order, starting from the last one that answered. */
   endpoints: readonly Endpoint[];
-  /** Per attempt, from sending the request to the last byte of the response. */
+  /**
+   * Per attempt, from sending the request to the last byte of the response; shrunk to an equal share of
+   * what is left of the budget among this attempt and the URLs still to try this round.
+   */
   timeoutMs: number;
+  /**
+   * The whole call, every attempt, backoff and failover included (default 10 s). When it runs out the
+   * call fails with UPSTREAM_UNAVAILABLE. A caller's signal that aborts sooner (its own deadline) wins.
+   */
+  budgetMs?: number;
   /** Attempts after the first, across all endpoints. */
   maxRetries: number;
   semaphore: Semaphore;
@@ -51,10 +63,14 @@ export interface ResilientTransportOptions {
 /** "Node is unhealthy": another node may well be healthy, so it is retried like a 503. */
 const NODE_UNHEALTHY = SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY;
 
+/** How one attempt ended: the node's response, or why there was none. */
+type AttemptResult<TResponse> = { ok: true; response: TResponse } | { ok: false; failure: Failure };
+
 /** Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps. */
 export function createResilientTransport(options: ResilientTransportOptions): RpcTransport {
   const { endpoints, timeoutMs, maxRetries, semaphore, metrics, closeSignal } = options;
   if (endpoints.length === 0) throw new RangeError("at least one upstream URL is required");
+  const budgetMs = options.budgetMs ?? 10_000;
   const baseDelayMs = options.baseDelayMs ?? 100;
   const maxDelayMs = options.maxDelayMs ?? 2000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 5000;
@@ -65,46 +81,126 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
   return async function resilientTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
     const method = methodOf(config.payload);
     const callerSignal = config.signal;
-    let index = preferred;
-    let triedThisRound = new Set<number>();
-    let round = 0;
-    let last: Failure | undefined;
+    const deadline = performance.now() + budgetMs;
+    const budget = new AbortController();
+    const budgetTimer = setTimeout(() => budget.abort(new Error("upstream budget spent")), budgetMs);
+    const fail = (failure: Failure) => toSolgateError(failure, method, options.chain, { budgetMs });
+    try {
+      let index = preferred;
+      let triedThisRound = new Set<number>();
+      let attemptedThisRound = false;
+      let round = 0;
+      let attempts = 0;
+      let last: Failure | undefined;
+      let skipped: Failure | undefined;
 
-    for (let attempt = 0; attempt <= maxRetries; attempt++) {
-      if (closeSignal.aborted) throw toSolgateError({ kind: "closed" }, method, options.chain);
-      if (attempt > 0) {
-        // Move to an endpoint this round has not tried; once all have failed, back off before the next round.
-        const untried = nextUntried(index, endpoints.length, triedThisRound);
-        if (untried === undefined) {
-          round++;
-          triedThisRound = new Set();
-          if (last?.retryAfterMs !== undefined && last.retryAfterMs > maxRetryAfterMs) break;
-          const backoff = jittered(Math.min(maxDelayMs, baseDelayMs * 2 ** (round - 1)), random);
-          try {
-            await sleep(Math.max(backoff, last?.retryAfterMs ?? 0), callerSignal, closeSignal);
-          } catch (error) {
-            if (callerSignal?.aborted) throw error;
-            throw toSolgateError({ kind: "closed" }, method, options.chain);
+      for (;;) {
+        if (closeSignal.aborted) throw fail({ kind: "closed" });
+        if (triedThisRound.size > 0) {
+          // Move to an endpoint this round has not tried; once all have, back off before the next round.
+          const untried = nextUntried(index, endpoints.length, triedThisRound);
+          if (untried !== undefined) {
+            index = untried;
+          } else {
+            // Every endpoint's breaker is open: fail fast rather than wait for one to cool down.
+            if (!attemptedThisRound) break;
+            if (last?.retryAfterMs !== undefined && last.retryAfterMs > maxRetryAfterMs) break;
+            round++;
+            const backoff = Math.max(
+              jittered(Math.min(maxDelayMs, baseDelayMs * 2 ** (round - 1)), random),
+              last?.retryAfterMs ?? 0,
+            );
+            if (performance.now() + backoff >= deadline) {
+              last = budgetSpent(last);
+              break;
+            }
+            try {
+              await sleep(backoff, callerSignal, closeSignal);
+            } catch (error) {
+              if (callerSignal?.aborted) throw error;
+              throw fail({ kind: "closed" });
+            }
+            triedThisRound = new Set();
+            attemptedThisRound = false;
+            index = preferred;
           }
-          index = preferred;
-        } else {
-          index = untried;
         }
+        triedThisRound.add(index);
+        const left = deadline - performance.now();
+        if (left <= 0) {
+          last = budgetSpent(last);
+          break;
+        }
+        const endpoint = endpoints[index];
+        const attemptTimeoutMs = Math.min(timeoutMs, left / (1 + untriedOpenTo(triedThisRound)));
+        const result = await attemptThroughBreaker<TResponse>(
+          endpoint,
+          config.payload,
+          method,
+          callerSignal,
+          budget.signal,
+          attemptTimeoutMs,
+        );
+        if (result === undefined) {
+          skipped = {
+            kind: "circuit_open",
+            retryable: true,
+            endpoint: endpoint.label,
+            retryAfterMs: endpoint.breaker?.retryAfterMs(),
+          };
+          continue;
+        }
+        attempts++;
+        attemptedThisRound = true;
+        if (result.ok) {
+          preferred = index;
+          return result.response;
+        }
+        last = result.failure;
+        if (preferred === index) preferred = (index + 1) % endpoints.length;
+        if (last.kind === "timeout" && options.retryTimeouts === false) break;
+        if (!last.retryable && nextUntried(index, endpoints.length, triedThisRound) === undefined) break;
+        if (attempts > maxRetries) break;
       }
-      triedThisRound.add(index);
-      const endpoint = endpoints[index];
-      const result = await attemptOnce<TResponse>(endpoint, config.payload, method, callerSignal);
-      if (result.ok) {
-        preferred = index;
-        return result.response;
-      }
-      last = result.failure;
-      if (preferred === index) preferred = (index + 1) % endpoints.length;
-      if (last.kind === "timeout" && options.retryTimeouts === false) break;
-      if (!last.retryable && nextUntried(index, endpoints.length, triedThisRound) === undefined) break;
+      throw fail(last ?? allOpen(skipped, endpoints) ?? { kind: "closed" });
+    } finally {
+      clearTimeout(budgetTimer);
     }
-    throw toSolgateError(last ?? { kind: "closed" }, method, options.chain);
   };
+
+  /**
+   * Endpoints this round has yet to try whose breakers would let a call through. An attempt gets an equal
+   * share of the budget left with them, so a stalled first URL leaves time to fail over to the next.
+   */
+  function untriedOpenTo(tried: Set<number>): number {
+    let count = 0;
+    for (let i = 0; i < endpoints.length; i++) if (!tried.has(i) && (endpoints[i].breaker?.admits() ?? true)) count++;
+    return count;
+  }
+
+  /**
+   * One attempt through the endpoint's breaker: `undefined`, without touching the URL, when the
+   * breaker is open. Throws only when the caller aborts.
+   */
+  async function attemptThroughBreaker<TResponse>(
+    endpoint: Endpoint,
+    payload: unknown,
+    method: string,
+    callerSignal: AbortSignal | undefined,
+    budgetSignal: AbortSignal,
+    attemptTimeoutMs: number,
+  ): Promise<AttemptResult<TResponse> | undefined> {
+    const attempt = () =>
+      attemptOnce<TResponse>(endpoint, payload, method, callerSignal, budgetSignal, attemptTimeoutMs);
+    if (endpoint.breaker === undefined) return attempt();
+    const result = await endpoint.breaker.run(async () => {
+      const r = await attempt();
+      // A scan that outlasts its timeout is most likely too heavy, not the node's fault (see `retryTimeouts`).
+      const tooHeavy = !r.ok && r.failure.kind === "timeout" && options.retryTimeouts === false;
+      return { result: r, endpointFailed: !r.ok && !tooHeavy && blamesEndpoint(r.failure) };
+    });
+    return result?.result;
+  }
 
   /** One HTTP exchange under a slot of the cap and the timeout. Throws only when the caller aborts. */
   async function attemptOnce<TResponse>(
@@ -112,16 +208,23 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     payload: unknown,
     method: string,
     callerSignal: AbortSignal | undefined,
-  ): Promise<{ ok: true; response: TResponse } | { ok: false; failure: Failure }> {
+    budgetSignal: AbortSignal,
+    attemptTimeoutMs: number,
+  ): Promise<AttemptResult<TResponse>> {
     let release: () => void;
     try {
-      release = await semaphore.acquire(anySignal(callerSignal, closeSignal));
+      release = await semaphore.acquire(anySignal(callerSignal, closeSignal, budgetSignal));
     } catch (error) {
       if (callerSignal?.aborted) throw error;
-      return { ok: false, failure: { kind: "closed" } };
+      if (closeSignal.aborted) return { ok: false, failure: { kind: "closed" } };
+      // The budget ran out while waiting for a slot: the node was never asked.
+      return {
+        ok: false,
+        failure: { kind: "timeout", retryable: true, endpoint: endpoint.label, budgetSpent: true, queued: true },
+      };
     }
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error("upstream attempt timed out")), timeoutMs);
+    const timer = setTimeout(() => timeout.abort(new Error("upstream attempt timed out")), attemptTimeoutMs);
     const signal = anySignal(callerSignal, closeSignal, timeout.signal);
     const started = performance.now();
     metrics.onCall(method, endpoint.label);
@@ -155,6 +258,45 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       metrics.onResult(method, outcome, (performance.now() - started) / 1000, endpoint.label);
     }
   }
+}
+
+/**
+ * Whether a failed attempt counts against the URL's breaker: a node that does not answer, answers
+ * 5xx or garbage, or says it is unhealthy. A 429 (the provider pacing us) and a 4xx (our request) do
+ * not; nor does an attempt that never reached the node (shutdown, no slot before the budget ran out).
+ */
+function blamesEndpoint(failure: Failure): boolean {
+  switch (failure.kind) {
+    case "timeout":
+      return failure.queued !== true;
+    case "network_error":
+    case "bad_response":
+    case "node_unhealthy":
+      return true;
+    case "http_error":
+      return failure.status === undefined || failure.status === 408 || failure.status >= 500;
+    default:
+      return false;
+  }
+}
+
+/** The last failure, marked as the one after which the budget ran out. */
+function budgetSpent(last: Failure | undefined): Failure {
+  if (last === undefined || last.kind === "closed" || last.kind === "circuit_open")
+    return { kind: "timeout", retryable: true, endpoint: "", budgetSpent: true };
+  return { ...last, budgetSpent: true };
+}
+
+/** When no endpoint was tried because every breaker is open: the soonest a probe will be let through. */
+function allOpen(skipped: Failure | undefined, endpoints: readonly Endpoint[]): Failure | undefined {
+  if (skipped === undefined || skipped.kind === "closed") return undefined;
+  const waits = endpoints.map((e) => e.breaker?.retryAfterMs() ?? 0);
+  return {
+    kind: "circuit_open",
+    retryable: true,
+    endpoint: skipped.endpoint,
+    retryAfterMs: Math.max(1, Math.min(...waits)),
+  };
 }
 
 /** What went wrong with one attempt, from what the kit HTTP transport or fetch threw. */

@@ -2,8 +2,9 @@
  * Pushed word that a signature reached a commitment: `signatureSubscribe` on the node's PubSub
  * WebSocket, through kit's subscriptions client. Polling stays the source of truth; a notification
  * only says "look now", so a send waiting for confirmation hears of it as soon as the node does,
- * instead of at the next poll. A feed that cannot connect stands down for a while and the waits fall
- * back to polling alone.
+ * instead of at the next poll. Given several URLs, the feed moves to the next one after a failed
+ * connection or subscription; once every one has failed in a row it stands down for a while and the
+ * waits fall back to polling alone.
  */
 import { createSolanaRpcSubscriptions } from "@solana/kit";
 import type { Signature } from "@solana/kit";
@@ -11,11 +12,11 @@ import { redactUrl } from "./metrics.ts";
 
 /** Options of {@link createSignatureFeed}. */
 export interface SignatureFeedOptions {
-  /** The node's PubSub endpoint (ws: or wss:). */
-  url: string;
+  /** The node's PubSub endpoint (ws: or wss:), or several in order of preference. */
+  url: string | readonly string[];
   /** Subscriptions open at once; signatures past it are polled only (default 1,000). */
   maxSubscriptions?: number;
-  /** How long the feed stands down after a failed subscription (default 30 s). */
+  /** How long the feed stands down once a subscription has failed on every URL in a row (default 30 s). */
   retryAfterMs?: number;
   /** Receives subscription failures, for logs. */
   onError?: (error: unknown) => void;
@@ -34,7 +35,7 @@ export interface SignatureListener {
 
 /** Notifications of signatures reaching a commitment. */
 export interface SignatureFeed {
-  /** The endpoint, redacted. */
+  /** The endpoint in use, redacted. */
   readonly endpoint: string;
   /**
    * Tells `listener` when the node says `signature` reached `commitment`, until `signal` aborts.
@@ -64,22 +65,51 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
   const retryAfterMs = options.retryAfterMs ?? 30_000;
   const onError = options.onError ?? (() => {});
   const now = options.now ?? Date.now;
-  const subscriptions = createSolanaRpcSubscriptions(options.url as `ws://${string}`);
+  const urls = typeof options.url === "string" ? [options.url] : [...options.url];
+  if (urls.length === 0) throw new RangeError("at least one WebSocket URL is required");
+  // Kit's client per URL, made when the feed first moves to it.
+  const clients = new Map<number, ReturnType<typeof createSolanaRpcSubscriptions>>();
+  const clientOf = (index: number) => {
+    let client = clients.get(index);
+    if (client === undefined) {
+      client = createSolanaRpcSubscriptions(urls[index] as `ws://${string}`);
+      clients.set(index, client);
+    }
+    return client;
+  };
   const closer = new AbortController();
   let open = 0;
   let downUntil = 0;
+  let current = 0;
+  // URLs that failed in a row since the last subscription that worked.
+  let failedInRow = 0;
+
+  /** A subscription on URL `index` failed: move on to the next URL, or stand down once all have failed. */
+  function onFailure(index: number): void {
+    if (index !== current) return; // the feed has moved on already
+    current = (current + 1) % urls.length;
+    failedInRow++;
+    if (failedInRow >= urls.length) {
+      failedInRow = 0;
+      downUntil = now() + retryAfterMs;
+    }
+  }
 
   return {
-    endpoint: redactUrl(options.url),
+    get endpoint() {
+      return redactUrl(urls[current]);
+    },
     follow(signature, commitment, signal, listener) {
       if (closer.signal.aborted || signal.aborted || open >= maxSubscriptions || now() < downUntil) return false;
       open++;
       const abortSignal = AbortSignal.any([signal, closer.signal]);
+      const index = current;
       void (async () => {
         try {
-          const notifications = await subscriptions
+          const notifications = await clientOf(index)
             .signatureNotifications(signature as Signature, { commitment })
             .subscribe({ abortSignal });
+          if (index === current) failedInRow = 0;
           listener.onSubscribed?.();
           for await (const _ of notifications) {
             listener.onNotified();
@@ -87,8 +117,8 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
           }
         } catch (error) {
           if (abortSignal.aborted) return;
-          // A node without PubSub, or a dropped connection: poll alone for a while.
-          downUntil = now() + retryAfterMs;
+          // A node without PubSub, or a dropped connection: the next URL, or polling alone for a while.
+          onFailure(index);
           onError(error);
           listener.onFailed?.();
         } finally {

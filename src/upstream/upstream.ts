@@ -1,7 +1,8 @@
 /**
  * The upstream: the only code in Solgate that talks to Solana. It hands the cores a kit
  * `Rpc<SolanaRpcApi>` (u64s stay bigint) and a raw DAS caller, both running over one resilient
- * transport (timeouts, retries with backoff, failover, a concurrency cap, metrics), and a feed of
+ * transport (timeouts within a per-call budget, retries with backoff, failover, a circuit breaker per
+ * URL, a concurrency cap, metrics), and a feed of
  * signature notifications from the node's PubSub WebSocket.
  */
 import { createDefaultRpcTransport, createSolanaRpcFromTransport } from "@solana/kit";
@@ -15,6 +16,8 @@ import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 import { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
+import { createEndpointBreaker } from "./endpoint-breaker.ts";
+import type { BreakerState, EndpointBreaker, EndpointBreakerOptions } from "./endpoint-breaker.ts";
 
 /** Options of {@link createUpstream}. */
 export interface UpstreamOptions {
@@ -22,19 +25,24 @@ export interface UpstreamOptions {
   chain: string;
   /** JSON-RPC URLs, in order of preference; calls fail over to the next one. */
   rpcUrls: string[];
-  /** The DAS endpoint (getAsset, getAssetsByGroup); defaults to the RPC URLs. */
-  dasUrl?: string;
+  /** The DAS endpoint(s) (getAsset, getAssetsByGroup), in order of preference; defaults to the RPC URLs. */
+  dasUrl?: string | readonly string[];
   /**
-   * The PubSub WebSocket (ws: or wss:) for signature notifications; by default the first RPC URL's
-   * (see `webSocketUrlFor`); null for none (polling alone).
+   * The PubSub WebSocket(s) (ws: or wss:) for signature notifications, in order of preference (the feed
+   * moves to the next after a failed connection); by default the first RPC URL's (see `webSocketUrlFor`);
+   * null for none (polling alone).
    */
-  wsUrl?: string | null;
+  wsUrl?: string | readonly string[] | null;
   /** Receives signature-feed failures (the feed then stands down and polling carries on). */
   onFeedError?: (error: unknown) => void;
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
   timeoutMs?: number;
   /** Attempts after the first, across all URLs (default 3). */
   maxRetries?: number;
+  /** The whole of one call, retries, backoff and failover included (default 10 s); attempts shrink to fit. */
+  budgetMs?: number;
+  /** Circuit breaker per URL (see endpoint-breaker.ts): consecutive failures, failure ratio, cool-down. */
+  breaker?: Omit<EndpointBreakerOptions, "onStateChange">;
   /** Upstream calls in flight at once, JSON-RPC and DAS together (default 32). */
   maxConcurrency?: number;
   metrics?: UpstreamMetrics;
@@ -100,6 +108,13 @@ export interface Upstream {
   ): Promise<{ pubkey: string; data: Buffer }[]>;
   /** Redacted labels (origins) of the RPC endpoints, in order. */
   readonly endpoints: readonly string[];
+  /** The breaker state of each RPC endpoint, in order. */
+  breakers(): { endpoint: string; state: BreakerState }[];
+  /**
+   * Whether any RPC endpoint's breaker is closed: false while every one is open (or probing), i.e. every
+   * node has been failing. For readiness.
+   */
+  reachable(): boolean;
   /** Calls holding a slot of the cap, and calls waiting for one. */
   load(): { active: number; waiting: number };
   /** Aborts calls in flight (they fail with UPSTREAM_UNAVAILABLE) and refuses new ones. */
@@ -113,16 +128,36 @@ export interface Upstream {
  */
 export function createUpstream(options: UpstreamOptions): Upstream {
   if (options.rpcUrls.length === 0) throw new RangeError(`chain ${options.chain}: at least one RPC URL is required`);
-  for (const url of [...options.rpcUrls, ...(options.dasUrl ? [options.dasUrl] : [])]) assertHttpUrl(url, options.chain);
-  const wsUrl = options.wsUrl === undefined ? webSocketUrlFor(options.rpcUrls[0]) : options.wsUrl;
-  if (wsUrl !== null) assertUrl(wsUrl, options.chain, ["ws:", "wss:"]);
+  const dasUrls = listOf(options.dasUrl) ?? options.rpcUrls;
+  if (dasUrls.length === 0) throw new RangeError(`chain ${options.chain}: an empty list of DAS URLs`);
+  for (const url of [...options.rpcUrls, ...dasUrls]) assertHttpUrl(url, options.chain);
+  const wsUrls = options.wsUrl === null ? null : (listOf(options.wsUrl) ?? [webSocketUrlFor(options.rpcUrls[0])]);
+  if (wsUrls !== null && wsUrls.length === 0)
+    throw new RangeError(`chain ${options.chain}: an empty list of WebSocket URLs`);
+  for (const url of wsUrls ?? []) assertUrl(url, options.chain, ["ws:", "wss:"]);
   const metrics = options.metrics ?? noopUpstreamMetrics;
+  // One breaker per URL, shared by every transport that reaches it (JSON-RPC, DAS, scans).
+  const breakers = new Map<string, EndpointBreaker>();
+  const breakerFor = (url: string): EndpointBreaker => {
+    let breaker = breakers.get(url);
+    if (breaker === undefined) {
+      const label = redactUrl(url);
+      breaker = createEndpointBreaker({
+        ...options.breaker,
+        onStateChange: (state) => metrics.onBreakerState?.(label, state),
+      });
+      breakers.set(url, breaker);
+      metrics.onBreakerState?.(label, "closed");
+    }
+    return breaker;
+  };
   const semaphore = createSemaphore(options.maxConcurrency ?? 32);
   const closer = new AbortController();
   const shared = {
     chain: options.chain,
     timeoutMs: options.timeoutMs ?? 15_000,
     maxRetries: options.maxRetries ?? 3,
+    budgetMs: options.budgetMs ?? 10_000,
     semaphore,
     metrics,
     baseDelayMs: options.baseDelayMs,
@@ -136,27 +171,39 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     // Kit's default transport is createHttpTransportForSolanaRpc (every integer parsed as bigint: rentEpoch
     // is u64::MAX on most accounts) plus compressed responses and coalescing of identical concurrent calls.
     transport: createDefaultRpcTransport({ url }),
+    breaker: breakerFor(url),
   }));
   const rpc = createSolanaRpcFromTransport(createResilientTransport({ ...shared, endpoints: rpcEndpoints }));
 
-  const dasUrls = options.dasUrl ? [options.dasUrl] : options.rpcUrls;
   const dasTransport = createResilientTransport({
     ...shared,
-    endpoints: dasUrls.map((url) => ({ label: redactUrl(url), transport: createDefaultRpcTransport({ url }) })),
+    endpoints: dasUrls.map((url) => ({
+      label: redactUrl(url),
+      transport: createDefaultRpcTransport({ url }),
+      breaker: breakerFor(url),
+    })),
   });
   const das = createDasClient(dasTransport);
   const keyScan = createResilientTransport({
     ...shared,
     retryTimeouts: false,
-    endpoints: options.rpcUrls.map((url) => ({ label: redactUrl(url), transport: createKeyScanTransport(url) })),
+    endpoints: options.rpcUrls.map((url) => ({
+      label: redactUrl(url),
+      transport: createKeyScanTransport(url),
+      breaker: breakerFor(url),
+    })),
   });
   const sliceScan = createResilientTransport({
     ...shared,
     retryTimeouts: false,
-    endpoints: options.rpcUrls.map((url) => ({ label: redactUrl(url), transport: createPlainJsonTransport(url) })),
+    endpoints: options.rpcUrls.map((url) => ({
+      label: redactUrl(url),
+      transport: createPlainJsonTransport(url),
+      breaker: breakerFor(url),
+    })),
   });
   let nextKeyScanId = 1;
-  const signatures = wsUrl === null ? undefined : createSignatureFeed({ url: wsUrl, onError: options.onFeedError });
+  const signatures = wsUrls === null ? undefined : createSignatureFeed({ url: wsUrls, onError: options.onFeedError });
 
   return {
     chain: options.chain,
@@ -198,6 +245,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       return (response.result ?? []).map(({ pubkey, account }) => ({ pubkey, data: Buffer.from(account.data[0], "base64") }));
     },
     endpoints: rpcEndpoints.map((e) => e.label),
+    breakers: () => options.rpcUrls.map((url) => ({ endpoint: redactUrl(url), state: breakerFor(url).state() })),
+    reachable: () => options.rpcUrls.some((url) => breakerFor(url).state() === "closed"),
     load: () => ({ active: semaphore.active, waiting: semaphore.waiting }),
     async close() {
       closer.abort(new Error("upstream closed"));
@@ -219,6 +268,12 @@ function createDasClient(transport: RpcTransport): DasClient {
       return response.result as T;
     },
   };
+}
+
+/** A URL or a list of them as a list; undefined stays undefined. */
+function listOf(value: string | readonly string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === "string" ? [value] : [...value];
 }
 
 function jsonSafeFilter(filter: ProgramAccountsFilter): unknown {

@@ -112,4 +112,36 @@ describe("signature feed on a real localnet", () => {
     feed.close();
     server.close();
   });
+
+  it("moves to the next URL after a failed connection, and stands down only when every URL has failed", async () => {
+    const server = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const dead = `ws://127.0.0.1:${port}`;
+    const errors: unknown[] = [];
+    const feed = createSignatureFeed({ url: [dead, chain.localnet.wsUrl], retryAfterMs: 30_000, onError: (e) => errors.push(e) });
+    expect(feed.endpoint).toBe(`ws://127.0.0.1:${port}`);
+    const first = await submit(1_000_005n);
+    let failed = 0;
+    expect(feed.follow(first.signature, "confirmed", new AbortController().signal, { onNotified() {}, onFailed: () => failed++ })).toBe(true);
+    await until(() => failed === 1);
+    expect(errors).toHaveLength(1);
+    // Not standing down: the next follow goes to the live localnet and hears the confirmation.
+    expect(feed.endpoint).toBe(new URL(chain.localnet.wsUrl).origin);
+    const second = await submit(1_000_006n);
+    let subscribed = false;
+    let notified = false;
+    expect(
+      feed.follow(second.signature, "confirmed", new AbortController().signal, {
+        onSubscribed: () => (subscribed = true),
+        onNotified: () => (notified = true),
+      }),
+    ).toBe(true);
+    await until(() => subscribed);
+    await second.send();
+    await until(() => notified);
+    expect(errors).toHaveLength(1);
+    feed.close();
+    server.close();
+  });
 });

@@ -1,0 +1,75 @@
+/**
+ * The breaker of one URL as a unit: what opens it (a run of failures, a failure ratio), what does not (a
+ * caller's abort), the cool-down and the single half-open probe. Attempts here are plain functions that
+ * report whether the URL failed; the transport tests drive it with real sockets.
+ */
+import { describe, expect, it } from "vitest";
+import { createEndpointBreaker } from "../../src/upstream/endpoint-breaker.ts";
+import type { BreakerState } from "../../src/upstream/endpoint-breaker.ts";
+
+const failed = async () => ({ endpointFailed: true });
+const answered = async () => ({ endpointFailed: false });
+
+describe("endpoint breaker", () => {
+  it("opens after the configured run of failures, and a success in between resets the run", async () => {
+    const breaker = createEndpointBreaker({ consecutiveFailures: 3, failureRatio: 1 });
+    await breaker.run(failed);
+    await breaker.run(failed);
+    await breaker.run(answered);
+    await breaker.run(failed);
+    await breaker.run(failed);
+    expect(breaker.state()).toBe("closed");
+    await breaker.run(failed);
+    expect(breaker.state()).toBe("open");
+    expect(breaker.admits()).toBe(false);
+    let called = false;
+    expect(
+      await breaker.run(async () => {
+        called = true;
+        return { endpointFailed: false };
+      }),
+    ).toBeUndefined();
+    expect(called).toBe(false);
+  });
+
+  it("opens on a failure ratio even without a long run of failures", async () => {
+    const breaker = createEndpointBreaker({ consecutiveFailures: 100, failureRatio: 0.5, windowSize: 10 });
+    for (let i = 0; i < 10 && breaker.state() === "closed"; i++) await breaker.run(i % 2 === 0 ? failed : answered);
+    expect(breaker.state()).toBe("open");
+  });
+
+  it("does not count an attempt that threw (the caller gave up)", async () => {
+    const breaker = createEndpointBreaker({ consecutiveFailures: 2, failureRatio: 1 });
+    for (let i = 0; i < 5; i++) {
+      await expect(breaker.run(() => Promise.reject(new Error("aborted by the caller")))).rejects.toThrow("aborted");
+    }
+    expect(breaker.state()).toBe("closed");
+  });
+
+  it("after the cool-down lets one probe through, skips other calls meanwhile, and closes on its success", async () => {
+    const states: BreakerState[] = [];
+    const breaker = createEndpointBreaker({
+      consecutiveFailures: 1,
+      failureRatio: 1,
+      halfOpenAfterMs: 100,
+      onStateChange: (s) => states.push(s),
+    });
+    await breaker.run(failed);
+    expect(breaker.retryAfterMs()).toBeGreaterThan(50);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(breaker.admits()).toBe(true);
+    let release = () => {};
+    const probe = breaker.run(
+      () =>
+        new Promise<{ endpointFailed: boolean }>((resolve) => {
+          release = () => resolve({ endpointFailed: false });
+        }),
+    );
+    expect(breaker.state()).toBe("half_open");
+    expect(await breaker.run(answered)).toBeUndefined();
+    release();
+    expect(await probe).toEqual({ endpointFailed: false });
+    expect(breaker.state()).toBe("closed");
+    expect(states).toEqual(["open", "half_open", "closed"]);
+  });
+});

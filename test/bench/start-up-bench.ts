@@ -59,7 +59,7 @@ async function once(run: number): Promise<void> {
     console.log(
       `run ${run}: first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")})`,
     );
-    const banner = /started in [\d.]+ s[^\n]*/.exec(stderr);
+    const banner = /Started in [\d.]+ s/.exec(stderr);
     if (banner !== null) console.log(`  banner: ${banner[0]}`);
   } finally {
     child.kill("SIGTERM");

@@ -2,7 +2,10 @@
  * Summarises a V8 CPU profile (`node --cpu-prof`, or hot-path-bench.ts --profile <dir>): the functions
  * with the most self time, with their share of all samples, and the share of whole files and packages.
  *
- *   npx node test/bench/cpu-profile-summary.ts <file.cpuprofile> [--top 25]
+ * With --inclusive, also the functions of Solgate's own code (src/) with the most time spent in them and in
+ * what they call (a function on the stack twice counts once).
+ *
+ *   npx node test/bench/cpu-profile-summary.ts <file.cpuprofile> [--top 25] [--inclusive]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -11,11 +14,12 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "25" } },
+  options: { top: { type: "string", default: "25" }, inclusive: { type: "boolean", default: false } },
 });
 if (positionals.length === 0) throw new Error("usage: cpu-profile-summary.ts <file.cpuprofile> [--top 25]");
 const profile = JSON.parse(readFileSync(positionals[0], "utf8")) as { nodes: ProfileNode[]; samples: number[] };
@@ -59,3 +63,25 @@ for (const [k, n] of [...byPackage]
   .sort((a, b) => b[1] - a[1])
   .slice(0, 15))
   console.log(`  ${pct(n)}  ${k}`);
+
+if (values.inclusive) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const inclusive = new Map<string, number>();
+  const nameOf = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^file:\/\/.*?\/(src|test)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
+  const walk = (id: number, onStack: Set<string>): number => {
+    const node = byId.get(id)!;
+    let sum = hits.get(id) ?? 0;
+    const name = nameOf(node);
+    const mine = /\/(src)\//.test(node.callFrame.url) && !onStack.has(name);
+    if (mine) onStack.add(name);
+    for (const child of node.children ?? []) sum += walk(child, onStack);
+    if (mine) {
+      onStack.delete(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + sum);
+    }
+    return sum;
+  };
+  walk(profile.nodes[0].id, new Set());
+  console.log("\ninclusive time of Solgate's own functions:");
+  for (const [k, n] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) console.log(`  ${pct(n)}  ${k}`);
+}

@@ -2,9 +2,10 @@
  * Start-up time of `npm start` (the gateway with the embedded localnet, its default world and traffic):
  * from spawning the process to the first REST fees answer, to the first answer with fee levels (not
  * `"priority": null`), and to /readyz saying ready. Runs `--runs` times in a row (the first may build
- * the world cache, the next ones use it).
+ * the world cache, the next ones use it). With `--compare`, runs alternate between the world cache off
+ * (LOCALNET_WORLD_CACHE=off: the world is built on every start, as before the cache) and on.
  *
- *   npx node test/bench/start-up-bench.ts [--runs 2] [--timeout 120]
+ *   npx node test/bench/start-up-bench.ts [--runs 2] [--compare] [--timeout 120]
  */
 import { spawn } from "node:child_process";
 import net from "node:net";
@@ -13,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-const { values: args } = parseArgs({ options: { runs: { type: "string", default: "2" }, timeout: { type: "string", default: "120" } } });
+const { values: args } = parseArgs({ options: { runs: { type: "string", default: "2" }, compare: { type: "boolean", default: false }, timeout: { type: "string", default: "120" } } });
 const root = path.resolve(import.meta.dirname, "../..");
 const KEY = "start-up-key";
 
@@ -25,12 +26,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function once(run: number): Promise<void> {
+async function once(run: number, cache: boolean): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [path.join(root, "src/main.ts")], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", PORT: String(port), HOST: "127.0.0.1", METRICS_PORT: "0", SOLGATE_API_KEYS: KEY, LOG_LEVEL: "warn" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      METRICS_PORT: "0",
+      SOLGATE_API_KEYS: KEY,
+      LOG_LEVEL: "warn",
+      ...(cache ? {} : { LOCALNET_WORLD_CACHE: "off" }),
+    },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
@@ -57,14 +66,23 @@ async function once(run: number): Promise<void> {
       await new Promise((r) => setTimeout(r, 50));
     }
     console.log(
-      `run ${run}: first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")})`,
+      `run ${run} (world cache ${cache ? "on" : "off"}): first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")})`,
     );
     const banner = /Started in [\d.]+ s/.exec(stderr);
     if (banner !== null) console.log(`  banner: ${banner[0]}`);
+    return Number(firstLevels);
   } finally {
     child.kill("SIGTERM");
     await new Promise((r) => child.once("exit", r));
   }
 }
 
-for (let run = 1; run <= Number(args.runs); run++) await once(run);
+const times: Record<"on" | "off", number[]> = { on: [], off: [] };
+for (let run = 1; run <= Number(args.runs); run++) {
+  const cache = !args.compare || run % 2 === 0;
+  times[cache ? "on" : "off"].push(await once(run, cache));
+}
+if (args.compare && times.on.length > 0 && times.off.length > 0) {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  console.log(`mean time to first fee levels: cache off ${mean(times.off).toFixed(1)} s, on ${mean(times.on).toFixed(1)} s, ratio on/off ${(mean(times.on) / mean(times.off)).toFixed(2)}`);
+}

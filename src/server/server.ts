@@ -128,7 +128,7 @@ export function createServer(options: ServerOptions): SolgateServer {
   // The implementations are recorded as they are registered, for in-process unary calls (REST).
   const recorded = recordingRouter(router);
   options.routes(recorded.router);
-  const invokeUnary = createUnaryInvoker({ impls: recorded.impls, interceptors, shutdownSignal: shutdown.signal });
+  const invokeUnary = createUnaryInvoker({ impls: recorded.impls, interceptors });
   for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
   for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
   router.service(Health, createHealthServiceImpl(health));

@@ -31,8 +31,6 @@ export interface UnaryInvoker {
   ): Promise<Message>;
 }
 
-/** The reason a finished call's context is ended with: a reasonless abort would build a DOMException per call. */
-const CALL_ENDED = new ConnectError("the call has ended", Code.Canceled);
 
 /**
  * Wraps `router` so that the unary implementations registered through it are recorded by method.
@@ -80,15 +78,17 @@ function recordService(
 export function createUnaryInvoker(options: {
   impls: ReadonlyMap<DescMethod, MethodImplSpec>;
   interceptors: readonly Interceptor[];
-  shutdownSignal: AbortSignal;
 }): UnaryInvoker {
   const interceptors = [...options.interceptors];
   return {
     serves: (method) => options.impls.has(method),
     invoke: async (method, input, header, signal, contextValues) => {
       const spec = options.impls.get(method);
-      if (spec === undefined)
-        throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      if (spec === undefined) throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      // Linked to the caller's signal alone, which the caller aborts if its client goes away (the shutdown
+      // deadline cuts connections, so that covers draining too). So nothing long-lived holds a listener and
+      // the context needs no abort when the call ends, as connect's handlers do: an abort costs an event
+      // dispatch, and without a reason a DOMException (test/bench/abort-micro-bench.ts).
       const context = createHandlerContext({
         service: method.parent,
         method,
@@ -97,20 +97,10 @@ export function createUnaryInvoker(options: {
         url: `http://in-process/${method.parent.typeName}/${method.name}`,
         requestHeader: header,
         requestSignal: signal,
-        shutdownSignal: options.shutdownSignal,
         contextValues: contextValues ?? createContextValues(),
       });
-      try {
-        return (await invokeUnaryImplementation(
-          spec as MethodImplSpec & { kind: "unary" },
-          context,
-          create(method.input, input as never),
-          interceptors,
-        )) as Message;
-      } finally {
-        // Unlinks the context from the request and shutdown signals, as connect's handlers do.
-        context.abort(CALL_ENDED);
-      }
+      const unary = spec as MethodImplSpec & { kind: "unary" };
+      return (await invokeUnaryImplementation(unary, context, create(method.input, input as never), interceptors)) as Message;
     },
   };
 }

@@ -2,7 +2,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { FeeService, GetFeesResponseSchema } from "../../gen/solgate/v1/fee_service_pb.js";
+import { type FeeService, GetFeesResponseSchema } from "../../gen/solgate/v1/fee_service_pb.js";
 import type { GetFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
 import { FeeEstimateSchema, FeeSource } from "../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";

@@ -7,8 +7,9 @@
  *
  *   npx node test/bench/bare-server.ts <routes.json>     (prints {"h1":port,"h2":port} on stdout)
  *
- * routes.json: { "key": "...", "routes": [{ "method", "path", "status", "headers", "body" (base64),
- * "trailers"? }] }. The request body is read (and dropped) before answering, as a server must.
+ * routes.json: { "key": "...", "routes": [{ "method", "path", "contentType", "status", "headers", "body"
+ * (base64), "trailers"? }] }: a route is chosen by method, path and request content-type (gRPC, gRPC-Web and
+ * Connect share a path). The request body is read (and dropped) before answering, as a server must.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { createApiKeyChecker } from "../../src/server/auth.ts";
 interface RecordedRoute {
   method: string;
   path: string;
+  contentType: string;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -31,14 +33,14 @@ if (file === undefined) throw new Error("usage: bare-server.ts <routes.json>");
 const spec = JSON.parse(readFileSync(file, "utf8")) as { key: string; routes: RecordedRoute[] };
 const checker = createApiKeyChecker([spec.key]);
 const routes = new Map(
-  spec.routes.map((r) => [`${r.method} ${r.path}`, { ...r, bytes: Buffer.from(r.body, "base64") }]),
+  spec.routes.map((r) => [`${r.method} ${r.path} ${r.contentType}`, { ...r, bytes: Buffer.from(r.body, "base64") }]),
 );
 const UNAUTHENTICATED = Buffer.from(JSON.stringify({ code: "unauthenticated", message: "invalid API key" }));
 
 const h1 = http.createServer((req, res) => {
   req.on("data", () => {});
   req.on("end", () => {
-    const route = routes.get(`${req.method} ${req.url}`);
+    const route = routes.get(`${req.method} ${req.url} ${req.headers["content-type"] ?? ""}`);
     if (route === undefined) {
       res.writeHead(404).end();
       return;
@@ -58,7 +60,7 @@ const h2 = http2.createServer();
 h2.on("stream", (stream, headers) => {
   stream.on("data", () => {});
   stream.on("end", () => {
-    const route = routes.get(`${headers[":method"]} ${headers[":path"]}`);
+    const route = routes.get(`${headers[":method"]} ${headers[":path"]} ${headers["content-type"] ?? ""}`);
     if (route === undefined) {
       stream.respond({ ":status": 404 }, { endStream: true });
       return;

@@ -9,7 +9,9 @@
  *
  *   npx node test/bench/hot-path-bench.ts [--seconds 8] [--connections 16] [--rounds 1]
  *       [--rows rest-h1,rest-h2,grpc,grpc-web,connect-proto,connect-json,estimate,status]
- *       [--log warn] [--profile <dir>]     (--profile: the gateway runs under --cpu-prof into <dir>)
+ *       [--log warn] [--profile <dir>] [--root <checkout>]
+ * --profile: the gateway runs under --cpu-prof into <dir>; --root: the gateway of another checkout (an older
+ * commit's worktree) is measured, with this bench and this bare server.
  *
  * Needs h2load (nghttp2-client). Talks only to 127.0.0.1.
  */
@@ -47,13 +49,15 @@ const { values: args } = parseArgs({
     rows: { type: "string", default: ALL_ROWS.join(",") },
     log: { type: "string", default: "warn" },
     profile: { type: "string" },
+    root: { type: "string" },
   },
 });
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
 const ROUNDS = Number(args.rounds);
 const KEY = "bench-key";
-const root = path.resolve(import.meta.dirname, "../..");
+// --root: the checkout whose gateway is measured (default this one), e.g. a worktree of an older commit.
+const root = path.resolve(args.root ?? path.join(import.meta.dirname, "../.."));
 const tmp = mkdtempSync(path.join(os.tmpdir(), "hot-path-bench-"));
 
 /** One request shape, sent to both servers. */
@@ -383,6 +387,7 @@ async function main(): Promise<void> {
     recorded.push({
       method: row.method,
       path: row.path,
+      contentType: row.headers["content-type"] ?? "",
       status: r.status,
       headers: r.headers,
       body: r.body.toString("base64"),
@@ -390,7 +395,7 @@ async function main(): Promise<void> {
       h2: row.h2,
     });
   }
-  // The bare server keys routes by method and path; rows that share both (REST over h1 and h2) share the bytes.
+  // The bare server keys routes by method, path and content-type; REST over h1 and h2 share the bytes.
   const routesFile = path.join(tmp, "routes.json");
   writeFileSync(routesFile, JSON.stringify({ key: KEY, routes: recorded }));
   const bare = spawn(process.execPath, [path.join(import.meta.dirname, "bare-server.ts"), routesFile], {
@@ -402,10 +407,16 @@ async function main(): Promise<void> {
     bare.stdout!.once("data", (b: Buffer) => resolve(JSON.parse(b.toString())));
     bare.once("exit", (code) => reject(new Error(`bare server exited ${code}`)));
   });
-  // Sanity: the bare server answers what the gateway answered.
-  for (const row of selected) {
+  // Sanity: the bare server answers what the gateway answered, bytes, content type and trailers.
+  for (const [i, row] of selected.entries()) {
     const r = await record(row.h2 ? barePorts.h2 : barePorts.h1, row);
-    if (r.status !== 200) throw new Error(`${row.name}: the bare server answered ${r.status}`);
+    const want = recorded[i];
+    const same =
+      r.status === want.status &&
+      r.body.toString("base64") === want.body &&
+      r.headers["content-type"] === want.headers["content-type"] &&
+      JSON.stringify(r.trailers ?? {}) === JSON.stringify(want.trailers ?? {});
+    if (!same) throw new Error(`${row.name}: the bare server's answer differs from the gateway's: ${JSON.stringify({ got: { ...r, body: r.body.toString("base64") }, want })}`);
   }
 
   console.log(

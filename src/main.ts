@@ -225,6 +225,9 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
     serving = () => !server.draining;
     // Each service's grpc.health status follows readiness, as /readyz does; "" stays the process's own.
     cleanups.push(followReadiness(server.health, () => Object.values(readiness).every((check) => check()), READINESS_SYNC_MS));
+    // On the embedded localnet, the port opens once the fee window has levels, so the first fees answer
+    // a developer sees has them (its traffic gives levels within a few slots); bounded, then served anyway.
+    if (config.localnet.enabled) await firstFeeLevels(contexts, LOCALNET_LEVELS_WAIT_MS);
     const metricsServer = await startMetricsServer({ registry: metrics.registry, ...config.metrics });
     cleanups.push(() => metricsServer.close());
     const listening = await server.listen(config.port, config.host);
@@ -264,6 +267,17 @@ const READINESS_SYNC_MS = 500;
 /** Block reads in a row that may fail before a chain (and so the gateway) is no longer ready. */
 const READY_AFTER_FAILURES = 5;
 
+/** How long the embedded localnet's gateway waits for fee levels before opening its port anyway. */
+const LOCALNET_LEVELS_WAIT_MS = 15_000;
+
+/** Resolves when every chain's fee window has levels, or after `timeoutMs`. */
+async function firstFeeLevels(contexts: readonly ChainContext[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && contexts.some((c) => c.fees.global().priority === undefined)) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** What a developer needs to try the gateway on the localnet. */
 function banner(gateway: Gateway, keyGenerated: boolean): string {
   const everywhere = gateway.host === "0.0.0.0" || gateway.host === "::";
@@ -274,6 +288,7 @@ function banner(gateway: Gateway, keyGenerated: boolean): string {
   return [
     "",
     `Solgate is listening on ${bound} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
+    `Started in ${process.uptime().toFixed(1)} s (the seeded world is cached on disk; see packages/localnet/README.md)`,
     ...(everywhere ? ["WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local"] : []),
     `Chain "localnet" is the embedded localnet at ${gateway.localnetUrl}`,
     `API key${keyGenerated ? " (generated for this run; set SOLGATE_API_KEYS to choose one)" : ""}: ${key}`,

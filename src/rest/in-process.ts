@@ -1,16 +1,19 @@
 /**
- * Calls the server's own Connect handlers in process. The REST transcoder holds no service code:
- * it speaks the Connect protocol (binary) to the same universal handlers the port serves, so auth,
- * request ids, logging, metrics, draining and error mapping run exactly as for gRPC and Connect.
- *
- * Unary calls go straight to the method's universal handler: a Connect client transport on top
- * (createRouterTransport's way) measured ~50 us more per call here, a third of a whole request.
- * Streams (the SSE watch) use the transport, whose envelope and end-of-stream handling they need.
+ * Calls the server's own RPCs in process. The REST transcoder holds no service code: unary calls go
+ * to the method's implementation through the router's own interceptors (`UnaryInvoker`,
+ * src/server/unary-invoker.ts), so auth, rate limits, request ids, logging, metrics, draining and
+ * error mapping run exactly as for gRPC and Connect, without encoding the request as Connect binary
+ * and parsing the answer back (which cost about a third of a cached REST read; docs/benchmarks.md).
+ * Without an invoker (a method registered with interceptors of its own), a unary call speaks Connect
+ * binary to the method's universal handler. Streams (the SSE watch) use a Connect transport over the
+ * universal handlers, whose envelope and end-of-stream handling they need.
  */
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { VIA_HEADER } from "../server/interceptors.ts";
+import type { UnaryInvoker } from "../server/unary-invoker.ts";
 import type { DescMethodUnary, Message } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
+import { CHECKED_KEY } from "../server/auth.ts";
 import type { Transport } from "@connectrpc/connect";
 import { createAsyncIterable, createUniversalHandlerClient, readAllBytes } from "@connectrpc/connect/protocol";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
@@ -18,14 +21,17 @@ import { createTransport, errorFromJsonBytes } from "@connectrpc/connect/protoco
 
 /** Calls RPCs of the server's router in process. */
 export interface InProcessCaller {
-  /** Calls a unary RPC; rejects with the ConnectError the handler answered (details included). */
-  unary(method: DescMethodUnary, input: Message, header: Headers, signal: AbortSignal): Promise<Message>;
+  /**
+   * Calls a unary RPC; rejects with the ConnectError the handler answered (details included).
+   * `checkedKey`: the name of the key the caller's Authorization header carries, already checked.
+   */
+  unary(method: DescMethodUnary, input: Message, header: Headers, signal: AbortSignal, checkedKey?: string): Promise<Message>;
   /** A Connect transport over the same handlers, for streaming calls. */
   readonly transport: Transport;
 }
 
-/** Builds the caller over `handlers` (`router.handlers`, interceptors included). */
-export function createInProcessCaller(handlers: readonly UniversalHandler[]): InProcessCaller {
+/** Builds the caller over `handlers` (`router.handlers`, interceptors included) and, for unary calls, `invokeUnary`. */
+export function createInProcessCaller(handlers: readonly UniversalHandler[], invokeUnary?: UnaryInvoker): InProcessCaller {
   const byMethod = new Map(handlers.map((h) => [h.method, h]));
   const transport = createTransport({
     httpClient: createUniversalHandlerClient([...handlers]),
@@ -41,7 +47,11 @@ export function createInProcessCaller(handlers: readonly UniversalHandler[]): In
   });
   return {
     transport,
-    async unary(method, input, header, signal) {
+    async unary(method, input, header, signal, checkedKey) {
+      if (invokeUnary?.serves(method)) {
+        const values = checkedKey === undefined ? undefined : createContextValues().set(CHECKED_KEY, checkedKey);
+        return invokeUnary.invoke(method, input, header, signal, values);
+      }
       const handler = byMethod.get(method);
       if (handler === undefined) throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
       header.set("content-type", "application/proto");

@@ -14,6 +14,7 @@ import { SolgateError } from "../errors.ts";
 import type { ApiKeyChecker } from "../server/auth.ts";
 import type { NodeRequest, NodeResponse, PreHandler } from "../server/http-handler.ts";
 import type { Logger } from "../server/logger.ts";
+import type { UnaryInvoker } from "../server/unary-invoker.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./body-reader.ts";
 import { restRoutesOf } from "./http-rules.ts";
 import type { RestRoute } from "./http-rules.ts";
@@ -23,6 +24,7 @@ import { decodeRequest } from "./request-decoder.ts";
 import { restErrorOf } from "./rest-errors.ts";
 import type { RestError } from "./rest-errors.ts";
 import { renderField, renderMessage } from "./rest-json.ts";
+import { isSharedResponse } from "../services/shared-response.ts";
 import { serveWatchEvents, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
 
 /** Where the generated OpenAPI document is committed. */
@@ -32,6 +34,8 @@ export const OPENAPI_PATH = new URL("../../gen/openapi/solgate.openapi.json", im
 export interface RestHandlerOptions {
   /** The server's Connect handlers (`router.handlers`), interceptors included. */
   handlers: readonly UniversalHandler[];
+  /** Unary calls straight to the implementations, through the same interceptors (see in-process.ts). */
+  invokeUnary?: UnaryInvoker;
   /** Checked before a request is decoded, so a caller without a key learns nothing else first. */
   auth: ApiKeyChecker;
   logger: Logger;
@@ -55,7 +59,7 @@ type Match =
 export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const { logger } = options;
   const routes = restRoutesOf(options.handlers.map((h) => h.method));
-  const caller = createInProcessCaller(options.handlers);
+  const caller = createInProcessCaller(options.handlers, options.invokeUnary);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapi = options.openapi ?? readFileSync(OPENAPI_PATH, "utf8");
   const hasWatch = options.handlers.some((h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus");
@@ -79,7 +83,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     let called = false;
     try {
       const match = matchRoute(req.method ?? "GET", path);
-      options.auth.assertAuthorized(req.headers.authorization);
+      const keyName = options.auth.assertAuthorized(req.headers.authorization);
       const headers = forwardedHeaders(req.headers);
       if (match.kind === "watch") {
         called = true;
@@ -103,12 +107,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       res.once("close", onClose);
       called = true;
       try {
-        const message = (await caller.unary(route.method, input, headers, abort.signal)) as unknown as Record<string, unknown>;
-        const rendered =
-          route.responseBody === undefined
-            ? renderMessage(route.method.output, message)
-            : renderField(route.responseBody, message[route.responseBody.localName]);
-        writeJson(res, 200, rendered);
+        const message = (await caller.unary(route.method, input, headers, abort.signal, keyName)) as unknown as Record<string, unknown>;
+        writeJsonText(res, 200, renderedOf(route, message));
       } finally {
         res.off("close", onClose);
       }
@@ -173,6 +173,34 @@ function queryOf(req: NodeRequest): string {
   return q === -1 ? "" : url.slice(q + 1);
 }
 
+// A shared response (a cached read) is rendered once per route, not once per request.
+const renderedShared = new WeakMap<RestRoute, WeakMap<object, string>>();
+
+/** The REST JSON text of `message`, the answer of `route`. */
+function renderedOf(route: RestRoute, message: Record<string, unknown>): string {
+  const shared = isSharedResponse(message);
+  let byMessage = shared ? renderedShared.get(route) : undefined;
+  const cached = byMessage?.get(message);
+  if (cached !== undefined) return cached;
+  const text = JSON.stringify(
+    route.responseBody === undefined
+      ? renderMessage(route.method.output, message)
+      : renderField(route.responseBody, message[route.responseBody.localName]),
+  );
+  if (shared) {
+    if (byMessage === undefined) renderedShared.set(route, (byMessage = new WeakMap()));
+    byMessage.set(message, text);
+  }
+  return text;
+}
+
 function writeJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  (res as ServerResponse).writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+  writeJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** With its length: without one, HTTP/1.1 answers go out chunked, in more writes and more bytes. */
+function writeJsonText(res: NodeResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  (res as ServerResponse)
+    .writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers })
+    .end(text);
 }

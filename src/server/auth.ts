@@ -26,6 +26,8 @@ export interface NamedApiKey {
 export interface ApiKeyChecker {
   /** Whether the header value (e.g. `Bearer abc`) carries a valid key. Undefined/null = missing. */
   isAuthorized(authorization: string | null | undefined): boolean;
+  /** The name of the key the header value carries; undefined if it carries none. */
+  nameOf(authorization: string | null | undefined): string | undefined;
   /**
    * The name of the key the header value carries.
    * @throws SolgateError UNAUTHENTICATED unless the header value carries a valid key.
@@ -56,6 +58,7 @@ export function createApiKeyChecker(keys: readonly (string | NamedApiKey)[]): Ap
   };
   return {
     isAuthorized: (authorization) => identify(authorization) !== undefined,
+    nameOf: identify,
     assertAuthorized(authorization) {
       const name = identify(authorization);
       if (name !== undefined) return name;
@@ -73,6 +76,13 @@ export function createApiKeyChecker(keys: readonly (string | NamedApiKey)[]): Ap
 export const KEY_NAME = createContextKey<string | undefined>(undefined, { description: "API key name" });
 
 /**
+ * Set by the layer that already checked the call's Authorization header (the request gate, the REST
+ * layer) to the key's name, so the key is digested once per call, not twice. Context values are the
+ * server's own: no client can set one.
+ */
+export const CHECKED_KEY = createContextKey<string | undefined>(undefined, { description: "API key already checked" });
+
+/**
  * A Connect interceptor that rejects calls to non-public services without a valid key, then counts
  * the call against the key's rate limit, if there is a limiter.
  */
@@ -80,7 +90,7 @@ export function createAuthInterceptor(checker: ApiKeyChecker, limiter?: RateLimi
   return (next) => async (req) => {
     if (!PUBLIC_SERVICES.has(req.service.typeName)) {
       try {
-        const name = checker.assertAuthorized(req.header.get("authorization"));
+        const name = req.contextValues.get(CHECKED_KEY) ?? checker.assertAuthorized(req.header.get("authorization"));
         req.contextValues.set(KEY_NAME, name);
         await limiter?.consume(name);
       } catch (e) {

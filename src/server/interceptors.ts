@@ -41,6 +41,8 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
       const code = error === undefined ? "ok" : codeName(ConnectError.from(error).code);
       const seconds = (performance.now() - started) / 1000;
       metrics?.observeRpc(req.service.typeName, req.method.name, code, seconds, req.contextValues.get(KEY_NAME));
+      // The line's fields are built only when it is written: with info off, a cached read costs no log object.
+      if (!logger.isLevelEnabled("info")) return;
       const fields = {
         requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined,
         procedure: procedureOf(req),

@@ -114,7 +114,8 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     armIdle();
     session.on("error", () => {});
   });
-  const server = net.createServer((socket) => {
+  // As http.createServer does: no Nagle delay for the small writes of request-response traffic.
+  const server = net.createServer({ noDelay: true }, (socket) => {
     socket.on("error", () => {});
     const address = socket.remoteAddress ?? "";
     const fromAddress = perAddress.get(address) ?? 0;

@@ -67,12 +67,26 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     labelNames: ["chain", "endpoint"] as const,
     registers: [registry],
   });
+  // The labelled children, looked up once per label set rather than resolved from label objects per call.
+  const children = new Map<string, { total: ReturnType<typeof rpcTotal.labels>; seconds: ReturnType<typeof rpcSeconds.labels> }>();
+  const byKey = new Map<string, ReturnType<typeof keyTotal.labels>>();
   return {
     registry,
     observeRpc(service, method, code, seconds, key) {
-      rpcTotal.inc({ service, method, code });
-      if (key !== undefined) keyTotal.inc({ key, code });
-      rpcSeconds.observe({ service, method }, seconds);
+      const id = `${service}/${method}/${code}`;
+      let child = children.get(id);
+      if (child === undefined) {
+        child = { total: rpcTotal.labels({ service, method, code }), seconds: rpcSeconds.labels({ service, method }) };
+        children.set(id, child);
+      }
+      child.total.inc();
+      child.seconds.observe(seconds);
+      if (key !== undefined) {
+        const keyId = `${key}\n${code}`;
+        let keyChild = byKey.get(keyId);
+        if (keyChild === undefined) byKey.set(keyId, (keyChild = keyTotal.labels({ key, code })));
+        keyChild.inc();
+      }
     },
     upstreamFor(chain) {
       return {

@@ -17,7 +17,7 @@ import { createContextKey, createContextValues } from "@connectrpc/connect";
 import type { Interceptor } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
 import { SolgateError, toConnectError } from "../errors.ts";
-import { PUBLIC_SERVICES } from "./auth.ts";
+import { CHECKED_KEY, PUBLIC_SERVICES } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 
 /** Set by the gate on a request whose body was not a valid message; thrown by {@link createGateInterceptor}. */
@@ -72,7 +72,8 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
   const input = handler.method.input as DescMessage;
   const singleRequest = handler.method.methodKind === "unary" || handler.method.methodKind === "server_streaming";
   const gated = async (request: UniversalServerRequest) => {
-    if (!isPublic && !auth.isAuthorized(request.header.get("authorization"))) {
+    const keyName = isPublic ? undefined : auth.nameOf(request.header.get("authorization"));
+    if (!isPublic && keyName === undefined) {
       // Unread: the auth interceptor refuses the call before anything looks at the message.
       if (request.method === "GET") {
         const url = new URL(request.url, "http://gate");
@@ -80,6 +81,7 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
       }
       return handler(withBody(request, emptyBody(request)));
     }
+    if (keyName !== undefined) request = { ...request, contextValues: (request.contextValues ?? createContextValues()).set(CHECKED_KEY, keyName) };
     // Client and bidi streams (reflection) send as they go: their bodies cannot be read ahead.
     const framing = singleRequest ? binaryFraming(request) : undefined;
     const body = request.body;

@@ -7,7 +7,10 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { compressionBrotli, compressionGzip, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { createUnaryInvoker, recordingRouter } from "./unary-invoker.ts";
+import type { UnaryInvoker } from "./unary-invoker.ts";
+import { universalRequestOf } from "./universal-request.ts";
 import { createGateInterceptor, gateHandler } from "./request-gate.ts";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
@@ -66,6 +69,8 @@ export interface ServerOptions {
 /** What `inProcessHandlers` gets: the router's handlers (health and reflection included) and the key checker. */
 export interface InProcessContext {
   readonly handlers: readonly UniversalHandler[];
+  /** Calls a unary method's implementation through the router's interceptors, without a protocol in between. */
+  readonly invokeUnary: UnaryInvoker;
   readonly auth: ApiKeyChecker;
   readonly logger: Logger;
 }
@@ -107,22 +112,26 @@ export function createServer(options: ServerOptions): SolgateServer {
   let routerHandlers: readonly UniversalHandler[] = [];
 
   const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
+  // Outermost first: observe sees the final code of everything, drain ends streams, errors are
+  // mapped before anything else sees them, auth runs before the handler, and the request gate's
+  // verdict on an undecodable body only after auth.
+  const interceptors = [
+    createObserveInterceptor({ logger, metrics: options.metrics }),
+    createDrainInterceptor(drain.signal),
+    createErrorInterceptor(logger),
+    createAuthInterceptor(options.auth, options.rateLimiter),
+    createGateInterceptor(),
+  ];
   const router = createConnectRouter({
-    // Outermost first: observe sees the final code of everything, drain ends streams, errors are
-    // mapped before anything else sees them, auth runs before the handler, and the request gate's
-    // verdict on an undecodable body only after auth.
-    interceptors: [
-      createObserveInterceptor({ logger, metrics: options.metrics }),
-      createDrainInterceptor(drain.signal),
-      createErrorInterceptor(logger),
-      createAuthInterceptor(options.auth, options.rateLimiter),
-      createGateInterceptor(),
-    ],
+    interceptors,
     shutdownSignal: shutdown.signal,
     readMaxBytes,
     acceptCompression: [compressionGzip, compressionBrotli],
   });
-  options.routes(router);
+  // The implementations are recorded as they are registered, for in-process unary calls (REST).
+  const recorded = recordingRouter(router);
+  options.routes(recorded.router);
+  const invokeUnary = createUnaryInvoker({ impls: recorded.impls, interceptors });
   for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
   for (const s of services) health.set(s.typeName, ServingStatus.SERVING);
   router.service(Health, createHealthServiceImpl(health));
@@ -137,11 +146,14 @@ export function createServer(options: ServerOptions): SolgateServer {
       notFound(req, res);
       return;
     }
-    uHandler(universalRequestFromNodeRequest(req, res as never, undefined, undefined))
+    uHandler(universalRequestOf(req, res))
       .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
-        logger.error({ err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` }, "handler failed");
+        logger.error(
+          { err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` },
+          "handler failed",
+        );
       });
   };
 
@@ -161,7 +173,7 @@ export function createServer(options: ServerOptions): SolgateServer {
               readMaxBytes,
             }),
           ]),
-      ...(options.inProcessHandlers?.({ handlers: routerHandlers, auth: options.auth, logger }) ?? []),
+      ...(options.inProcessHandlers?.({ handlers: routerHandlers, invokeUnary, auth: options.auth, logger }) ?? []),
       ...(options.preHandlers ?? []),
     ],
     corsOrigins: options.corsOrigins,

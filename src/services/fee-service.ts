@@ -2,11 +2,13 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
+import { type FeeService, GetFeesResponseSchema } from "../../gen/solgate/v1/fee_service_pb.js";
+import type { GetFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
 import { FeeEstimateSchema, FeeSource } from "../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
 import type { FeeEstimate } from "../fees/fee-market.ts";
+import { shareResponse } from "./shared-response.ts";
 
 const SOURCES = {
   blocks: FeeSource.BLOCKS,
@@ -14,20 +16,21 @@ const SOURCES = {
   none: FeeSource.NONE,
 } as const;
 
-// The global estimate object only changes when the window moves: convert it once, not per request.
-const converted = new WeakMap<FeeEstimate, FeeEstimateMessage>();
+// The global estimate object only changes when the window moves: convert it once, not per request, into
+// one shared response that transports may encode once (see shared-response.ts).
+const converted = new WeakMap<FeeEstimate, GetFeesResponse>();
 
 /** The Connect implementation of FeeService. */
 export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof FeeService> {
   return {
     getFees(req) {
       const estimate = deps.chains.resolve(req.chain).fees.global();
-      let message = converted.get(estimate);
-      if (message === undefined) {
-        message = toFeeEstimateMessage(estimate);
-        converted.set(estimate, message);
+      let response = converted.get(estimate);
+      if (response === undefined) {
+        response = shareResponse(create(GetFeesResponseSchema, { estimate: toFeeEstimateMessage(estimate) }));
+        converted.set(estimate, response);
       }
-      return { estimate: message };
+      return response;
     },
 
     async estimateFees(req) {

@@ -15,7 +15,7 @@ import { createTrafficGenerator, planTraffic, type TrafficPlan } from "../traffi
 import type { TrafficConfig } from "../traffic/traffic-options.ts";
 import { startTraffic, type TrafficRunner } from "../traffic/traffic-runner.ts";
 import { summarize, writeWorldFiles, type WrittenManifest } from "./manifest.ts";
-import { buildWorld } from "./world-builder.ts";
+import { loadOrBuildWorld } from "./world-cache.ts";
 import type { WorldConfig } from "./world-options.ts";
 import type { WorldAccount } from "./world-types.ts";
 
@@ -58,7 +58,8 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   return {
     seed({ chain, index }) {
       const started = performance.now();
-      const world = options.world.enabled ? buildWorld(options.world.options) : undefined;
+      const cached = options.world.enabled ? loadOrBuildWorld(options.world.options, options.world.cacheDir) : undefined;
+      const world = cached?.world;
       const das = createAssetIndex({ offchainJson: world?.offchainJson });
       assets = das;
       // Follow the chain: every account a transaction or a direct write touched is re-read.
@@ -77,6 +78,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
         const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
         written = writeWorldFiles(world, dir);
         for (const line of summarize(written, (performance.now() - started) / 1000)) log(line);
+        if (cached?.file !== undefined) log(`  world cache: ${cached.source === "hit" ? "read from" : "written to"} ${cached.file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`);
       }
       if (options.traffic.enabled) {
         traffic = planTraffic(options.traffic.options);

@@ -1,3 +1,6 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
 /**
  * World sizes and switches, with their defaults, and the parser that the localnet's config.ts
  * calls with its environment (nothing here reads process.env itself).
@@ -29,6 +32,9 @@ export interface WorldOptions {
   demoWalletLamports: bigint;
 }
 
+/** Where built worlds are cached by default (see world-cache.ts). */
+export const DEFAULT_WORLD_CACHE_DIR = join(tmpdir(), "solgate-localnet-cache");
+
 export const DEFAULT_WORLD_OPTIONS: WorldOptions = {
   seed: "solgate",
   collectionSize: 10_000,
@@ -49,6 +55,11 @@ export interface WorldConfig {
   options: WorldOptions;
   /** Folder for the manifest and the demo keypair (LOCALNET_WORLD_DIR); default: a per-process temp folder. */
   outDir?: string;
+  /**
+   * Folder of the built-world cache (LOCALNET_WORLD_CACHE; world-cache.ts); default under the OS temp
+   * dir; undefined (`LOCALNET_WORLD_CACHE=off`): always build.
+   */
+  cacheDir?: string;
 }
 
 /** The world's environment variables, option by option (the launcher sets them from its typed options). */
@@ -64,6 +75,7 @@ export const WORLD_ENV = {
   smallMintHolders: "LOCALNET_SMALL_MINT_HOLDERS",
   realAccounts: "LOCALNET_REAL_ACCOUNTS",
   dir: "LOCALNET_WORLD_DIR",
+  cache: "LOCALNET_WORLD_CACHE",
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -109,6 +121,7 @@ export function parseWorldConfig(env: Env, enabledByDefault = true): WorldConfig
   return {
     enabled: parseSwitch(env, WORLD_ENV.enabled, enabledByDefault),
     outDir: env[WORLD_ENV.dir] || undefined,
+    ...cacheDirOf(env[WORLD_ENV.cache]),
     options: {
       seed: env[WORLD_ENV.seed] || d.seed,
       collectionSize: parseCount(env, WORLD_ENV.collectionSize, d.collectionSize, 1_000_000),
@@ -123,4 +136,10 @@ export function parseWorldConfig(env: Env, enabledByDefault = true): WorldConfig
       demoWalletLamports: d.demoWalletLamports,
     },
   };
+}
+
+/** LOCALNET_WORLD_CACHE: a folder, `off` (no cache), or unset (the default folder). */
+function cacheDirOf(raw: string | undefined): { cacheDir?: string } {
+  if (raw === "off" || raw === "0") return {};
+  return { cacheDir: raw === undefined || raw === "" ? DEFAULT_WORLD_CACHE_DIR : raw };
 }

@@ -7,7 +7,7 @@ import { createHash, createPublicKey, sign, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import bs58 from "bs58";
 import { buildWorld } from "../../src/world/world-builder.ts";
-import { DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
+import { DEFAULT_WORLD_CACHE_DIR, DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
 import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../../src/world/program-ids.ts";
 import { decodeMetadata, TokenStandard, trimNul } from "../../src/world/token-metadata.ts";
 import { decodeMint, decodeTokenAccount, MINT_SIZE, TOKEN_ACCOUNT_SIZE, TokenAccountState } from "../../src/world/spl-token-layout.ts";
@@ -141,7 +141,7 @@ describe("buildWorld", () => {
 
 describe("parseWorldConfig", () => {
   it("defaults to the issue's sizes, on unless told otherwise", () => {
-    expect(parseWorldConfig({})).toEqual({ enabled: true, outDir: undefined, options: DEFAULT_WORLD_OPTIONS });
+    expect(parseWorldConfig({})).toEqual({ enabled: true, outDir: undefined, cacheDir: DEFAULT_WORLD_CACHE_DIR, options: DEFAULT_WORLD_OPTIONS });
     expect(parseWorldConfig({}, false).enabled).toBe(false);
     expect(DEFAULT_WORLD_OPTIONS.collectionSize).toBe(10_000);
     expect(DEFAULT_WORLD_OPTIONS.tokenHolders).toBe(100_000);

@@ -1,0 +1,81 @@
+/**
+ * The built world, cached on disk. Building the default world (129,000 accounts, 100,000 of them token
+ * holders, each address derived by hashing) is most of a start's time; the same options and the same
+ * world code always build the same bytes (world-builder.ts), so the result is kept in one file per
+ * (world code version, options) and read back on the next start instead of being rebuilt.
+ *
+ * - Key: SHA-256 of every file under src/world/ (code and fixtures) and of the options. Changing either
+ *   builds anew; files of an older code version are deleted when a new one is written.
+ * - Where: `<dir>/world-<code>-<options>.v8`, dir `LOCALNET_WORLD_CACHE` (default
+ *   `<OS temp dir>/solgate-localnet-cache`; `off` disables the cache).
+ * - Format: `v8.serialize` of the world (structured clone keeps the Uint8Arrays and bigints), less the
+ *   demo wallet's KeyObject, which is rebuilt from its seed. Written to a temp file, then renamed, so a
+ *   reader never sees half a file; an unreadable file is treated as a miss and rebuilt.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import v8 from "node:v8";
+import { buildWorld } from "./world-builder.ts";
+import type { WorldOptions } from "./world-options.ts";
+import type { World } from "./world-types.ts";
+import { keypairFromSeed } from "./seeded-random.ts";
+
+/** How the world was obtained, for the start-up line. */
+export interface CachedWorld {
+  world: World;
+  /** "hit": read from `file`; "built": built (and written to `file` unless the cache is off). */
+  source: "hit" | "built";
+  file?: string;
+}
+
+let codeVersion: string | undefined;
+
+/** A digest of every file of the world's code and fixtures (computed once per process). */
+export function worldCodeVersion(): string {
+  if (codeVersion !== undefined) return codeVersion;
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else hash.update(name).update(readFileSync(path));
+    }
+  };
+  walk(import.meta.dirname);
+  codeVersion = hash.digest("hex").slice(0, 16);
+  return codeVersion;
+}
+
+function optionsKey(options: WorldOptions): string {
+  const text = JSON.stringify(options, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v));
+  return createHash("sha256").update(text).digest("hex").slice(0, 16);
+}
+
+/** The world for `options`: from `dir` if cached there, else built (and cached). `dir` undefined: no cache. */
+export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined): CachedWorld {
+  if (dir === undefined) return { world: buildWorld(options), source: "built" };
+  const code = worldCodeVersion();
+  const file = join(dir, `world-${code}-${optionsKey(options)}.v8`);
+  try {
+    const stored = v8.deserialize(readFileSync(file)) as Omit<World, "demoWallet"> & { demoWallet: { secretSeed: Uint8Array } };
+    return { world: { ...stored, demoWallet: keypairFromSeed(new Uint8Array(stored.demoWallet.secretSeed)) }, source: "hit", file };
+  } catch {
+    // Missing or unreadable: build it.
+  }
+  const world = buildWorld(options);
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(dir)) {
+      if (name.startsWith("world-") && !name.startsWith(`world-${code}-`)) rmSync(join(dir, name), { force: true });
+    }
+    const { privateKey: _key, ...demoWallet } = world.demoWallet;
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, v8.serialize({ ...world, demoWallet }));
+    renameSync(temp, file);
+  } catch {
+    // A cache that cannot be written costs the next start a rebuild, nothing more.
+    return { world, source: "built" };
+  }
+  return { world, source: "built", file };
+}

@@ -9,3 +9,4 @@ export type { NodeError, NodeErrorKind } from "./node-errors.ts";
 export type { RpcErrorInfo } from "./rpc-errors.ts";
 export { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";
+export type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";

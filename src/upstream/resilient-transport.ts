@@ -8,6 +8,7 @@ import { isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY, SOL
 import type { RpcTransport } from "@solana/kit";
 import type { Semaphore } from "./semaphore.ts";
 import type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
+import type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";
 import { tagRawRpcError } from "./rpc-errors.ts";
 import { toSolgateError } from "./upstream-failure.ts";
 import type { Failure } from "./upstream-failure.ts";
@@ -31,6 +32,8 @@ export interface ResilientTransportOptions {
   maxRetries: number;
   semaphore: Semaphore;
   metrics: UpstreamMetrics;
+  /** Traces each call (a span per call, its attempts as events); absent when tracing is off. */
+  tracer?: UpstreamCallTracer;
   /** First backoff step; doubles each round (default 100 ms). */
   baseDelayMs?: number;
   /** Largest backoff step (default 2 s). */
@@ -62,8 +65,28 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
   // The endpoint that answered last: every call starts there, so a dead primary costs one failure, not one per call.
   let preferred = 0;
 
-  return async function resilientTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
+  const { tracer } = options;
+  if (tracer === undefined) {
+    return function resilientTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
+      return call<TResponse>(config, methodOf(config.payload), undefined);
+    };
+  }
+  // With tracing on, each call is wrapped in its trace; a call nobody traces skips it.
+  return async function tracedTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
     const method = methodOf(config.payload);
+    const trace = tracer.start(method);
+    if (trace === undefined) return call<TResponse>(config, method, undefined);
+    try {
+      const response = await call<TResponse>(config, method, trace);
+      trace.end();
+      return response;
+    } catch (error) {
+      trace.end(error);
+      throw error;
+    }
+  };
+
+  async function call<TResponse>(config: { payload: unknown; signal?: AbortSignal }, method: string, trace: UpstreamCallTrace | undefined): Promise<TResponse> {
     const callerSignal = config.signal;
     let index = preferred;
     let triedThisRound = new Set<number>();
@@ -93,7 +116,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       }
       triedThisRound.add(index);
       const endpoint = endpoints[index];
-      const result = await attemptOnce<TResponse>(endpoint, config.payload, method, callerSignal);
+      const result = await attemptOnce<TResponse>(endpoint, config.payload, method, callerSignal, trace);
       if (result.ok) {
         preferred = index;
         return result.response;
@@ -104,7 +127,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       if (!last.retryable && nextUntried(index, endpoints.length, triedThisRound) === undefined) break;
     }
     throw toSolgateError(last ?? { kind: "closed" }, method, options.chain);
-  };
+  }
 
   /** One HTTP exchange under a slot of the cap and the timeout. Throws only when the caller aborts. */
   async function attemptOnce<TResponse>(
@@ -112,6 +135,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     payload: unknown,
     method: string,
     callerSignal: AbortSignal | undefined,
+    trace: UpstreamCallTrace | undefined,
   ): Promise<{ ok: true; response: TResponse } | { ok: false; failure: Failure }> {
     let release: () => void;
     try {
@@ -126,6 +150,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     const started = performance.now();
     metrics.onCall(method, endpoint.label);
     let outcome: UpstreamOutcome = "ok";
+    let rpcErrorCode: number | undefined;
     try {
       const response = (await endpoint.transport<TResponse>({ payload, signal })) as unknown;
       const rpcError = jsonRpcErrorOf(response);
@@ -135,6 +160,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
           return { ok: false, failure: { kind: "node_unhealthy", retryable: true, endpoint: endpoint.label } };
         }
         outcome = "rpc_error";
+        rpcErrorCode = Number(rpcError.code);
         tagRawRpcError(rpcError);
       } else if (!isJsonRpcResponse(response)) {
         outcome = "bad_response";
@@ -152,7 +178,9 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     } finally {
       clearTimeout(timer);
       release();
-      metrics.onResult(method, outcome, (performance.now() - started) / 1000, endpoint.label);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.onResult(method, outcome, seconds, endpoint.label);
+      trace?.attempt(endpoint.label, outcome, seconds, rpcErrorCode);
     }
   }
 }

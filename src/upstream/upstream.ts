@@ -15,6 +15,7 @@ import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 import { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
+import type { UpstreamCallTracer } from "./call-tracer.ts";
 
 /** Options of {@link createUpstream}. */
 export interface UpstreamOptions {
@@ -38,6 +39,8 @@ export interface UpstreamOptions {
   /** Upstream calls in flight at once, JSON-RPC and DAS together (default 32). */
   maxConcurrency?: number;
   metrics?: UpstreamMetrics;
+  /** Traces each upstream call; absent when tracing is off. */
+  tracer?: UpstreamCallTracer;
   /** Backoff tuning, mostly for tests: first step (default 100 ms) and cap (default 2 s). */
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -125,6 +128,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     maxRetries: options.maxRetries ?? 3,
     semaphore,
     metrics,
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     baseDelayMs: options.baseDelayMs,
     maxDelayMs: options.maxDelayMs,
     maxRetryAfterMs: options.maxRetryAfterMs,

@@ -355,24 +355,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function readTracing(get: (name: string) => string | undefined, problems: string[]): Config["tracing"] {
   if (get("OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
   const traces = get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-  const base = get("OTEL_EXPORTER_OTLP_ENDPOINT");
-  const name = traces === undefined ? "OTEL_EXPORTER_OTLP_ENDPOINT" : "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
-  const raw = traces ?? base;
-  if (raw === undefined) return undefined;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(raw);
-  } catch {}
-  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+  const raw = traces ?? get("OTEL_EXPORTER_OTLP_ENDPOINT");
+  let endpointOk = raw !== undefined;
+  if (raw !== undefined) {
+    try {
+      endpointOk = ["http:", "https:"].includes(new URL(raw).protocol);
+    } catch {
+      endpointOk = false;
+    }
     // Never echo the value: collector URLs may carry credentials.
-    problems.push(`${name} must be an http(s) URL (OTLP over HTTP)`);
-    return undefined;
+    if (!endpointOk) problems.push(`${traces === undefined ? "OTEL_EXPORTER_OTLP_ENDPOINT" : "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} must be an http(s) URL (OTLP over HTTP)`);
   }
-  const tracesUrl = traces ?? `${raw.replace(/\/+$/, "")}/v1/traces`;
   const ratioText = get("OTEL_TRACES_SAMPLER_ARG");
   const sampleRatio = ratioText === undefined ? 1 : Number(ratioText);
   if (!(sampleRatio >= 0 && sampleRatio <= 1)) problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(ratioText)}`);
-  return { tracesUrl, serviceName: get("OTEL_SERVICE_NAME") ?? "solgate", sampleRatio: sampleRatio >= 0 && sampleRatio <= 1 ? sampleRatio : 1 };
+  if (raw === undefined || !endpointOk) return undefined;
+  const tracesUrl = traces ?? `${raw.replace(/\/+$/, "")}/v1/traces`;
+  return { tracesUrl, serviceName: get("OTEL_SERVICE_NAME") ?? "solgate", sampleRatio };
 }
 
 /**

@@ -323,6 +323,10 @@ describe("watches: spans and the open-streams gauge", () => {
     const span = spans.find((s) => s.kind === SpanKind.SERVER)!;
     expect(parentOf(span)).toBe(caller.spanId);
     expect(span.attributes["rpc.system"]).toBe("connect_rpc");
+    // The handler's generator runs when the response pulls it: its chain reads still land under the RPC span.
+    const reads = spans.filter((s) => s.kind === SpanKind.CLIENT);
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) expect(parentOf(read)).toBe(span.spanContext().spanId);
   });
 
   it("the SSE watch: an HTTP span with the RPC span beneath; the gauge goes to 1 and back to 0", async () => {

@@ -19,6 +19,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
 import { startLocalnet } from "@solgate/localnet";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,6 +27,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const KEY = "bench-key";
 
 const localnet = await startLocalnet({ world: false, traffic: false });
+const route = "/v1/localnet-bench/network/fees";
 const children: ChildProcess[] = [];
 
 // The OTLP sink: reads every body, counts the bytes, answers 200 with an empty protobuf response.
@@ -57,6 +59,16 @@ const bare = http2.createServer((_req, res) =>
 await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
+/** CPU seconds (user + system) a process has used, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  // Fields 14 and 15 of stat (utime, stime), in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+const pids = new Map<string, number | undefined>();
+
 async function gateway(cwd: string, extra: Record<string, string>): Promise<string> {
   const child = spawn(path.join(cwd, "node_modules/.bin/node"), ["src/main.ts"], {
     cwd,
@@ -75,8 +87,10 @@ async function gateway(cwd: string, extra: Record<string, string>): Promise<stri
   children.push(child);
   return new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (line.includes('"solgate listening"'))
-        resolve(`http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`);
+      if (!line.includes('"solgate listening"')) return;
+      const url = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+      pids.set(url + route, child.pid);
+      resolve(url);
     });
     child.once("exit", (code) => reject(new Error(`gateway exited (${code})`)));
   });
@@ -85,8 +99,9 @@ async function gateway(cwd: string, extra: Record<string, string>): Promise<stri
 // Never execFileSync: the bare server and the sink live in this process and must keep answering.
 const run = promisify(execFile);
 
-/** Requests per second from h2load on `url`. */
-async function rate(url: string): Promise<number> {
+/** Requests per second from h2load on `url`, and the gateway's CPU microseconds per request served. */
+async function rate(url: string): Promise<{ rate: number; cpuUs: number }> {
+  const cpuBefore = cpuSeconds(pids.get(url));
   const { stdout: out } = await run("h2load", [
     "-c",
     "16",
@@ -101,10 +116,13 @@ async function rate(url: string): Promise<number> {
   const match = /finished in [\d.]+s, ([\d.]+) req\/s/.exec(out);
   const failed = /requests: .* (\d+) failed/.exec(out);
   if (match === null || (failed !== null && Number(failed[1]) > 0)) throw new Error(`h2load:\n${out}`);
-  return Number(match[1]);
+  const done = /requests: \d+ total, \d+ started, (\d+) done/.exec(out);
+  return {
+    rate: Number(match[1]),
+    cpuUs: ((cpuSeconds(pids.get(url)) - cpuBefore) * 1e6) / Number(done?.[1] ?? Number.NaN),
+  };
 }
 
-const route = "/v1/localnet-bench/network/fees";
 const variants: { name: string; url: string }[] = [
   { name: "bare node", url: bareUrl },
   { name: "tracing off", url: (await gateway(process.cwd(), {})) + route },
@@ -121,21 +139,28 @@ if (baseDir !== undefined)
 await new Promise((r) => setTimeout(r, 2000));
 for (const v of variants) await run("h2load", ["-c", "4", "-n", "2000", "-H", `authorization: Bearer ${KEY}`, v.url]);
 
-const results = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+const results = new Map<string, { rate: number; cpuUs: number }[]>(variants.map((v) => [v.name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const v of variants) results.get(v.name)!.push(await rate(v.url));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const m = Object.fromEntries([...results].map(([name, xs]) => [name, median(xs)]));
-for (const [name, xs] of results)
-  console.log(`${name}: median ${median(xs).toFixed(0)} req/s (rounds: ${xs.map((x) => x.toFixed(0)).join(", ")})`);
-console.log(`tracing on / tracing off: ${(m["tracing on"] / m["tracing off"]).toFixed(3)}`);
-console.log(
-  `tracing on, nothing sampled / tracing off: ${(m["tracing on, nothing sampled"] / m["tracing off"]).toFixed(3)}`,
-);
-console.log(`tracing off / bare node: ${(m["tracing off"] / m["bare node"]).toFixed(3)}`);
+const m = Object.fromEntries([...results].map(([name, xs]) => [name, median(xs.map((x) => x.rate))]));
+const cpu = Object.fromEntries([...results].map(([name, xs]) => [name, median(xs.map((x) => x.cpuUs))]));
+for (const [name, xs] of results) {
+  const rates = xs.map((x) => x.rate.toFixed(0)).join(", ");
+  const cpus = xs.map((x) => x.cpuUs.toFixed(0)).join(", ");
+  console.log(
+    `${name}: median ${m[name].toFixed(0)} req/s (rounds: ${rates}); gateway CPU per request: median ${cpu[name].toFixed(0)} us (rounds: ${cpus})`,
+  );
+}
+// CPU per request is the steadier figure on a shared machine: throughput swings with the neighbours' load.
+const pair = (a: string, b: string) =>
+  `${(m[a] / m[b]).toFixed(3)} (req/s), ${(cpu[a] / cpu[b]).toFixed(3)} (CPU per request)`;
+console.log(`tracing on / tracing off: ${pair("tracing on", "tracing off")}`);
+console.log(`tracing on, nothing sampled / tracing off: ${pair("tracing on, nothing sampled", "tracing off")}`);
 if (baseDir !== undefined)
-  console.log(`tracing off / base (no tracing code): ${(m["tracing off"] / m["base (no tracing code)"]).toFixed(3)}`);
+  console.log(`tracing off / base (no tracing code): ${pair("tracing off", "base (no tracing code)")}`);
+console.log(`tracing off / bare node: ${(m["tracing off"] / m["bare node"]).toFixed(3)} (req/s)`);
 console.log(`OTLP exports received: ${exports} requests, ${(exportedBytes / 1e6).toFixed(1)} MB`);
 
 for (const c of children) c.kill("SIGTERM");

@@ -34,6 +34,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Interceptor, StreamResponse } from "@connectrpc/connect";
 import { isSolgateError, reasonOf } from "../errors.ts";
 import type { UpstreamCallTrace, UpstreamCallTracer } from "../upstream/call-tracer.ts";
+import { codeName, VIA_HEADER } from "./interceptors.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 
 // RPC attribute names from the incubating semantic conventions, which their package asks users to copy
@@ -198,7 +199,7 @@ function createTracingInterceptor(
     const service = req.service.typeName;
     const method = req.method.name;
     const contentType = req.header.get("content-type");
-    const inProcess = req.header.get("x-solgate-via") === "rest";
+    const inProcess = req.header.get(VIA_HEADER) === "rest";
     // A REST call arrives in process as binary Connect, under the REST request's span.
     const system: RpcSystem = !inProcess && contentType?.startsWith("application/grpc") ? "grpc" : "connect_rpc";
     const parent = inProcess ? context.active() : extract(ROOT_CONTEXT, req.header, fetchHeadersGetter);
@@ -274,20 +275,15 @@ function endRpcSpan(span: Span, system: RpcSystem, error: unknown): void {
     if (system === "grpc") span.setAttribute(ATTR_RPC_GRPC_STATUS_CODE, 0);
   } else {
     const connectError = ConnectError.from(error);
-    const codeName = codeNameOf(connectError.code);
-    const reason = reasonOf(connectError) ?? codeName;
+    const code = codeName(connectError.code);
+    const reason = reasonOf(connectError) ?? code;
     if (system === "grpc") span.setAttribute(ATTR_RPC_GRPC_STATUS_CODE, connectError.code);
-    else span.setAttribute(ATTR_RPC_CONNECT_RPC_ERROR_CODE, codeName);
+    else span.setAttribute(ATTR_RPC_CONNECT_RPC_ERROR_CODE, code);
     span.setAttribute(ATTR_ERROR_TYPE, reason);
     span.setAttribute(ATTR_ERROR_REASON, reason);
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
   }
   span.end();
-}
-
-/** `InvalidArgument` -> `invalid_argument`, as Connect spells codes on the wire. */
-function codeNameOf(code: Code): string {
-  return (Code[code] ?? "unknown").replace(/[A-Z]/g, (c, i: number) => (i === 0 ? "" : "_") + c.toLowerCase());
 }
 
 /**

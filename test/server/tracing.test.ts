@@ -9,7 +9,7 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -214,6 +214,17 @@ describe("RPC spans", () => {
       "rpc.connect_rpc.error_code": "invalid_argument",
       "error.type": "INVALID_ADDRESS",
     });
+  });
+
+  it("gRPC-Web: rpc.system is grpc, under the caller, with the upstream call beneath", async () => {
+    const caller = callerContext();
+    const client = createClient(AccountService, createGrpcWebTransport({ baseUrl: url, httpVersion: "1.1" }));
+    await client.getAccount({ address: SYSTEM_PROGRAM }, { headers: { ...auth, traceparent: caller.traceparent } });
+    const spans = await waitForSpans(caller.traceId, (s) => s.some((x) => x.kind === SpanKind.SERVER));
+    const rpc = spans.find((s) => s.kind === SpanKind.SERVER)!;
+    expect(parentOf(rpc)).toBe(caller.spanId);
+    expect(rpc.attributes).toMatchObject({ "rpc.system": "grpc", "rpc.grpc.status_code": 0 });
+    expect(spans.some((s) => s.kind === SpanKind.CLIENT && parentOf(s) === rpc.spanContext().spanId)).toBe(true);
   });
 
   it("REST: an HTTP span (route, method, status) under the caller, the RPC span under it, the upstream call under that", async () => {

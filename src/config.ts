@@ -107,6 +107,12 @@ export interface Config {
    * the leases of fleet-wide work. Absent: everything lives in this process's memory.
    */
   redis?: { url: string };
+  /**
+   * OpenTelemetry traces, exported over OTLP/HTTP (protobuf) when an endpoint is configured; absent:
+   * tracing is off and costs nothing (no provider, no spans). The exporter itself also reads the standard
+   * `OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT` and `_COMPRESSION` variables (and their `_TRACES_` forms).
+   */
+  tracing?: { tracesUrl: string; serviceName: string; sampleRatio: number };
   /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
   fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
 }
@@ -300,6 +306,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push("SOLGATE_CORS_ORIGINS must be `*` or comma-separated origins like https://app.example.com");
   }
 
+  const tracing = readTracing(get, problems);
+
   const warnings: string[] = [];
   if (production && corsOrigins === "*") {
     warnings.push("SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production");
@@ -363,9 +371,38 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production,
     warnings,
     ...(redisUrl === undefined ? {} : { redis: { url: redisUrl } }),
+    ...(tracing === undefined ? {} : { tracing }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Tracing from the standard OpenTelemetry variables: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (the full URL)
+ * or `OTEL_EXPORTER_OTLP_ENDPOINT` (a base URL, `/v1/traces` appended, as the specification says);
+ * `OTEL_SDK_DISABLED=true` turns it off; `OTEL_SERVICE_NAME` (default `solgate`);
+ * `OTEL_TRACES_SAMPLER_ARG` the ratio of new traces kept (parent-based: a caller's sampled flag wins).
+ */
+function readTracing(get: (name: string) => string | undefined, problems: string[]): Config["tracing"] {
+  if (get("OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
+  const traces = get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const raw = traces ?? get("OTEL_EXPORTER_OTLP_ENDPOINT");
+  let endpointOk = raw !== undefined;
+  if (raw !== undefined) {
+    try {
+      endpointOk = ["http:", "https:"].includes(new URL(raw).protocol);
+    } catch {
+      endpointOk = false;
+    }
+    // Never echo the value: collector URLs may carry credentials.
+    if (!endpointOk) problems.push(`${traces === undefined ? "OTEL_EXPORTER_OTLP_ENDPOINT" : "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} must be an http(s) URL (OTLP over HTTP)`);
+  }
+  const ratioText = get("OTEL_TRACES_SAMPLER_ARG");
+  const sampleRatio = ratioText === undefined ? 1 : Number(ratioText);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1)) problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(ratioText)}`);
+  if (raw === undefined || !endpointOk) return undefined;
+  const tracesUrl = traces ?? `${raw.replace(/\/+$/, "")}/v1/traces`;
+  return { tracesUrl, serviceName: get("OTEL_SERVICE_NAME") ?? "solgate", sampleRatio };
 }
 
 /**

@@ -24,10 +24,14 @@ import { createRoutes, createStreamRoutes } from "./server/routes.ts";
 import { createServer } from "./server/server.ts";
 import { followReadiness } from "./server/health.ts";
 import { createProbeHandler } from "./server/probes.ts";
+import { createTracing } from "./server/tracing.ts";
+import type { Tracing } from "./server/tracing.ts";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { ReadinessCheck } from "./server/probes.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
+import { redactUrl } from "./upstream/metrics.ts";
 import { createTransactions } from "./transactions/transactions.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createWallets } from "./wallets/wallets.ts";
@@ -67,14 +71,32 @@ async function importLocalnet(): Promise<typeof import("@solgate/localnet")> {
   }
 }
 
+/** What tests may add to a gateway beyond its configuration. */
+export interface GatewayExtras {
+  /** Finished spans go here instead of OTLP; turns tracing on whatever the configuration says. */
+  spanProcessor?: SpanProcessor;
+}
+
 /** Starts everything `config` describes. */
-export async function startGateway(config: Config, logger: Logger): Promise<Gateway> {
+export async function startGateway(config: Config, logger: Logger, extras: GatewayExtras = {}): Promise<Gateway> {
   const metrics = createMetrics(new Registry());
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async () => {
     for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch((err: unknown) => logger.error({ err }, "cleanup failed"));
   };
   try {
+    let tracing: Tracing | undefined;
+    if (config.tracing !== undefined || extras.spanProcessor !== undefined) {
+      tracing = createTracing({
+        serviceName: config.tracing?.serviceName ?? "solgate",
+        ...(config.tracing === undefined ? {} : { tracesUrl: config.tracing.tracesUrl, sampleRatio: config.tracing.sampleRatio }),
+        ...(extras.spanProcessor === undefined ? {} : { spanProcessor: extras.spanProcessor }),
+      });
+      const provider = tracing;
+      // Pushed first, so it runs last: the spans of the drain itself are exported too.
+      cleanups.push(() => provider.shutdown());
+      logger.info({ traces: config.tracing?.tracesUrl === undefined ? "in process" : redactUrl(config.tracing.tracesUrl) }, "tracing on");
+    }
     let chainConfigs: ChainConfig[] = config.chains;
     let localnetUrl: string | undefined;
     let localnetPid: number | undefined;
@@ -130,6 +152,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
         onFeedError: (err) =>
           logger.warn({ chain: chain.name, reason: err instanceof Error ? err.message : String(err) }, "signature notifications unavailable; polling alone for a while"),
         metrics: metrics.upstreamFor(chain.name),
+        ...(tracing === undefined ? {} : { tracer: tracing.upstreamFor(chain.name) }),
       });
       cleanups.push(() => upstream.close());
       const shared = redis;
@@ -197,6 +220,19 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
       };
     }
 
+    metrics.observeChains(
+      contexts.map((c) => ({
+        name: c.name,
+        trackedSends: () => c.transactions.stats().inFlightByState,
+        feeWindowMovedAt: () => {
+          const { follower, fallbackAt } = c.fees.status();
+          const moved = Math.max(follower.lastMoveAt ?? -1, fallbackAt ?? -1);
+          return moved < 0 ? undefined : moved;
+        },
+        upstreamHealthy: readiness[`chain:${c.name}`],
+      })),
+    );
+
     const keys = config.keys.length > 0 ? config.keys : [{ name: "dev", key: `dev-${randomBytes(18).toString("base64url")}` }];
     const apiKeys = keys.map((k) => k.key);
     const limits = new Map(keys.filter((k) => k.rateLimit !== undefined).map((k) => [k.name, k.rateLimit ?? null]));
@@ -210,6 +246,7 @@ export async function startGateway(config: Config, logger: Logger): Promise<Gate
         : {}),
       logger,
       metrics,
+      ...(tracing === undefined ? {} : { tracing }),
       corsOrigins: config.server.corsOrigins,
       socketTimeoutMs: config.server.socketTimeoutMs,
       idleTimeoutMs: config.server.idleTimeoutMs,

@@ -279,3 +279,34 @@ describe("NODE_ENV=production", () => {
     expect(loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", SOLGATE_CORS_ORIGINS: "https://app.example.com" }).warnings).toEqual([]);
   });
 });
+
+describe("tracing (standard OTEL_* variables)", () => {
+  it("is off without an OTLP endpoint, and with OTEL_SDK_DISABLED=true", () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }).tracing).toBeUndefined();
+  });
+
+  it("appends /v1/traces to the base endpoint; the traces endpoint is taken as it is and wins", () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }).tracing).toEqual({
+      tracesUrl: "http://collector:4318/v1/traces",
+      serviceName: "solgate",
+      sampleRatio: 1,
+    });
+    const c = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example.com/otlp/traces",
+      OTEL_SERVICE_NAME: "solgate-eu",
+      OTEL_TRACES_SAMPLER_ARG: "0.25",
+    });
+    expect(c.tracing).toEqual({ tracesUrl: "https://traces.example.com/otlp/traces", serviceName: "solgate-eu", sampleRatio: 0.25 });
+  });
+
+  it("refuses a non-HTTP endpoint without echoing it, and a ratio outside 0..1", () => {
+    const problems = problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://user:secret@collector:4317", OTEL_TRACES_SAMPLER_ARG: "2" });
+    expect(problems).toEqual([
+      "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL (OTLP over HTTP)",
+      'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "2"',
+    ]);
+    expect(problems.join("\n")).not.toContain("secret");
+  });
+});

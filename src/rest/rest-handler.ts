@@ -14,6 +14,7 @@ import { SolgateError } from "../errors.ts";
 import type { ApiKeyChecker } from "../server/auth.ts";
 import type { NodeRequest, NodeResponse, PreHandler } from "../server/http-handler.ts";
 import type { Logger } from "../server/logger.ts";
+import type { HttpSpan, Tracing } from "../server/tracing.ts";
 import type { UnaryInvoker } from "../server/unary-invoker.ts";
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody } from "./body-reader.ts";
 import { restRoutesOf } from "./http-rules.ts";
@@ -41,6 +42,8 @@ export interface RestHandlerOptions {
   logger: Logger;
   /** Largest JSON body accepted; default 64 KiB. */
   maxBodyBytes?: number;
+  /** Spans for REST requests (HTTP conventions), parents of their RPC spans; absent when tracing is off. */
+  tracing?: Tracing;
   /** The document served at `/openapi.json`; default the committed gen/openapi/solgate.openapi.json. */
   openapi?: string;
 }
@@ -72,7 +75,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       "rest request refused",
     );
 
-  const handle: PreHandler = async (req, res) => {
+  const handle: PreHandler = (req, res) => {
     const path = pathOf(req);
     if (path === "/openapi.json") {
       if (req.method !== "GET" && req.method !== "HEAD") return false;
@@ -80,9 +83,17 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return true;
     }
     if (!path.startsWith("/v1/") && path !== "/v1") return false;
+    const { tracing } = options;
+    if (tracing === undefined) return serve(req, res, path, undefined);
+    const span = tracing.startHttp(req, res as ServerResponse);
+    return span.run(() => serve(req, res, path, span));
+  };
+
+  async function serve(req: NodeRequest, res: NodeResponse, path: string, span: HttpSpan | undefined): Promise<boolean> {
     let called = false;
     try {
       const match = matchRoute(req.method ?? "GET", path);
+      span?.route(match.kind === "rpc" ? match.route.template.source : WATCH_EVENTS_TEMPLATE.source);
       const keyName = options.auth.assertAuthorized(req.headers.authorization);
       const headers = forwardedHeaders(req.headers);
       if (match.kind === "watch") {
@@ -123,7 +134,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       writeJson(res, error.status, error.body, error.headers);
     }
     return true;
-  };
+  }
 
   function matchRoute(method: string, path: string): Match {
     const allowed = new Set<string>();

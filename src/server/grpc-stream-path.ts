@@ -21,6 +21,7 @@ import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 import { decodeRequest } from "./request-gate.ts";
+import type { RpcSpan, Tracing } from "./tracing.ts";
 
 /** One server-streaming method served on the lean path. */
 export interface StreamRoute<I extends DescMessage = DescMessage, O extends DescMessage = DescMessage> {
@@ -42,6 +43,8 @@ export interface GrpcStreamPathOptions {
   readonly rateLimiter?: RateLimiter;
   readonly logger: Logger;
   readonly metrics?: Metrics;
+  /** Spans for these calls too; absent when tracing is off. */
+  readonly tracing?: Tracing;
   /** Aborts when the server drains: open streams end with UNAVAILABLE and a retry hint. */
   readonly drain: AbortSignal;
   /** Largest request message accepted, in bytes. */
@@ -59,7 +62,12 @@ export function createGrpcStreamPath(options: GrpcStreamPathOptions): PreHandler
     const encoding = headerOf(req, "grpc-encoding");
     // JSON payloads and compressed requests are rare: the router handles them in full.
     if (contentType === undefined || !contentType.binary || (encoding !== undefined && encoding !== "identity")) return false;
-    void serve(route, req as Http2ServerRequest, res as Http2ServerResponse, options);
+    if (options.tracing === undefined) {
+      void serve(route, req as Http2ServerRequest, res as Http2ServerResponse, options, undefined);
+      return true;
+    }
+    const span = options.tracing.startRpc({ service: route.method.parent.typeName, method: route.method.name, system: "grpc", headers: req.headers });
+    void span.run(() => serve(route, req as Http2ServerRequest, res as Http2ServerResponse, options, span));
     return true;
   };
 }
@@ -69,7 +77,13 @@ function headerOf(req: NodeRequest, name: string): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-async function serve(route: StreamRoute, req: Http2ServerRequest, res: Http2ServerResponse, options: GrpcStreamPathOptions): Promise<void> {
+async function serve(
+  route: StreamRoute,
+  req: Http2ServerRequest,
+  res: Http2ServerResponse,
+  options: GrpcStreamPathOptions,
+  span: RpcSpan | undefined,
+): Promise<void> {
   const started = performance.now();
   const call = new AbortController();
   const { drain } = options;
@@ -84,6 +98,7 @@ async function serve(route: StreamRoute, req: Http2ServerRequest, res: Http2Serv
   res.once("close", onClose);
   let timer: NodeJS.Timeout | undefined;
   let error: ConnectError | undefined;
+  const closeStream = options.metrics?.streamOpened(route.method.parent.typeName, route.method.name, "grpc-lean");
   try {
     if (drain.aborted) throw shuttingDownError();
     const keyName = options.auth.assertAuthorized(headerOf(req, "authorization"));
@@ -109,10 +124,12 @@ async function serve(route: StreamRoute, req: Http2ServerRequest, res: Http2Serv
     error = drained ? shuttingDownError() : toConnectError(e, (unexpected) => options.logger.error({ err: unexpected }, "unexpected error"));
   } finally {
     clearTimeout(timer);
+    closeStream?.();
     drain.removeEventListener("abort", onDrain);
     res.off("close", onClose);
   }
   finish(res, error);
+  span?.end(error);
   const code = error === undefined ? "ok" : codeName(error.code);
   const seconds = (performance.now() - started) / 1000;
   options.metrics?.observeRpc(route.method.parent.typeName, route.method.name, code, seconds);

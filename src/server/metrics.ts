@@ -18,6 +18,24 @@ export interface Metrics {
   observeRpc(service: string, method: string, code: string, seconds: number, key?: string): void;
   /** The hooks one chain's upstream reports through (labels every sample with `chain`). */
   upstreamFor(chain: string): UpstreamMetrics;
+  /**
+   * A server stream (a watch) opened on `protocol` (`grpc`, `grpc-lean`, `grpc-web`, `connect`, `rest-sse`);
+   * call the function returned when it closes. Counted in plain numbers, read into the gauge at scrape time.
+   */
+  streamOpened(service: string, method: string, protocol: string): () => void;
+  /** Gauges read from each chain at scrape time: tracked sends by state, fee-window age, upstream health. */
+  observeChains(chains: readonly ChainGauges[]): void;
+}
+
+/** What the per-chain gauges read, each called at scrape time. */
+export interface ChainGauges {
+  readonly name: string;
+  /** Tracked sends not yet final, by state. */
+  trackedSends(): Readonly<Record<string, number>>;
+  /** When the fee window last moved (ms since epoch); undefined before it ever has. */
+  feeWindowMovedAt(): number | undefined;
+  /** Whether the chain's upstream answers (the readiness check of `/readyz`). */
+  upstreamHealthy(): boolean;
 }
 
 /** Registers Solgate's metrics (and Node's default process metrics) in `registry`. */
@@ -70,8 +88,77 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
   // The labelled children, looked up once per label set rather than resolved from label objects per call.
   const children = new Map<string, { total: ReturnType<typeof rpcTotal.labels>; seconds: ReturnType<typeof rpcSeconds.labels> }>();
   const byKey = new Map<string, ReturnType<typeof keyTotal.labels>>();
+  const openStreams = new Map<string, { labels: { service: string; method: string; protocol: string }; count: number }>();
+  new Gauge({
+    name: "solgate_open_streams",
+    help: "Server streams open now (WatchStatus watches, health watches), by service, method and protocol (grpc-lean: the lean gRPC path; rest-sse: the SSE watch).",
+    labelNames: ["service", "method", "protocol"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, count } of openStreams.values()) this.set(labels, count);
+    },
+  });
+  let chains: readonly ChainGauges[] = [];
+  new Gauge({
+    name: "solgate_tracked_sends",
+    help: "Sends being tracked (not yet final), by chain and state, as of the status engine's last full tick.",
+    labelNames: ["chain", "state"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const chain of chains) {
+        const byState = chain.trackedSends();
+        // Both live states always appear, so a dashboard sees 0 rather than no series.
+        for (const state of new Set(["submitted", "confirmed", ...Object.keys(byState)])) this.set({ chain: chain.name, state }, byState[state] ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: "solgate_fee_window_age_seconds",
+    help: "Seconds since the chain's fee window last moved (a block or a skipped slot entered it); absent before it ever has.",
+    labelNames: ["chain"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const now = Date.now();
+      for (const chain of chains) {
+        const movedAt = chain.feeWindowMovedAt();
+        if (movedAt !== undefined) this.set({ chain: chain.name }, Math.max(0, now - movedAt) / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: "solgate_upstream_healthy",
+    help: "1 while the chain's upstream answers (the /readyz check of that chain), else 0.",
+    labelNames: ["chain"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const chain of chains) this.set({ chain: chain.name }, chain.upstreamHealthy() ? 1 : 0);
+    },
+  });
   return {
     registry,
+    streamOpened(service, method, protocol) {
+      const key = `${service}/${method}/${protocol}`;
+      let entry = openStreams.get(key);
+      if (entry === undefined) {
+        entry = { labels: { service, method, protocol }, count: 0 };
+        openStreams.set(key, entry);
+      }
+      const counted = entry;
+      counted.count++;
+      let closed = false;
+      return () => {
+        if (closed) return;
+        closed = true;
+        counted.count--;
+      };
+    },
+    observeChains(list) {
+      chains = list;
+    },
     observeRpc(service, method, code, seconds, key) {
       const id = `${service}/${method}/${code}`;
       let child = children.get(id);

@@ -25,6 +25,7 @@ import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { registerReflection } from "./reflection.ts";
 import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
+import type { Tracing } from "./tracing.ts";
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -36,6 +37,8 @@ export interface ServerOptions {
   rateLimiter?: RateLimiter;
   logger: Logger;
   metrics?: Metrics;
+  /** OpenTelemetry spans for every RPC; absent when tracing is off (then nothing of it runs). */
+  tracing?: Tracing;
   /**
    * Server-streaming methods served on the lean gRPC path (binary gRPC only; see grpc-stream-path.ts),
    * for streams that stay open by the thousand. Their other protocols go through the router.
@@ -73,6 +76,7 @@ export interface InProcessContext {
   readonly invokeUnary: UnaryInvoker;
   readonly auth: ApiKeyChecker;
   readonly logger: Logger;
+  readonly tracing?: Tracing;
 }
 
 /** A built server, not yet bound. */
@@ -116,6 +120,8 @@ export function createServer(options: ServerOptions): SolgateServer {
   // mapped before anything else sees them, auth runs before the handler, and the request gate's
   // verdict on an undecodable body only after auth.
   const interceptors = [
+    // The span encloses everything else, so it carries the final code and covers auth too.
+    ...(options.tracing === undefined ? [] : [options.tracing.interceptor]),
     createObserveInterceptor({ logger, metrics: options.metrics }),
     createDrainInterceptor(drain.signal),
     createErrorInterceptor(logger),
@@ -169,11 +175,18 @@ export function createServer(options: ServerOptions): SolgateServer {
               ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
               logger,
               metrics: options.metrics,
+              ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
               drain: drain.signal,
               readMaxBytes,
             }),
           ]),
-      ...(options.inProcessHandlers?.({ handlers: routerHandlers, invokeUnary, auth: options.auth, logger }) ?? []),
+      ...(options.inProcessHandlers?.({
+        handlers: routerHandlers,
+        invokeUnary,
+        auth: options.auth,
+        logger,
+        ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
+      }) ?? []),
       ...(options.preHandlers ?? []),
     ],
     corsOrigins: options.corsOrigins,

@@ -75,8 +75,10 @@ export interface StatusEngineOptions {
 /** Counters for metrics and benchmarks. */
 export interface StatusEngineStats {
   ticks: number;
-  /** Tracked sends not yet final, as of the last tick. */
+  /** Tracked sends not yet final, as of the last full tick. */
   inFlight: number;
+  /** Those sends by state (`submitted`, `confirmed`), as of the last full tick. */
+  inFlightByState: Readonly<Record<string, number>>;
   rebroadcasts: number;
   watchers: number;
   watchedSignatures: number;
@@ -134,7 +136,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const batcher = createStatusBatcher({ rpc });
   // Records of watched signatures Solgate did not send, shared by all their watchers.
   const untracked = new Map<string, StatusRecord>();
-  const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0 };
+  const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0, inFlightByState: {} as Readonly<Record<string, number>> };
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
   let fullTickAt = -Infinity;
@@ -194,6 +196,9 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       fullTickAt = now();
       const active = await store.active();
       stats.inFlight = active.length;
+      const byState: Record<string, number> = {};
+      for (const send of active) byState[send.state] = (byState[send.state] ?? 0) + 1;
+      stats.inFlightByState = byState;
       return active;
     }
     const waited = await Promise.all([...pacer.waited()].map((signature) => store.get(signature)));

@@ -10,3 +10,4 @@ export type { RpcErrorInfo } from "./rpc-errors.ts";
 export { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";
 export type { BreakerState, EndpointBreakerOptions } from "./endpoint-breaker.ts";
+export type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";

@@ -9,6 +9,7 @@ import { isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY, SOL
 import type { RpcTransport } from "@solana/kit";
 import type { Semaphore } from "./semaphore.ts";
 import type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
+import type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";
 import { tagRawRpcError } from "./rpc-errors.ts";
 import { toSolgateError } from "./upstream-failure.ts";
 import type { Failure } from "./upstream-failure.ts";
@@ -43,6 +44,8 @@ export interface ResilientTransportOptions {
   maxRetries: number;
   semaphore: Semaphore;
   metrics: UpstreamMetrics;
+  /** Traces each call (a span per call, its attempts as events); absent when tracing is off. */
+  tracer?: UpstreamCallTracer;
   /** First backoff step; doubles each round (default 100 ms). */
   baseDelayMs?: number;
   /** Largest backoff step (default 2 s). */
@@ -78,8 +81,28 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
   // The endpoint that answered last: every call starts there, so a dead primary costs one failure, not one per call.
   let preferred = 0;
 
-  return async function resilientTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
+  const { tracer } = options;
+  if (tracer === undefined) {
+    return function resilientTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
+      return call<TResponse>(config, methodOf(config.payload), undefined);
+    };
+  }
+  // With tracing on, each call is wrapped in its trace; a call nobody traces skips it.
+  return async function tracedTransport<TResponse>(config: { payload: unknown; signal?: AbortSignal }) {
     const method = methodOf(config.payload);
+    const trace = tracer.start(method);
+    if (trace === undefined) return call<TResponse>(config, method, undefined);
+    try {
+      const response = await call<TResponse>(config, method, trace);
+      trace.end();
+      return response;
+    } catch (error) {
+      trace.end(error);
+      throw error;
+    }
+  };
+
+  async function call<TResponse>(config: { payload: unknown; signal?: AbortSignal }, method: string, trace: UpstreamCallTrace | undefined): Promise<TResponse> {
     const callerSignal = config.signal;
     const deadline = performance.now() + budgetMs;
     const budget = new AbortController();
@@ -140,6 +163,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
           callerSignal,
           budget.signal,
           attemptTimeoutMs,
+          trace,
         );
         if (result === undefined) {
           skipped = {
@@ -166,7 +190,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     } finally {
       clearTimeout(budgetTimer);
     }
-  };
+  }
 
   /**
    * Endpoints this round has yet to try whose breakers would let a call through. An attempt gets an equal
@@ -189,9 +213,10 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     callerSignal: AbortSignal | undefined,
     budgetSignal: AbortSignal,
     attemptTimeoutMs: number,
+    trace: UpstreamCallTrace | undefined,
   ): Promise<AttemptResult<TResponse> | undefined> {
     const attempt = () =>
-      attemptOnce<TResponse>(endpoint, payload, method, callerSignal, budgetSignal, attemptTimeoutMs);
+      attemptOnce<TResponse>(endpoint, payload, method, callerSignal, budgetSignal, attemptTimeoutMs, trace);
     if (endpoint.breaker === undefined) return attempt();
     const result = await endpoint.breaker.run(async () => {
       const r = await attempt();
@@ -210,6 +235,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     callerSignal: AbortSignal | undefined,
     budgetSignal: AbortSignal,
     attemptTimeoutMs: number,
+    trace: UpstreamCallTrace | undefined,
   ): Promise<AttemptResult<TResponse>> {
     let release: () => void;
     try {
@@ -229,6 +255,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     const started = performance.now();
     metrics.onCall(method, endpoint.label);
     let outcome: UpstreamOutcome = "ok";
+    let rpcErrorCode: number | undefined;
     try {
       const response = (await endpoint.transport<TResponse>({ payload, signal })) as unknown;
       const rpcError = jsonRpcErrorOf(response);
@@ -238,6 +265,7 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
           return { ok: false, failure: { kind: "node_unhealthy", retryable: true, endpoint: endpoint.label } };
         }
         outcome = "rpc_error";
+        rpcErrorCode = Number(rpcError.code);
         tagRawRpcError(rpcError);
       } else if (!isJsonRpcResponse(response)) {
         outcome = "bad_response";
@@ -255,7 +283,9 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     } finally {
       clearTimeout(timer);
       release();
-      metrics.onResult(method, outcome, (performance.now() - started) / 1000, endpoint.label);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.onResult(method, outcome, seconds, endpoint.label);
+      trace?.attempt(endpoint.label, outcome, seconds, rpcErrorCode);
     }
   }
 }

@@ -18,6 +18,7 @@ import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
 import type { BreakerState, EndpointBreaker, EndpointBreakerOptions } from "./endpoint-breaker.ts";
+import type { UpstreamCallTracer } from "./call-tracer.ts";
 
 /** Options of {@link createUpstream}. */
 export interface UpstreamOptions {
@@ -46,6 +47,8 @@ export interface UpstreamOptions {
   /** Upstream calls in flight at once, JSON-RPC and DAS together (default 32). */
   maxConcurrency?: number;
   metrics?: UpstreamMetrics;
+  /** Traces each upstream call; absent when tracing is off. */
+  tracer?: UpstreamCallTracer;
   /** Backoff tuning, mostly for tests: first step (default 100 ms) and cap (default 2 s). */
   baseDelayMs?: number;
   maxDelayMs?: number;
@@ -160,6 +163,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     budgetMs: options.budgetMs ?? 10_000,
     semaphore,
     metrics,
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     baseDelayMs: options.baseDelayMs,
     maxDelayMs: options.maxDelayMs,
     maxRetryAfterMs: options.maxRetryAfterMs,

@@ -66,4 +66,11 @@ describe("startGateway", () => {
     const text = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
     expect(text).toMatch(/solgate_upstream_requests_total\{chain="mainnet",[^}]*outcome="network_error"\} [1-9]/);
   });
+
+  it("reports the dead chain's upstream unhealthy, and no fee-window age (its window never moved)", async () => {
+    const text = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
+    expect(text).toContain('solgate_upstream_healthy{chain="mainnet"} 0');
+    expect(text).not.toContain('solgate_fee_window_age_seconds{chain="mainnet"}');
+    expect(text).toContain('solgate_tracked_sends{chain="mainnet",state="submitted"} 0');
+  });
 });

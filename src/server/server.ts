@@ -9,6 +9,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { createGateInterceptor, gateHandler } from "./request-gate.ts";
+import { createValidationInterceptor } from "./request-validation.ts";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -107,13 +108,14 @@ export function createServer(options: ServerOptions): SolgateServer {
   const router = createConnectRouter({
     // Outermost first: observe sees the final code of everything, drain ends streams, errors are
     // mapped before anything else sees them, auth runs before the handler, and the request gate's
-    // verdict on an undecodable body only after auth.
+    // verdict on an undecodable body only after auth; then the contract's validation rules.
     interceptors: [
       createObserveInterceptor({ logger, metrics: options.metrics }),
       createDrainInterceptor(drain.signal),
       createErrorInterceptor(logger),
       createAuthInterceptor(options.auth, options.rateLimiter),
       createGateInterceptor(),
+      createValidationInterceptor(),
     ],
     shutdownSignal: shutdown.signal,
     readMaxBytes,

@@ -10,12 +10,18 @@
  * bytes (an address) or 64 bytes (a signature), a match offset's upper bound and decoded byte count, cursor
  * contents, priority-fee choices, and the transaction's own structure.
  */
-import { getOption, ScalarType } from "@bufbuild/protobuf";
+import { getOption, isFieldSet, ScalarType } from "@bufbuild/protobuf";
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
 import type { Path } from "@bufbuild/protobuf/reflect";
 import { createValidator } from "@bufbuild/protovalidate";
 import type { Violation } from "@bufbuild/protovalidate";
-import { field as fieldRulesExt, Ignore } from "../gen/buf/validate/validate_pb.js";
+import {
+  BytesRulesSchema,
+  field as fieldRulesExt,
+  Ignore,
+  RepeatedRulesSchema,
+  StringRulesSchema,
+} from "../gen/buf/validate/validate_pb.js";
 import type { FieldRules } from "../gen/buf/validate/validate_pb.js";
 import { SolgateError } from "./errors.ts";
 
@@ -192,4 +198,61 @@ function filterCount(message: Message): number {
 /** Echoes untrusted input in a message, bounded. */
 function quote(value: unknown): string {
   return JSON.stringify(String(value).slice(0, 64));
+}
+
+/**
+ * The JSON Schema keywords a field's rules stand for, in the REST/JSON form: string lengths and pattern,
+ * integer bounds, list size, and for `bytes` (base64 in JSON) the base64 lengths of its byte bounds.
+ * The OpenAPI document is built with these (src/rest/openapi-document.ts), so it says what the server checks.
+ */
+export function schemaConstraints(field: DescField): Record<string, unknown> {
+  const rules = fieldRules(field);
+  if (rules === undefined) return {};
+  if (field.fieldKind === "list") {
+    const out: Record<string, unknown> = {};
+    if (rules.type.case === "repeated") {
+      const r = rules.type.value;
+      if (isFieldSet(r, RepeatedRulesSchema.field.minItems)) out.minItems = Number(r.minItems);
+      if (isFieldSet(r, RepeatedRulesSchema.field.maxItems)) out.maxItems = Number(r.maxItems);
+      if (r.items !== undefined) out.items = scalarConstraints(r.items, field.scalar);
+    }
+    return out;
+  }
+  return scalarConstraints(rules, field.fieldKind === "scalar" ? field.scalar : undefined);
+}
+
+function scalarConstraints(rules: FieldRules, scalar: ScalarType | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const type = rules.type;
+  if (scalar === ScalarType.STRING && type.case === undefined) {
+    if (rules.required) out.minLength = 1;
+  } else if (type.case === "string") {
+    const r = type.value;
+    const minLen = isFieldSet(r, StringRulesSchema.field.minLen) ? r.minLen : rules.required ? 1n : undefined;
+    if (minLen !== undefined) out.minLength = Number(minLen);
+    if (isFieldSet(r, StringRulesSchema.field.maxLen)) out.maxLength = Number(r.maxLen);
+    if (isFieldSet(r, StringRulesSchema.field.pattern)) out.pattern = r.pattern;
+  } else if (scalar === ScalarType.BYTES) {
+    // base64: n bytes are 4*ceil(n/3) characters padded; protobuf JSON also takes them unpadded.
+    const r = type.case === "bytes" ? type.value : undefined;
+    const minLen =
+      r !== undefined && isFieldSet(r, BytesRulesSchema.field.minLen) ? r.minLen : rules.required ? 1n : undefined;
+    const maxLen = r !== undefined && isFieldSet(r, BytesRulesSchema.field.maxLen) ? r.maxLen : undefined;
+    if (minLen !== undefined) out.minLength = Math.ceil((Number(minLen) * 4) / 3);
+    if (maxLen !== undefined) out.maxLength = 4 * Math.ceil(Number(maxLen) / 3);
+  } else {
+    const range = rangeOf(rules);
+    if (range !== undefined) {
+      const r = (type.value as { greaterThan: { case?: string }; lessThan: { case?: string } }) ?? {};
+      if (r.greaterThan.case !== undefined) out.minimum = Number(range.min);
+      if (r.lessThan.case !== undefined) out.maximum = Number(range.max);
+    }
+  }
+  return out;
+}
+
+/** Whether a request must carry the field (`required`, or a non-empty minimum), for `required` lists. */
+export function isRequiredField(field: DescField): boolean {
+  const rules = fieldRules(field);
+  return rules?.required === true;
 }

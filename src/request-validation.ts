@@ -243,8 +243,9 @@ function scalarConstraints(rules: FieldRules, scalar: ScalarType | undefined): R
   } else {
     const range = rangeOf(rules);
     if (range !== undefined) {
-      const r = (type.value as { greaterThan: { case?: string }; lessThan: { case?: string } }) ?? {};
-      if (r.greaterThan.case !== undefined) out.minimum = Number(range.min);
+      const r = type.value as { greaterThan: { case?: string }; lessThan: { case?: string } };
+      // Unsigned fields say their floor of 0 even without a rule: a negative number never fits them.
+      if (r.greaterThan.case !== undefined || type.case === "uint32" || type.case === "uint64") out.minimum = Number(range.min);
       if (r.lessThan.case !== undefined) out.maximum = Number(range.max);
     }
   }

@@ -25,7 +25,7 @@ function expected(field: DescField): Json {
     if (isFieldSet(type.value, StringRulesSchema.field.maxLen)) out.maxLength = Number(type.value.maxLen);
     if (isFieldSet(type.value, StringRulesSchema.field.pattern)) out.pattern = type.value.pattern;
   } else if (type.case === "uint32" || type.case === "uint64") {
-    if (type.value.greaterThan.case === "gte") out.minimum = Number(type.value.greaterThan.value);
+    out.minimum = type.value.greaterThan.case === "gte" ? Number(type.value.greaterThan.value) : 0;
     if (type.value.lessThan.case === "lte") out.maximum = Number(type.value.lessThan.value);
   } else if (type.case === "bytes" && field.fieldKind === "scalar" && field.scalar === ScalarType.BYTES) {
     out.maxLength = 4 * Math.ceil(Number(type.value.maxLen) / 3);

@@ -245,7 +245,8 @@ function scalarConstraints(rules: FieldRules, scalar: ScalarType | undefined): R
     if (range !== undefined) {
       const r = type.value as { greaterThan: { case?: string }; lessThan: { case?: string } };
       // Unsigned fields say their floor of 0 even without a rule: a negative number never fits them.
-      if (r.greaterThan.case !== undefined || type.case === "uint32" || type.case === "uint64") out.minimum = Number(range.min);
+      if (r.greaterThan.case !== undefined || type.case === "uint32" || type.case === "uint64")
+        out.minimum = Number(range.min);
       if (r.lessThan.case !== undefined) out.maximum = Number(range.max);
     }
   }

@@ -67,7 +67,12 @@ const clients = () => {
   };
 };
 
-async function expectSame(restPath: string, restBody: unknown, call: Parameters<typeof grpc>[0], want: Refusal): Promise<void> {
+async function expectSame(
+  restPath: string,
+  restBody: unknown,
+  call: Parameters<typeof grpc>[0],
+  want: Refusal,
+): Promise<void> {
   const overRest = await rest(restPath, restBody);
   const overGrpc = await grpc(call);
   expect({ reason: overRest.reason, field: overRest.field, message: overRest.message }).toEqual(want);
@@ -84,63 +89,111 @@ describe("the contract's rules on the request path", () => {
       field: "address",
       message: 'address must be a base58 address of 32 bytes, got "0"',
     });
-    await expectSame(`/programs/${"1".repeat(45)}/accounts`, undefined, (headers) => c.programs.listProgramAccounts({ programId: "1".repeat(45) }, { headers }), {
-      reason: "INVALID_ADDRESS",
-      field: "programId",
-      message: `programId must be a base58 address of 32 bytes, got "${"1".repeat(45)}"`,
-    });
-    await expectSame(`/wallets/${"O".repeat(40)}/tokens`, undefined, (headers) => c.wallets.listWalletTokens({ owner: "O".repeat(40) }, { headers }), {
-      reason: "INVALID_ADDRESS",
-      field: "owner",
-      message: `owner must be a base58 address of 32 bytes, got "${"O".repeat(40)}"`,
-    });
+    await expectSame(
+      `/programs/${"1".repeat(45)}/accounts`,
+      undefined,
+      (headers) => c.programs.listProgramAccounts({ programId: "1".repeat(45) }, { headers }),
+      {
+        reason: "INVALID_ADDRESS",
+        field: "programId",
+        message: `programId must be a base58 address of 32 bytes, got "${"1".repeat(45)}"`,
+      },
+    );
+    await expectSame(
+      `/wallets/${"O".repeat(40)}/tokens`,
+      undefined,
+      (headers) => c.wallets.listWalletTokens({ owner: "O".repeat(40) }, { headers }),
+      {
+        reason: "INVALID_ADDRESS",
+        field: "owner",
+        message: `owner must be a base58 address of 32 bytes, got "${"O".repeat(40)}"`,
+      },
+    );
   });
 
   it("page sizes: out of range is INVALID_PARAMETER (limit); 0 is the default over gRPC but refused over REST", async () => {
     const c = clients();
     const mint = t.manifest.collections.find((x) => x.seeded)!.mint;
-    await expectSame(`/collections/${mint}/nfts?limit=1001`, undefined, (headers) => c.collections.listCollectionNfts({ address: mint, limit: 1001 }, { headers }), {
-      reason: "INVALID_PARAMETER",
-      field: "limit",
-      message: "limit must be 1-1000, got 1001",
-    });
-    await expectSame(`/programs/${TOKEN}/accounts?match=0:${USDC}&limit=501`, undefined, (headers) => c.programs.listProgramAccounts({ programId: TOKEN, match: [`0:${USDC}`], limit: 501 }, { headers }), {
-      reason: "INVALID_PARAMETER",
-      field: "limit",
-      message: "limit must be 1-500, got 501",
-    });
+    await expectSame(
+      `/collections/${mint}/nfts?limit=1001`,
+      undefined,
+      (headers) => c.collections.listCollectionNfts({ address: mint, limit: 1001 }, { headers }),
+      {
+        reason: "INVALID_PARAMETER",
+        field: "limit",
+        message: "limit must be 1-1000, got 1001",
+      },
+    );
+    await expectSame(
+      `/programs/${TOKEN}/accounts?match=0:${USDC}&limit=501`,
+      undefined,
+      (headers) => c.programs.listProgramAccounts({ programId: TOKEN, match: [`0:${USDC}`], limit: 501 }, { headers }),
+      {
+        reason: "INVALID_PARAMETER",
+        field: "limit",
+        message: "limit must be 1-500, got 501",
+      },
+    );
     const zero = await rest(`/collections/${mint}/nfts?limit=0`);
-    expect(zero).toMatchObject({ status: 400, reason: "INVALID_PARAMETER", field: "limit", message: "limit must be 1-1000, got 0" });
+    expect(zero).toMatchObject({
+      status: 400,
+      reason: "INVALID_PARAMETER",
+      field: "limit",
+      message: "limit must be 1-1000, got 0",
+    });
     const page = await c.collections.listCollectionNfts({ address: mint, limit: 0 }, { headers: t.auth });
     expect(page.items.length).toBeGreaterThan(0);
   });
 
   it("program filters: offset:base58 form, size bound, at most 4 filters in all", async () => {
     const c = clients();
-    await expectSame(`/programs/${TOKEN}/accounts?match=0-abc`, undefined, (headers) => c.programs.listProgramAccounts({ programId: TOKEN, match: ["0-abc"] }, { headers }), {
-      reason: "INVALID_PARAMETER",
-      field: "match",
-      message: 'match[0] must be written offset:base58, got "0-abc"',
-    });
-    await expectSame(`/programs/${TOKEN}/accounts?size=10485761`, undefined, (headers) => c.programs.listProgramAccounts({ programId: TOKEN, size: 10485761n }, { headers }), {
-      reason: "INVALID_PARAMETER",
-      field: "size",
-      message: "size must be 0-10485760, got 10485761",
-    });
+    await expectSame(
+      `/programs/${TOKEN}/accounts?match=0-abc`,
+      undefined,
+      (headers) => c.programs.listProgramAccounts({ programId: TOKEN, match: ["0-abc"] }, { headers }),
+      {
+        reason: "INVALID_PARAMETER",
+        field: "match",
+        message: 'match[0] must be written offset:base58, got "0-abc"',
+      },
+    );
+    await expectSame(
+      `/programs/${TOKEN}/accounts?size=10485761`,
+      undefined,
+      (headers) => c.programs.listProgramAccounts({ programId: TOKEN, size: 10485761n }, { headers }),
+      {
+        reason: "INVALID_PARAMETER",
+        field: "size",
+        message: "size must be 0-10485760, got 10485761",
+      },
+    );
     const four = [0, 32, 64, 96].map((o) => `${o}:${USDC}`);
     await expectSame(
       `/programs/${TOKEN}/accounts?size=165&${four.map((m) => `match=${m}`).join("&")}`,
       undefined,
       (headers) => c.programs.listProgramAccounts({ programId: TOKEN, size: 165n, match: four }, { headers }),
-      { reason: "INVALID_PARAMETER", field: "match", message: "at most 4 filters are allowed (size and matches together), got 5" },
+      {
+        reason: "INVALID_PARAMETER",
+        field: "match",
+        message: "at most 4 filters are allowed (size and matches together), got 5",
+      },
     );
   });
 
   it("signatures: base58 of 64-88 characters, required; the lean stream path answers the same", async () => {
     const c = clients();
     const bad = "not-a-signature";
-    const want = { reason: "INVALID_PARAMETER", field: "signature", message: `signature must be base58 (64 bytes, 64-88 characters), got "${bad}"` };
-    await expectSame(`/transactions/${bad}/status`, undefined, (headers) => c.transactions.getTransactionStatus({ signature: bad }, { headers }), want);
+    const want = {
+      reason: "INVALID_PARAMETER",
+      field: "signature",
+      message: `signature must be base58 (64 bytes, 64-88 characters), got "${bad}"`,
+    };
+    await expectSame(
+      `/transactions/${bad}/status`,
+      undefined,
+      (headers) => c.transactions.getTransactionStatus({ signature: bad }, { headers }),
+      want,
+    );
     const watched = await grpc(async (headers) => {
       for await (const _ of c.transactions.watchStatus({ signature: bad }, { headers })) void _;
     });
@@ -148,19 +201,33 @@ describe("the contract's rules on the request path", () => {
     const empty = await grpc(async (headers) => {
       for await (const _ of c.transactions.watchStatus({ signature: "" }, { headers })) void _;
     });
-    expect({ reason: empty.reason, field: empty.field, message: empty.message }).toEqual({ reason: "INVALID_PARAMETER", field: "signature", message: "signature is required" });
+    expect({ reason: empty.reason, field: empty.field, message: empty.message }).toEqual({
+      reason: "INVALID_PARAMETER",
+      field: "signature",
+      message: "signature is required",
+    });
   });
 
   it("transactions: required and at most 1232 bytes, INVALID_TRANSACTION", async () => {
     const c = clients();
     const empty = { reason: "INVALID_TRANSACTION", field: undefined, message: "transaction is empty" };
     await expectSame(`/network/fees/estimate`, {}, (headers) => c.fees.estimateFees({}, { headers }), empty);
-    await expectSame(`/transactions/send`, { transaction: "" }, (headers) => c.transactions.sendTransaction({}, { headers }), empty);
+    await expectSame(
+      `/transactions/send`,
+      { transaction: "" },
+      (headers) => c.transactions.sendTransaction({}, { headers }),
+      empty,
+    );
     const big = new Uint8Array(1300);
-    await expectSame(`/transactions/prepare`, { transaction: Buffer.from(big).toString("base64") }, (headers) => c.transactions.prepareTransaction({ transaction: big }, { headers }), {
-      reason: "INVALID_TRANSACTION",
-      field: undefined,
-      message: "transaction is 1300 bytes; the limit is 1232",
-    });
+    await expectSame(
+      `/transactions/prepare`,
+      { transaction: Buffer.from(big).toString("base64") },
+      (headers) => c.transactions.prepareTransaction({ transaction: big }, { headers }),
+      {
+        reason: "INVALID_TRANSACTION",
+        field: undefined,
+        message: "transaction is 1300 bytes; the limit is 1232",
+      },
+    );
   });
 });

@@ -76,11 +76,15 @@ describe("the OpenAPI document carries the contract's validation rules", () => {
     });
   }
 
-  it("covers every annotated request field the REST surface takes, e.g. an address refuses \"0\"", () => {
-    const address = (doc.paths["/v1/{chain}/accounts/{address}"].get.parameters as Json[]).find((p) => p.name === "address");
+  it('covers every annotated request field the REST surface takes, e.g. an address refuses "0"', () => {
+    const address = (doc.paths["/v1/{chain}/accounts/{address}"].get.parameters as Json[]).find(
+      (p) => p.name === "address",
+    )!;
     expect(address.schema).toMatchObject({ minLength: 32, maxLength: 44, pattern: "^[1-9A-HJ-NP-Za-km-z]+$" });
     expect(new RegExp(address.schema.pattern).test("0")).toBe(false);
-    const limit = (doc.paths["/v1/{chain}/collections/{address}/nfts"].get.parameters as Json[]).find((p) => p.name === "limit");
+    const limit = (doc.paths["/v1/{chain}/collections/{address}/nfts"].get.parameters as Json[]).find(
+      (p) => p.name === "limit",
+    )!;
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 1000 });
     // addresses (7 paths incl. the watch's signature), limits (5), size, match, 3 transactions
     expect(checked.length).toBeGreaterThanOrEqual(18);

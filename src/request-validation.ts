@@ -109,14 +109,13 @@ function errorOfViolation(violation: Violation, message: Message): SolgateError 
       );
     }
     if (rule === "required") return new SolgateError("INVALID_PARAMETER", `${path} is required`, details);
-    const words =
-      s.pattern === undefined ? "a string" : (PATTERN_WORDS.get(s.pattern) ?? `a string matching ${s.pattern}`);
-    const bytes = name === "signature" ? " (64 bytes, 64-88 characters)" : "";
-    return new SolgateError(
-      "INVALID_PARAMETER",
-      `${path} must be ${words === "offset:base58" ? "written offset:base58" : words}${bytes}, got ${quote(value)}`,
-      details,
-    );
+    const pattern = isFieldSet(s, StringRulesSchema.field.pattern) ? s.pattern : undefined;
+    const words = pattern === undefined ? "a string" : (PATTERN_WORDS.get(pattern) ?? `a string matching ${pattern}`);
+    const minLen = isFieldSet(s, StringRulesSchema.field.minLen) ? s.minLen : 0n;
+    const maxLen = isFieldSet(s, StringRulesSchema.field.maxLen) ? s.maxLen : undefined;
+    const lengths = maxLen === undefined ? "" : ` (${minLen}-${maxLen} characters)`;
+    const shape = words === "offset:base58" ? "written offset:base58" : `${words}${lengths}`;
+    return new SolgateError("INVALID_PARAMETER", `${path} must be ${shape}, got ${quote(value)}`, details);
   }
   if (rule === "repeated.max_items" && rules?.type.case === "repeated") {
     return new SolgateError(

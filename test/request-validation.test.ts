@@ -186,7 +186,7 @@ describe("the contract's rules on the request path", () => {
     const want = {
       reason: "INVALID_PARAMETER",
       field: "signature",
-      message: `signature must be base58 (64 bytes, 64-88 characters), got "${bad}"`,
+      message: `signature must be base58 (64-88 characters), got "${bad}"`,
     };
     await expectSame(
       `/transactions/${bad}/status`,

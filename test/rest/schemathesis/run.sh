@@ -40,6 +40,7 @@ key=$(grep '^API key' "$log" | head -n 1 | sed 's/.*: //')
 echo "gateway at $url"
 
 cd "$here"
+if [ -n "${SCHEMATHESIS_SEED:-}" ]; then randomness=(--seed "$SCHEMATHESIS_SEED"); else randomness=(--generation-deterministic); fi
 set +e
 SCHEMATHESIS_HOOKS=hooks PYTHONPATH="$here" "$venv/bin/schemathesis" run "$url/openapi.json" \
   --url "$url" \
@@ -47,7 +48,7 @@ SCHEMATHESIS_HOOKS=hooks PYTHONPATH="$here" "$venv/bin/schemathesis" run "$url/o
   --checks all \
   --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-30}" \
   --max-time "${SCHEMATHESIS_MAX_TIME:-150}" \
-  ${SCHEMATHESIS_SEED:+--seed "$SCHEMATHESIS_SEED"} ${SCHEMATHESIS_SEED:---generation-deterministic} \
+  "${randomness[@]}" \
   --no-color
 status=$?
 set -e

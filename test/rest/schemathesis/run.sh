@@ -39,10 +39,11 @@ key=$(grep '^API key' "$log" | head -n 1 | sed 's/.*: //')
 [ -n "$url" ] && [ -n "$key" ] || { cat "$log"; echo "schemathesis: no URL or API key in the banner" >&2; exit 1; }
 echo "gateway at $url"
 
-cd "$here"
+# Run from the temporary folder: schemathesis keeps a cache in its working directory.
+cd "$work"
 if [ -n "${SCHEMATHESIS_SEED:-}" ]; then randomness=(--seed "$SCHEMATHESIS_SEED"); else randomness=(--generation-deterministic); fi
 set +e
-SCHEMATHESIS_HOOKS=hooks PYTHONPATH="$here" "$venv/bin/schemathesis" run "$url/openapi.json" \
+SCHEMATHESIS_HOOKS=hooks PYTHONPATH="$here" "$venv/bin/schemathesis" --config-file "$here/schemathesis.toml" run "$url/openapi.json" \
   --url "$url" \
   -H "Authorization: Bearer $key" \
   --checks all \

@@ -25,9 +25,11 @@ cleanup() {
 trap cleanup EXIT
 
 # Port 0 everywhere: the gateway, its metrics and the localnet pick free ports; the banner says which.
+# The pinned node itself (not npx, which would not pass SIGTERM on), so that the cleanup's kill reaches the
+# gateway, which then stops its localnet child.
 (cd "$root" && exec env HOST=127.0.0.1 PORT=0 METRICS_PORT=0 LOCALNET_PORT=0 LOCALNET_WORLD_DIR="$work/world" \
   LOCALNET_COLLECTION_SIZE=20 LOCALNET_TOKEN_HOLDERS=50 SOLGATE_DEMO=0 LOG_LEVEL=warn \
-  npx node src/main.ts >"$log" 2>&1) &
+  "$root/node_modules/.bin/node" src/main.ts >"$log" 2>&1) &
 pid=$!
 for _ in $(seq 1 240); do
   grep -q '^API key' "$log" 2>/dev/null && break

@@ -3,11 +3,15 @@
  * annotations, in canonical proto JSON terms) into the document of the REST surface as it really
  * answers, by the same rules as rest-json.ts: 64-bit integers are integers, enums are lowercase
  * words, fields with presence are nullable (OpenAPI 3.1 style), shorthands have their own schema.
+ * The plugin copies the `buf.validate` rules into the schemas; this step sets them again from the same
+ * descriptors (request-validation.ts `schemaConstraints`), which also gives `bytes` fields their base64
+ * lengths and parameters of the SSE watch their rules.
  * It adds what the plugin cannot know: the bearer-key security scheme, the error body and its
  * statuses (from the error catalogue), and the SSE watch. Pure: document in, document out.
  */
 import type { DescEnum, DescField, DescMessage, DescService } from "@bufbuild/protobuf";
 import { ERROR_REASONS } from "../errors.ts";
+import { isRequiredField, schemaConstraints } from "../request-validation.ts";
 import { enumWords } from "./rest-json.ts";
 import { SHORTHANDS } from "./rest-shorthands.ts";
 import { WATCH_EVENTS_DOC, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
@@ -27,7 +31,11 @@ export function buildOpenApiDocument(raw: Json, services: readonly DescService[]
     const desc = types.get(name);
     const shorthand = SHORTHANDS.get(name);
     if (shorthand?.schema !== undefined) {
-      schemas[name] = { title: schema.title, ...shorthand.schema, description: shorthand.schema.description ?? schema.description };
+      schemas[name] = {
+        title: schema.title,
+        ...shorthand.schema,
+        description: shorthand.schema.description ?? schema.description,
+      };
     } else if (desc?.kind === "enum") {
       schema.enum = [...enumWords(desc).byWord.keys()];
     } else if (desc?.kind === "message" && !name.startsWith("google.protobuf.")) {
@@ -38,14 +46,18 @@ export function buildOpenApiDocument(raw: Json, services: readonly DescService[]
   for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
     for (const operation of Object.values(item)) {
       const method = methodOf(services, operation.operationId as string);
-      const body = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.["application/json"];
+      const body = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.[
+        "application/json"
+      ];
       if (method !== undefined && body?.schema !== undefined && !("$ref" in (body.schema as Json))) {
         fixMessageSchema(body.schema as Json, method.input);
+        applyRules(body.schema as Json, method.input);
       }
+      if (method !== undefined) applyParameterRules(operation, method.input);
       operation.responses = { ...(operation.responses as Json), ...errorResponses() };
     }
   }
-  addWatchEvents(doc, schemas);
+  addWatchEvents(doc, schemas, services);
   schemas[ERROR_SCHEMA] = errorSchema();
   (doc.components as Json).securitySchemes = {
     bearer: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer <key>`." },
@@ -81,6 +93,45 @@ function fixMessageSchema(schema: Json, desc: DescMessage): void {
     const property = properties[field.jsonName];
     if (property !== undefined && hasPresence(field)) property.nullable = true;
   }
+}
+
+/** The request body's properties carry their fields' rules; fields a request must carry are `required`. */
+function applyRules(schema: Json, desc: DescMessage): void {
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  const required: string[] = [];
+  for (const field of desc.fields) {
+    const property = properties[field.jsonName];
+    if (property === undefined) continue;
+    setConstraints(property, schemaConstraints(field));
+    if (isRequiredField(field)) required.push(field.jsonName);
+  }
+  if (required.length > 0) schema.required = required;
+  else delete schema.required;
+}
+
+/** Path and query parameters carry their fields' rules (a parameter is named by its JSON or proto name). */
+function applyParameterRules(operation: Json, desc: DescMessage): void {
+  for (const parameter of (operation.parameters ?? []) as Json[]) {
+    const field = desc.fields.find((f) => f.jsonName === parameter.name || f.name === parameter.name);
+    if (field !== undefined && parameter.schema !== undefined)
+      setConstraints(parameter.schema as Json, schemaConstraints(field));
+  }
+}
+
+const CONSTRAINT_KEYWORDS = ["minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems"];
+
+/** Replaces a schema's constraint keywords (the plugin's included) with `constraints`. */
+function setConstraints(schema: Json, constraints: Record<string, unknown>): void {
+  for (const key of CONSTRAINT_KEYWORDS) delete schema[key];
+  const { items, ...own } = constraints;
+  Object.assign(schema, own);
+  if (schema.items !== undefined && typeof schema.items === "object") {
+    for (const key of CONSTRAINT_KEYWORDS) delete (schema.items as Json)[key];
+    if (items !== undefined) Object.assign(schema.items as Json, items);
+  }
+  // The plugin appends rules it cannot map to the description (`bytes.const = []`); the keywords say them.
+  if (typeof schema.description === "string")
+    schema.description = schema.description.replace(/\n[a-z0-9_]+\.[a-z_]+ = .*$/s, "");
 }
 
 /** Whether the REST form renders the field as `null` when absent. */
@@ -140,14 +191,15 @@ function errorSchema(): Json {
       details: {
         type: "object",
         additionalProperties: true,
-        description: "Machine-readable facts: `field` for invalid input, `logs` (an array) for `simulation_failed`, `served` for `unknown_chain`, `retryAfterMs` for retryable errors.",
+        description:
+          "Machine-readable facts: `field` for invalid input, `logs` (an array) for `simulation_failed`, `served` for `unknown_chain`, `retryAfterMs` for retryable errors.",
       },
     },
   };
 }
 
 /** The SSE watch, described from the WatchStatus request's field docs. */
-function addWatchEvents(doc: Json, schemas: Record<string, Json>): void {
+function addWatchEvents(doc: Json, schemas: Record<string, Json>, services: readonly DescService[]): void {
   const request = schemas["solgate.v1.WatchStatusRequest"]?.properties as Record<string, Json> | undefined;
   const param = (name: string) => ({
     name,
@@ -156,17 +208,28 @@ function addWatchEvents(doc: Json, schemas: Record<string, Json>): void {
     description: request?.[name]?.description,
     schema: { type: "string" },
   });
+  const watch = services
+    .flatMap((s) => s.methods)
+    .find((m) => m.name === "WatchStatus" && m.parent.typeName === "solgate.v1.TransactionService");
+  const parameters = WATCH_EVENTS_TEMPLATE.variables.map(param);
+  if (watch !== undefined) applyParameterRules({ parameters }, watch.input);
   (doc.paths as Json)[WATCH_EVENTS_TEMPLATE.source] = {
     get: {
       tags: ["TransactionService"],
       summary: "WatchStatus (Server-Sent Events)",
       description: WATCH_EVENTS_DOC,
       operationId: "TransactionService_WatchStatusEvents",
-      parameters: WATCH_EVENTS_TEMPLATE.variables.map(param),
+      parameters,
       responses: {
         "200": {
-          description: "`event: status` with a TransactionStatusRecord as `data`, for the current record and every change; heartbeats as comments.",
-          content: { "text/event-stream": { schema: { type: "string" }, itemSchema: { $ref: "#/components/schemas/solgate.v1.TransactionStatusRecord" } } },
+          description:
+            "`event: status` with a TransactionStatusRecord as `data`, for the current record and every change; heartbeats as comments.",
+          content: {
+            "text/event-stream": {
+              schema: { type: "string" },
+              itemSchema: { $ref: "#/components/schemas/solgate.v1.TransactionStatusRecord" },
+            },
+          },
         },
         ...errorResponses(),
       },

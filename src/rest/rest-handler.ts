@@ -11,6 +11,7 @@ import type { ServerResponse } from "node:http";
 import { create } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { SolgateError } from "../errors.ts";
+import { assertExplicitValues } from "../request-validation.ts";
 import type { ApiKeyChecker } from "../server/auth.ts";
 import type { NodeRequest, NodeResponse, PreHandler } from "../server/http-handler.ts";
 import type { Logger } from "../server/logger.ts";
@@ -112,7 +113,10 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const { route } = match;
       const body = route.body === undefined ? undefined : await readJsonBody(req, maxBodyBytes);
       const query = new URLSearchParams(queryOf(req));
-      const input = create(route.method.input, decodeRequest(route, match.variables, query, body));
+      const init = decodeRequest(route, match.variables, query, body);
+      // Values given explicitly are held to their documented range even where proto3 reads zero as unset.
+      assertExplicitValues(route.method.input, init);
+      const input = create(route.method.input, init);
       const abort = new AbortController();
       const onClose = () => abort.abort();
       res.once("close", onClose);

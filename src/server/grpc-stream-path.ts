@@ -4,7 +4,8 @@
  * 10,000 watchers cost ~700 MB through the router. This pre-handler serves binary gRPC calls of the
  * given server-streaming methods straight on the HTTP/2 stream, with Connect's own gRPC helpers
  * (envelopes, content types, trailer status), and does for them what the interceptors do: auth, error
- * mapping, drain, logging and metrics. gRPC-Web, Connect and gRPC-JSON calls still go to the router.
+ * mapping, drain, logging and metrics, and the contract's validation rules. gRPC-Web, Connect and
+ * gRPC-JSON calls still go to the router.
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, DescMethodServerStreaming, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
@@ -21,6 +22,7 @@ import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 import { decodeRequest } from "./request-gate.ts";
+import { assertValidRequest } from "../request-validation.ts";
 import type { RpcSpan, Tracing } from "./tracing.ts";
 
 /** One server-streaming method served on the lean path. */
@@ -112,6 +114,7 @@ async function serve(
       }, timeout.timeoutMs);
     }
     const input = decodeRequest(route.method.input, await readRequest(req, options.readMaxBytes));
+    assertValidRequest(route.method.input, input);
     for await (const message of route.handle(input, call.signal)) {
       if (call.signal.aborted) break;
       if (!res.headersSent) res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });

@@ -12,6 +12,7 @@ import { createUnaryInvoker, recordingRouter } from "./unary-invoker.ts";
 import type { UnaryInvoker } from "./unary-invoker.ts";
 import { universalRequestOf } from "./universal-request.ts";
 import { createGateInterceptor, gateHandler } from "./request-gate.ts";
+import { createValidationInterceptor } from "./request-validation.ts";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -118,7 +119,7 @@ export function createServer(options: ServerOptions): SolgateServer {
   const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
   // Outermost first: observe sees the final code of everything, drain ends streams, errors are
   // mapped before anything else sees them, auth runs before the handler, and the request gate's
-  // verdict on an undecodable body only after auth.
+  // verdict on an undecodable body only after auth; then the contract's validation rules.
   const interceptors = [
     // The span encloses everything else, so it carries the final code and covers auth too.
     ...(options.tracing === undefined ? [] : [options.tracing.interceptor]),
@@ -127,6 +128,7 @@ export function createServer(options: ServerOptions): SolgateServer {
     createErrorInterceptor(logger),
     createAuthInterceptor(options.auth, options.rateLimiter),
     createGateInterceptor(),
+    createValidationInterceptor(),
   ];
   const router = createConnectRouter({
     interceptors,

@@ -6,7 +6,7 @@
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRestHandler } from "../../src/rest/rest-handler.ts";
-import { API_KEY, startTestServer, TOKEN_PROGRAM } from "../server/helpers.ts";
+import { API_KEY, BAD_PROGRAM, BUG_PROGRAM, LONG_SIGNATURE, SHORT_SIGNATURE, startTestServer, TOKEN_PROGRAM, UPSTREAM_PROGRAM } from "../server/helpers.ts";
 import type { TestServer } from "../server/helpers.ts";
 import { expectRestError, expectShape, PROGRAM_ACCOUNTS_PAGE } from "./shapes.ts";
 
@@ -31,20 +31,20 @@ describe("REST over the server's handlers", () => {
   });
 
   it("turns ErrorInfo metadata back into JSON details (logs as an array)", async () => {
-    const body = await expectRestError(await get("/v1/localnet/programs/bad/accounts"), 400, "invalid_address");
+    const body = await expectRestError(await get(`/v1/localnet/programs/${BAD_PROGRAM}/accounts`), 400, "invalid_address");
     expect(body.details).toEqual({ field: "program_id", logs: ["a", "b"] });
     expect(body.message).toBe("program_id is not a base58 address");
   });
 
   it("adds Retry-After and retryAfterMs to retryable errors", async () => {
-    const res = await get("/v1/localnet/programs/upstream/accounts");
+    const res = await get(`/v1/localnet/programs/${UPSTREAM_PROGRAM}/accounts`);
     expect(res.headers.get("retry-after")).toBe("3");
     const body = await expectRestError(res, 503, "upstream_unavailable");
     expect(body.details.retryAfterMs).toBe(2500);
   });
 
   it("answers a bug as internal without its message", async () => {
-    const body = await expectRestError(await get("/v1/localnet/programs/bug/accounts"), 500, "internal");
+    const body = await expectRestError(await get(`/v1/localnet/programs/${BUG_PROGRAM}/accounts`), 500, "internal");
     expect(JSON.stringify(body)).not.toContain("secret");
   });
 
@@ -65,7 +65,9 @@ describe("REST over the server's handlers", () => {
     await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?chain=x`), 400, "invalid_parameter");
     await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=1.5`), 400, "invalid_parameter");
     await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551616`), 400, "invalid_parameter");
-    expect((await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551615`)).status).toBe(200);
+    // A u64 parses, but the contract's rule caps size at 10 MiB (the largest account).
+    await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551615`), 400, "invalid_parameter");
+    expect((await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=10485760`)).status).toBe(200);
   });
 
   it("leaves other paths to the next handler", async () => {
@@ -102,7 +104,7 @@ describe("over HTTP/2 (h2c, as gRPC clients connect)", () => {
       const bad = await request(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?limit=x`);
       expect(bad.status).toBe(400);
       expect(JSON.parse(bad.body)).toMatchObject({ code: "invalid_parameter" });
-      const heartbeats = await request("/v1/localnet/transactions/short/events");
+      const heartbeats = await request(`/v1/localnet/transactions/${SHORT_SIGNATURE}/events`);
       expect(heartbeats.body).toBe(": heartbeat slot=1\n\n: heartbeat slot=2\n\n: heartbeat slot=3\n\n");
     } finally {
       session.close();
@@ -112,7 +114,7 @@ describe("over HTTP/2 (h2c, as gRPC clients connect)", () => {
 
 describe("SSE watch", () => {
   it("sends heartbeats as comments and ends when the stream ends", async () => {
-    const res = await get("/v1/localnet/transactions/short/events");
+    const res = await get(`/v1/localnet/transactions/${SHORT_SIGNATURE}/events`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     expect(res.headers.get("cache-control")).toContain("no-cache");
@@ -121,7 +123,7 @@ describe("SSE watch", () => {
 
   it("frees the stream when the client disconnects", async () => {
     const abort = new AbortController();
-    const res = await fetch(`${t.url}/v1/localnet/transactions/long/events`, { headers: { ...auth, "x-request-id": "sse-leave" }, signal: abort.signal });
+    const res = await fetch(`${t.url}/v1/localnet/transactions/${LONG_SIGNATURE}/events`, { headers: { ...auth, "x-request-id": "sse-leave" }, signal: abort.signal });
     const reader = res.body!.getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toContain(": heartbeat slot=");

@@ -10,7 +10,7 @@ import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_det
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { SolgateError } from "../../src/errors.ts";
 import { streamRoute } from "../../src/server/grpc-stream-path.ts";
-import { API_KEY, startTestServer, type TestServer } from "./helpers.ts";
+import { API_KEY, LONG_SIGNATURE, MISSING_SIGNATURE, SHORT_SIGNATURE, startTestServer, type TestServer } from "./helpers.ts";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 let calls: { signature: string; signal: AbortSignal }[] = [];
@@ -21,10 +21,10 @@ const route = streamRoute({
   method: TransactionService.method.watchStatus,
   async *handle(request, signal) {
     calls.push({ signature: request.signature, signal });
-    if (request.signature === "missing") throw new SolgateError("NOT_FOUND", "no such transaction", { signature: "missing" });
+    if (request.signature === MISSING_SIGNATURE) throw new SolgateError("NOT_FOUND", "no such transaction", { signature: MISSING_SIGNATURE });
     for (let slot = 1000n; !signal.aborted; slot++) {
       yield { event: { case: "heartbeat" as const, value: { slot } } };
-      if (request.signature === "short" && slot === 1002n) return;
+      if (request.signature === SHORT_SIGNATURE && slot === 1002n) return;
       await new Promise((r) => setTimeout(r, 20));
     }
   },
@@ -55,11 +55,11 @@ describe("the lean gRPC stream path", () => {
   it("serves binary gRPC itself, to the end, with an rpc log line; gRPC-Web and Connect go to the router", async () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
-    expect(await collect(grpc.watchStatus({ signature: "short" }, { headers: auth }))).toEqual({ slots: [1000n, 1001n, 1002n] });
+    expect(await collect(grpc.watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth }))).toEqual({ slots: [1000n, 1001n, 1002n] });
     for (const transport of [createGrpcWebTransport({ baseUrl: t.url, httpVersion: "2" }), createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" })]) {
-      expect(await collect(createClient(TransactionService, transport).watchStatus({ signature: "short" }, { headers: auth }))).toEqual({ slots: [1n, 2n, 3n] });
+      expect(await collect(createClient(TransactionService, transport).watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth }))).toEqual({ slots: [1n, 2n, 3n] });
     }
-    expect(calls.map((c) => c.signature)).toEqual(["short"]);
+    expect(calls.map((c) => c.signature)).toEqual([SHORT_SIGNATURE]);
     expect(t.logs.filter((l) => l.msg === "rpc" && l.procedure === "solgate.v1.TransactionService/WatchStatus").map((l) => [l.protocol, l.code])).toEqual([
       ["grpc", "ok"],
       ["grpc-web", "ok"],
@@ -71,7 +71,7 @@ describe("the lean gRPC stream path", () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
     for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[]) {
-      const { slots, error } = await collect(grpc.watchStatus({ signature: "short" }, { headers }));
+      const { slots, error } = await collect(grpc.watchStatus({ signature: SHORT_SIGNATURE }, { headers }));
       expect(slots).toEqual([]);
       expect(error?.code).toBe(Code.Unauthenticated);
       expect(error?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("UNAUTHENTICATED");
@@ -82,21 +82,21 @@ describe("the lean gRPC stream path", () => {
   it("maps the handler's errors as the router does: code, message and ErrorInfo", async () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
-    const { error } = await collect(grpc.watchStatus({ signature: "missing" }, { headers: auth }));
+    const { error } = await collect(grpc.watchStatus({ signature: MISSING_SIGNATURE }, { headers: auth }));
     expect(error?.code).toBe(Code.NotFound);
     expect(error?.rawMessage).toBe("no such transaction");
-    expect(error?.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: "NOT_FOUND", metadata: { signature: "missing" } });
+    expect(error?.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: "NOT_FOUND", metadata: { signature: MISSING_SIGNATURE } });
   });
 
   it("ends at the client's deadline, and frees the handler when the client goes away", async () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
-    const timed = await collect(grpc.watchStatus({ signature: "long" }, { headers: auth, timeoutMs: 150 }));
+    const timed = await collect(grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth, timeoutMs: 150 }));
     expect(timed.slots.length).toBeGreaterThan(0);
     expect(timed.error?.code).toBe(Code.DeadlineExceeded);
 
     const controller = new AbortController();
-    const stream = grpc.watchStatus({ signature: "long" }, { headers: auth, signal: controller.signal });
+    const stream = grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth, signal: controller.signal });
     const seen: bigint[] = [];
     const reading = (async () => {
       try {
@@ -114,7 +114,7 @@ describe("the lean gRPC stream path", () => {
   it("ends open streams with UNAVAILABLE and a retry hint when the server drains", async () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
-    const open = collect(grpc.watchStatus({ signature: "long" }, { headers: auth }));
+    const open = collect(grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth }));
     await new Promise((r) => setTimeout(r, 150));
     await t.listening.close({ timeoutMs: 2000 });
     server = undefined;

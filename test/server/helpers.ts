@@ -22,24 +22,32 @@ import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js
 
 export const API_KEY = "test-key-0123456789abcdef";
 export const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+/** Program ids and a signature the fake handlers answer specially; shaped as the contract requires, so they reach them. */
+export const BAD_PROGRAM = `Bad${"1".repeat(40)}`;
+export const UPSTREAM_PROGRAM = `Upstream${"1".repeat(35)}`;
+export const BUG_PROGRAM = `Bug${"1".repeat(40)}`;
+export const SHORT_SIGNATURE = `Short${"1".repeat(83)}`;
+export const SLOW_PROGRAM = `Paused${"1".repeat(37)}`;
+export const LONG_SIGNATURE = `Long${"1".repeat(84)}`;
+export const MISSING_SIGNATURE = `Missing${"1".repeat(81)}`;
 
 /** Test routes: the four Solgate services, two with test-only behaviour. */
 export function testRoutes(router: ConnectRouter): void {
   router.service(ProgramService, {
     async listProgramAccounts(req, ctx) {
-      if (req.programId === "slow") {
+      if (req.programId === SLOW_PROGRAM) {
         await new Promise((r) => setTimeout(r, Number(req.cursor || 300)));
       }
-      if (req.programId === "bad") {
+      if (req.programId === BAD_PROGRAM) {
         throw new SolgateError("INVALID_ADDRESS", "program_id is not a base58 address", {
           field: "program_id",
           logs: ["a", "b"],
         });
       }
-      if (req.programId === "upstream") {
+      if (req.programId === UPSTREAM_PROGRAM) {
         throw new SolgateError("UPSTREAM_UNAVAILABLE", "mainnet upstream did not answer", {}, { retryAfterMs: 2500 });
       }
-      if (req.programId === "bug") throw new TypeError("secret internal detail");
+      if (req.programId === BUG_PROGRAM) throw new TypeError("secret internal detail");
       return create(ListProgramAccountsResponseSchema, {
         programId: req.programId,
         items: [create(ProgramAccountSchema, { address: TOKEN_PROGRAM, lamports: 1_000_000_000n, sol: 1, space: 165n })],
@@ -51,7 +59,7 @@ export function testRoutes(router: ConnectRouter): void {
     async *watchStatus(req, ctx) {
       for (let slot = 1n; !ctx.signal.aborted; slot++) {
         yield create(WatchStatusResponseSchema, { event: { case: "heartbeat", value: { slot } } });
-        if (req.signature === "short" && slot === 3n) return;
+        if (req.signature === SHORT_SIGNATURE && slot === 3n) return;
         await new Promise((r) => setTimeout(r, 20));
       }
     },

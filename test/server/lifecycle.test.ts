@@ -12,7 +12,7 @@ import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { startMetricsServer } from "../../src/server/metrics.ts";
 import { send } from "../../src/server/http-handler.ts";
-import { API_KEY, startTestServer, TOKEN_PROGRAM } from "./helpers.ts";
+import { API_KEY, BAD_PROGRAM, LONG_SIGNATURE, SLOW_PROGRAM, startTestServer, TOKEN_PROGRAM } from "./helpers.ts";
 import type { TestServer } from "./helpers.ts";
 
 const auth = { Authorization: `Bearer ${API_KEY}` };
@@ -100,7 +100,7 @@ describe("handler chain", () => {
 
   it("logs one line per RPC with request id and code, never the key", async () => {
     const client = createClient(ProgramService, createGrpcTransport({ baseUrl: t.url }));
-    await client.listProgramAccounts({ programId: "bad" }, { headers: { ...auth, "x-request-id": "log-1" } }).catch(() => {});
+    await client.listProgramAccounts({ programId: BAD_PROGRAM }, { headers: { ...auth, "x-request-id": "log-1" } }).catch(() => {});
     const line = t.logs.find((l) => l.requestId === "log-1");
     expect(line).toMatchObject({
       msg: "rpc",
@@ -137,7 +137,7 @@ describe("close()", () => {
     const watch = async (transport: typeof grpcTransport) => {
       let n = 0;
       try {
-        for await (const _ of createClient(TransactionService, transport).watchStatus({ signature: "long" }, { headers: auth })) n++;
+        for await (const _ of createClient(TransactionService, transport).watchStatus({ signature: LONG_SIGNATURE }, { headers: auth })) n++;
       } catch (e) {
         return { n, err: ConnectError.from(e) };
       }
@@ -151,7 +151,7 @@ describe("close()", () => {
     })();
     const streams = [watch(grpcTransport), watch(h1Transport)];
     const slow = createClient(ProgramService, grpcTransport).listProgramAccounts(
-      { programId: "slow", cursor: "400" },
+      { programId: SLOW_PROGRAM, cursor: "400" },
       { headers: auth },
     );
     await new Promise((r) => setTimeout(r, 150));
@@ -159,7 +159,7 @@ describe("close()", () => {
     await t.listening.close({ timeoutMs: 3000 });
     const took = Date.now() - started;
 
-    expect((await slow).programId).toBe("slow");
+    expect((await slow).programId).toBe(SLOW_PROGRAM);
     for (const s of await Promise.all(streams)) {
       expect(s.n).toBeGreaterThan(0);
       expect(s.err?.code).toBe(Code.Unavailable);
@@ -174,7 +174,7 @@ describe("close()", () => {
   it("cuts calls still running at the deadline", async () => {
     const t = await startTestServer();
     const slow = createClient(ProgramService, createGrpcTransport({ baseUrl: t.url }))
-      .listProgramAccounts({ programId: "slow", cursor: "5000" }, { headers: auth })
+      .listProgramAccounts({ programId: SLOW_PROGRAM, cursor: "5000" }, { headers: auth })
       .then(
         () => undefined,
         (e: unknown) => ConnectError.from(e),

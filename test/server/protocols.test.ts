@@ -18,7 +18,7 @@ import {
 } from "../../gen/solgate/v1/program_service_pb.js";
 import type { ListProgramAccountsRequest, ListProgramAccountsResponse } from "../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { API_KEY, startTestServer, TOKEN_PROGRAM } from "./helpers.ts";
+import { API_KEY, BAD_PROGRAM, BUG_PROGRAM, SHORT_SIGNATURE, startTestServer, TOKEN_PROGRAM, UPSTREAM_PROGRAM } from "./helpers.ts";
 import type { TestServer } from "./helpers.ts";
 
 let t: TestServer;
@@ -75,14 +75,14 @@ describe.each(Object.entries(transports))("%s", (_name, makeTransport) => {
     expect(wrong.rawMessage).toBe("invalid API key");
     const streamed = await callError(
       (async () => {
-        for await (const _ of transactions().watchStatus({ signature: "short" })) void _;
+        for await (const _ of transactions().watchStatus({ signature: SHORT_SIGNATURE })) void _;
       })(),
     );
     expect(streamed.code).toBe(Code.Unauthenticated);
   });
 
   it("carries a SolgateError's reason and metadata in ErrorInfo", async () => {
-    const err = await callError(programs().listProgramAccounts({ programId: "bad" }, { headers: auth }));
+    const err = await callError(programs().listProgramAccounts({ programId: BAD_PROGRAM }, { headers: auth }));
     expect(err.code).toBe(Code.InvalidArgument);
     expect(err.rawMessage).toBe("program_id is not a base58 address");
     const info = err.findDetails(ErrorInfoSchema)[0];
@@ -92,12 +92,12 @@ describe.each(Object.entries(transports))("%s", (_name, makeTransport) => {
   });
 
   it("maps upstream failures to UNAVAILABLE with a retry delay, and bugs to a bare INTERNAL", async () => {
-    const err = await callError(programs().listProgramAccounts({ programId: "upstream" }, { headers: auth }));
+    const err = await callError(programs().listProgramAccounts({ programId: UPSTREAM_PROGRAM }, { headers: auth }));
     expect(err.code).toBe(Code.Unavailable);
     const retry = err.findDetails(RetryInfoSchema)[0];
     expect(retry.retryDelay?.seconds).toBe(2n);
     expect(retry.retryDelay?.nanos).toBe(500_000_000);
-    const bug = await callError(programs().listProgramAccounts({ programId: "bug" }, { headers: auth }));
+    const bug = await callError(programs().listProgramAccounts({ programId: BUG_PROGRAM }, { headers: auth }));
     expect(bug.code).toBe(Code.Internal);
     expect(bug.rawMessage).toBe("internal error");
     expect(bug.findDetails(ErrorInfoSchema)[0]?.reason).toBe("INTERNAL");
@@ -105,7 +105,7 @@ describe.each(Object.entries(transports))("%s", (_name, makeTransport) => {
 
   it("streams server messages", async () => {
     const slots: bigint[] = [];
-    for await (const res of transactions().watchStatus({ signature: "short" }, { headers: auth })) {
+    for await (const res of transactions().watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth })) {
       if (res.event.case === "heartbeat") slots.push(res.event.value.slot);
     }
     expect(slots).toEqual([1n, 2n, 3n]);
@@ -145,7 +145,7 @@ describe("@grpc/grpc-js", () => {
   });
 
   it("reads ErrorInfo from grpc-status-details-bin as a google.rpc.Status", async () => {
-    const { err } = await call({ programId: "bad" }, API_KEY);
+    const { err } = await call({ programId: BAD_PROGRAM }, API_KEY);
     expect(err?.code).toBe(grpc.status.INVALID_ARGUMENT);
     const bin = err?.metadata.get("grpc-status-details-bin")[0] as Buffer;
     const status = fromBinary(StatusSchema, bin);

@@ -8,7 +8,12 @@ import type { ExecutionOutcome } from "../chain/executor.ts";
 import type { Faults } from "../faults.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import { decodeWirePayload, type BinaryEncoding } from "../wire/binary-encoding.ts";
-import { decodeTransaction, replaceBlockhash, VERSIONED_TRANSACTION_TYPE, type DecodedTransaction } from "../wire/decode-transaction.ts";
+import {
+  decodeTransaction,
+  replaceBlockhash,
+  VERSIONED_TRANSACTION_TYPE,
+  type DecodedTransaction,
+} from "../wire/decode-transaction.ts";
 import { transactionErrorText, type TransactionErrorJson } from "../wire/transaction-error.ts";
 import { MAX_PROCESSING_AGE } from "../chain/blockhash-window.ts";
 import {
@@ -62,14 +67,21 @@ export interface TransactionMethodDeps {
 }
 
 function wireEncoding(config: Record<string, unknown>): BinaryEncoding {
-  const encoding = enumField(config, "encoding", ["binary", "base58", "base64", "json", "jsonParsed"] as const) ?? "base58";
+  const encoding =
+    enumField(config, "encoding", ["binary", "base58", "base64", "json", "jsonParsed"] as const) ?? "base58";
   if (encoding === "json" || encoding === "jsonParsed") {
     throw invalidParams(`unsupported encoding: ${encoding}. Supported encodings: base58, base64`);
   }
   return encoding === "base64" ? "base64" : "base58";
 }
 
-/** The result object of a simulation, in agave's RpcSimulateTransactionResult field set. */
+/**
+ * The result object of a simulation, in agave 3.0's RpcSimulateTransactionResult field set.
+ * `outcome` is null when the transaction was not processed (it failed signature verification, age
+ * or status-cache checks, or loading its fee payer): agave then reports no fee, balances, logs,
+ * units or loaded size (`TransactionSimulationResult::new_error` and the bank's unprocessed
+ * branch). `loadedAddresses` comes from the sanitized transaction, so it is present either way.
+ */
 function simulationValue(
   outcome: ExecutionOutcome | null,
   err: TransactionErrorJson | null,
@@ -82,7 +94,7 @@ function simulationValue(
     fee: outcome?.fee ?? null,
     innerInstructions: extra.innerInstructions ?? null,
     loadedAccountsDataSize: outcome?.loadedAccountsDataSize ?? 0,
-    loadedAddresses: outcome ? keys.loadedAddresses : null,
+    loadedAddresses: keys.loadedAddresses,
     logs: outcome?.logs ?? [],
     postBalances: outcome?.postBalances ?? null,
     postTokenBalances: outcome?.postTokenBalances ?? null,
@@ -90,14 +102,42 @@ function simulationValue(
     preTokenBalances: outcome?.preTokenBalances ?? null,
     replacementBlockhash: extra.replacementBlockhash ?? null,
     returnData: outcome?.returnData
-      ? { data: [Buffer.from(outcome.returnData.data).toString("base64"), "base64"], programId: outcome.returnData.programId }
+      ? {
+          data: [Buffer.from(outcome.returnData.data).toString("base64"), "base64"],
+          programId: outcome.returnData.programId,
+        }
       : null,
     unitsConsumed: outcome?.computeUnitsConsumed ?? 0n,
   };
 }
 
+/**
+ * The `data` of a -32002 preflight failure: agave 3.0 fills only what the preflight simulation
+ * measured (fee, logs, units, loaded size, return data) and leaves balances, token balances and
+ * loaded addresses null.
+ */
+function preflightFailureData(outcome: ExecutionOutcome | null, err: TransactionErrorJson, keys: AccountKeys) {
+  return {
+    ...simulationValue(outcome, err, keys),
+    loadedAddresses: null,
+    postBalances: null,
+    postTokenBalances: null,
+    preBalances: null,
+    preTokenBalances: null,
+  };
+}
+
+/** Was the transaction processed (fee charged, landed if sent), or refused before it ran? */
+const processedOutcome = (outcome: ExecutionOutcome): ExecutionOutcome | null =>
+  outcome.err === null || outcome.committed ? outcome : null;
+
 /** Creates the transaction method table. */
-export function createTransactionMethods({ chain, faults, encodeAccount, lagSlots }: TransactionMethodDeps): MethodTable {
+export function createTransactionMethods({
+  chain,
+  faults,
+  encodeAccount,
+  lagSlots,
+}: TransactionMethodDeps): MethodTable {
   /** Visible at the view slot: executed at or before it. */
   const seenBy = (signature: string, slot: bigint) => {
     const entry = chain.signatureStatus(signature);
@@ -132,7 +172,9 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       const config = configParam(params[1]);
       const encoding = wireEncoding(config);
       const skipPreflight = boolField(config, "skipPreflight", false);
-      const preflightCommitment: Commitment = skipPreflight ? "processed" : commitmentField({ commitment: config.preflightCommitment });
+      const preflightCommitment: Commitment = skipPreflight
+        ? "processed"
+        : commitmentField({ commitment: config.preflightCommitment });
       u64Field(config, "maxRetries");
       const tx = decodeTransaction(decodeWirePayload(data, encoding, VERSIONED_TRANSACTION_TYPE));
       const slot = ctx.slotAt(preflightCommitment);
@@ -140,22 +182,23 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       const keys = chain.accountKeys(tx);
       const signature = tx.signatureStrings[0]!;
       if (!skipPreflight) {
-        // Signatures first (agave verifies before simulating); details only when it failed.
+        // Signatures first (agave verifies before simulating); a failure is a preflight failure
+        // with SignatureFailure, and skips the health check.
         const simulated = chain.check(tx, true);
-        if (simulated === "SignatureFailure") {
-          throw new JsonRpcError(RpcErrorCode.TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, "Transaction signature verification failure");
+        const badSignature = simulated === "SignatureFailure";
+        if (!badSignature && BigInt(lagSlots()) > HEALTH_CHECK_SLOT_DISTANCE) {
+          throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${lagSlots()} slots`, {
+            numSlotsBehind: lagSlots(),
+          });
         }
-        if (BigInt(lagSlots()) > HEALTH_CHECK_SLOT_DISTANCE) {
-          throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${lagSlots()} slots`, { numSlotsBehind: lagSlots() });
-        }
-        const early = preExecutionError(tx, slot);
+        const early = badSignature ? "SignatureFailure" : preExecutionError(tx, slot);
         if (early !== null || simulated !== null) {
           const outcome = early === null ? chain.simulate(tx, keys, true) : null;
           const err = early ?? outcome!.err ?? simulated!;
           throw new JsonRpcError(
             RpcErrorCode.SEND_TRANSACTION_PREFLIGHT_FAILURE,
             `Transaction simulation failed: ${transactionErrorText(err)}`,
-            simulationValue(outcome, err, keys),
+            preflightFailureData(outcome === null ? null : processedOutcome(outcome), err, keys),
           );
         }
       }
@@ -180,14 +223,18 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
         if (sigVerify) throw invalidParams("sigVerify may not be used with replaceRecentBlockhash");
         const block = chain.block(slot)!;
         tx = replaceBlockhash(tx, block.blockhash);
-        replacementBlockhash = { blockhash: block.blockhash, lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE };
+        replacementBlockhash = {
+          blockhash: block.blockhash,
+          lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE,
+        };
       }
       const accountsConfig = config.accounts;
       let addresses: string[] | undefined;
       let accountsEncoding: "base64" | "base64+zstd" | "jsonParsed" = "base64";
       if (accountsConfig !== undefined && accountsConfig !== null) {
         const ac = configParam(accountsConfig);
-        const enc = enumField(ac, "encoding", ["binary", "base58", "base64", "jsonParsed", "base64+zstd"] as const) ?? "base64";
+        const enc =
+          enumField(ac, "encoding", ["binary", "base58", "base64", "jsonParsed", "base64+zstd"] as const) ?? "base64";
         if (enc === "binary" || enc === "base58") throw invalidParams("base58 encoding not supported");
         accountsEncoding = enc;
         if (!Array.isArray(ac.addresses)) throw invalidParams("Invalid params: missing field `addresses`.");
@@ -195,14 +242,14 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       }
       const keys = chain.accountKeys(tx);
       const outcome = chain.simulate(tx, keys, sigVerify);
-      if (sigVerify && outcome.err === "SignatureFailure") {
-        throw new JsonRpcError(RpcErrorCode.TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, "Transaction signature verification failure");
-      }
-      const early = replace ? null : preExecutionError(tx, slot);
+      // agave 3.0: a signature that does not verify is the simulation's error, not a -32003.
+      const badSignature = sigVerify && outcome.err === "SignatureFailure";
+      const early = badSignature ? "SignatureFailure" : replace ? null : preExecutionError(tx, slot);
       const err = early ?? outcome.err;
       let accounts: unknown[] | null = null;
       if (addresses !== undefined) {
-        if (addresses.length > keys.keys.length) throw invalidParams(`Too many accounts provided; max ${keys.keys.length}`);
+        if (addresses.length > keys.keys.length)
+          throw invalidParams(`Too many accounts provided; max ${keys.keys.length}`);
         if (err !== null) accounts = addresses.map(() => null);
         else {
           accounts = addresses.map((address) => {
@@ -214,9 +261,10 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       }
       return withContext(
         slot,
-        simulationValue(early === null ? outcome : null, err, keys, {
+        simulationValue(early === null ? processedOutcome(outcome) : null, err, keys, {
           accounts,
-          innerInstructions: wantInner && early === null ? innerInstructionsUi(outcome, keys) : null,
+          innerInstructions:
+            wantInner && early === null && outcome.committed ? innerInstructionsUi(outcome, keys) : null,
           replacementBlockhash,
         }),
       );
@@ -284,4 +332,3 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
     },
   };
 }
-

@@ -24,6 +24,8 @@ import { createExecutor, type ExecutionOutcome, type Executor } from "./executor
 import { createFaucet } from "./faucet.ts";
 import { createGenesis } from "./genesis.ts";
 import { createSignatureHistory, type SignatureEntry } from "./signature-history.ts";
+import { createAddressSignatures, type AddressSignatures } from "./address-signatures.ts";
+import { createCluster, type Cluster } from "../cluster/cluster.ts";
 import { createSlotClock } from "./slot-clock.ts";
 import { createTransactionQueue } from "./transaction-queue.ts";
 
@@ -88,6 +90,10 @@ export interface Chain {
   readonly genesisSlot: bigint;
   /** Address of the faucet that funds requestAirdrop. */
   readonly faucet: string;
+  /** The single validator (identity, vote and stake accounts). */
+  readonly cluster: Cluster;
+  /** Transactions per address, newest first (getSignaturesForAddress). */
+  readonly addressSignatures: AddressSignatures;
   readonly epochSchedule: EpochScheduleParams;
   /** Latest slot at a commitment level. */
   slotAt(commitment: Commitment): bigint;
@@ -147,11 +153,22 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let frozen = false;
   const faucet = await createFaucet(svm);
+  const cluster = createCluster(svm, epochSchedule, options.startSlot);
+  const addressSignatures = createAddressSignatures(options.historyLimit);
 
   const genesisSlot = options.startSlot;
   for (const recorded of options.recordedBlocks ?? []) {
-    if (recorded.slot >= genesisSlot) throw new RangeError(`recorded block ${recorded.slot} is not below the start slot ${genesisSlot}`);
+    if (recorded.slot >= genesisSlot)
+      throw new RangeError(`recorded block ${recorded.slot} is not below the start slot ${genesisSlot}`);
     blocks.add(recorded);
+    addressSignatures.addBlock(
+      recorded.slot,
+      recorded.transactions.map((record) => ({
+        signature: record.signature,
+        index: record.index,
+        keys: record.keys.keys,
+      })),
+    );
   }
   blocks.add(genesis.block);
   window.add(genesis.block.blockhash, 0n);
@@ -162,7 +179,10 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   };
 
   const slotAt = (commitment: Commitment): bigint => {
-    const depth = commitment === "processed" ? 0n : BigInt(commitment === "confirmed" ? options.confirmSlots : options.finalizeSlots);
+    const depth =
+      commitment === "processed"
+        ? 0n
+        : BigInt(commitment === "confirmed" ? options.confirmSlots : options.finalizeSlots);
     const slot = tip.slot - depth;
     return slot < genesisSlot ? genesisSlot : slot;
   };
@@ -173,7 +193,9 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   };
 
   const accountKeys = (tx: DecodedTransaction): AccountKeys =>
-    tx.message.lookups.length === 0 ? staticAccountKeys(tx.message) : resolveAccountKeys(tx.message, readForLookup, tip.slot);
+    tx.message.lookups.length === 0
+      ? staticAccountKeys(tx.message)
+      : resolveAccountKeys(tx.message, readForLookup, tip.slot);
 
   const nonceValid = (tx: DecodedTransaction): boolean => isNonceValid(tx, (address) => executor.readAccount(address));
 
@@ -203,6 +225,16 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     if (frozen) return null;
     const block = produceBlockAfter(tip, producerDeps);
     tip = block;
+    addressSignatures.addBlock(
+      block.slot,
+      block.transactions.map((record) => ({
+        signature: record.signature,
+        index: record.index,
+        keys: record.keys.keys,
+      })),
+    );
+    const written = cluster.afterBlock(block.slot, block.blockTime);
+    notifyTouched({ addresses: written, keys: written.map((address) => bs58.decode(address)), slot: block.slot });
     for (const listener of blockListeners) {
       try {
         listener(block);
@@ -230,6 +262,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     executor,
     genesisSlot,
     faucet: faucet.address,
+    cluster,
+    addressSignatures,
     epochSchedule,
     slotAt,
     block: (slot) => blocks.get(slot),
@@ -254,7 +288,10 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       if (key.length !== 32) throw new RangeError("address must be 32 bytes");
       const owner = bs58.decode(account.owner);
       if (owner.length !== 32) throw new RangeError("owner must be 32 bytes");
-      svm.setAccount(key, new Account(account.lamports, account.data, owner, account.executable ?? false, account.rentEpoch ?? 0n));
+      svm.setAccount(
+        key,
+        new Account(account.lamports, account.data, owner, account.executable ?? false, account.rentEpoch ?? 0n),
+      );
       notifyTouched({ addresses: [address], keys: [key], slot: tip.slot });
     },
     produceBlock,

@@ -14,6 +14,7 @@ import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";
 import { transactionErrorToJson, type TransactionErrorJson } from "../wire/transaction-error.ts";
+import { isHiddenAccount } from "../cluster/sysvars.ts";
 import { isTokenAccount, tokenBalance, type TokenBalanceJson } from "./token-balances.ts";
 
 /** One inner instruction in compiled form. */
@@ -88,7 +89,10 @@ const LOADED_DATA_COST_PER_32K = 8n;
 
 /** Errors that still charge the fee and land the transaction (the rest are dropped by a leader). */
 function isCommittedFailure(err: TransactionErrorJson): boolean {
-  return typeof err === "object" && ("InstructionError" in err || "InsufficientFundsForRent" in err || "ProgramExecutionTemporarilyRestricted" in err);
+  return (
+    typeof err === "object" &&
+    ("InstructionError" in err || "InsufficientFundsForRent" in err || "ProgramExecutionTemporarilyRestricted" in err)
+  );
 }
 
 /** Creates an executor over a LiteSVM instance (blockhash check off, history off: the chain owns both). */
@@ -109,7 +113,9 @@ export function createExecutor(svm: LiteSvm): Executor {
   };
 
   function readAccount(address: string, addressBytes?: Uint8Array): AccountSnapshot | null {
-    const account = svm.getAccount(addressBytes ?? bs58.decode(address));
+    const key = addressBytes ?? bs58.decode(address);
+    if (isHiddenAccount(key)) return null;
+    const account = svm.getAccount(key);
     if (account === null) return null;
     const snapshot: AccountSnapshot = {
       lamports: account.lamports(),
@@ -155,7 +161,7 @@ export function createExecutor(svm: LiteSvm): Executor {
     keys.keys.forEach((key, i) => {
       const programSize = executables.get(key);
       if (programSize !== undefined || (previous !== null && !keys.writable[i] && override === undefined)) {
-        lamports.push(programSize !== undefined ? svm.getBalance(keys.keyBytes[i]!) ?? 0n : previous!.lamports[i]!);
+        lamports.push(programSize !== undefined ? (svm.getBalance(keys.keyBytes[i]!) ?? 0n) : previous!.lamports[i]!);
         loadedSize += (programSize ?? 0) + TRANSACTION_ACCOUNT_BASE_SIZE;
         const token = previous?.tokens.find((t) => t.accountIndex === i);
         if (token && programSize === undefined) tokens.push(token);
@@ -192,7 +198,12 @@ export function createExecutor(svm: LiteSvm): Executor {
         index,
         instructions: set.map((inner) => {
           const ix = inner.instruction();
-          return { programIdIndex: ix.programIdIndex(), accounts: Array.from(ix.accounts()), data: ix.data(), stackHeight: inner.stackHeight() };
+          return {
+            programIdIndex: ix.programIdIndex(),
+            accounts: Array.from(ix.accounts()),
+            data: ix.data(),
+            stackHeight: inner.stackHeight(),
+          };
         }),
       });
     });
@@ -209,9 +220,13 @@ export function createExecutor(svm: LiteSvm): Executor {
     let result;
     try {
       if (simulate) {
-        result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
+        result =
+          tx.message.version === "legacy"
+            ? svm.simulateLegacyTransaction(tx.wire)
+            : svm.simulateVersionedTransaction(tx.wire);
       } else {
-        result = tx.message.version === "legacy" ? svm.sendLegacyTransaction(tx.wire) : svm.sendVersionedTransaction(tx.wire);
+        result =
+          tx.message.version === "legacy" ? svm.sendLegacyTransaction(tx.wire) : svm.sendVersionedTransaction(tx.wire);
       }
     } finally {
       if (!sigVerify) svm.setSigverify(true);
@@ -234,7 +249,11 @@ export function createExecutor(svm: LiteSvm): Executor {
         for (const entry of (result as SimulatedTransactionInfo).postAccounts()) {
           const a = entry.account();
           postAccounts.set(bs58.encode(entry.address), {
-            lamports: a.lamports(), data: a.data(), owner: ownerName(a.owner()), executable: a.executable(), rentEpoch: a.rentEpoch(),
+            lamports: a.lamports(),
+            data: a.data(),
+            owner: ownerName(a.owner()),
+            executable: a.executable(),
+            rentEpoch: a.rentEpoch(),
           });
         }
         post = snapshot(keys, pre, postAccounts);
@@ -265,7 +284,10 @@ export function createExecutor(svm: LiteSvm): Executor {
   function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
     svm.setSigverify(sigVerify);
     try {
-      const result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
+      const result =
+        tx.message.version === "legacy"
+          ? svm.simulateLegacyTransaction(tx.wire)
+          : svm.simulateVersionedTransaction(tx.wire);
       return result instanceof FailedTransactionMetadata ? transactionErrorToJson(result.err()) : null;
     } finally {
       if (!sigVerify) svm.setSigverify(true);

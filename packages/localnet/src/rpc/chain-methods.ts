@@ -1,7 +1,7 @@
 /**
  * Methods about the chain's clock and fees: getHealth, getVersion, getSlot, getBlockHeight,
  * getEpochInfo, getLatestBlockhash, isBlockhashValid, getFeeForMessage,
- * getRecentPrioritizationFees, and a few cheap companions (getGenesisHash, getIdentity,
+ * getRecentPrioritizationFees, and a few cheap companions (getGenesisHash,
  * getTransactionCount, getFirstAvailableBlock, minimumLedgerSlot, getEpochSchedule).
  */
 import bs58 from "bs58";
@@ -14,6 +14,7 @@ import { resolveAccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";
 import {
   API_VERSION,
+  FEATURE_SET,
   base58Key,
   configParam,
   contextSlot,
@@ -29,8 +30,6 @@ const HEALTH_CHECK_SLOT_DISTANCE = 128n;
 const MAX_TX_ACCOUNT_LOCKS = 128;
 /** Slots getRecentPrioritizationFees reports (agave's cache size). */
 const PRIORITIZATION_FEE_SLOTS = 150n;
-/** A stable number standing in for the feature set identifier. */
-const FEATURE_SET = 3_294_202_862;
 
 const decode58 = (text: string): Uint8Array | null => {
   try {
@@ -57,7 +56,9 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       expectArity(params, 0, 0);
       const behind = BigInt(lagSlots());
       if (behind > HEALTH_CHECK_SLOT_DISTANCE) {
-        throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${behind} slots`, { numSlotsBehind: behind });
+        throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${behind} slots`, {
+          numSlotsBehind: behind,
+        });
       }
       return "ok";
     },
@@ -70,11 +71,6 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
     getGenesisHash(params) {
       expectArity(params, 0, 0);
       return chain.block(chain.genesisSlot)?.blockhash ?? chain.block(chain.firstAvailableBlock())!.blockhash;
-    },
-
-    getIdentity(params) {
-      expectArity(params, 0, 0);
-      return { identity: chain.faucet };
     },
 
     getSlot(params, ctx) {
@@ -132,7 +128,10 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       expectArity(params, 0, 1);
       const slot = contextSlot(ctx, configParam(params[0]));
       const block = blockOf(slot);
-      return withContext(slot, { blockhash: block.blockhash, lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE });
+      return withContext(slot, {
+        blockhash: block.blockhash,
+        lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE,
+      });
     },
 
     isBlockhashValid(params, ctx) {
@@ -156,10 +155,14 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       try {
         message = decodeMessage(bytes, VERSIONED_MESSAGE_TYPE);
         if (message.lookups.length > 0) {
-          resolveAccountKeys(message, (address) => {
-            const account = chain.executor.readAccount(address);
-            return account && { owner: account.owner, data: account.data };
-          }, slot);
+          resolveAccountKeys(
+            message,
+            (address) => {
+              const account = chain.executor.readAccount(address);
+              return account && { owner: account.owner, data: account.data };
+            },
+            slot,
+          );
         }
       } catch (err) {
         if (err instanceof JsonRpcError && err.message.startsWith("invalid transaction: ")) {
@@ -177,7 +180,8 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       expectArity(params, 0, 1);
       const raw = params[0] ?? [];
       if (!Array.isArray(raw)) throw invalidParams(`Invalid params: invalid type: ${typeof raw}, expected a sequence.`);
-      if (raw.length > MAX_TX_ACCOUNT_LOCKS) throw invalidParams(`Too many inputs provided; max ${MAX_TX_ACCOUNT_LOCKS}`);
+      if (raw.length > MAX_TX_ACCOUNT_LOCKS)
+        throw invalidParams(`Too many inputs provided; max ${MAX_TX_ACCOUNT_LOCKS}`);
       const accounts = raw.map((a) => base58Key(a, decode58));
       const tip = ctx.slotAt("processed");
       const from = tip >= PRIORITIZATION_FEE_SLOTS ? tip - PRIORITIZATION_FEE_SLOTS + 1n : 0n;

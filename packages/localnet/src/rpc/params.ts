@@ -13,8 +13,14 @@ export interface WithContext<T> {
   value: T;
 }
 
-/** The agave version this localnet answers as (getVersion and every response context). */
-export const API_VERSION = "3.0.0";
+/**
+ * The agave version this localnet imitates, everywhere (getVersion, getClusterNodes, every response
+ * context): agave 3.0.6, whose `feature-set` identifier 3604001754 is what devnet nodes of 3.0.2 and
+ * 3.0.6 answered (recorded getVersion output).
+ */
+export const API_VERSION = "3.0.6";
+/** agave 3.0.6's feature-set identifier (see {@link API_VERSION}). */
+export const FEATURE_SET = 3_604_001_754;
 
 /** Wraps a value in a response context for `slot`. */
 export function withContext<T>(slot: bigint, value: T): WithContext<T> {
@@ -26,7 +32,8 @@ export function describe(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "boolean") return `boolean \`${value}\``;
   if (typeof value === "bigint") return `integer \`${value}\``;
-  if (typeof value === "number") return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === "number")
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
   if (typeof value === "string") return `string ${JSON.stringify(value)}`;
   if (Array.isArray(value)) return "sequence";
   return "map";
@@ -42,7 +49,9 @@ export function expectArity(params: unknown[], required: number, max: number): v
     throw invalidParams(`\`params\` should have at least ${required} argument(s)`);
   }
   if (params.length > max) {
-    throw invalidParams(`Invalid params: invalid length ${params.length}, expected at most ${max} elements in sequence.`);
+    throw invalidParams(
+      `Invalid params: invalid length ${params.length}, expected at most ${max} elements in sequence.`,
+    );
   }
 }
 
@@ -55,7 +64,8 @@ export function stringParam(value: unknown): string {
 /** A u64 (or usize) parameter; JSON numbers beyond 2^53 arrive as bigint from the server's parser. */
 export function u64Param(value: unknown, what = "u64"): bigint {
   if (typeof value === "bigint") {
-    if (value < 0n || value > 0xffffffffffffffffn) throw invalidParams(`Invalid params: invalid value: integer \`${value}\`, expected ${what}.`);
+    if (value < 0n || value > 0xffffffffffffffffn)
+      throw invalidParams(`Invalid params: invalid value: integer \`${value}\`, expected ${what}.`);
     return value;
   }
   if (typeof value === "number" && Number.isInteger(value)) {
@@ -88,7 +98,11 @@ export function u64Field(config: Record<string, unknown>, name: string): bigint 
 }
 
 /** An optional enum config field. */
-export function enumField<T extends string>(config: Record<string, unknown>, name: string, variants: readonly T[]): T | undefined {
+export function enumField<T extends string>(
+  config: Record<string, unknown>,
+  name: string,
+  variants: readonly T[],
+): T | undefined {
   const value = config[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") throw invalidType(value, `one of ${variants.map((v) => `\`${v}\``).join(", ")}`);
@@ -125,7 +139,11 @@ export function checkMinContextSlot(slot: bigint, minContextSlot: bigint | undef
  * The slot a read observes for a `{ commitment, minContextSlot }` config, as agave's
  * `get_bank_with_config` computes it (including the -32016 check).
  */
-export function contextSlot(ctx: MethodContext, config: Record<string, unknown>, fallback: Commitment = "finalized"): bigint {
+export function contextSlot(
+  ctx: MethodContext,
+  config: Record<string, unknown>,
+  fallback: Commitment = "finalized",
+): bigint {
   const slot = ctx.slotAt(commitmentField(config, fallback));
   checkMinContextSlot(slot, u64Field(config, "minContextSlot"));
   return slot;
@@ -149,4 +167,23 @@ export function base58Signature(value: unknown, decode: (s: string) => Uint8Arra
   if (bytes === null) throw invalidParams("Invalid param: Invalid");
   if (bytes.length !== 64) throw invalidParams("Invalid param: WrongSize");
   return text;
+}
+
+/**
+ * A param typed `Option<CommitmentConfig>` in agave (not a context config): absent or null means
+ * finalized, and an object must name `commitment`, since that struct's one field has no default.
+ */
+export function commitmentOnlyParam(value: unknown): Commitment {
+  const config = configParam(value);
+  if (value !== undefined && value !== null && !Object.hasOwn(config, "commitment")) {
+    throw invalidParams("Invalid params: missing field `commitment`.");
+  }
+  return commitmentField(config);
+}
+
+/** An optional string config field. */
+export function stringField(config: Record<string, unknown>, name: string): string | undefined {
+  const value = config[name];
+  if (value === undefined || value === null) return undefined;
+  return stringParam(value);
 }

@@ -33,8 +33,11 @@ const MAX_GET_SLOT_LEADERS = 5000;
 const SLOT_HISTORY_ENTRIES = 1024n * 1024n;
 /** Lockouts a vote account holds (a block's commitment array has one entry per confirmation count). */
 const MAX_LOCKOUT_HISTORY = 31n;
-/** The Stake program's minimum delegation while `stake_raise_minimum_delegation_to_1_sol` is inactive. */
-const STAKE_MINIMUM_DELEGATION = 1n;
+/**
+ * The Stake program's minimum delegation with `stake_raise_minimum_delegation_to_1_sol` active, as
+ * on a test validator (every feature active) and in this chain's own Stake program (a test asks it).
+ */
+const STAKE_MINIMUM_DELEGATION = 1_000_000_000n;
 
 const decode58 = (text: string): Uint8Array | null => {
   try {

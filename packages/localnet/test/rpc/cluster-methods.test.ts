@@ -34,7 +34,10 @@ describe("the validator", () => {
   it("has an identity apart from the faucet that funds airdrops", async () => {
     const recipient = await generateKeyPairSigner();
     const signature = (await net.call("requestAirdrop", [recipient.address, 1_000_000_000])).result;
-    const tx = await waitFor("airdrop", async () => (await net.call("getTransaction", [signature, { commitment: "confirmed" }])).result);
+    const tx = await waitFor(
+      "airdrop",
+      async () => (await net.call("getTransaction", [signature, { commitment: "confirmed" }])).result,
+    );
     const faucet = tx.transaction.message.accountKeys[0];
     expect(identity).not.toBe(faucet);
     // The identity is a funded system account, as the test validator's (500 SOL) is.
@@ -61,9 +64,13 @@ describe("the validator", () => {
     const voteData = bytes(voteAccount);
     expect(voteData.length).toBe(3762);
     expect(voteData.readUInt32LE(0)).toBe(2); // VoteStateVersions::Current
-    expect(Buffer.from(voteData.subarray(4, 36)).equals(Buffer.from((await import("bs58")).default.decode(identity)))).toBe(true);
+    expect(
+      Buffer.from(voteData.subarray(4, 36)).equals(Buffer.from((await import("bs58")).default.decode(identity))),
+    ).toBe(true);
     // The stake account: delegated to the vote account, activated stake = its delegation.
-    const stakes = (await net.call("getProgramAccounts", [STAKE_PROGRAM, { encoding: "base64", commitment: "processed" }])).result;
+    const stakes = (
+      await net.call("getProgramAccounts", [STAKE_PROGRAM, { encoding: "base64", commitment: "processed" }])
+    ).result;
     expect(stakes).toHaveLength(1);
     const stake = bytes(stakes[0].account);
     expect(stakes[0].account.data[0].length).toBeGreaterThan(0);
@@ -87,7 +94,10 @@ describe("the validator", () => {
     for (const entry of current[0].epochCredits) expect(entry).toHaveLength(3);
     // agave's filters: another vote key lists nothing; a malformed one is refused.
     const other = await generateKeyPairSigner();
-    expect((await net.call("getVoteAccounts", [{ votePubkey: other.address }])).result).toEqual({ current: [], delinquent: [] });
+    expect((await net.call("getVoteAccounts", [{ votePubkey: other.address }])).result).toEqual({
+      current: [],
+      delinquent: [],
+    });
     expect((await net.call("getVoteAccounts", [{ votePubkey: "nope" }])).error.code).toBe(-32602);
   });
 
@@ -101,7 +111,10 @@ describe("the validator", () => {
     expect((await net.call("getLeaderSchedule", [10_000_000_000])).result).toBeNull();
     expect((await net.call("getSlotLeader", [{ commitment: "processed" }])).result).toBe(identity);
     expect((await net.call("getSlotLeaders", [0, 10])).result).toEqual(Array(10).fill(identity));
-    expect((await net.call("getSlotLeaders", [0, 5001])).error).toEqual({ code: -32602, message: "Invalid limit; max 5000" });
+    expect((await net.call("getSlotLeaders", [0, 5001])).error).toEqual({
+      code: -32602,
+      message: "Invalid limit; max 5000",
+    });
     expect((await net.call("getSlotLeaders", [10_000_000_000, 1])).error.message).toMatch(
       /^Invalid slot range: leader schedule for epoch \d+ is unavailable$/,
     );
@@ -112,22 +125,33 @@ describe("the validator", () => {
     const { firstSlot, lastSlot } = res.value.range;
     expect(res.context.slot).toBe(lastSlot);
     expect(res.value.byIdentity[identity]).toEqual([lastSlot - firstSlot + 1, lastSlot - firstSlot + 1]);
-    const ranged = (await net.call("getBlockProduction", [{ commitment: "processed", range: { firstSlot: 1, lastSlot: 3 } }])).result;
+    const ranged = (
+      await net.call("getBlockProduction", [{ commitment: "processed", range: { firstSlot: 1, lastSlot: 3 } }])
+    ).result;
     expect(ranged.value).toEqual({ byIdentity: { [identity]: [3, 3] }, range: { firstSlot: 1, lastSlot: 3 } });
     expect((await net.call("getBlockProduction", [{ range: { firstSlot: 5, lastSlot: 3 } }])).error.message).toBe(
       "lastSlot, 3, cannot be less than firstSlot, 5",
     );
-    expect((await net.call("getBlockProduction", [{ range: { firstSlot: 0, lastSlot: 10_000_000 } }])).error.message).toMatch(
-      /^lastSlot, 10000000, is too large; max \d+$/,
-    );
-    expect((await net.call("getBlockProduction", [{ identity: payer.address, commitment: "processed" }])).result.value.byIdentity).toEqual({});
+    expect(
+      (await net.call("getBlockProduction", [{ range: { firstSlot: 0, lastSlot: 10_000_000 } }])).error.message,
+    ).toMatch(/^lastSlot, 10000000, is too large; max \d+$/);
+    expect(
+      (await net.call("getBlockProduction", [{ identity: payer.address, commitment: "processed" }])).result.value
+        .byIdentity,
+    ).toEqual({});
   });
 
   it("lists itself as the one cluster node, with the sockets it really serves", async () => {
     const nodes = (await net.call("getClusterNodes")).result;
     expect(nodes).toHaveLength(1);
     const hostPort = new URL(net.handle.rpcUrl).host;
-    expect(nodes[0]).toMatchObject({ pubkey: identity, rpc: hostPort, pubsub: hostPort, version: "3.0.6", featureSet: 3_604_001_754 });
+    expect(nodes[0]).toMatchObject({
+      pubkey: identity,
+      rpc: hostPort,
+      pubsub: hostPort,
+      version: "3.0.6",
+      featureSet: 3_604_001_754,
+    });
     expect(nodes[0].gossip).toBeNull();
   });
 
@@ -136,8 +160,12 @@ describe("the validator", () => {
     const fresh = (await net.call("getBlockCommitment", [tip])).result;
     expect(fresh.totalStake).toBeGreaterThan(0);
     expect(fresh.commitment === null || fresh.commitment.length === 32).toBe(true);
-    if (fresh.commitment !== null) expect(fresh.commitment.reduce((a: number, b: number) => a + b, 0)).toBe(fresh.totalStake);
-    expect((await net.call("getBlockCommitment", [0])).result).toEqual({ commitment: null, totalStake: fresh.totalStake });
+    if (fresh.commitment !== null)
+      expect(fresh.commitment.reduce((a: number, b: number) => a + b, 0)).toBe(fresh.totalStake);
+    expect((await net.call("getBlockCommitment", [0])).result).toEqual({
+      commitment: null,
+      totalStake: fresh.totalStake,
+    });
     expect((await net.call("getMaxRetransmitSlot")).result).toBeGreaterThanOrEqual(tip);
     expect((await net.call("getMaxShredInsertSlot")).result).toBeGreaterThanOrEqual(tip);
     expect((await net.call("getHighestSnapshotSlot")).error).toEqual({ code: -32008, message: "No snapshot" });
@@ -150,7 +178,9 @@ describe("the validator", () => {
     const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
     const ix = { programAddress: STAKE_PROGRAM as Address, accounts: [], data: new Uint8Array([13, 0, 0, 0]) };
     const tx = await signedTransaction(payer, [ix], bh);
-    const simulated = (await net.call("simulateTransaction", [tx.base64, { encoding: "base64", commitment: "processed" }])).result.value;
+    const simulated = (
+      await net.call("simulateTransaction", [tx.base64, { encoding: "base64", commitment: "processed" }])
+    ).result.value;
     expect(simulated.err).toBeNull();
     expect(Number(Buffer.from(simulated.returnData.data[0], "base64").readBigUInt64LE(0))).toBe(res.value);
     void AccountRole;

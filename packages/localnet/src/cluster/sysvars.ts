@@ -4,7 +4,9 @@
  * sysvar does not exist (`disable_fees_sysvar` is active; LiteSVM refuses to drop it, so the
  * account reads hide it: {@link isHiddenAccount}), and the stake config account is the
  * 10-byte config-program layout (short-vec of no keys, warmup_cooldown_rate 0.25, slash_penalty 12)
- * rather than LiteSVM's 17 bytes with a u64 key count.
+ * rather than LiteSVM's 17 bytes with a u64 key count, and the Rent sysvar holds agave 3.0's
+ * `Rent::default()` (3,480 lamports per byte-year, threshold 2.0, burn 50%) where LiteSVM writes the
+ * later equivalent (6,960 per byte, threshold 1.0): the same rent-exempt minimum either way.
  */
 import bs58 from "bs58";
 import { Account, type LiteSvm } from "litesvm/dist/internal.js";
@@ -55,9 +57,24 @@ export function stakeConfigData(): Uint8Array {
   return data;
 }
 
+export const RENT_SYSVAR = "SysvarRent111111111111111111111111111111111";
+
+/** agave 3.0's `Rent::default()` in its bincode layout. */
+export function rentData(): Uint8Array {
+  const data = new Uint8Array(17);
+  const view = new DataView(data.buffer);
+  view.setBigUint64(0, 3480n, true);
+  view.setFloat64(8, 2.0, true);
+  data[16] = 50;
+  return data;
+}
+
 /** Applies the genesis differences; returns the addresses written. */
 export function writeGenesisSysvars(svm: LiteSvm): string[] {
-  const written: string[] = [];
+  const written: string[] = [RENT_SYSVAR];
+  const rentKey = bs58.decode(RENT_SYSVAR);
+  const rent = svm.getAccount(rentKey)!;
+  svm.setAccount(rentKey, new Account(rent.lamports(), rentData(), rent.owner(), false, U64_MAX));
   for (const address of SYSVARS) if (rentExempt(svm, bs58.decode(address))) written.push(address);
   const config = stakeConfigData();
   svm.setAccount(

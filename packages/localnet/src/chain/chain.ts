@@ -153,7 +153,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let frozen = false;
   const faucet = await createFaucet(svm);
-  const cluster = createCluster(svm, epochSchedule, options.startSlot);
+  const cluster = createCluster(svm, epochSchedule, options.startSlot, genesis.block.blockhash);
   const addressSignatures = createAddressSignatures(options.historyLimit);
 
   const genesisSlot = options.startSlot;
@@ -233,7 +233,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
         keys: record.keys.keys,
       })),
     );
-    const written = cluster.afterBlock(block.slot, block.blockTime);
+    const written = cluster.afterBlock(block.slot, block.blockTime, block.blockhash);
     notifyTouched({ addresses: written, keys: written.map((address) => bs58.decode(address)), slot: block.slot });
     for (const listener of blockListeners) {
       try {

@@ -22,7 +22,8 @@ import {
   type Lockout,
   VOTE_STATE_SIZE,
 } from "./vote-state.ts";
-import { writeGenesisSysvars, keepSysvarsRentExempt } from "./sysvars.ts";
+import { createHistorySysvars } from "./history-sysvars.ts";
+import { keepSysvarsRentExempt, writeGenesisSysvars } from "./sysvars.ts";
 
 export const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
 export const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
@@ -61,8 +62,8 @@ export interface Cluster {
   readonly addresses: readonly string[];
   /** The vote account's state as of the bank at `slot` (the validator votes on every block). */
   voteAt(slot: bigint): VoteSnapshot;
-  /** Records the validator's vote on a new block; returns the addresses written. */
-  afterBlock(slot: bigint, blockTime: number): readonly string[];
+  /** Records the validator's vote on a new block and the history sysvars; returns the addresses written. */
+  afterBlock(slot: bigint, blockTime: number, blockhash: string): readonly string[];
 }
 
 /** An ed25519 public key derived from a fixed seed, so the cluster's addresses never change. */
@@ -79,7 +80,12 @@ function keyFromSeed(label: string): ClusterKey {
 }
 
 /** Writes the cluster's genesis accounts into `svm` and returns it. */
-export function createCluster(svm: LiteSvm, schedule: EpochScheduleParams, genesisSlot: bigint): Cluster {
+export function createCluster(
+  svm: LiteSvm,
+  schedule: EpochScheduleParams,
+  genesisSlot: bigint,
+  genesisBlockhash: string,
+): Cluster {
   const identity = keyFromSeed("validator-identity");
   const voteAccount = keyFromSeed("validator-vote-account");
   const stakeAccount = keyFromSeed("validator-stake-account");
@@ -174,6 +180,11 @@ export function createCluster(svm: LiteSvm, schedule: EpochScheduleParams, genes
     new Account(STAKE_LAMPORTS, stakeData, bs58.decode(STAKE_PROGRAM), false, U64_MAX),
   );
   const sysvarAddresses = writeGenesisSysvars(svm);
+  const historySysvars = createHistorySysvars(
+    svm,
+    { slot: genesisSlot, blockhash: genesisBlockhash, epoch: genesisEpoch },
+    activatedStake,
+  );
 
   return {
     identity,
@@ -187,8 +198,9 @@ export function createCluster(svm: LiteSvm, schedule: EpochScheduleParams, genes
       const { lastVote, rootSlot, epochCredits } = voteAt(slot);
       return { lastVote, rootSlot, epochCredits };
     },
-    afterBlock(slot, blockTime) {
+    afterBlock(slot, blockTime, blockhash) {
       writeVoteAccount(slot, BigInt(blockTime));
+      historySysvars.afterBlock(slot, blockhash, epochOfSlot(schedule, slot).epoch);
       const written = keepSysvarsRentExempt(svm);
       return [voteAccount.address, ...written];
     },

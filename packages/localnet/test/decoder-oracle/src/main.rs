@@ -2,6 +2,9 @@
 //! (`solana-account-decoder`), fed accounts as JSON lines on stdin
 //! (`{"pubkey": base58, "owner": base58, "data": base64}`), answering one JSON line each: the
 //! `{program, parsed, space}` agave would put under `data`, or null when agave cannot parse it.
+//! A line `{"base64": text}` instead answers how agave's base64 decoding (the same crate and
+//! engine as its `decode_and_deserialize`) refuses the text: `{"error": "<Debug of the error>"}`,
+//! or `{"ok": <decoded length>}`.
 use {
     base64::{prelude::BASE64_STANDARD, Engine},
     serde_json::{json, Value},
@@ -15,6 +18,12 @@ use {
 
 fn answer(line: &str) -> Result<Value, String> {
     let input: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    if let Some(text) = input["base64"].as_str() {
+        return Ok(match BASE64_STANDARD.decode(text) {
+            Ok(bytes) => json!({ "ok": bytes.len() }),
+            Err(e) => json!({ "error": format!("{e:?}") }),
+        });
+    }
     let field = |name: &str| input[name].as_str().ok_or(format!("missing {name}"));
     let pubkey = Pubkey::from_str(field("pubkey")?).map_err(|e| e.to_string())?;
     let owner = Pubkey::from_str(field("owner")?).map_err(|e| e.to_string())?;

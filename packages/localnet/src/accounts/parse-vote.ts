@@ -1,7 +1,8 @@
 /**
  * agave's `parse_vote` (account-decoder, program "vote"): `VoteStateV3::deserialize`, which reads
- * the bincode `VoteStateVersions` current (tag 2, lockouts with latency) and 1.14.11 (tag 1,
- * lockouts without) layouts. Credits are strings; slots, epochs and counts numbers; prior voters
+ * the bincode `VoteStateVersions` current (tag 2, lockouts with latency), 1.14.11 (tag 1, lockouts
+ * without) and 0.23.5 (tag 0: one authorized voter with its epoch, a prior-voter buffer of four-field
+ * entries that the conversion drops) layouts. Credits are strings; slots, epochs and counts numbers; prior voters
  * listed only where set (the circular buffer's default entries skipped).
  */
 import { encodeBase58 } from "./base58.ts";
@@ -41,9 +42,58 @@ class Reader {
   }
 }
 
+/** Tag 0, converted to the current state as `convert_to_v3` does. */
+function parseV0_23_5(r: Reader): ParsedProgramData {
+  const nodePubkey = r.key();
+  const authorizedVoter = r.key();
+  const authorizedVoterEpoch = jsonU64(r.u64());
+  for (let i = 0; i < PRIOR_VOTERS; i++) {
+    r.key();
+    r.u64();
+    r.u64();
+    r.u64();
+  }
+  r.u64(); // circular buffer index
+  if (r.u8() > 1) throw new RangeError("bad bool");
+  const authorizedWithdrawer = r.key();
+  const commission = r.u8();
+  const votes = Array.from({ length: r.length(12) }, () => {
+    const slot = jsonU64(r.u64());
+    return { slot, confirmationCount: r.u32() };
+  });
+  return {
+    type: "vote",
+    info: {
+      nodePubkey,
+      authorizedWithdrawer,
+      commission,
+      votes,
+      ...rest(r),
+      authorizedVoters: [{ epoch: authorizedVoterEpoch, authorizedVoter }],
+      priorVoters: [],
+    },
+  };
+}
+
+/** Root slot, epoch credits and last timestamp: the tail every version shares. */
+function rest(r: Reader, between?: () => { authorizedVoters: unknown[]; priorVoters: unknown[] }) {
+  const hasRoot = r.u8();
+  if (hasRoot > 1) throw new RangeError("bad option tag");
+  const rootSlot = hasRoot === 1 ? jsonU64(r.u64()) : null;
+  const middle = between?.();
+  const epochCredits = Array.from({ length: r.length(24) }, () => ({
+    epoch: jsonU64(r.u64()),
+    credits: r.u64().toString(),
+    previousCredits: r.u64().toString(),
+  }));
+  const lastTimestamp = { slot: jsonU64(r.u64()), timestamp: jsonI64(r.i64()) };
+  return { rootSlot, ...middle, epochCredits, lastTimestamp };
+}
+
 function parse(data: Uint8Array): ParsedProgramData {
   const r = new Reader(data);
   const version = r.u32();
+  if (version === 0) return parseV0_23_5(r);
   if (version !== 1 && version !== 2) throw new RangeError("unsupported vote state version");
   const nodePubkey = r.key();
   const authorizedWithdrawer = r.key();
@@ -53,43 +103,24 @@ function parse(data: Uint8Array): ParsedProgramData {
     const slot = jsonU64(r.u64());
     return { slot, confirmationCount: r.u32() };
   });
-  const hasRoot = r.u8();
-  if (hasRoot > 1) throw new RangeError("bad option tag");
-  const rootSlot = hasRoot === 1 ? jsonU64(r.u64()) : null;
-  const authorizedVoters = Array.from({ length: r.length(40) }, () => {
-    const epoch = jsonU64(r.u64());
-    return { epoch, authorizedVoter: r.key() };
+  const tail = rest(r, () => {
+    const authorizedVoters = Array.from({ length: r.length(40) }, () => {
+      const epoch = jsonU64(r.u64());
+      return { epoch, authorizedVoter: r.key() };
+    });
+    const priorVoters: unknown[] = [];
+    for (let i = 0; i < PRIOR_VOTERS; i++) {
+      const authorizedPubkey = r.key();
+      const epochOfLastAuthorizedSwitch = jsonU64(r.u64());
+      const targetEpoch = jsonU64(r.u64());
+      if (authorizedPubkey !== DEFAULT_KEY)
+        priorVoters.push({ authorizedPubkey, epochOfLastAuthorizedSwitch, targetEpoch });
+    }
+    r.u64(); // circular buffer index
+    if (r.u8() > 1) throw new RangeError("bad bool");
+    return { authorizedVoters, priorVoters };
   });
-  const priorVoters: unknown[] = [];
-  for (let i = 0; i < PRIOR_VOTERS; i++) {
-    const authorizedPubkey = r.key();
-    const epochOfLastAuthorizedSwitch = jsonU64(r.u64());
-    const targetEpoch = jsonU64(r.u64());
-    if (authorizedPubkey !== DEFAULT_KEY)
-      priorVoters.push({ authorizedPubkey, epochOfLastAuthorizedSwitch, targetEpoch });
-  }
-  r.u64(); // circular buffer index
-  if (r.u8() > 1) throw new RangeError("bad bool");
-  const epochCredits = Array.from({ length: r.length(24) }, () => ({
-    epoch: jsonU64(r.u64()),
-    credits: r.u64().toString(),
-    previousCredits: r.u64().toString(),
-  }));
-  const lastTimestamp = { slot: jsonU64(r.u64()), timestamp: jsonI64(r.i64()) };
-  return {
-    type: "vote",
-    info: {
-      nodePubkey,
-      authorizedWithdrawer,
-      commission,
-      votes,
-      rootSlot,
-      authorizedVoters,
-      priorVoters,
-      epochCredits,
-      lastTimestamp,
-    },
-  };
+  return { type: "vote", info: { nodePubkey, authorizedWithdrawer, commission, votes, ...tail } };
 }
 
 /** The parsed vote account, or null when agave could not deserialize it. */

@@ -258,9 +258,35 @@ export function digest(value: unknown): string {
 
 /** Texts agave's base64 decoding refuses, each for another reason (or accepts, as controls). */
 export const BASE64_INPUTS = [
-  "!!!!", "abc", "abcde", "ab==", "a===", "abc=", "ab=c", "abcd=", "abcd\n", "ab c", "AB==", "ABC=", "A", "====",
-  "ab==ab==", "abcd====", "a=bc", "Zm9v\u00e9", "Zm9vYg=", "Zm9vYmFy\t", "Zm9v YmFy", "Zm9vYmE=", "Zm9vYmF=",
-  "Zm9vYg==", "Zm9vYh==", "QUJD-_==", "AAAAAAAAAAAA.AAA", "", "AQID",
+  "!!!!",
+  "abc",
+  "abcde",
+  "ab==",
+  "a===",
+  "abc=",
+  "ab=c",
+  "abcd=",
+  "abcd\n",
+  "ab c",
+  "AB==",
+  "ABC=",
+  "A",
+  "====",
+  "ab==ab==",
+  "abcd====",
+  "a=bc",
+  "Zm9v\u00e9",
+  "Zm9vYg=",
+  "Zm9vYmFy\t",
+  "Zm9v YmFy",
+  "Zm9vYmE=",
+  "Zm9vYmF=",
+  "Zm9vYg==",
+  "Zm9vYh==",
+  "QUJD-_==",
+  "AAAAAAAAAAAA.AAA",
+  "",
+  "AQID",
 ];
 
 async function main() {

@@ -128,6 +128,13 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
       if (first !== null && typeof first === "object" && !Array.isArray(first)) {
         config = configParam(first);
       } else {
+        const isSlot =
+          typeof first === "bigint" || (typeof first === "number" && Number.isInteger(first) && first >= 0);
+        if (first !== undefined && first !== null && !isSlot) {
+          throw invalidParams(
+            "Invalid params: data did not match any variant of untagged enum RpcLeaderScheduleConfigWrapper.",
+          );
+        }
         if (first !== undefined && first !== null) slotParam = u64Param(first);
         config = configParam(params[1]);
       }

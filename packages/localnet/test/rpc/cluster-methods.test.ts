@@ -109,6 +109,11 @@ describe("the validator", () => {
     expect(schedule[identity].slice(0, 3)).toEqual([0, 1, 2]);
     expect((await net.call("getLeaderSchedule", [{ identity: payer.address }])).result).toEqual({});
     expect((await net.call("getLeaderSchedule", [10_000_000_000])).result).toBeNull();
+    // The first param is agave's untagged RpcLeaderScheduleConfigWrapper: a slot or a config.
+    expect((await net.call("getLeaderSchedule", ["5"])).error).toEqual({
+      code: -32602,
+      message: "Invalid params: data did not match any variant of untagged enum RpcLeaderScheduleConfigWrapper.",
+    });
     expect((await net.call("getSlotLeader", [{ commitment: "processed" }])).result).toBe(identity);
     expect((await net.call("getSlotLeaders", [0, 10])).result).toEqual(Array(10).fill(identity));
     expect((await net.call("getSlotLeaders", [0, 5001])).error).toEqual({

@@ -40,6 +40,13 @@ describe("sysvars", () => {
     }
   });
 
+  it("stamps the clock with the time its epoch began", async () => {
+    const clock = (await parsed("SysvarC1ock11111111111111111111111111111111")).value.data.parsed.info;
+    expect(clock.epochStartTimestamp).toBeGreaterThan(0);
+    expect(clock.epochStartTimestamp).toBeLessThanOrEqual(clock.unixTimestamp);
+    expect(clock.leaderScheduleEpoch).toBe(clock.epoch + 1);
+  });
+
   it("has no Fees sysvar, agave 3.0's Rent::default() and a 10-byte stake config", async () => {
     expect((await parsed("SysvarFees111111111111111111111111111111111")).value).toBeNull();
     expect((await parsed("SysvarRent111111111111111111111111111111111")).value.data.parsed.info).toEqual({

@@ -89,10 +89,7 @@ const LOADED_DATA_COST_PER_32K = 8n;
 
 /** Errors that still charge the fee and land the transaction (the rest are dropped by a leader). */
 function isCommittedFailure(err: TransactionErrorJson): boolean {
-  return (
-    typeof err === "object" &&
-    ("InstructionError" in err || "InsufficientFundsForRent" in err || "ProgramExecutionTemporarilyRestricted" in err)
-  );
+  return typeof err === "object" && ("InstructionError" in err || "InsufficientFundsForRent" in err || "ProgramExecutionTemporarilyRestricted" in err);
 }
 
 /** Creates an executor over a LiteSVM instance (blockhash check off, history off: the chain owns both). */
@@ -161,7 +158,7 @@ export function createExecutor(svm: LiteSvm): Executor {
     keys.keys.forEach((key, i) => {
       const programSize = executables.get(key);
       if (programSize !== undefined || (previous !== null && !keys.writable[i] && override === undefined)) {
-        lamports.push(programSize !== undefined ? (svm.getBalance(keys.keyBytes[i]!) ?? 0n) : previous!.lamports[i]!);
+        lamports.push(programSize !== undefined ? svm.getBalance(keys.keyBytes[i]!) ?? 0n : previous!.lamports[i]!);
         loadedSize += (programSize ?? 0) + TRANSACTION_ACCOUNT_BASE_SIZE;
         const token = previous?.tokens.find((t) => t.accountIndex === i);
         if (token && programSize === undefined) tokens.push(token);
@@ -198,12 +195,7 @@ export function createExecutor(svm: LiteSvm): Executor {
         index,
         instructions: set.map((inner) => {
           const ix = inner.instruction();
-          return {
-            programIdIndex: ix.programIdIndex(),
-            accounts: Array.from(ix.accounts()),
-            data: ix.data(),
-            stackHeight: inner.stackHeight(),
-          };
+          return { programIdIndex: ix.programIdIndex(), accounts: Array.from(ix.accounts()), data: ix.data(), stackHeight: inner.stackHeight() };
         }),
       });
     });
@@ -220,13 +212,9 @@ export function createExecutor(svm: LiteSvm): Executor {
     let result;
     try {
       if (simulate) {
-        result =
-          tx.message.version === "legacy"
-            ? svm.simulateLegacyTransaction(tx.wire)
-            : svm.simulateVersionedTransaction(tx.wire);
+        result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
       } else {
-        result =
-          tx.message.version === "legacy" ? svm.sendLegacyTransaction(tx.wire) : svm.sendVersionedTransaction(tx.wire);
+        result = tx.message.version === "legacy" ? svm.sendLegacyTransaction(tx.wire) : svm.sendVersionedTransaction(tx.wire);
       }
     } finally {
       if (!sigVerify) svm.setSigverify(true);
@@ -249,11 +237,7 @@ export function createExecutor(svm: LiteSvm): Executor {
         for (const entry of (result as SimulatedTransactionInfo).postAccounts()) {
           const a = entry.account();
           postAccounts.set(bs58.encode(entry.address), {
-            lamports: a.lamports(),
-            data: a.data(),
-            owner: ownerName(a.owner()),
-            executable: a.executable(),
-            rentEpoch: a.rentEpoch(),
+            lamports: a.lamports(), data: a.data(), owner: ownerName(a.owner()), executable: a.executable(), rentEpoch: a.rentEpoch(),
           });
         }
         post = snapshot(keys, pre, postAccounts);
@@ -284,10 +268,7 @@ export function createExecutor(svm: LiteSvm): Executor {
   function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
     svm.setSigverify(sigVerify);
     try {
-      const result =
-        tx.message.version === "legacy"
-          ? svm.simulateLegacyTransaction(tx.wire)
-          : svm.simulateVersionedTransaction(tx.wire);
+      const result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
       return result instanceof FailedTransactionMetadata ? transactionErrorToJson(result.err()) : null;
     } finally {
       if (!sigVerify) svm.setSigverify(true);

@@ -31,18 +31,8 @@ function innerInstructionsJson(sets: InnerInstructionSet[], keys: AccountKeys, p
     index: set.index,
     instructions: set.instructions.map((ix) =>
       parsed
-        ? parseInstruction(
-            keys.keys[ix.programIdIndex]!,
-            ix.accounts.map((a) => keys.keys[a]!),
-            ix.data,
-            ix.stackHeight,
-          )
-        : {
-            accounts: ix.accounts,
-            data: bs58.encode(ix.data),
-            programIdIndex: ix.programIdIndex,
-            stackHeight: ix.stackHeight,
-          },
+        ? parseInstruction(keys.keys[ix.programIdIndex]!, ix.accounts.map((a) => keys.keys[a]!), ix.data, ix.stackHeight)
+        : { accounts: ix.accounts, data: bs58.encode(ix.data), programIdIndex: ix.programIdIndex, stackHeight: ix.stackHeight },
     ),
   }));
 }
@@ -66,10 +56,7 @@ export function encodeMeta(record: TransactionRecord, parsed: boolean): Record<s
     status: o.err === null ? { Ok: null } : { Err: o.err },
   };
   if (o.returnData !== null) {
-    meta.returnData = {
-      data: [Buffer.from(o.returnData.data).toString("base64"), "base64"],
-      programId: o.returnData.programId,
-    };
+    meta.returnData = { data: [Buffer.from(o.returnData.data).toString("base64"), "base64"], programId: o.returnData.programId };
   }
   return meta;
 }
@@ -98,11 +85,7 @@ function parsedAccountKeys(keys: AccountKeys) {
 }
 
 function lookupsJson(tx: DecodedTransaction) {
-  return tx.message.lookups.map((l) => ({
-    accountKey: l.accountKey,
-    readonlyIndexes: l.readonlyIndexes,
-    writableIndexes: l.writableIndexes,
-  }));
+  return tx.message.lookups.map((l) => ({ accountKey: l.accountKey, readonlyIndexes: l.readonlyIndexes, writableIndexes: l.writableIndexes }));
 }
 
 /** The `transaction` field in the requested encoding. */
@@ -118,12 +101,7 @@ export function encodeTransaction(record: TransactionRecord, encoding: Transacti
         accountKeys: parsedAccountKeys(keys),
         addressTableLookups: m.version === "legacy" ? null : lookupsJson(tx),
         instructions: m.instructions.map((ix) =>
-          parseInstruction(
-            keys.keys[ix.programIdIndex]!,
-            ix.accounts.map((a) => keys.keys[a]!),
-            ix.data,
-            null,
-          ),
+          parseInstruction(keys.keys[ix.programIdIndex]!, ix.accounts.map((a) => keys.keys[a]!), ix.data, null),
         ),
         recentBlockhash: m.recentBlockhash,
       },
@@ -133,11 +111,7 @@ export function encodeTransaction(record: TransactionRecord, encoding: Transacti
   const message: Record<string, unknown> = {
     accountKeys: m.staticKeys,
     header: m.header,
-    instructions: m.instructions.map((ix) => ({
-      accounts: ix.accounts,
-      data: bs58.encode(ix.data),
-      programIdIndex: ix.programIdIndex,
-    })),
+    instructions: m.instructions.map((ix) => ({ accounts: ix.accounts, data: bs58.encode(ix.data), programIdIndex: ix.programIdIndex })),
     recentBlockhash: m.recentBlockhash,
   };
   if (m.version !== "legacy") message.addressTableLookups = lookupsJson(tx);

@@ -103,20 +103,12 @@ export function createPubSub(chain: Chain): PubSub {
     try {
       request = parseJson(text) as typeof request;
     } catch {
-      socket.send(
-        stringifyJson({ jsonrpc: "2.0", error: { code: RpcErrorCode.PARSE_ERROR, message: "Parse error" }, id: null }),
-      );
+      socket.send(stringifyJson({ jsonrpc: "2.0", error: { code: RpcErrorCode.PARSE_ERROR, message: "Parse error" }, id: null }));
       return;
     }
     const id = request?.id ?? null;
     if (request === null || typeof request !== "object" || typeof request.method !== "string") {
-      socket.send(
-        stringifyJson({
-          jsonrpc: "2.0",
-          error: { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" },
-          id: null,
-        }),
-      );
+      socket.send(stringifyJson({ jsonrpc: "2.0", error: { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" }, id: null }));
       return;
     }
     try {
@@ -146,10 +138,7 @@ export function createPubSub(chain: Chain): PubSub {
     ws.on("error", cleanup);
     ws.on("message", (data, isBinary) => {
       if (isBinary) return ws.close(1003, "text frames only");
-      onMessage(
-        socket,
-        Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"),
-      );
+      onMessage(socket, Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"));
     });
   }
 

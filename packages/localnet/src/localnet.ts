@@ -19,6 +19,10 @@ import type { LocalnetConfig } from "./config.ts";
 import { createFaults, type Faults } from "./faults.ts";
 import { createBlockMethods } from "./rpc/block-methods.ts";
 import { createChainMethods } from "./rpc/chain-methods.ts";
+import { createClusterMethods } from "./rpc/cluster-methods.ts";
+import { createInflationMethods } from "./rpc/inflation-methods.ts";
+import { createSignatureMethods } from "./rpc/signature-methods.ts";
+import { createSupplyMethods } from "./rpc/supply-methods.ts";
 import { createControlMethods } from "./rpc/control-methods.ts";
 import { API_VERSION } from "./rpc/params.ts";
 import type { MethodContext, MethodTable } from "./rpc/protocol.ts";
@@ -62,7 +66,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     recordedBlocks,
   });
   const index = createAccountIndex(chain.svm);
-  index.record([chain.faucet as Address]);
+  index.record([chain.faucet as Address, ...(chain.cluster.addresses as Address[])]);
   chain.onAccountsTouched(({ keys }) => index.record(keys));
 
   const faults = createFaults(config.faults, (settings) => {
@@ -73,6 +77,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   await hooks.seed?.(world);
 
   const mints = liveMintLookup(index.store);
+  let listenAddress = "";
   const lagSlots = () => faults.get().lagSlots;
   const methods: MethodTable = {
     ...createChainMethods({ chain, lagSlots }),
@@ -85,6 +90,10 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     }),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
+    ...createClusterMethods({ chain, listenAddress: () => listenAddress }),
+    ...createInflationMethods({ chain }),
+    ...createSupplyMethods({ index }),
+    ...createSignatureMethods({ chain }),
   };
   for (const table of hooks.extraMethods?.(world) ?? []) Object.assign(methods, table);
 
@@ -110,6 +119,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   const port = await server.listen(config.port, config.host);
   chain.start();
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
   await hooks.onStarted?.({ ...world, rpcUrl });
   return {

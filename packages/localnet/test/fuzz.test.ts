@@ -17,7 +17,7 @@ const TRANSACTIONS = 100_000;
 const MALFORMED_CALLS = 20_000;
 const GARBAGE_BODIES = 300;
 const BATCH = 1000;
-const ALLOWED_CODES = new Set([-32700, -32600, -32601, -32602, -32002, -32003, -32004, -32005, -32001, -32007, -32015, -32016]);
+const ALLOWED_CODES = new Set([-32700, -32600, -32601, -32602, -32002, -32003, -32004, -32005, -32001, -32007, -32008, -32015, -32016]);
 
 const random = createPrng(0x5eed);
 const pick = <T>(items: readonly T[]): T => items[randomInt(random, items.length)]!;
@@ -154,6 +154,8 @@ const METHODS = [
   "getFeeForMessage", "requestAirdrop", "sendTransaction", "simulateTransaction", "getSignatureStatuses", "getTransaction",
   "getBlock", "getBlocks", "getBlocksWithLimit", "getBlockTime", "getRecentPrioritizationFees", "getAccountInfo",
   "getBalance", "getMultipleAccounts", "getProgramAccounts", "getTokenAccountsByOwner", "getMinimumBalanceForRentExemption",
+  "getSupply", "getLargestAccounts", "getVoteAccounts", "getLeaderSchedule", "getSlotLeaders", "getBlockProduction",
+  "getInflationReward", "getSignaturesForAddress", "getBlockCommitment", "getHighestSnapshotSlot", "getInflationGovernor",
   "noSuchMethod", "localnet_getFaults",
 ];
 

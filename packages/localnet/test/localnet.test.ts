@@ -325,9 +325,11 @@ describe("localnet with kit clients", () => {
     bytes[10]! ^= 0xff; // corrupt the signature
     const forged = bytes.toString("base64");
     const verified = await net.call("simulateTransaction", [forged, { encoding: "base64", sigVerify: true, commitment: "processed" }]);
-    expect(verified.error).toEqual({ code: -32003, message: "Transaction signature verification failure" });
+    // agave 3.0: the simulation's error, not -32003 (shapes in test/rpc/transaction-methods.test.ts).
+    expect(verified.result.value.err).toBe("SignatureFailure");
     const sent = await net.call("sendTransaction", [forged, { encoding: "base64", preflightCommitment: "processed" }]);
-    expect(sent.error).toEqual({ code: -32003, message: "Transaction signature verification failure" });
+    expect(sent.error.code).toBe(-32002);
+    expect(sent.error.data.err).toBe("SignatureFailure");
     expect((await net.call("simulateTransaction", [forged, { encoding: "base64", commitment: "processed" }])).result.value.err).toBeNull();
   });
 

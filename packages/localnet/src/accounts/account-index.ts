@@ -59,6 +59,8 @@ export interface AccountIndex {
   seedAccount(account: SeedAccount): void;
   /** The indexed entry for an address. */
   get(address: Address): IndexedAccount | undefined;
+  /** Every indexed account (volatile owners re-read first), in no particular order. */
+  all(): Iterable<IndexedAccount>;
   /** Accounts owned by a program, in pubkey byte order (re-read first for volatile owners). */
   byOwner(owner: Address): readonly IndexedAccount[];
   /** Valid (initialized) token accounts of a token program for a mint, in pubkey order. */
@@ -240,6 +242,13 @@ export function createAccountIndex(svm: LiteSVM, options: AccountIndexOptions = 
     get(address) {
       const parsed = parsePubkey(address);
       return isParsedPubkey(parsed) ? entries.get(latin1(parsed.bytes)) : undefined;
+    },
+    all() {
+      for (const owner of VOLATILE_OWNERS) {
+        const found = owners.get(owner);
+        if (found !== undefined) index.record(found.inOrder().map((entry) => entry.key));
+      }
+      return entries.values();
     },
     byOwner(owner) {
       const found = owners.get(owner);

@@ -4,7 +4,8 @@
  * are exact even for accounts the chain forgot to record.
  */
 import type { Address } from "@solana/kit";
-import { invalidParams, type MethodTable } from "../rpc/protocol.ts";
+import { invalidParams, JsonRpcError, RpcErrorCode, type MethodTable } from "../rpc/protocol.ts";
+import { MAX_ACCOUNT_DATA_LENGTH } from "./svm-store.ts";
 import { encodeAccount, type UiAccount } from "./encode-account.ts";
 import { jsonU64 } from "./json.ts";
 import {
@@ -90,6 +91,8 @@ export function createAccountReadMethods(services: AccountServices): MethodTable
         commitmentConfig(params[1]);
         return expectUnsigned(params[0], "usize");
       });
+      // agave: data lengths beyond MAX_PERMITTED_DATA_LENGTH are an invalid request.
+      if (dataLength > MAX_ACCOUNT_DATA_LENGTH) throw new JsonRpcError(RpcErrorCode.INVALID_REQUEST, "Invalid request");
       return jsonU64(services.store.minimumBalance(BigInt(dataLength)));
     },
   };

@@ -137,7 +137,10 @@ export function accountInfoConfig(value: unknown, structName = "RpcAccountInfoCo
 
 /** Decodes an optional `CommitmentConfig` param (`{commitment}`). */
 export function commitmentConfig(value: unknown): Commitment {
-  const config = optional(value, (v) => expectObject(v, "CommitmentConfig")) ?? {};
+  const config = optional(value, (v) => expectObject(v, "CommitmentConfig"));
+  if (config === undefined) return "finalized";
+  // Taken as `Option<CommitmentConfig>` directly, whose one field has no serde default: `{}` is refused.
+  if (!Object.hasOwn(config, "commitment")) throw new SerdeError("missing field `commitment`");
   return optional(config.commitment, (v) => expectVariant(v, COMMITMENTS)) ?? "finalized";
 }
 

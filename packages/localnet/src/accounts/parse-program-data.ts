@@ -1,13 +1,24 @@
 /**
  * jsonParsed for non-token programs, as agave's account-decoder renders them: system nonce accounts
  * ("nonce"), upgradeable-loader accounts ("bpf-upgradeable-loader"), address lookup tables
- * ("address-lookup-table") and sysvars ("sysvar"). Not parsed here, unlike agave (they fall back
- * to base64): vote, stake and config accounts.
+ * ("address-lookup-table"), sysvars ("sysvar"), stake, vote and config (stake config, validator info)
+ * accounts.
  */
 import { encodeBase58 } from "./base58.ts";
 import { jsonU64 } from "./json.ts";
+import { parseConfig } from "./parse-config.ts";
+import { parseStake } from "./parse-stake.ts";
 import { parseSysvar } from "./parse-sysvar.ts";
-import { ADDRESS_LOOKUP_TABLE_PROGRAM, BPF_LOADER_UPGRADEABLE, SYSTEM_PROGRAM, SYSVAR_OWNER } from "./program-ids.ts";
+import { parseVote } from "./parse-vote.ts";
+import {
+  ADDRESS_LOOKUP_TABLE_PROGRAM,
+  BPF_LOADER_UPGRADEABLE,
+  CONFIG_PROGRAM,
+  STAKE_PROGRAM,
+  SYSTEM_PROGRAM,
+  SYSVAR_OWNER,
+  VOTE_PROGRAM,
+} from "./program-ids.ts";
 
 /** `{type, info?}` as it sits under `data.parsed`. */
 export interface ParsedProgramData {
@@ -118,6 +129,9 @@ const PARSERS: ReadonlyMap<string, ProgramParser> = new Map<string, ProgramParse
   [BPF_LOADER_UPGRADEABLE, { program: "bpf-upgradeable-loader", parse: parseUpgradeableLoader }],
   [ADDRESS_LOOKUP_TABLE_PROGRAM, { program: "address-lookup-table", parse: parseLookupTable }],
   [SYSVAR_OWNER, { program: "sysvar", parse: (data, address) => (address === undefined ? null : parseSysvar(address, data)) }],
+  [STAKE_PROGRAM, { program: "stake", parse: parseStake }],
+  [VOTE_PROGRAM, { program: "vote", parse: parseVote }],
+  [CONFIG_PROGRAM, { program: "config", parse: parseConfig }],
 ]);
 
 /**

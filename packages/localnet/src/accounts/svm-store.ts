@@ -6,6 +6,7 @@
  * whose panics abort the whole process.
  */
 import { Account as SvmAccount, type LiteSVM } from "litesvm";
+import { isHiddenAccount } from "../cluster/sysvars.ts";
 
 /** An account as stored: what the RPC encoders need, nothing more. */
 export interface AccountSnapshot {
@@ -90,6 +91,7 @@ export function createSvmStore(svm: LiteSVM): SvmStore {
   let perByte: bigint | undefined;
   return {
     read(key) {
+      if (isHiddenAccount(key)) return null;
       const account = native.getAccount(key);
       return account === null ? null : snapshotOf(account);
     },
@@ -99,7 +101,7 @@ export function createSvmStore(svm: LiteSVM): SvmStore {
       native.setAccount(key, value);
     },
     programAccounts(owner) {
-      return native.getProgramAccounts(owner).map((entry) => ({
+      return native.getProgramAccounts(owner).filter((entry) => !isHiddenAccount(entry.address)).map((entry) => ({
         key: entry.address,
         account: snapshotOf(entry.account()),
       }));

@@ -24,6 +24,8 @@ import { createExecutor, type ExecutionOutcome, type Executor } from "./executor
 import { createFaucet } from "./faucet.ts";
 import { createGenesis } from "./genesis.ts";
 import { createSignatureHistory, type SignatureEntry } from "./signature-history.ts";
+import { createAddressSignatures, type AddressSignatures } from "./address-signatures.ts";
+import { createCluster, type Cluster } from "../cluster/cluster.ts";
 import { createSlotClock } from "./slot-clock.ts";
 import { createTransactionQueue } from "./transaction-queue.ts";
 
@@ -88,6 +90,10 @@ export interface Chain {
   readonly genesisSlot: bigint;
   /** Address of the faucet that funds requestAirdrop. */
   readonly faucet: string;
+  /** The single validator (identity, vote and stake accounts). */
+  readonly cluster: Cluster;
+  /** Transactions per address, newest first (getSignaturesForAddress). */
+  readonly addressSignatures: AddressSignatures;
   readonly epochSchedule: EpochScheduleParams;
   /** Latest slot at a commitment level. */
   slotAt(commitment: Commitment): bigint;
@@ -147,11 +153,17 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let frozen = false;
   const faucet = await createFaucet(svm);
+  const cluster = createCluster(svm, epochSchedule, options.startSlot, genesis.block.blockhash);
+  const addressSignatures = createAddressSignatures(options.historyLimit);
 
   const genesisSlot = options.startSlot;
   for (const recorded of options.recordedBlocks ?? []) {
     if (recorded.slot >= genesisSlot) throw new RangeError(`recorded block ${recorded.slot} is not below the start slot ${genesisSlot}`);
     blocks.add(recorded);
+    addressSignatures.addBlock(
+      recorded.slot,
+      recorded.transactions.map((record) => ({ signature: record.signature, index: record.index, keys: record.keys.keys })),
+    );
   }
   blocks.add(genesis.block);
   window.add(genesis.block.blockhash, 0n);
@@ -203,6 +215,12 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     if (frozen) return null;
     const block = produceBlockAfter(tip, producerDeps);
     tip = block;
+    addressSignatures.addBlock(
+      block.slot,
+      block.transactions.map((record) => ({ signature: record.signature, index: record.index, keys: record.keys.keys })),
+    );
+    const written = cluster.afterBlock(block.slot, block.blockTime, block.blockhash);
+    notifyTouched({ addresses: written, keys: written.map((address) => bs58.decode(address)), slot: block.slot });
     for (const listener of blockListeners) {
       try {
         listener(block);
@@ -230,6 +248,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     executor,
     genesisSlot,
     faucet: faucet.address,
+    cluster,
+    addressSignatures,
     epochSchedule,
     slotAt,
     block: (slot) => blocks.get(slot),

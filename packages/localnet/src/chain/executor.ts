@@ -14,6 +14,7 @@ import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";
 import { transactionErrorToJson, type TransactionErrorJson } from "../wire/transaction-error.ts";
+import { isHiddenAccount } from "../cluster/sysvars.ts";
 import { isTokenAccount, tokenBalance, type TokenBalanceJson } from "./token-balances.ts";
 
 /** One inner instruction in compiled form. */
@@ -109,7 +110,9 @@ export function createExecutor(svm: LiteSvm): Executor {
   };
 
   function readAccount(address: string, addressBytes?: Uint8Array): AccountSnapshot | null {
-    const account = svm.getAccount(addressBytes ?? bs58.decode(address));
+    const key = addressBytes ?? bs58.decode(address);
+    if (isHiddenAccount(key)) return null;
+    const account = svm.getAccount(key);
     if (account === null) return null;
     const snapshot: AccountSnapshot = {
       lamports: account.lamports(),

@@ -37,9 +37,13 @@ export function createGenesis(startSlot: bigint): Genesis {
     firstNormalEpoch: es.firstNormalEpoch,
     firstNormalSlot: es.firstNormalSlot,
   };
+  // agave's epoch_start_timestamp: the clock's time at the epoch's first block.
+  let epochStart = { epoch: -1n, timestamp: 0n };
   const setClock = (slot: bigint) => {
     const { epoch } = epochOfSlot(epochSchedule, slot);
-    svm.setClock(new Clock(slot, 0n, epoch, epoch + 1n, BigInt(Math.floor(Date.now() / 1000))));
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    if (epoch !== epochStart.epoch) epochStart = { epoch, timestamp: now };
+    svm.setClock(new Clock(slot, epochStart.timestamp, epoch, epoch + 1n, now));
   };
   setClock(startSlot);
   const block: Block = {

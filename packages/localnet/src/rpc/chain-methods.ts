@@ -1,7 +1,7 @@
 /**
  * Methods about the chain's clock and fees: getHealth, getVersion, getSlot, getBlockHeight,
  * getEpochInfo, getLatestBlockhash, isBlockhashValid, getFeeForMessage,
- * getRecentPrioritizationFees, and a few cheap companions (getGenesisHash, getIdentity,
+ * getRecentPrioritizationFees, and a few cheap companions (getGenesisHash,
  * getTransactionCount, getFirstAvailableBlock, minimumLedgerSlot, getEpochSchedule).
  */
 import bs58 from "bs58";
@@ -14,6 +14,7 @@ import { resolveAccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";
 import {
   API_VERSION,
+  FEATURE_SET,
   base58Key,
   configParam,
   contextSlot,
@@ -29,8 +30,6 @@ const HEALTH_CHECK_SLOT_DISTANCE = 128n;
 const MAX_TX_ACCOUNT_LOCKS = 128;
 /** Slots getRecentPrioritizationFees reports (agave's cache size). */
 const PRIORITIZATION_FEE_SLOTS = 150n;
-/** A stable number standing in for the feature set identifier. */
-const FEATURE_SET = 3_294_202_862;
 
 const decode58 = (text: string): Uint8Array | null => {
   try {
@@ -70,11 +69,6 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
     getGenesisHash(params) {
       expectArity(params, 0, 0);
       return chain.block(chain.genesisSlot)?.blockhash ?? chain.block(chain.firstAvailableBlock())!.blockhash;
-    },
-
-    getIdentity(params) {
-      expectArity(params, 0, 0);
-      return { identity: chain.faucet };
     },
 
     getSlot(params, ctx) {

@@ -13,8 +13,14 @@ export interface WithContext<T> {
   value: T;
 }
 
-/** The agave version this localnet answers as (getVersion and every response context). */
-export const API_VERSION = "3.0.0";
+/**
+ * The agave version this localnet imitates, everywhere (getVersion, getClusterNodes, every response
+ * context): agave 3.0.6, whose `feature-set` identifier 3604001754 is what devnet nodes of 3.0.2 and
+ * 3.0.6 answered (recorded getVersion output).
+ */
+export const API_VERSION = "3.0.6";
+/** agave 3.0.6's feature-set identifier (see {@link API_VERSION}). */
+export const FEATURE_SET = 3_604_001_754;
 
 /** Wraps a value in a response context for `slot`. */
 export function withContext<T>(slot: bigint, value: T): WithContext<T> {
@@ -149,4 +155,23 @@ export function base58Signature(value: unknown, decode: (s: string) => Uint8Arra
   if (bytes === null) throw invalidParams("Invalid param: Invalid");
   if (bytes.length !== 64) throw invalidParams("Invalid param: WrongSize");
   return text;
+}
+
+/**
+ * A param typed `Option<CommitmentConfig>` in agave (not a context config): absent or null means
+ * finalized, and an object must name `commitment`, since that struct's one field has no default.
+ */
+export function commitmentOnlyParam(value: unknown): Commitment {
+  const config = configParam(value);
+  if (value !== undefined && value !== null && !Object.hasOwn(config, "commitment")) {
+    throw invalidParams("Invalid params: missing field `commitment`.");
+  }
+  return commitmentField(config);
+}
+
+/** An optional string config field. */
+export function stringField(config: Record<string, unknown>, name: string): string | undefined {
+  const value = config[name];
+  if (value === undefined || value === null) return undefined;
+  return stringParam(value);
 }

@@ -69,7 +69,13 @@ function wireEncoding(config: Record<string, unknown>): BinaryEncoding {
   return encoding === "base64" ? "base64" : "base58";
 }
 
-/** The result object of a simulation, in agave's RpcSimulateTransactionResult field set. */
+/**
+ * The result object of a simulation, in agave 3.0's RpcSimulateTransactionResult field set.
+ * `outcome` is null when the transaction was not processed (it failed signature verification, age
+ * or status-cache checks, or loading its fee payer): agave then reports no fee, balances, logs,
+ * units or loaded size (`TransactionSimulationResult::new_error` and the bank's unprocessed
+ * branch). `loadedAddresses` comes from the sanitized transaction, so it is present either way.
+ */
 function simulationValue(
   outcome: ExecutionOutcome | null,
   err: TransactionErrorJson | null,
@@ -82,7 +88,7 @@ function simulationValue(
     fee: outcome?.fee ?? null,
     innerInstructions: extra.innerInstructions ?? null,
     loadedAccountsDataSize: outcome?.loadedAccountsDataSize ?? 0,
-    loadedAddresses: outcome ? keys.loadedAddresses : null,
+    loadedAddresses: keys.loadedAddresses,
     logs: outcome?.logs ?? [],
     postBalances: outcome?.postBalances ?? null,
     postTokenBalances: outcome?.postTokenBalances ?? null,
@@ -95,6 +101,25 @@ function simulationValue(
     unitsConsumed: outcome?.computeUnitsConsumed ?? 0n,
   };
 }
+
+/**
+ * The `data` of a -32002 preflight failure: agave 3.0 fills only what the preflight simulation
+ * measured (fee, logs, units, loaded size, return data) and leaves balances, token balances and
+ * loaded addresses null.
+ */
+function preflightFailureData(outcome: ExecutionOutcome | null, err: TransactionErrorJson, keys: AccountKeys) {
+  return {
+    ...simulationValue(outcome, err, keys),
+    loadedAddresses: null,
+    postBalances: null,
+    postTokenBalances: null,
+    preBalances: null,
+    preTokenBalances: null,
+  };
+}
+
+/** Was the transaction processed (fee charged, landed if sent), or refused before it ran? */
+const processedOutcome = (outcome: ExecutionOutcome): ExecutionOutcome | null => (outcome.err === null || outcome.committed ? outcome : null);
 
 /** Creates the transaction method table. */
 export function createTransactionMethods({ chain, faults, encodeAccount, lagSlots }: TransactionMethodDeps): MethodTable {
@@ -140,22 +165,21 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       const keys = chain.accountKeys(tx);
       const signature = tx.signatureStrings[0]!;
       if (!skipPreflight) {
-        // Signatures first (agave verifies before simulating); details only when it failed.
+        // Signatures first (agave verifies before simulating); a failure is a preflight failure
+        // with SignatureFailure, and skips the health check.
         const simulated = chain.check(tx, true);
-        if (simulated === "SignatureFailure") {
-          throw new JsonRpcError(RpcErrorCode.TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, "Transaction signature verification failure");
-        }
-        if (BigInt(lagSlots()) > HEALTH_CHECK_SLOT_DISTANCE) {
+        const badSignature = simulated === "SignatureFailure";
+        if (!badSignature && BigInt(lagSlots()) > HEALTH_CHECK_SLOT_DISTANCE) {
           throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${lagSlots()} slots`, { numSlotsBehind: lagSlots() });
         }
-        const early = preExecutionError(tx, slot);
+        const early = badSignature ? "SignatureFailure" : preExecutionError(tx, slot);
         if (early !== null || simulated !== null) {
           const outcome = early === null ? chain.simulate(tx, keys, true) : null;
           const err = early ?? outcome!.err ?? simulated!;
           throw new JsonRpcError(
             RpcErrorCode.SEND_TRANSACTION_PREFLIGHT_FAILURE,
             `Transaction simulation failed: ${transactionErrorText(err)}`,
-            simulationValue(outcome, err, keys),
+            preflightFailureData(outcome === null ? null : processedOutcome(outcome), err, keys),
           );
         }
       }
@@ -195,10 +219,9 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       }
       const keys = chain.accountKeys(tx);
       const outcome = chain.simulate(tx, keys, sigVerify);
-      if (sigVerify && outcome.err === "SignatureFailure") {
-        throw new JsonRpcError(RpcErrorCode.TRANSACTION_SIGNATURE_VERIFICATION_FAILURE, "Transaction signature verification failure");
-      }
-      const early = replace ? null : preExecutionError(tx, slot);
+      // agave 3.0: a signature that does not verify is the simulation's error, not a -32003.
+      const badSignature = sigVerify && outcome.err === "SignatureFailure";
+      const early = badSignature ? "SignatureFailure" : replace ? null : preExecutionError(tx, slot);
       const err = early ?? outcome.err;
       let accounts: unknown[] | null = null;
       if (addresses !== undefined) {
@@ -214,9 +237,9 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       }
       return withContext(
         slot,
-        simulationValue(early === null ? outcome : null, err, keys, {
+        simulationValue(early === null ? processedOutcome(outcome) : null, err, keys, {
           accounts,
-          innerInstructions: wantInner && early === null ? innerInstructionsUi(outcome, keys) : null,
+          innerInstructions: wantInner && early === null && outcome.committed ? innerInstructionsUi(outcome, keys) : null,
           replacementBlockhash,
         }),
       );

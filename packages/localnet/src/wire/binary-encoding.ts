@@ -38,14 +38,66 @@ export function decodeBase58Strict(text: string): Uint8Array | null {
   }
 }
 
-function base64ErrorDetail(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
-    if (!ok && !(c === 61 && i >= text.length - 2)) return `InvalidByte(${i}, ${c})`;
+const PAD = 61; // "="
+
+function base64Value(c: number): number {
+  if (c >= 65 && c <= 90) return c - 65;
+  if (c >= 97 && c <= 122) return c - 71;
+  if (c >= 48 && c <= 57) return c + 4;
+  if (c === 43) return 62;
+  if (c === 47) return 63;
+  return -1;
+}
+
+/**
+ * The `Debug` text of the error the Rust `base64` crate (0.22, STANDARD engine: canonical padding,
+ * no trailing bits) gives for input it refuses, which agave puts after "invalid base64 encoding: ".
+ * Same checks in the same order: a trailing invalid byte when the length is 1 mod 4, the bytes of
+ * the complete quads before the last, then the last quad's padding, length, padding count and
+ * trailing bits. Only called for input the strict decoder refused.
+ */
+export function base64ErrorDetail(text: string): string {
+  // The crate reads bytes: a non-ASCII character is several, and indices count them.
+  const input = Buffer.from(text, "utf8");
+  const length = input.length;
+  const rem = length % 4;
+  if (rem === 1) {
+    const last = input[length - 1]!;
+    if (last !== PAD && base64Value(last) < 0) return `InvalidByte(${length - 1}, ${last})`;
   }
-  if (text.length % 4 !== 0) return `InvalidLength(${text.length})`;
-  return `InvalidLastSymbol(${Math.max(0, text.length - 1)}, ${text.charCodeAt(text.length - 1) || 0})`;
+  const body = Math.max(0, length - rem - (rem === 0 ? 4 : 0));
+  for (let i = 0; i < body; i++) {
+    const c = input[i]!;
+    if (base64Value(c) < 0) return `InvalidByte(${i}, ${c})`;
+  }
+  let morsels = 0;
+  let padding = 0;
+  let firstPad = 0;
+  let lastSymbol = 0;
+  const values: number[] = [];
+  for (let i = body; i < length; i++) {
+    const c = input[i]!;
+    if (c === PAD) {
+      if (i - body < 2) return `InvalidByte(${i}, ${PAD})`;
+      if (padding === 0) firstPad = i - body;
+      padding++;
+      continue;
+    }
+    if (padding > 0) return `InvalidByte(${body + firstPad}, ${PAD})`;
+    lastSymbol = c;
+    const value = base64Value(c);
+    if (value < 0) return `InvalidByte(${i}, ${c})`;
+    values.push(value);
+    morsels++;
+  }
+  if (length > 0 && morsels < 2) return `InvalidLength(${body + morsels})`;
+  if ((padding + morsels) % 4 !== 0) return "InvalidPadding";
+  const bytes = Math.floor((morsels * 6) / 8);
+  let bits = 0;
+  for (let i = 0; i < 4; i++) bits = bits * 64 + (values[i] ?? 0);
+  const unused = 24 - bytes * 8; // bits of the 24 the symbols carry beyond the decoded bytes
+  if (unused > 0 && bits % 2 ** unused !== 0) return `InvalidLastSymbol(${body + morsels - 1}, ${lastSymbol})`;
+  return "InvalidPadding";
 }
 
 function base58ErrorDetail(text: string): string {

@@ -321,13 +321,19 @@ describe("getBalance and getMinimumBalanceForRentExemption", () => {
     expect((await chain.fail("getBalance", "zz")).message).toBe("Invalid param: WrongSize");
   });
 
-  it("matches the runtime's rent for small sizes and saturates for absurd ones", async () => {
+  it("matches the runtime's rent for small sizes and refuses lengths beyond 10 MiB as agave does", async () => {
     const chain = createTestChain();
     expect(await chain.call("getMinimumBalanceForRentExemption", 165)).toBe(2_039_280);
     expect(await chain.call("getMinimumBalanceForRentExemption", 0, { commitment: "confirmed" })).toBe(890_880);
     expect(await chain.call("getMinimumBalanceForRentExemption", 82)).toBe(Number(chain.svm.minimumBalanceForRentExemption(82n)));
-    const huge = await chain.call("getMinimumBalanceForRentExemption", 2 ** 52);
-    expect(huge).toBe(U64_MAX);
+    // agave: data_len > MAX_PERMITTED_DATA_LENGTH is an invalid request (-32600), not a saturated sum.
+    const max = 10 * 1024 * 1024;
+    expect(await chain.call("getMinimumBalanceForRentExemption", max)).toBe(Number(chain.svm.minimumBalanceForRentExemption(BigInt(max))));
+    for (const length of [max + 1, 2 ** 52]) {
+      expect(await chain.fail("getMinimumBalanceForRentExemption", length)).toMatchObject({ code: -32600, message: "Invalid request" });
+    }
+    // The config is `Option<CommitmentConfig>`: an object must name `commitment`.
+    expect((await chain.fail("getMinimumBalanceForRentExemption", 0, {})).message).toBe("Invalid params: missing field `commitment`.");
     expect((await chain.fail("getMinimumBalanceForRentExemption", "165")).message).toBe(
       'Invalid params: invalid type: string "165", expected usize.',
     );

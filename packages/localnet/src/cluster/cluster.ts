@@ -1,0 +1,208 @@
+/**
+ * The single-validator cluster a `solana-test-validator` runs, written into LiteSVM at genesis and
+ * kept moving with the chain: a validator identity apart from the faucet, its vote account, and one
+ * stake account delegated to it (bootstrap stake, active from genesis), with agave's account
+ * layouts and owners. After each block the vote account records the validator's vote on it (the
+ * tower of 31 lockouts, the root, timely-vote credits per rooted slot, the last timestamp), as a
+ * voting validator's would (it votes on every block); the Clock sysvar's balance is kept rent-exempt (LiteSVM rewrites it
+ * with 1 lamport).
+ *
+ * Amounts are the test validator's: identity 500 SOL, stake account 1,000,000 SOL of which all but
+ * its rent-exempt reserve is delegated, vote account rent-exempt, commission 0.
+ */
+import { createPrivateKey, createPublicKey, createHash } from "node:crypto";
+import bs58 from "bs58";
+import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { epochOfSlot, firstSlotInEpoch, type EpochScheduleParams } from "../chain/epoch-schedule.ts";
+import { encodeDelegatedStake, STAKE_STATE_SIZE } from "./stake-state.ts";
+import {
+  encodeVoteState,
+  MAX_LOCKOUT_HISTORY,
+  type EpochCredits,
+  type Lockout,
+  VOTE_STATE_SIZE,
+} from "./vote-state.ts";
+import { createHistorySysvars } from "./history-sysvars.ts";
+import { keepSysvarsRentExempt, writeGenesisSysvars } from "./sysvars.ts";
+
+export const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
+export const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+const LAMPORTS_PER_SOL = 1_000_000_000n;
+const IDENTITY_LAMPORTS = 500n * LAMPORTS_PER_SOL;
+const STAKE_LAMPORTS = 1_000_000n * LAMPORTS_PER_SOL;
+/** Credits a vote earns when it lands one slot after the voted slot (agave's timely vote credits). */
+const VOTE_CREDITS_MAXIMUM_PER_SLOT = 16n;
+/** agave's MAX_EPOCH_CREDITS_HISTORY. */
+const MAX_EPOCH_CREDITS_HISTORY = 64;
+
+/** One key of the cluster: base58 and raw. */
+export interface ClusterKey {
+  readonly address: string;
+  readonly bytes: Uint8Array;
+}
+
+/** What the RPC methods read about the validator's vote account. */
+export interface VoteSnapshot {
+  lastVote: bigint;
+  rootSlot: bigint | null;
+  epochCredits: readonly EpochCredits[];
+}
+
+/** The single validator. */
+export interface Cluster {
+  readonly identity: ClusterKey;
+  readonly voteAccount: ClusterKey;
+  readonly stakeAccount: ClusterKey;
+  /** Lamports delegated to the vote account (all active from genesis). */
+  readonly activatedStake: bigint;
+  readonly commission: number;
+  /** Every address the cluster writes (for the account index). */
+  readonly addresses: readonly string[];
+  /** The vote account's state as of the bank at `slot` (the validator votes on every block). */
+  voteAt(slot: bigint): VoteSnapshot;
+  /** Records the validator's vote on a new block and the history sysvars; returns the addresses written. */
+  afterBlock(slot: bigint, blockTime: number, blockhash: string): readonly string[];
+}
+
+/** An ed25519 public key derived from a fixed seed, so the cluster's addresses never change. */
+function keyFromSeed(label: string): ClusterKey {
+  const seed = createHash("sha256").update(`solgate-localnet:${label}`).digest();
+  // PKCS#8 wrapper of a raw Ed25519 seed (RFC 8410).
+  const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
+  const publicDer = createPublicKey(createPrivateKey({ key: der, format: "der", type: "pkcs8" })).export({
+    format: "der",
+    type: "spki",
+  });
+  const bytes = new Uint8Array(publicDer.subarray(publicDer.length - 32));
+  return { address: bs58.encode(bytes), bytes };
+}
+
+/** Writes the cluster's genesis accounts into `svm` and returns it. */
+export function createCluster(
+  svm: LiteSvm,
+  schedule: EpochScheduleParams,
+  genesisSlot: bigint,
+  genesisBlockhash: string,
+): Cluster {
+  const identity = keyFromSeed("validator-identity");
+  const voteAccount = keyFromSeed("validator-vote-account");
+  const stakeAccount = keyFromSeed("validator-stake-account");
+  const rentExempt = (size: number) => svm.minimumBalanceForRentExemption(BigInt(size));
+  const stakeReserve = rentExempt(STAKE_STATE_SIZE);
+  const activatedStake = STAKE_LAMPORTS - stakeReserve;
+  const voteLamports = rentExempt(VOTE_STATE_SIZE);
+  const commission = 0;
+
+  const genesisEpoch = epochOfSlot(schedule, genesisSlot).epoch;
+
+  /**
+   * The vote state after the validator voted on every slot from genesis to `slot`: a tower of the
+   * last 31 slots (the oldest with 31 confirmations), the slot before it as root, and 16 credits per
+   * rooted slot, kept per epoch as agave's `increment_credits` does (cumulative, with the previous
+   * epoch's total beside it).
+   */
+  const voteAt = (slot: bigint): VoteSnapshot & { votes: Lockout[] } => {
+    const votes: Lockout[] = [];
+    const first =
+      slot - BigInt(MAX_LOCKOUT_HISTORY) + 1n > genesisSlot ? slot - BigInt(MAX_LOCKOUT_HISTORY) + 1n : genesisSlot;
+    for (let s = first; s <= slot; s++) votes.push({ slot: s, confirmationCount: Number(slot - s) + 1, latency: 1 });
+    const rootSlot = slot - BigInt(MAX_LOCKOUT_HISTORY) >= genesisSlot ? slot - BigInt(MAX_LOCKOUT_HISTORY) : null;
+    const epochCredits: EpochCredits[] = [];
+    if (rootSlot !== null) {
+      let total = 0n;
+      let epoch = epochOfSlot(schedule, genesisSlot).epoch;
+      const lastEpoch = epochOfSlot(schedule, rootSlot).epoch;
+      for (; epoch <= lastEpoch; epoch++) {
+        const from = firstSlotInEpoch(schedule, epoch) > genesisSlot ? firstSlotInEpoch(schedule, epoch) : genesisSlot;
+        const end = firstSlotInEpoch(schedule, epoch + 1n) - 1n;
+        const to = end < rootSlot ? end : rootSlot;
+        const previous = total;
+        total += (to - from + 1n) * VOTE_CREDITS_MAXIMUM_PER_SLOT;
+        epochCredits.push({ epoch, credits: total, previousCredits: previous });
+      }
+    }
+    return { lastVote: slot, rootSlot, epochCredits: epochCredits.slice(-MAX_EPOCH_CREDITS_HISTORY), votes };
+  };
+
+  const writeVoteAccount = (slot: bigint, timestamp: bigint) => {
+    const state = voteAt(slot);
+    const data = encodeVoteState({
+      nodePubkey: identity.bytes,
+      authorizedWithdrawer: voteAccount.bytes,
+      commission,
+      votes: state.votes,
+      rootSlot: state.rootSlot,
+      authorizedVoters: [{ epoch: genesisEpoch, voter: voteAccount.bytes }],
+      epochCredits: state.epochCredits,
+      lastTimestamp: { slot, timestamp },
+    });
+    svm.setAccount(voteAccount.bytes, new Account(voteLamports, data, bs58.decode(VOTE_PROGRAM), false, U64_MAX));
+  };
+
+  svm.setAccount(
+    identity.bytes,
+    new Account(IDENTITY_LAMPORTS, new Uint8Array(0), bs58.decode(SYSTEM_PROGRAM), false, U64_MAX),
+  );
+  // Genesis: an initialized vote account with no votes yet.
+  svm.setAccount(
+    voteAccount.bytes,
+    new Account(
+      voteLamports,
+      encodeVoteState({
+        nodePubkey: identity.bytes,
+        authorizedWithdrawer: voteAccount.bytes,
+        commission,
+        votes: [],
+        rootSlot: null,
+        authorizedVoters: [{ epoch: genesisEpoch, voter: voteAccount.bytes }],
+        epochCredits: [],
+        lastTimestamp: { slot: 0n, timestamp: 0n },
+      }),
+      bs58.decode(VOTE_PROGRAM),
+      false,
+      U64_MAX,
+    ),
+  );
+  const stakeData = encodeDelegatedStake({
+    rentExemptReserve: stakeReserve,
+    staker: identity.bytes,
+    withdrawer: identity.bytes,
+    voter: voteAccount.bytes,
+    stake: activatedStake,
+    activationEpoch: U64_MAX, // bootstrap stake: active from genesis
+    deactivationEpoch: U64_MAX,
+    creditsObserved: 0n,
+  });
+  svm.setAccount(
+    stakeAccount.bytes,
+    new Account(STAKE_LAMPORTS, stakeData, bs58.decode(STAKE_PROGRAM), false, U64_MAX),
+  );
+  const sysvarAddresses = writeGenesisSysvars(svm);
+  const historySysvars = createHistorySysvars(
+    svm,
+    { slot: genesisSlot, blockhash: genesisBlockhash, epoch: genesisEpoch },
+    activatedStake,
+  );
+
+  return {
+    identity,
+    voteAccount,
+    stakeAccount,
+    activatedStake,
+    commission,
+    addresses: [identity.address, voteAccount.address, stakeAccount.address, ...sysvarAddresses],
+    voteAt(slot) {
+      if (slot < genesisSlot) return { lastVote: 0n, rootSlot: null, epochCredits: [] };
+      const { lastVote, rootSlot, epochCredits } = voteAt(slot);
+      return { lastVote, rootSlot, epochCredits };
+    },
+    afterBlock(slot, blockTime, blockhash) {
+      writeVoteAccount(slot, BigInt(blockTime));
+      historySysvars.afterBlock(slot, blockhash, epochOfSlot(schedule, slot).epoch);
+      const written = keepSysvarsRentExempt(svm);
+      return [voteAccount.address, ...written];
+    },
+  };
+}

@@ -1,0 +1,264 @@
+/**
+ * The single-validator cluster's methods, in agave 3.0's shapes: getIdentity, getVoteAccounts,
+ * getLeaderSchedule, getSlotLeader, getSlotLeaders, getBlockProduction, getClusterNodes,
+ * getBlockCommitment, getMaxRetransmitSlot, getMaxShredInsertSlot, getHighestSnapshotSlot and
+ * getStakeMinimumDelegation.
+ */
+import bs58 from "bs58";
+import type { Chain } from "../chain/chain.ts";
+import { epochOfSlot, firstSlotInEpoch, slotsInEpoch } from "../chain/epoch-schedule.ts";
+import {
+  API_VERSION,
+  FEATURE_SET,
+  base58Key,
+  boolField,
+  commitmentField,
+  configParam,
+  contextSlot,
+  expectArity,
+  stringField,
+  u64Field,
+  u64Param,
+  withContext,
+} from "./params.ts";
+import { JsonRpcError, RpcErrorCode, invalidParams, type MethodContext, type MethodTable } from "./protocol.ts";
+
+/** agave's DELINQUENT_VALIDATOR_SLOT_DISTANCE. */
+const DELINQUENT_VALIDATOR_SLOT_DISTANCE = 128n;
+/** agave's MAX_RPC_VOTE_ACCOUNT_INFO_EPOCH_CREDITS_HISTORY. */
+const EPOCH_CREDITS_HISTORY = 5;
+/** agave's MAX_GET_SLOT_LEADERS. */
+const MAX_GET_SLOT_LEADERS = 5000;
+/** agave's SlotHistory::MAX_ENTRIES (the range getBlockProduction can answer). */
+const SLOT_HISTORY_ENTRIES = 1024n * 1024n;
+/** Lockouts a vote account holds (a block's commitment array has one entry per confirmation count). */
+const MAX_LOCKOUT_HISTORY = 31n;
+/**
+ * The Stake program's minimum delegation with `stake_raise_minimum_delegation_to_1_sol` active, as
+ * on a test validator (every feature active) and in this chain's own Stake program (a test asks it).
+ */
+const STAKE_MINIMUM_DELEGATION = 1_000_000_000n;
+
+const decode58 = (text: string): Uint8Array | null => {
+  try {
+    return bs58.decode(text);
+  } catch {
+    return null;
+  }
+};
+
+/** What these methods need. */
+export interface ClusterMethodDeps {
+  chain: Chain;
+  /** `host:port` the server listens on (known once it listens): the node's rpc and pubsub address. */
+  listenAddress(): string;
+}
+
+/** Creates the cluster method table. */
+export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps): MethodTable {
+  const { cluster } = chain;
+  const schedule = chain.epochSchedule;
+  const identity = cluster.identity.address;
+
+  /** agave's leader schedule cache answers up to the bank's leader-schedule epoch (the next one). */
+  const scheduleAvailable = (epoch: bigint, bankSlot: bigint) => epoch <= epochOfSlot(schedule, bankSlot).epoch + 1n;
+
+  /** Leaders of `limit` slots from `start`, or agave's error for an epoch not yet scheduled. */
+  const slotLeaders = (start: bigint, limit: number, bankSlot: bigint): string[] => {
+    const out: string[] = [];
+    let { epoch, slotIndex } = epochOfSlot(schedule, start);
+    while (out.length < limit) {
+      if (!scheduleAvailable(epoch, bankSlot)) {
+        throw invalidParams(`Invalid slot range: leader schedule for epoch ${epoch} is unavailable`);
+      }
+      const remaining = slotsInEpoch(schedule, epoch) - slotIndex;
+      const take = BigInt(limit - out.length) < remaining ? limit - out.length : Number(remaining);
+      for (let i = 0; i < take; i++) out.push(identity);
+      epoch++;
+      slotIndex = 0n;
+    }
+    return out;
+  };
+
+  const hasBlock = (slot: bigint) => slot >= chain.genesisSlot || chain.block(slot) !== undefined;
+
+  return {
+    getIdentity(params) {
+      expectArity(params, 0, 0);
+      return { identity };
+    },
+
+    getVoteAccounts(params, ctx) {
+      expectArity(params, 0, 1);
+      const config = configParam(params[0]);
+      const votePubkey = stringField(config, "votePubkey");
+      if (votePubkey !== undefined) base58Key(votePubkey, decode58);
+      const keepUnstaked = boolField(config, "keepUnstakedDelinquents", false);
+      const distance = u64Field(config, "delinquentSlotDistance") ?? DELINQUENT_VALIDATOR_SLOT_DISTANCE;
+      const slot = ctx.slotAt(commitmentField(config));
+      const current: unknown[] = [];
+      const delinquent: unknown[] = [];
+      if (votePubkey === undefined || votePubkey === cluster.voteAccount.address) {
+        const vote = cluster.voteAt(slot);
+        const info = {
+          activatedStake: cluster.activatedStake,
+          commission: cluster.commission,
+          epochCredits: vote.epochCredits
+            .slice(-EPOCH_CREDITS_HISTORY)
+            .map((c) => [c.epoch, c.credits, c.previousCredits]),
+          epochVoteAccount: true,
+          lastVote: vote.lastVote,
+          nodePubkey: identity,
+          rootSlot: vote.rootSlot ?? 0n,
+          votePubkey: cluster.voteAccount.address,
+        };
+        const isCurrent = slot >= distance ? vote.lastVote > slot - distance : vote.lastVote > 0n;
+        if (isCurrent) current.push(info);
+        else if (keepUnstaked || cluster.activatedStake > 0n) delinquent.push(info);
+      }
+      return { current, delinquent };
+    },
+
+    getLeaderSchedule(params, ctx) {
+      expectArity(params, 0, 2);
+      // agave: the first param is a slot or the config (RpcLeaderScheduleConfigWrapper).
+      let slotParam: bigint | undefined;
+      let config: Record<string, unknown>;
+      const first = params[0];
+      if (first !== null && typeof first === "object" && !Array.isArray(first)) {
+        config = configParam(first);
+      } else {
+        const isSlot =
+          typeof first === "bigint" || (typeof first === "number" && Number.isInteger(first) && first >= 0);
+        if (first !== undefined && first !== null && !isSlot) {
+          throw invalidParams(
+            "Invalid params: data did not match any variant of untagged enum RpcLeaderScheduleConfigWrapper.",
+          );
+        }
+        if (first !== undefined && first !== null) slotParam = u64Param(first);
+        config = configParam(params[1]);
+      }
+      const filter = stringField(config, "identity");
+      if (filter !== undefined) base58Key(filter, decode58);
+      const bankSlot = ctx.slotAt(commitmentField(config));
+      const slot = slotParam ?? bankSlot;
+      const { epoch } = epochOfSlot(schedule, slot);
+      if (!scheduleAvailable(epoch, bankSlot)) return null;
+      if (filter !== undefined && filter !== identity) return {};
+      const length = Number(slotsInEpoch(schedule, epoch));
+      return { [identity]: Array.from({ length }, (_, i) => i) };
+    },
+
+    getSlotLeader(params, ctx) {
+      expectArity(params, 0, 1);
+      contextSlot(ctx, configParam(params[0]));
+      return identity;
+    },
+
+    getSlotLeaders(params, ctx) {
+      expectArity(params, 2, 2);
+      const start = u64Param(params[0]);
+      const limit = u64Param(params[1]);
+      if (limit > BigInt(MAX_GET_SLOT_LEADERS)) throw invalidParams(`Invalid limit; max ${MAX_GET_SLOT_LEADERS}`);
+      return slotLeaders(start, Number(limit), ctx.slotAt("finalized"));
+    },
+
+    getBlockProduction(params, ctx) {
+      expectArity(params, 0, 1);
+      const config = configParam(params[0]);
+      const filter = stringField(config, "identity");
+      if (filter !== undefined) base58Key(filter, decode58);
+      const bankSlot = ctx.slotAt(commitmentField(config));
+      let firstSlot: bigint;
+      let lastSlot: bigint;
+      if (config.range === undefined || config.range === null) {
+        firstSlot = firstSlotInEpoch(schedule, epochOfSlot(schedule, bankSlot).epoch);
+        lastSlot = bankSlot;
+      } else {
+        const range = configParam(config.range);
+        if (range.firstSlot === undefined) throw invalidParams("Invalid params: missing field `firstSlot`.");
+        firstSlot = u64Param(range.firstSlot);
+        lastSlot = u64Field(range, "lastSlot") ?? bankSlot;
+        if (lastSlot < firstSlot)
+          throw invalidParams(`lastSlot, ${lastSlot}, cannot be less than firstSlot, ${firstSlot}`);
+      }
+      const oldest = bankSlot + 1n > SLOT_HISTORY_ENTRIES ? bankSlot + 1n - SLOT_HISTORY_ENTRIES : 0n;
+      if (firstSlot < oldest) throw invalidParams(`firstSlot, ${firstSlot}, is too small; min ${oldest}`);
+      if (lastSlot > bankSlot) throw invalidParams(`lastSlot, ${lastSlot}, is too large; max ${bankSlot}`);
+      slotLeaders(firstSlot, Number(lastSlot - firstSlot) + 1, bankSlot); // agave's schedule check
+      const byIdentity: Record<string, [bigint, bigint]> = {};
+      if (filter === undefined || filter === identity) {
+        let produced = 0n;
+        for (let s = firstSlot; s <= lastSlot; s++) if (hasBlock(s)) produced++;
+        byIdentity[identity] = [lastSlot - firstSlot + 1n, produced];
+      }
+      return withContext(bankSlot, { byIdentity, range: { firstSlot, lastSlot } });
+    },
+
+    getClusterNodes(params) {
+      expectArity(params, 0, 0);
+      const address = listenAddress();
+      // One node, this one. Only its RPC and PubSub sockets exist; gossip, TVU, TPU and repair are
+      // not served by the localnet, so they are absent (null), never a port nobody listens on.
+      return [
+        {
+          featureSet: FEATURE_SET,
+          gossip: null,
+          pubkey: identity,
+          pubsub: address,
+          rpc: address,
+          serveRepair: null,
+          shredVersion: SHRED_VERSION,
+          tpu: null,
+          tpuForwards: null,
+          tpuForwardsQuic: null,
+          tpuQuic: null,
+          tpuVote: null,
+          tvu: null,
+          version: API_VERSION,
+        },
+      ];
+    },
+
+    getBlockCommitment(params, ctx) {
+      expectArity(params, 1, 1);
+      const slot = u64Param(params[0]);
+      const tip = ctx.slotAt("processed");
+      const root = ctx.slotAt("finalized");
+      // The commitment cache holds unrooted slots: the whole stake confirms slot s with a lockout of
+      // (tip - s + 1) confirmations, since the validator voted on every slot.
+      let commitment: bigint[] | null = null;
+      if (slot > root && slot <= tip && hasBlock(slot)) {
+        commitment = new Array<bigint>(Number(MAX_LOCKOUT_HISTORY) + 1).fill(0n);
+        const depth = tip - slot < MAX_LOCKOUT_HISTORY ? tip - slot : MAX_LOCKOUT_HISTORY;
+        commitment[Number(depth)] = cluster.activatedStake;
+      }
+      return { commitment, totalStake: cluster.activatedStake };
+    },
+
+    getMaxRetransmitSlot(params, ctx) {
+      expectArity(params, 0, 0);
+      return ctx.slotAt("processed");
+    },
+
+    getMaxShredInsertSlot(params, ctx) {
+      expectArity(params, 0, 0);
+      return ctx.slotAt("processed");
+    },
+
+    getHighestSnapshotSlot(params) {
+      expectArity(params, 0, 0);
+      // The localnet takes no snapshots: agave's answer for a node without any.
+      throw new JsonRpcError(RpcErrorCode.NO_SNAPSHOT, "No snapshot");
+    },
+
+    getStakeMinimumDelegation(params, ctx: MethodContext) {
+      expectArity(params, 0, 1);
+      const slot = contextSlot(ctx, configParam(params[0]));
+      return withContext(slot, STAKE_MINIMUM_DELEGATION);
+    },
+  };
+}
+
+/** The shred version a node reports (derived from the genesis hash on a real cluster; fixed here). */
+const SHRED_VERSION = 1;

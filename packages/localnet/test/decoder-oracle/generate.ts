@@ -1,0 +1,322 @@
+/**
+ * Regenerates `expected.json`: accounts (the localnet's own vote, stake, config and sysvar accounts
+ * as a running chain holds them, plus crafted variants of each layout) and what agave 3.0.6's
+ * `solana-account-decoder` makes of them, through the Rust program beside this file. The crate's
+ * dependency tree (~220 crates) takes longer to build than CI allows, so its answers are committed
+ * and this script is run by hand after a change of inputs or of the imitated agave version:
+ *
+ *   npx node packages/localnet/test/decoder-oracle/generate.ts
+ *
+ * Outputs larger than 16 kB (the slot history's million-character bit string) are kept as a
+ * SHA-256 of their key-sorted JSON.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import bs58 from "bs58";
+import { startLocalnet } from "../../src/launcher.ts";
+import { parseJson, stringifyJson } from "../../src/rpc/json.ts";
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const VOTE = "Vote111111111111111111111111111111111111111";
+const STAKE = "Stake11111111111111111111111111111111111111";
+const CONFIG = "Config1111111111111111111111111111111111111";
+const SYSVAR = "Sysvar1111111111111111111111111111111111111";
+const SYSVARS = [
+  "SysvarC1ock11111111111111111111111111111111",
+  "SysvarEpochSchedu1e111111111111111111111111",
+  "SysvarRecentB1ockHashes11111111111111111111",
+  "SysvarRent111111111111111111111111111111111",
+  "SysvarS1otHashes111111111111111111111111111",
+  "SysvarS1otHistory11111111111111111111111111",
+  "SysvarStakeHistory1111111111111111111111111",
+  "SysvarLastRestartS1ot1111111111111111111111",
+  "SysvarEpochRewards1111111111111111111111111",
+];
+
+interface Case {
+  name: string;
+  pubkey: string;
+  owner: string;
+  data: string;
+}
+
+const key = (seed: number) => bs58.encode(new Uint8Array(32).fill(seed));
+const u64 = (v: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(v);
+  return b;
+};
+const i64 = (v: bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigInt64LE(v);
+  return b;
+};
+const u32 = (v: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v);
+  return b;
+};
+const f64 = (v: number) => {
+  const b = Buffer.alloc(8);
+  b.writeDoubleLE(v);
+  return b;
+};
+const pk = (seed: number) => Buffer.from(new Uint8Array(32).fill(seed));
+
+/** A vote state 1.14.11 (lockouts without latency), with one prior voter set. */
+function voteV1_14_11(): Buffer {
+  const prior = Buffer.alloc(32 * 48);
+  pk(9).copy(prior, 48 * 3);
+  u64(4n).copy(prior, 48 * 3 + 32);
+  u64(5n).copy(prior, 48 * 3 + 40);
+  const body = Buffer.concat([
+    u32(1),
+    pk(1),
+    pk(2),
+    Buffer.from([7]),
+    u64(2n),
+    u64(100n),
+    u32(2),
+    u64(101n),
+    u32(1),
+    Buffer.from([0]),
+    u64(1n),
+    u64(3n),
+    pk(3),
+    prior,
+    u64(3n),
+    Buffer.from([0]),
+    u64(2n),
+    u64(1n),
+    u64(10n),
+    u64(0n),
+    u64(2n),
+    u64(25n),
+    u64(10n),
+    u64(101n),
+    i64(-5n),
+  ]);
+  return Buffer.concat([body, Buffer.alloc(3731 - body.length)]);
+}
+
+function stakeMeta(reserve: bigint, lockupTs: bigint, lockupEpoch: bigint, custodian: number): Buffer {
+  return Buffer.concat([u64(reserve), pk(11), pk(12), i64(lockupTs), u64(lockupEpoch), pk(custodian)]);
+}
+
+function crafted(): Case[] {
+  const initialized = Buffer.concat([u32(1), stakeMeta(2_282_880n, -1n, 7n, 13), Buffer.alloc(200 - 4 - 120)]);
+  const delegated = Buffer.concat([
+    u32(2),
+    stakeMeta(2_282_880n, 0n, 0n, 0),
+    pk(14),
+    u64(5_000_000_000n),
+    u64(3n),
+    u64(2n ** 64n - 1n),
+    f64(0.25),
+    u64(42n),
+    Buffer.from([1]),
+    Buffer.alloc(3),
+  ]);
+  const configKeys = (keys: Array<[number | string, boolean]>) =>
+    Buffer.concat([
+      Buffer.from([keys.length]),
+      ...keys.map(([k, s]) =>
+        Buffer.concat([typeof k === "string" ? Buffer.from(bs58.decode(k)) : pk(k), Buffer.from([s ? 1 : 0])]),
+      ),
+    ]);
+  const infoJson = Buffer.from(
+    JSON.stringify({ name: "Solgate localnet", website: "https://example.org", details: "ünïcode" }),
+  );
+  const validatorInfo = Buffer.concat([
+    configKeys([
+      ["Va1idator1nfo111111111111111111111111111111", false],
+      [15, true],
+    ]),
+    u64(BigInt(infoJson.length)),
+    infoJson,
+  ]);
+  const notInfo = Buffer.concat([configKeys([[16, false]]), u64(2n), Buffer.from("{}")]);
+  const badJson = Buffer.concat([
+    configKeys([["Va1idator1nfo111111111111111111111111111111", false]]),
+    u64(3n),
+    Buffer.from("{x}"),
+  ]);
+  const stakeHistory = Buffer.concat([
+    u64(2n),
+    u64(3n),
+    u64(100n),
+    u64(5n),
+    u64(1n),
+    u64(2n),
+    u64(90n),
+    u64(0n),
+    u64(0n),
+  ]);
+  const fees = u64(5000n);
+  return [
+    { name: "vote 1.14.11 with a prior voter", pubkey: key(20), owner: VOTE, data: voteV1_14_11().toString("base64") },
+    { name: "vote uninitialized (zeros)", pubkey: key(21), owner: VOTE, data: Buffer.alloc(3762).toString("base64") },
+    { name: "vote truncated", pubkey: key(22), owner: VOTE, data: voteV1_14_11().subarray(0, 100).toString("base64") },
+    { name: "stake initialized with a lockup", pubkey: key(23), owner: STAKE, data: initialized.toString("base64") },
+    {
+      name: "stake delegated, deactivating never, flags set",
+      pubkey: key(24),
+      owner: STAKE,
+      data: delegated.toString("base64"),
+    },
+    { name: "stake uninitialized", pubkey: key(25), owner: STAKE, data: Buffer.alloc(200).toString("base64") },
+    {
+      name: "stake rewards pool",
+      pubkey: key(26),
+      owner: STAKE,
+      data: Buffer.concat([u32(3), Buffer.alloc(196)]).toString("base64"),
+    },
+    { name: "stake truncated", pubkey: key(27), owner: STAKE, data: delegated.subarray(0, 150).toString("base64") },
+    {
+      name: "stake unknown tag",
+      pubkey: key(28),
+      owner: STAKE,
+      data: Buffer.concat([u32(9), Buffer.alloc(196)]).toString("base64"),
+    },
+    {
+      name: "stake config, LiteSVM's 17-byte layout",
+      pubkey: "StakeConfig11111111111111111111111111111111",
+      owner: CONFIG,
+      data: "AAAAAAAAAAAAAAAAAADQPww=",
+    },
+    { name: "validator info", pubkey: key(29), owner: CONFIG, data: validatorInfo.toString("base64") },
+    { name: "config of another kind", pubkey: key(30), owner: CONFIG, data: notInfo.toString("base64") },
+    { name: "validator info with bad JSON", pubkey: key(31), owner: CONFIG, data: badJson.toString("base64") },
+    {
+      name: "stake history with entries",
+      pubkey: "SysvarStakeHistory1111111111111111111111111",
+      owner: SYSVAR,
+      data: stakeHistory.toString("base64"),
+    },
+    {
+      name: "fees sysvar",
+      pubkey: "SysvarFees111111111111111111111111111111111",
+      owner: SYSVAR,
+      data: fees.toString("base64"),
+    },
+  ];
+}
+
+async function live(): Promise<Case[]> {
+  const net = await startLocalnet({ slotMs: 10 });
+  try {
+    const call = async (method: string, params: unknown[]) => {
+      const res = await fetch(net.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: stringifyJson({ jsonrpc: "2.0", id: 1, method, params }),
+      });
+      return (parseJson(await res.text()) as { result: any }).result;
+    };
+    for (;;) {
+      if ((await call("getSlot", [{ commitment: "processed" }])) > 70) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const vote = (await call("getVoteAccounts", [{ commitment: "processed" }])).current[0].votePubkey;
+    const stake = (await call("getProgramAccounts", [STAKE, { encoding: "base64" }]))[0].pubkey;
+    const cases: Case[] = [];
+    for (const [name, pubkey] of [
+      ["the localnet's vote account", vote],
+      ["the localnet's stake account", stake],
+      ["the localnet's stake config", "StakeConfig11111111111111111111111111111111"],
+      ...SYSVARS.map((s) => [`the localnet's ${s}`, s]),
+    ]) {
+      const value = (await call("getAccountInfo", [pubkey, { encoding: "base64", commitment: "processed" }])).value;
+      cases.push({ name: name!, pubkey: pubkey!, owner: value.owner, data: value.data[0] });
+    }
+    return cases;
+  } finally {
+    await net.stop();
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === "object" && !("rawJSON" in (value as object))) {
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** SHA-256 of a parsed value's key-sorted JSON (how large outputs are kept). */
+export function digest(value: unknown): string {
+  return createHash("sha256")
+    .update(stringifyJson(sortKeys(value)))
+    .digest("hex");
+}
+
+/** Texts agave's base64 decoding refuses, each for another reason (or accepts, as controls). */
+export const BASE64_INPUTS = [
+  "!!!!",
+  "abc",
+  "abcde",
+  "ab==",
+  "a===",
+  "abc=",
+  "ab=c",
+  "abcd=",
+  "abcd\n",
+  "ab c",
+  "AB==",
+  "ABC=",
+  "A",
+  "====",
+  "ab==ab==",
+  "abcd====",
+  "a=bc",
+  "Zm9v\u00e9",
+  "Zm9vYg=",
+  "Zm9vYmFy\t",
+  "Zm9v YmFy",
+  "Zm9vYmE=",
+  "Zm9vYmF=",
+  "Zm9vYg==",
+  "Zm9vYh==",
+  "QUJD-_==",
+  "AAAAAAAAAAAA.AAA",
+  "",
+  "AQID",
+];
+
+async function main() {
+  const cases = [...(await live()), ...crafted()];
+  execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: HERE, stdio: "inherit" });
+  const lines = [
+    ...cases.map((c) => JSON.stringify({ pubkey: c.pubkey, owner: c.owner, data: c.data })),
+    ...BASE64_INPUTS.map((text) => JSON.stringify({ base64: text })),
+  ];
+  const out = execFileSync(`${HERE}target/release/decoder-oracle`, {
+    input: lines.join("\n"),
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .toString()
+    .trim()
+    .split("\n");
+  const expected = cases.map((c, i) => {
+    const answer = parseJson(out[i]!);
+    const text = stringifyJson(answer);
+    return text.length > 16_384 ? { ...c, expectedSha256: digest(answer) } : { ...c, expected: answer };
+  });
+  const base64 = BASE64_INPUTS.map((text, i) => ({ text, ...(parseJson(out[cases.length + i]!) as object) }));
+  const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+  const body = JSON.stringify(
+    { agave: "solana-account-decoder 3.0.6", cases: expected, base64 },
+    (_k, v) => (typeof v === "bigint" ? raw(v.toString()) : v),
+    1,
+  );
+  writeFileSync(`${HERE}expected.json`, `${body}\n`);
+  console.log(`${expected.length} cases written`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -1,0 +1,198 @@
+/**
+ * The single-validator cluster, as a test validator has it: an identity apart from the faucet, its
+ * vote account and a stake account delegated to it (owned by the Vote and Stake programs, in their
+ * layouts), a leader schedule of that one identity, block production, commitment, and the methods
+ * a node without snapshots or gossip peers answers.
+ */
+import { AccountRole, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixture, shapeDiff } from "../accounts/helpers.ts";
+import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
+
+const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
+const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
+
+let net: TestLocalnet;
+let payer: KeyPairSigner;
+let identity: string;
+
+beforeAll(async () => {
+  net = await startTestLocalnet();
+  payer = await fundedSigner(net);
+  identity = (await net.call("getIdentity")).result.identity;
+}, 30_000);
+afterAll(async () => {
+  await net?.stop();
+});
+
+const processedSlot = async () => (await net.call("getSlot", [{ commitment: "processed" }])).result as number;
+const account = async (address: string) =>
+  (await net.call("getAccountInfo", [address, { encoding: "base64", commitment: "processed" }])).result.value;
+const bytes = (value: { data: [string, string] }) => Buffer.from(value.data[0], "base64");
+
+describe("the validator", () => {
+  it("has an identity apart from the faucet that funds airdrops", async () => {
+    const recipient = await generateKeyPairSigner();
+    const signature = (await net.call("requestAirdrop", [recipient.address, 1_000_000_000])).result;
+    const tx = await waitFor(
+      "airdrop",
+      async () => (await net.call("getTransaction", [signature, { commitment: "confirmed" }])).result,
+    );
+    const faucet = tx.transaction.message.accountKeys[0];
+    expect(identity).not.toBe(faucet);
+    // The identity is a funded system account, as the test validator's (500 SOL) is.
+    const info = await account(identity);
+    expect(info.owner).toBe("11111111111111111111111111111111");
+    expect(info.lamports).toBe(500_000_000_000);
+  });
+
+  it("answers getVersion as agave 3.0.6", async () => {
+    const { result } = await net.call("getVersion");
+    expect(result["solana-core"]).toBe("3.0.6");
+    expect(result["feature-set"]).toBe(3_604_001_754);
+  });
+
+  it("has a vote account and a delegated stake account in the programs' layouts", async () => {
+    const { current, delinquent } = (await net.call("getVoteAccounts", [{ commitment: "processed" }])).result;
+    expect(delinquent).toEqual([]);
+    expect(current).toHaveLength(1);
+    const [vote] = current;
+    expect(vote.nodePubkey).toBe(identity);
+    expect(vote.epochVoteAccount).toBe(true);
+    const voteAccount = await account(vote.votePubkey);
+    expect(voteAccount.owner).toBe(VOTE_PROGRAM);
+    const voteData = bytes(voteAccount);
+    expect(voteData.length).toBe(3762);
+    expect(voteData.readUInt32LE(0)).toBe(2); // VoteStateVersions::Current
+    expect(
+      Buffer.from(voteData.subarray(4, 36)).equals(Buffer.from((await import("bs58")).default.decode(identity))),
+    ).toBe(true);
+    // The stake account: delegated to the vote account, activated stake = its delegation.
+    const stakes = (
+      await net.call("getProgramAccounts", [STAKE_PROGRAM, { encoding: "base64", commitment: "processed" }])
+    ).result;
+    expect(stakes).toHaveLength(1);
+    const stake = bytes(stakes[0].account);
+    expect(stakes[0].account.data[0].length).toBeGreaterThan(0);
+    expect(stake.length).toBe(200);
+    expect(stake.readUInt32LE(0)).toBe(2); // StakeStateV2::Stake
+    const bs58 = (await import("bs58")).default;
+    expect(bs58.encode(stake.subarray(124, 156))).toBe(vote.votePubkey);
+    expect(Number(stake.readBigUInt64LE(156))).toBe(vote.activatedStake);
+    expect(stake.readBigUInt64LE(4) + stake.readBigUInt64LE(156)).toBe(BigInt(stakes[0].account.lamports));
+  });
+
+  it("votes on every block: lastVote follows the slot, the root 31 behind, credits per epoch", async () => {
+    const slot = await processedSlot();
+    await waitFor("slot 64", async () => (await processedSlot()) > 64);
+    const { current } = (await net.call("getVoteAccounts", [{ commitment: "confirmed" }])).result;
+    const confirmed = (await net.call("getSlot", [{ commitment: "confirmed" }])).result;
+    expect(current[0].lastVote).toBeGreaterThanOrEqual(slot);
+    expect(current[0].lastVote).toBeLessThanOrEqual(confirmed + 1);
+    expect(current[0].rootSlot).toBe(current[0].lastVote - 31);
+    expect(current[0].epochCredits[0]).toEqual([0, 512, 0]); // 32 rooted slots of epoch 0, 16 credits each
+    for (const entry of current[0].epochCredits) expect(entry).toHaveLength(3);
+    // agave's filters: another vote key lists nothing; a malformed one is refused.
+    const other = await generateKeyPairSigner();
+    expect((await net.call("getVoteAccounts", [{ votePubkey: other.address }])).result).toEqual({
+      current: [],
+      delinquent: [],
+    });
+    expect((await net.call("getVoteAccounts", [{ votePubkey: "nope" }])).error.code).toBe(-32602);
+  });
+
+  it("schedules the one identity as leader of every slot", async () => {
+    const schedule = (await net.call("getLeaderSchedule", [null, { commitment: "processed" }])).result;
+    const epoch = (await net.call("getEpochInfo", [{ commitment: "processed" }])).result;
+    expect(Object.keys(schedule)).toEqual([identity]);
+    expect(schedule[identity]).toHaveLength(epoch.slotsInEpoch);
+    expect(schedule[identity].slice(0, 3)).toEqual([0, 1, 2]);
+    expect((await net.call("getLeaderSchedule", [{ identity: payer.address }])).result).toEqual({});
+    expect((await net.call("getLeaderSchedule", [10_000_000_000])).result).toBeNull();
+    // The first param is agave's untagged RpcLeaderScheduleConfigWrapper: a slot or a config.
+    expect((await net.call("getLeaderSchedule", ["5"])).error).toEqual({
+      code: -32602,
+      message: "Invalid params: data did not match any variant of untagged enum RpcLeaderScheduleConfigWrapper.",
+    });
+    expect((await net.call("getSlotLeader", [{ commitment: "processed" }])).result).toBe(identity);
+    expect((await net.call("getSlotLeaders", [0, 10])).result).toEqual(Array(10).fill(identity));
+    expect((await net.call("getSlotLeaders", [0, 5001])).error).toEqual({
+      code: -32602,
+      message: "Invalid limit; max 5000",
+    });
+    expect((await net.call("getSlotLeaders", [10_000_000_000, 1])).error.message).toMatch(
+      /^Invalid slot range: leader schedule for epoch \d+ is unavailable$/,
+    );
+  });
+
+  it("reports block production for the epoch and refuses bad ranges with agave's texts", async () => {
+    const res = (await net.call("getBlockProduction", [{ commitment: "processed" }])).result;
+    const { firstSlot, lastSlot } = res.value.range;
+    expect(res.context.slot).toBe(lastSlot);
+    expect(res.value.byIdentity[identity]).toEqual([lastSlot - firstSlot + 1, lastSlot - firstSlot + 1]);
+    const ranged = (
+      await net.call("getBlockProduction", [{ commitment: "processed", range: { firstSlot: 1, lastSlot: 3 } }])
+    ).result;
+    expect(ranged.value).toEqual({ byIdentity: { [identity]: [3, 3] }, range: { firstSlot: 1, lastSlot: 3 } });
+    expect((await net.call("getBlockProduction", [{ range: { firstSlot: 5, lastSlot: 3 } }])).error.message).toBe(
+      "lastSlot, 3, cannot be less than firstSlot, 5",
+    );
+    expect(
+      (await net.call("getBlockProduction", [{ range: { firstSlot: 0, lastSlot: 10_000_000 } }])).error.message,
+    ).toMatch(/^lastSlot, 10000000, is too large; max \d+$/);
+    expect(
+      (await net.call("getBlockProduction", [{ identity: payer.address, commitment: "processed" }])).result.value
+        .byIdentity,
+    ).toEqual({});
+  });
+
+  it("lists itself as the one cluster node, with the sockets it really serves", async () => {
+    const nodes = (await net.call("getClusterNodes")).result;
+    expect(nodes).toHaveLength(1);
+    const hostPort = new URL(net.handle.rpcUrl).host;
+    expect(nodes[0]).toMatchObject({
+      pubkey: identity,
+      rpc: hostPort,
+      pubsub: hostPort,
+      version: "3.0.6",
+      featureSet: 3_604_001_754,
+    });
+    expect(nodes[0].gossip).toBeNull();
+  });
+
+  it("answers block commitment, shred and snapshot slots as a node with all stake does", async () => {
+    const tip = await processedSlot();
+    const fresh = (await net.call("getBlockCommitment", [tip])).result;
+    expect(fresh.totalStake).toBeGreaterThan(0);
+    expect(fresh.commitment === null || fresh.commitment.length === 32).toBe(true);
+    if (fresh.commitment !== null)
+      expect(fresh.commitment.reduce((a: number, b: number) => a + b, 0)).toBe(fresh.totalStake);
+    expect((await net.call("getBlockCommitment", [0])).result).toEqual({
+      commitment: null,
+      totalStake: fresh.totalStake,
+    });
+    expect((await net.call("getMaxRetransmitSlot")).result).toBeGreaterThanOrEqual(tip);
+    expect((await net.call("getMaxShredInsertSlot")).result).toBeGreaterThanOrEqual(tip);
+    expect((await net.call("getHighestSnapshotSlot")).error).toEqual({ code: -32008, message: "No snapshot" });
+  });
+
+  it("answers getStakeMinimumDelegation with what the Stake program itself returns", async () => {
+    const res = (await net.call("getStakeMinimumDelegation", [{ commitment: "processed" }])).result;
+    expect(res.context.apiVersion).toBe("3.0.6");
+    // StakeInstruction::GetMinimumDelegation (13) puts the minimum in the return data.
+    const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
+    const ix = { programAddress: STAKE_PROGRAM as Address, accounts: [], data: new Uint8Array([13, 0, 0, 0]) };
+    const tx = await signedTransaction(payer, [ix], bh);
+    const simulated = (
+      await net.call("simulateTransaction", [tx.base64, { encoding: "base64", commitment: "processed" }])
+    ).result.value;
+    expect(simulated.err).toBeNull();
+    expect(Number(Buffer.from(simulated.returnData.data[0], "base64").readBigUInt64LE(0))).toBe(res.value);
+    void AccountRole;
+  });
+
+  it("answers getEpochInfo in the recorded node's shape", async () => {
+    const ours = await net.call("getEpochInfo", [{ commitment: "processed" }]);
+    expect(shapeDiff(ours.result, fixture("rpc/getEpochInfo.json").result)).toEqual([]);
+  });
+});

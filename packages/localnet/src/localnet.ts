@@ -81,7 +81,9 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       faults,
       lagSlots,
       encodeAccount: (_address, account, encoding) =>
-        account === null ? null : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
+        account === null
+          ? null
+          : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
     }),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
@@ -97,7 +99,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       },
     };
   };
-  const pubsub = createPubSub(chain);
+  const pubsub = createPubSub({ chain, mints });
   const server = createRpcServer({
     methods,
     controlMethods: createControlMethods({ chain, faults }),

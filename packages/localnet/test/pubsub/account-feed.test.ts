@@ -9,6 +9,7 @@ import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { getCreateAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
+import { landedSlot, transfer } from "./tx-helpers.ts";
 import { connect, sleep, type WsClient } from "./ws-client.ts";
 
 const SYSTEM = "11111111111111111111111111111111";
@@ -30,30 +31,6 @@ afterAll(async () => {
   await net?.stop();
 });
 
-async function transfer(
-  payer: Awaited<ReturnType<typeof fundedSigner>>,
-  to: string,
-  lamports: bigint,
-): Promise<string> {
-  const { value: bh } = await net.rpc.getLatestBlockhash({ commitment: "processed" }).send();
-  const tx = await signedTransaction(
-    payer,
-    [getTransferSolInstruction({ source: payer, destination: to as Address, amount: lamports })],
-    bh,
-  );
-  expect(
-    (await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }])).result,
-  ).toBe(tx.signature);
-  return tx.signature;
-}
-
-async function landedSlot(signature: string): Promise<number> {
-  return waitFor("landed", async () => {
-    const status = (await net.call("getSignatureStatuses", [[signature]])).result.value[0];
-    return status ? Number(status.slot) : null;
-  });
-}
-
 function keyShape(value: unknown): unknown {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return typeof value;
   return Object.fromEntries(
@@ -69,8 +46,8 @@ it("notifies an account change at each commitment, in agave's shape, and stops a
   const processed = await ws.subscribe("accountSubscribe", [to, { encoding: "base64", commitment: "processed" }]);
   const confirmed = await ws.subscribe("accountSubscribe", [to, { encoding: "base64+zstd", commitment: "confirmed" }]);
   const finalized = await ws.subscribe("accountSubscribe", [to]); // defaults: finalized, binary
-  const signature = await transfer(payer, to, 5_000_000n);
-  const slot = await landedSlot(signature);
+  const signature = await transfer(net, payer, to, 5_000_000n);
+  const slot = await landedSlot(net, signature);
 
   const atProcessed = await ws.next(processed);
   const atConfirmed = await ws.next(confirmed);
@@ -106,7 +83,7 @@ it("notifies an account change at each commitment, in agave's shape, and stops a
   for (const id of [processed, confirmed, finalized])
     expect((await ws.request("accountUnsubscribe", [id])).result).toBe(true);
   const before = [processed, confirmed, finalized].map((id) => ws.received(id).length);
-  await landedSlot(await transfer(payer, to, 1_000_000n));
+  await landedSlot(net, await transfer(net, payer, to, 1_000_000n));
   await sleep(25 * 8);
   expect([processed, confirmed, finalized].map((id) => ws.received(id).length)).toEqual(before);
   // A second unsubscribe: agave's error.
@@ -121,7 +98,7 @@ it("confirmed notifications come confirmSlots after the change, not before", asy
   const to = (await generateKeyPairSigner()).address;
   const confirmed = await ws.subscribe("accountSubscribe", [to, { encoding: "base64", commitment: "confirmed" }]);
   const slotSub = await ws.subscribe("slotSubscribe");
-  const slot = await landedSlot(await transfer(payer, to, 3_000_000n));
+  const slot = await landedSlot(net, await transfer(net, payer, to, 3_000_000n));
   const note = await ws.next(confirmed);
   // When it arrived, the newest slot announced before it was confirmSlots (2) past the transaction's.
   const at = ws.log.indexOf(note);
@@ -144,7 +121,7 @@ it("kit's accountNotifications receives the change and its abort unsubscribes", 
   const stream = await net.subscriptions
     .accountNotifications(to, { commitment: "confirmed", encoding: "base64" })
     .subscribe({ abortSignal: abort.signal });
-  await transfer(payer, to, 7_000_000n);
+  await transfer(net, payer, to, 7_000_000n);
   for await (const note of stream) {
     expect(note.value.lamports).toBe(7_000_000n);
     expect(note.value.data).toEqual(["", "base64"]);
@@ -191,7 +168,7 @@ it("programSubscribe notifies the program's changed accounts that pass the filte
   expect(
     (await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }])).result,
   ).toBe(tx.signature);
-  const slot = await landedSlot(tx.signature);
+  const slot = await landedSlot(net, tx.signature);
 
   const note = await ws.next(sized);
   expect(note.method).toBe("programNotification");
@@ -222,7 +199,7 @@ it("programSubscribe notifies the program's changed accounts that pass the filte
   expect(ws.received(missing)).toHaveLength(0);
 
   for (const id of [sized, missing, all]) expect((await ws.request("programUnsubscribe", [id])).result).toBe(true);
-  await landedSlot(await transfer(payer, otherTo, 1_000_000n));
+  await landedSlot(net, await transfer(net, payer, otherTo, 1_000_000n));
   await sleep(25 * 6);
   expect(ws.received(all)).toHaveLength(3);
 });
@@ -238,7 +215,7 @@ it("kit's programNotifications with a dataSize filter", async () => {
       filters: [{ dataSize: 0n }],
     })
     .subscribe({ abortSignal: abort.signal });
-  await transfer(payer, to, 4_000_000n);
+  await transfer(net, payer, to, 4_000_000n);
   const seen = new Set<string>();
   for await (const note of stream) {
     expect(note.value.account.space).toBe(0n);

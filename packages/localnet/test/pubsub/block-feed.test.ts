@@ -3,7 +3,7 @@
  * `mentionsAccountOrProgram`, encodings and detail levels (each notification equal to getBlock at
  * the same slot with the same options), the v0 version error, commitment refusal, unsubscribe.
  */
-import { generateKeyPairSigner } from "@solana/kit";
+import { createSolanaRpcSubscriptions_UNSTABLE, devnet, generateKeyPairSigner } from "@solana/kit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fundedSigner, startTestLocalnet, type TestLocalnet } from "../helpers.ts";
 import { landedSlot, transfer } from "./tx-helpers.ts";
@@ -92,7 +92,9 @@ it("reports a v0 transaction the subscription did not admit as agave's block err
 
 it("kit's blockNotifications delivers confirmed blocks", async () => {
   const abort = new AbortController();
-  const stream = await net.subscriptions
+  // blockSubscribe is behind kit's UNSTABLE client (validators need a flag for it).
+  const subscriptions = createSolanaRpcSubscriptions_UNSTABLE(devnet(net.handle.wsUrl));
+  const stream = await subscriptions
     .blockNotifications("all", {
       commitment: "confirmed",
       transactionDetails: "none",

@@ -4,6 +4,7 @@
  */
 import type { ChainOptions } from "./chain/chain.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
+import { parseLoadingConfig, type LoadingConfig } from "./loading/loading-options.ts";
 import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
 import { parseWorldConfig, type WorldConfig } from "./world/world-options.ts";
 
@@ -23,6 +24,8 @@ export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   world: WorldConfig;
   /** Background traffic (LOCALNET_TRAFFIC...; traffic/traffic-options.ts); by default on only when run on its own. */
   traffic: TrafficConfig;
+  /** Accounts and programs loaded at start (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/). */
+  loading: LoadingConfig;
 }
 
 /** Defaults: a node-like chain on 127.0.0.1:8899. */
@@ -43,6 +46,7 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   exitWithStdin: false,
   world: parseWorldConfig({}, false),
   traffic: parseTrafficConfig({}, false),
+  loading: parseLoadingConfig({}),
 };
 
 /** Environment variable names, option by option. */
@@ -115,5 +119,6 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     // it starts empty and quiet, so tests and benchmarks are not slowed or disturbed.
     world: parseWorldConfig(env, standalone),
     traffic: parseTrafficConfig(env, standalone),
+    loading: parseLoadingConfig(env),
   };
 }

@@ -5,4 +5,5 @@
 export { startLocalnet } from "./launcher.ts";
 export type { LocalnetExit, LocalnetHandle, LocalnetOptions, TrafficLaunchOptions, WorldLaunchOptions } from "./launcher.ts";
 export type { FaultSettings } from "./faults.ts";
+export type { AccountFileOption, ProgramFileOption } from "./loading/loading-options.ts";
 export type { ManifestCollection, WorldManifest } from "./world/world-types.ts";

@@ -25,7 +25,14 @@ async function main(): Promise<void> {
     process.stderr.write(`localnet: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const localnet = await startLocalnetInProcess(config, hooks(config));
+  let localnet;
+  try {
+    localnet = await startLocalnetInProcess(config, hooks(config));
+  } catch (e) {
+    // A bad account or program file (or a port in use): one line naming it, not a stack.
+    process.stderr.write(`localnet: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
   let closing = false;
   const stop = async (code: number) => {
     if (closing) return;

@@ -211,6 +211,22 @@ describe("bad files stop the start with an error naming them", () => {
       /program file .*not\.so: not an ELF file/,
     ],
     [
+      "an executable account LiteSVM cannot load",
+      () => ({
+        accounts: [
+          {
+            file: write(
+              "exe.json",
+              good
+                .replace('"executable":false', '"executable":true')
+                .replace(/"owner":"1+"/, '"owner":"BPFLoader2111111111111111111111111111111111"'),
+            ),
+          },
+        ],
+      }),
+      /exe\.json: LiteSVM refused account 9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin/,
+    ],
+    [
       "a missing account directory",
       () => ({ accountsDir: path.join(dir, "no-such-dir") }),
       /account directory .*no-such-dir: cannot be read \(ENOENT\)/,

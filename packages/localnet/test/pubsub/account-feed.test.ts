@@ -7,12 +7,14 @@
 import { readFileSync } from "node:fs";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { getCreateAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
+import { getInitializeMint2Instruction } from "@solana-program/token";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
 import { landedSlot, transfer } from "./tx-helpers.ts";
 import { connect, sleep, type WsClient } from "./ws-client.ts";
 
 const SYSTEM = "11111111111111111111111111111111";
+const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 const recorded = JSON.parse(
   readFileSync(
     new URL("../../../../test/fixtures/solana/rpc/ws_accountNotification_jsonParsed.json", import.meta.url),
@@ -112,6 +114,52 @@ it("confirmed notifications come confirmSlots after the change, not before", asy
   expect(Number(note.params.result.context.slot)).toBe(slot);
   await ws.request("slotUnsubscribe", [slotSub]);
   await ws.request("accountUnsubscribe", [confirmed]);
+});
+
+it("jsonParsed notifications of a token account carry the recorded notification's parsed shape", async () => {
+  const payer = await fundedSigner(net);
+  const mint = await generateKeyPairSigner();
+  const id = await ws.subscribe("accountSubscribe", [
+    mint.address,
+    { encoding: "jsonParsed", commitment: "processed" },
+  ]);
+  const rent = BigInt((await net.call("getMinimumBalanceForRentExemption", [82])).result);
+  const { value: bh } = await net.rpc.getLatestBlockhash({ commitment: "processed" }).send();
+  const tx = await signedTransaction(
+    payer,
+    [
+      getCreateAccountInstruction({
+        payer,
+        newAccount: mint,
+        lamports: rent,
+        space: 82n,
+        programAddress: TOKEN as Address,
+      }),
+      getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer.address }),
+    ],
+    bh,
+  );
+  expect(
+    (await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }])).result,
+  ).toBe(tx.signature);
+  const note = await ws.next(id);
+  const value = note.params.result.value;
+  // The recorded mainnet notification is a token account; ours a mint: same envelope and data keys.
+  expect(Object.keys(value.data).sort()).toEqual(Object.keys(recorded.params.result.value.data).sort());
+  expect(Object.keys(value.data.parsed).sort()).toEqual(Object.keys(recorded.params.result.value.data.parsed).sort());
+  expect(value.data).toEqual({
+    program: "spl-token",
+    parsed: {
+      type: "mint",
+      info: { decimals: 6, freezeAuthority: null, isInitialized: true, mintAuthority: payer.address, supply: "0" },
+    },
+    space: 82,
+  });
+  expect(value).toEqual(
+    (await net.call("getAccountInfo", [mint.address, { encoding: "jsonParsed", commitment: "processed" }])).result
+      .value,
+  );
+  await ws.request("accountUnsubscribe", [id]);
 });
 
 it("kit's accountNotifications receives the change and its abort unsubscribes", async () => {

@@ -102,7 +102,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       },
     };
   };
-  const pubsub = createPubSub({ chain, mints });
+  const pubsub = createPubSub({ chain, mints, onInternalError: hooks.onInternalError });
   const server = createRpcServer({
     methods,
     controlMethods: createControlMethods({ chain, faults }),

@@ -22,6 +22,8 @@ import { JsonRpcError, RpcErrorCode, invalidParams, type Commitment } from "./pr
 import { parseJson, stringifyJson } from "./json.ts";
 
 const MAX_MESSAGE_BYTES = 1 << 20;
+/** Unsent bytes a connection may hold before it is dropped. */
+const MAX_BUFFERED_BYTES = 64 << 20;
 const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized"];
 const UNSUBSCRIBE_METHODS = new Set([
   "accountUnsubscribe",
@@ -44,10 +46,12 @@ export interface PubSub {
 export interface PubSubDeps {
   chain: Chain;
   mints: MintLookup;
+  /** Told of an unexpected error in a subscription family. */
+  onInternalError?: (err: unknown) => void;
 }
 
 /** Creates the PubSub endpoint over a chain. */
-export function createPubSub({ chain, mints }: PubSubDeps): PubSub {
+export function createPubSub({ chain, mints, onInternalError }: PubSubDeps): PubSub {
   /** Live subscription ids: their socket and the family holding them. */
   const owners = new Map<number, { socket: Socket; feed: Feed }>();
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
@@ -75,7 +79,13 @@ export function createPubSub({ chain, mints }: PubSubDeps): PubSub {
       seen[c] = upTo;
     }
     const tick: Tick = { block, visible };
-    for (const feed of feeds) feed.onTick(tick);
+    for (const feed of feeds) {
+      try {
+        feed.onTick(tick);
+      } catch (err) {
+        onInternalError?.(err); // one family's failure must not silence the others
+      }
+    }
   });
 
   function call(socket: Socket, method: string, params: unknown[]): unknown {
@@ -136,7 +146,10 @@ export function createPubSub({ chain, mints }: PubSubDeps): PubSub {
   function onConnection(ws: WebSocket) {
     const socket: Socket = {
       send(text) {
-        if (ws.readyState === ws.OPEN) ws.send(text);
+        if (ws.readyState !== ws.OPEN) return;
+        // A client that stops reading is dropped, as agave drops a connection whose queue is full.
+        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) return ws.terminate();
+        ws.send(text);
       },
       close() {
         ws.close();

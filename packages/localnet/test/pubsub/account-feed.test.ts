@@ -162,6 +162,41 @@ it("jsonParsed notifications of a token account carry the recorded notification'
   await ws.request("accountUnsubscribe", [id]);
 });
 
+it("base58 over 128 bytes is agave's encode_bs58 text, not an error", async () => {
+  const payer = await fundedSigner(net);
+  const big = await generateKeyPairSigner();
+  const legacy = await ws.subscribe("accountSubscribe", [big.address, { commitment: "processed" }]);
+  const base58 = await ws.subscribe("accountSubscribe", [big.address, { encoding: "base58", commitment: "processed" }]);
+  const rent = BigInt((await net.call("getMinimumBalanceForRentExemption", [200])).result);
+  const { value: bh } = await net.rpc.getLatestBlockhash({ commitment: "processed" }).send();
+  const tx = await signedTransaction(
+    payer,
+    [
+      getCreateAccountInstruction({
+        payer,
+        newAccount: big,
+        lamports: rent,
+        space: 200n,
+        programAddress: SYSTEM as Address,
+      }),
+    ],
+    bh,
+  );
+  expect(
+    (await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }])).result,
+  ).toBe(tx.signature);
+  expect((await ws.next(legacy)).params.result.value.data).toBe("error: data too large for bs58 encoding");
+  expect((await ws.next(base58)).params.result.value).toMatchObject({
+    data: ["error: data too large for bs58 encoding", "base58"],
+    space: 200,
+  });
+  // The HTTP side refuses the same request outright.
+  expect(
+    (await net.call("getAccountInfo", [big.address, { encoding: "base58", commitment: "processed" }])).error.code,
+  ).toBe(-32600);
+  for (const id of [legacy, base58]) await ws.request("accountUnsubscribe", [id]);
+});
+
 it("kit's accountNotifications receives the change and its abort unsubscribes", async () => {
   const payer = await fundedSigner(net);
   const to = (await generateKeyPairSigner()).address;

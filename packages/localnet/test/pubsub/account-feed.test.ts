@@ -11,7 +11,7 @@ import { getInitializeMint2Instruction } from "@solana-program/token";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
 import { landedSlot, transfer } from "./tx-helpers.ts";
-import { connect, sleep, type WsClient } from "./ws-client.ts";
+import { connect, sleep, tipWhen, type WsClient } from "./ws-client.ts";
 
 const SYSTEM = "11111111111111111111111111111111";
 const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -48,6 +48,7 @@ it("notifies an account change at each commitment, in agave's shape, and stops a
   const processed = await ws.subscribe("accountSubscribe", [to, { encoding: "base64", commitment: "processed" }]);
   const confirmed = await ws.subscribe("accountSubscribe", [to, { encoding: "base64+zstd", commitment: "confirmed" }]);
   const finalized = await ws.subscribe("accountSubscribe", [to]); // defaults: finalized, binary
+  const slots = await ws.subscribe("slotSubscribe");
   const signature = await transfer(net, payer, to, 5_000_000n);
   const slot = await landedSlot(net, signature);
 
@@ -74,7 +75,13 @@ it("notifies an account change at each commitment, in agave's shape, and stops a
   });
   expect(atFinalized.params.result.value.data).toBe(""); // binary: a legacy base58 string
   expect(atConfirmed.params.result.value.data[1]).toBe("base64+zstd");
-  // Commitment: each arrives when the slot is visible at that level.
+  // Commitment: each arrives with the block that makes the slot visible at that level (2 and 5 deep).
+  expect([tipWhen(ws, slots, atProcessed), tipWhen(ws, slots, atConfirmed), tipWhen(ws, slots, atFinalized)]).toEqual([
+    slot,
+    slot + 2,
+    slot + 5,
+  ]);
+  await ws.request("slotUnsubscribe", [slots]);
   expect(Number(atProcessed.params.result.context.slot)).toBe(slot);
   expect(Number(atConfirmed.params.result.context.slot)).toBe(slot);
   expect(Number(atFinalized.params.result.context.slot)).toBe(slot);

@@ -7,7 +7,7 @@ import { createSolanaRpcSubscriptions_UNSTABLE, devnet, generateKeyPairSigner } 
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fundedSigner, startTestLocalnet, type TestLocalnet } from "../helpers.ts";
 import { landedSlot, transfer } from "./tx-helpers.ts";
-import { connect, sleep, type WsClient } from "./ws-client.ts";
+import { connect, sleep, tipWhen, type WsClient } from "./ws-client.ts";
 
 let net: TestLocalnet;
 let ws: WsClient;
@@ -35,6 +35,7 @@ it("notifies the block of a mentioning transaction, encoded as getBlock encodes 
     "all",
     { commitment: "finalized", transactionDetails: "signatures" },
   ]);
+  const slots = await ws.subscribe("slotSubscribe");
   const signature = await transfer(net, payer, to, 2_000_000n);
   const slot = await landedSlot(net, signature);
 
@@ -55,8 +56,11 @@ it("notifies the block of a mentioning transaction, encoded as getBlock encodes 
   expect(finalized.params.result.value.block).toEqual(
     (await net.call("getBlock", [slot, { transactionDetails: "signatures", rewards: false }])).result,
   );
-  const slots = ws.received(signatures).map((n) => n.params.result.value.slot);
-  expect(slots).toEqual(slots.map((_, i) => slots[0] + i));
+  const notified = ws.received(signatures).map((n) => n.params.result.value.slot);
+  expect(notified).toEqual(notified.map((_, i) => notified[0] + i));
+  // Each sent with the block that made its slot confirmed (2 deep) or finalized (5 deep).
+  expect([tipWhen(ws, slots, note), tipWhen(ws, slots, finalized)]).toEqual([slot + 2, slot + 5]);
+  await ws.request("slotUnsubscribe", [slots]);
 
   // Only slots with a mentioning transaction: one so far.
   await sleep(25 * 4);

@@ -6,7 +6,7 @@ import { generateKeyPairSigner } from "@solana/kit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fundedSigner, startTestLocalnet, type TestLocalnet } from "../helpers.ts";
 import { landedSlot, transfer } from "./tx-helpers.ts";
-import { connect, sleep, type WsClient } from "./ws-client.ts";
+import { connect, sleep, tipWhen, type WsClient } from "./ws-client.ts";
 
 const SYSTEM = "11111111111111111111111111111111";
 let net: TestLocalnet;
@@ -25,6 +25,7 @@ it("sends each mentioning transaction's logs at the commitment, and all of them 
   const to = (await generateKeyPairSigner()).address;
   const mentions = await ws.subscribe("logsSubscribe", [{ mentions: [to] }, { commitment: "confirmed" }]);
   const all = await ws.subscribe("logsSubscribe", ["all", { commitment: "processed" }]);
+  const slots = await ws.subscribe("slotSubscribe");
   const signature = await transfer(net, payer, to, 2_000_000n);
   const slot = await landedSlot(net, signature);
   const note = await ws.next(mentions);
@@ -45,7 +46,10 @@ it("sends each mentioning transaction's logs at the commitment, and all of them 
     { commitment: "confirmed", maxSupportedTransactionVersion: 0 },
   ]);
   expect(note.params.result.value.logs).toEqual(tx.result.meta.logMessages);
-  await ws.next(all, (n) => n.params.result.value.signature === signature);
+  const processedNote = await ws.next(all, (n) => n.params.result.value.signature === signature);
+  // Each sent with the block that made the slot visible at its commitment (confirmed: 2 deep).
+  expect([tipWhen(ws, slots, processedNote), tipWhen(ws, slots, note)]).toEqual([slot, slot + 2]);
+  await ws.request("slotUnsubscribe", [slots]);
 
   // A failed transaction (more lamports than the payer has) is reported with its error.
   const poor = await fundedSigner(net, 1_000_000_000n);

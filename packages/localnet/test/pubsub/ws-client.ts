@@ -85,5 +85,15 @@ export async function connect(url: string): Promise<WsClient> {
   return client;
 }
 
+/** The newest slot a slotSubscribe subscription had announced when `note` arrived. */
+export function tipWhen(client: WsClient, slotSubscription: number, note: Notification): number {
+  return Math.max(
+    ...client.log
+      .slice(0, client.log.indexOf(note))
+      .filter((n) => n.params.subscription === slotSubscription)
+      .map((n) => Number(n.params.result.slot)),
+  );
+}
+
 /** Sleeps. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

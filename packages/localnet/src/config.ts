@@ -97,7 +97,9 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
   const confirmSlots = integer(env, LOCALNET_ENV.confirmSlots, d.confirmSlots, 0, 1000);
   const finalizeSlots = integer(env, LOCALNET_ENV.finalizeSlots, d.finalizeSlots, 0, 10_000);
   if (finalizeSlots < confirmSlots) {
-    throw new Error(`${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`);
+    throw new Error(
+      `${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`,
+    );
   }
   return {
     host: env[LOCALNET_ENV.host] || d.host,
@@ -108,10 +110,19 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     historyLimit: integer(env, LOCALNET_ENV.historyLimit, d.historyLimit, 1, 100_000_000),
     blockRetention: integer(env, LOCALNET_ENV.blockRetention, d.blockRetention, 200, 10_000_000),
     maxQueue: integer(env, LOCALNET_ENV.maxQueue, d.maxQueue, 1, 10_000_000),
-    maxTransactionsPerBlock: integer(env, LOCALNET_ENV.maxTransactionsPerBlock, d.maxTransactionsPerBlock, 1, 1_000_000),
+    maxTransactionsPerBlock: integer(
+      env,
+      LOCALNET_ENV.maxTransactionsPerBlock,
+      d.maxTransactionsPerBlock,
+      1,
+      1_000_000,
+    ),
     startSlot: startRaw ? BigInt(startRaw) : d.startSlot,
     maxBodyBytes: integer(env, LOCALNET_ENV.maxBodyBytes, d.maxBodyBytes, 1024, 64 * 1024 * 1024),
-    blocks: (env[LOCALNET_ENV.blocks] ?? "").split(",").map((f) => f.trim()).filter((f) => f !== ""),
+    blocks: (env[LOCALNET_ENV.blocks] ?? "")
+      .split(",")
+      .map((f) => f.trim())
+      .filter((f) => f !== ""),
     faults,
     exitWithStdin: env[LOCALNET_ENV.exitWithStdin] === "1",
     // Run on its own (`npm run localnet`), the localnet seeds its world and runs traffic. Launched as a

@@ -17,7 +17,14 @@ export interface WorldLaunchOptions
   extends Partial<
     Pick<
       WorldOptions,
-      "collectionSize" | "compressedShare" | "programmableShare" | "nftOwners" | "unverifiedSpoofs" | "tokenHolders" | "smallMintHolders" | "realAccounts"
+      | "collectionSize"
+      | "compressedShare"
+      | "programmableShare"
+      | "nftOwners"
+      | "unverifiedSpoofs"
+      | "tokenHolders"
+      | "smallMintHolders"
+      | "realAccounts"
     >
   > {
   /** Folder for the manifest (`world-manifest.json`) and the demo keypair; default: a per-process temp folder. */
@@ -25,7 +32,9 @@ export interface WorldLaunchOptions
 }
 
 /** Shape of the background traffic; anything not given takes its default (traffic/traffic-options.ts). */
-export type TrafficLaunchOptions = Partial<Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">>;
+export type TrafficLaunchOptions = Partial<
+  Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
+>;
 
 /**
  * Options; anything not given takes the localnet's defaults (config.ts), or what the caller's own
@@ -98,7 +107,10 @@ const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 const STDERR_TAIL = 16 * 1024;
 
 function envFor(options: LocalnetOptions): Record<string, string> {
-  const env: Record<string, string> = { [LOCALNET_ENV.port]: String(options.port ?? 0), [LOCALNET_ENV.exitWithStdin]: "1" };
+  const env: Record<string, string> = {
+    [LOCALNET_ENV.port]: String(options.port ?? 0),
+    [LOCALNET_ENV.exitWithStdin]: "1",
+  };
   const set = (key: keyof typeof LOCALNET_ENV, value: unknown) => {
     if (value !== undefined) env[LOCALNET_ENV[key]] = String(value);
   };
@@ -127,7 +139,13 @@ function worldEnv(world: LocalnetOptions["world"]): Record<string, string> {
   const env: Record<string, string> = { [WORLD_ENV.enabled]: "1" };
   for (const [key, value] of Object.entries(world) as [keyof WorldLaunchOptions, unknown][]) {
     if (value === undefined) continue;
-    env[WORLD_ENV[key]] = Array.isArray(value) ? value.join(",") : typeof value === "boolean" ? (value ? "1" : "0") : String(value);
+    env[WORLD_ENV[key]] = Array.isArray(value)
+      ? value.join(",")
+      : typeof value === "boolean"
+        ? value
+          ? "1"
+          : "0"
+        : String(value);
   }
   return env;
 }

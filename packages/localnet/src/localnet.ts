@@ -86,7 +86,9 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       faults,
       lagSlots,
       encodeAccount: (_address, account, encoding) =>
-        account === null ? null : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
+        account === null
+          ? null
+          : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
     }),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),

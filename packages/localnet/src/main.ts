@@ -13,7 +13,8 @@ import { createWorldHooks } from "./world/world-hooks.ts";
 function hooks(config: LocalnetConfig): LocalnetHooks {
   return {
     ...createWorldHooks({ world: config.world, traffic: config.traffic }),
-    onInternalError: (err) => process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
+    onInternalError: (err) =>
+      process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   };
 }
 
@@ -47,7 +48,9 @@ async function main(): Promise<void> {
     process.stdin.on("error", () => void stop(0));
     process.stdin.resume();
   }
-  process.stdout.write(`${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`,
+  );
   process.stderr.write(
     `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
   );

@@ -94,7 +94,10 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
     }
     const block = chain.block(slot);
     if (block === undefined) {
-      throw new JsonRpcError(RpcErrorCode.SLOT_SKIPPED, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+      throw new JsonRpcError(
+        RpcErrorCode.SLOT_SKIPPED,
+        `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+      );
     }
     return block;
   };
@@ -121,7 +124,8 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
       // The second parameter is either the end slot or the config (agave's RpcBlocksConfigWrapper).
       let end: bigint | undefined;
       let config: Record<string, unknown> = {};
-      if (params[1] !== undefined && params[1] !== null && typeof params[1] === "object") config = configParam(params[1]);
+      if (params[1] !== undefined && params[1] !== null && typeof params[1] === "object")
+        config = configParam(params[1]);
       else if (params[1] !== undefined && params[1] !== null) end = u64Param(params[1]);
       if (params[2] !== undefined) config = configParam(params[2]);
       const commitment = commitmentField(config);
@@ -152,12 +156,19 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
 
     getRecentPerformanceSamples(params, ctx) {
       expectArity(params, 0, 1);
-      const limit = params[0] === undefined || params[0] === null ? PERFORMANCE_SAMPLES_LIMIT : u64Param(params[0], "usize");
+      const limit =
+        params[0] === undefined || params[0] === null ? PERFORMANCE_SAMPLES_LIMIT : u64Param(params[0], "usize");
       if (limit > PERFORMANCE_SAMPLES_LIMIT) throw invalidParams(`Invalid limit; max ${PERFORMANCE_SAMPLES_LIMIT}`);
       // agave samples every 60 s; here each sample covers the held blocks of one 60 s window of
       // block time, newest first. The localnet has no votes, so every transaction is a non-vote one.
       const tip = ctx.slotAt("processed");
-      const samples: { slot: bigint; numTransactions: number; numNonVoteTransactions: number; numSlots: number; samplePeriodSecs: number }[] = [];
+      const samples: {
+        slot: bigint;
+        numTransactions: number;
+        numNonVoteTransactions: number;
+        numSlots: number;
+        samplePeriodSecs: number;
+      }[] = [];
       let current: (typeof samples)[number] | undefined;
       let windowStart = 0;
       for (let slot = tip; slot >= chain.firstAvailableBlock() && samples.length <= Number(limit); slot--) {

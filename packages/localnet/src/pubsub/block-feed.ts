@@ -12,7 +12,6 @@ import {
   checkArity,
   decodeParams,
   expectBool,
-  expectUnsigned,
   expectVariant,
   invalidType,
   optional,
@@ -85,9 +84,11 @@ export function createBlockFeed({ chain }: { chain: Chain }): Feed {
           checkArity(params, 1, 2);
           const mentions = decodeFilter(params[0]);
           const config = configObject(params[1], "RpcBlockSubscribeConfig");
-          const maxVersion = optional(config.maxSupportedTransactionVersion, (v) => expectUnsigned(v, "u8" as "u64"));
-          if (maxVersion !== undefined && maxVersion > 255)
-            throw new SerdeError(`invalid value: integer \`${maxVersion}\`, expected u8`);
+          const maxVersion = optional(config.maxSupportedTransactionVersion, (v) => {
+            if (typeof v !== "number" || !Number.isInteger(v)) throw invalidType(v, "u8");
+            if (v < 0 || v > 255) throw new SerdeError(`invalid value: integer \`${v}\`, expected u8`);
+            return v;
+          });
           return {
             mentions,
             commitment: commitmentOf(config),

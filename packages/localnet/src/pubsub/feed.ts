@@ -34,7 +34,7 @@ export interface Tick {
 
 /** A subscription family: the subscribe methods it answers and what it does on each block. */
 export interface Feed {
-  /** `xSubscribe` methods: decode params (throwing -32602), register, return the new id's state. */
+  /** `xSubscribe` methods: decode params (throwing -32602) and register the subscription under `ref.id`. */
   readonly subscribe: Readonly<Record<string, (ref: SubscriptionRef, params: unknown[]) => void>>;
   /** Forgets a subscription (unsubscribe or socket closed); true when this family held it. */
   remove(id: number): boolean;

@@ -4,6 +4,7 @@
  */
 import type { ChainOptions } from "./chain/chain.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
+import { parseLoadingConfig, type LoadingConfig } from "./loading/loading-options.ts";
 import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
 import { parseWorldConfig, type WorldConfig } from "./world/world-options.ts";
 
@@ -23,6 +24,8 @@ export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   world: WorldConfig;
   /** Background traffic (LOCALNET_TRAFFIC...; traffic/traffic-options.ts); by default on only when run on its own. */
   traffic: TrafficConfig;
+  /** Accounts and programs loaded at start (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/). */
+  loading: LoadingConfig;
 }
 
 /** Defaults: a node-like chain on 127.0.0.1:8899. */
@@ -43,6 +46,7 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   exitWithStdin: false,
   world: parseWorldConfig({}, false),
   traffic: parseTrafficConfig({}, false),
+  loading: parseLoadingConfig({}),
 };
 
 /** Environment variable names, option by option. */
@@ -93,7 +97,9 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
   const confirmSlots = integer(env, LOCALNET_ENV.confirmSlots, d.confirmSlots, 0, 1000);
   const finalizeSlots = integer(env, LOCALNET_ENV.finalizeSlots, d.finalizeSlots, 0, 10_000);
   if (finalizeSlots < confirmSlots) {
-    throw new Error(`${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`);
+    throw new Error(
+      `${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`,
+    );
   }
   return {
     host: env[LOCALNET_ENV.host] || d.host,
@@ -104,10 +110,19 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     historyLimit: integer(env, LOCALNET_ENV.historyLimit, d.historyLimit, 1, 100_000_000),
     blockRetention: integer(env, LOCALNET_ENV.blockRetention, d.blockRetention, 200, 10_000_000),
     maxQueue: integer(env, LOCALNET_ENV.maxQueue, d.maxQueue, 1, 10_000_000),
-    maxTransactionsPerBlock: integer(env, LOCALNET_ENV.maxTransactionsPerBlock, d.maxTransactionsPerBlock, 1, 1_000_000),
+    maxTransactionsPerBlock: integer(
+      env,
+      LOCALNET_ENV.maxTransactionsPerBlock,
+      d.maxTransactionsPerBlock,
+      1,
+      1_000_000,
+    ),
     startSlot: startRaw ? BigInt(startRaw) : d.startSlot,
     maxBodyBytes: integer(env, LOCALNET_ENV.maxBodyBytes, d.maxBodyBytes, 1024, 64 * 1024 * 1024),
-    blocks: (env[LOCALNET_ENV.blocks] ?? "").split(",").map((f) => f.trim()).filter((f) => f !== ""),
+    blocks: (env[LOCALNET_ENV.blocks] ?? "")
+      .split(",")
+      .map((f) => f.trim())
+      .filter((f) => f !== ""),
     faults,
     exitWithStdin: env[LOCALNET_ENV.exitWithStdin] === "1",
     // Run on its own (`npm run localnet`), the localnet seeds its world and runs traffic. Launched as a
@@ -115,5 +130,6 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     // it starts empty and quiet, so tests and benchmarks are not slowed or disturbed.
     world: parseWorldConfig(env, standalone),
     traffic: parseTrafficConfig(env, standalone),
+    loading: parseLoadingConfig(env),
   };
 }

@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { LOCALNET_ENV } from "./config.ts";
+import { loadingEnv, type AccountFileOption, type ProgramFileOption } from "./loading/loading-options.ts";
 import type { FaultSettings } from "./faults.ts";
 import { TRAFFIC_ENV, type TrafficOptions } from "./traffic/traffic-options.ts";
 import { WORLD_ENV, type WorldOptions } from "./world/world-options.ts";
@@ -16,7 +17,14 @@ export interface WorldLaunchOptions
   extends Partial<
     Pick<
       WorldOptions,
-      "collectionSize" | "compressedShare" | "programmableShare" | "nftOwners" | "unverifiedSpoofs" | "tokenHolders" | "smallMintHolders" | "realAccounts"
+      | "collectionSize"
+      | "compressedShare"
+      | "programmableShare"
+      | "nftOwners"
+      | "unverifiedSpoofs"
+      | "tokenHolders"
+      | "smallMintHolders"
+      | "realAccounts"
     >
   > {
   /** Folder for the manifest (`world-manifest.json`) and the demo keypair; default: a per-process temp folder. */
@@ -24,7 +32,9 @@ export interface WorldLaunchOptions
 }
 
 /** Shape of the background traffic; anything not given takes its default (traffic/traffic-options.ts). */
-export type TrafficLaunchOptions = Partial<Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">>;
+export type TrafficLaunchOptions = Partial<
+  Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
+>;
 
 /**
  * Options; anything not given takes the localnet's defaults (config.ts), or what the caller's own
@@ -46,6 +56,12 @@ export interface LocalnetOptions {
   /** Files of recorded `getBlock` results served as the chain's oldest blocks (recorded-blocks.ts). */
   blocks?: string[];
   faults?: Partial<FaultSettings>;
+  /** Directories of account JSON files in solana-test-validator's format (`--account-dir`), loaded at start. */
+  accountsDir?: string | string[];
+  /** Single account files (`--account ADDRESS FILE`); without `address`, the file's own `pubkey`. */
+  accounts?: AccountFileOption[];
+  /** Programs deployed under the upgradeable loader (`--upgradeable-program ADDRESS SO AUTHORITY`). */
+  programs?: ProgramFileOption[];
   /** Seeds the world: `true` at its default sizes, an object for other sizes, `false` for an empty chain. */
   world?: boolean | WorldLaunchOptions;
   /** Runs background traffic: `true` at its defaults, an object to shape it, `false` for none. */
@@ -91,7 +107,10 @@ const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 const STDERR_TAIL = 16 * 1024;
 
 function envFor(options: LocalnetOptions): Record<string, string> {
-  const env: Record<string, string> = { [LOCALNET_ENV.port]: String(options.port ?? 0), [LOCALNET_ENV.exitWithStdin]: "1" };
+  const env: Record<string, string> = {
+    [LOCALNET_ENV.port]: String(options.port ?? 0),
+    [LOCALNET_ENV.exitWithStdin]: "1",
+  };
   const set = (key: keyof typeof LOCALNET_ENV, value: unknown) => {
     if (value !== undefined) env[LOCALNET_ENV[key]] = String(value);
   };
@@ -108,6 +127,8 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   set("blocks", options.blocks?.join(","));
   if (options.faults !== undefined) env[LOCALNET_ENV.faults] = JSON.stringify(options.faults);
   if (options.seed !== undefined) env[WORLD_ENV.seed] = options.seed;
+  const accountDirs = options.accountsDir === undefined ? undefined : [options.accountsDir].flat();
+  Object.assign(env, loadingEnv({ accountDirs, accounts: options.accounts, programs: options.programs }));
   Object.assign(env, worldEnv(options.world), trafficEnv(options.traffic));
   return env;
 }
@@ -118,7 +139,13 @@ function worldEnv(world: LocalnetOptions["world"]): Record<string, string> {
   const env: Record<string, string> = { [WORLD_ENV.enabled]: "1" };
   for (const [key, value] of Object.entries(world) as [keyof WorldLaunchOptions, unknown][]) {
     if (value === undefined) continue;
-    env[WORLD_ENV[key]] = Array.isArray(value) ? value.join(",") : typeof value === "boolean" ? (value ? "1" : "0") : String(value);
+    env[WORLD_ENV[key]] = Array.isArray(value)
+      ? value.join(",")
+      : typeof value === "boolean"
+        ? value
+          ? "1"
+          : "0"
+        : String(value);
   }
   return env;
 }
@@ -146,8 +173,14 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
 
 /** Spawns the localnet and resolves when it is ready; rejects if it dies or stays silent. */
 export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHandle> {
+  let env: Record<string, string>;
+  try {
+    env = envFor(options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const child = spawn(process.execPath, [...(options.execArgv ?? []), MAIN], {
-    env: { ...process.env, ...envFor(options) },
+    env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";

@@ -7,6 +7,8 @@
  *   the server answers; it gets the chain and the account index.
  * - `extraMethods`: more method tables (DAS) merged after the core and account tables.
  * - `onStarted`: background work (traffic generators) started once the server listens.
+ * - account and program files (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/)
+ *   are written after seeding, before the server answers.
  * - recorded blocks (LOCALNET_BLOCKS, recorded-blocks.ts) are loaded before the chain exists and held
  *   as its oldest blocks: the chain starts at the slot after the last recorded one.
  */
@@ -29,6 +31,7 @@ import type { MethodContext, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
 import { createRpcServer } from "./rpc/server.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
+import { loadFiles } from "./loading/load-files.ts";
 import { createTransactionMethods } from "./rpc/transaction-methods.ts";
 
 /** What hooks get to work with. */
@@ -75,6 +78,8 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   chain.frozen = config.faults.freeze;
   const world: LocalnetWorld = { chain, index, faults };
   await hooks.seed?.(world);
+  // After the world, so a loaded account replaces a seeded one at the same address.
+  loadFiles(chain, config.loading);
 
   const mints = liveMintLookup(index.store);
   let listenAddress = "";
@@ -86,7 +91,9 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       faults,
       lagSlots,
       encodeAccount: (_address, account, encoding) =>
-        account === null ? null : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
+        account === null
+          ? null
+          : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
     }),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
@@ -106,7 +113,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       },
     };
   };
-  const pubsub = createPubSub(chain);
+  const pubsub = createPubSub({ chain, mints, onInternalError: hooks.onInternalError });
   const server = createRpcServer({
     methods,
     controlMethods: createControlMethods({ chain, faults }),

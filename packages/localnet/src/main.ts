@@ -13,7 +13,8 @@ import { createWorldHooks } from "./world/world-hooks.ts";
 function hooks(config: LocalnetConfig): LocalnetHooks {
   return {
     ...createWorldHooks({ world: config.world, traffic: config.traffic }),
-    onInternalError: (err) => process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
+    onInternalError: (err) =>
+      process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   };
 }
 
@@ -25,7 +26,14 @@ async function main(): Promise<void> {
     process.stderr.write(`localnet: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const localnet = await startLocalnetInProcess(config, hooks(config));
+  let localnet;
+  try {
+    localnet = await startLocalnetInProcess(config, hooks(config));
+  } catch (e) {
+    // A bad account or program file (or a port in use): one line naming it, not a stack.
+    process.stderr.write(`localnet: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
   let closing = false;
   const stop = async (code: number) => {
     if (closing) return;
@@ -40,7 +48,9 @@ async function main(): Promise<void> {
     process.stdin.on("error", () => void stop(0));
     process.stdin.resume();
   }
-  process.stdout.write(`${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`,
+  );
   process.stderr.write(
     `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
   );

@@ -3,7 +3,7 @@
  * getBlocks, getBlocksWithLimit, getBlockTime and getRecentPerformanceSamples (with the
  * vote / non-vote split), over the blocks the chain still holds.
  */
-import type { Block } from "../chain/block-store.ts";
+import type { Block, TransactionRecord } from "../chain/block-store.ts";
 import type { Chain } from "../chain/chain.ts";
 import {
   assertAtLeastConfirmed,
@@ -24,16 +24,60 @@ import {
   encodeMeta,
   encodeTransaction,
   TRANSACTION_ENCODINGS,
+  type TransactionEncoding,
 } from "./encode-transaction.ts";
 
 /** agave's MAX_GET_CONFIRMED_BLOCKS_RANGE. */
 const MAX_BLOCKS_RANGE = 500_000n;
-const TRANSACTION_DETAILS = ["full", "accounts", "signatures", "none"] as const;
+export const TRANSACTION_DETAILS = ["full", "accounts", "signatures", "none"] as const;
 /** agave's PERFORMANCE_SAMPLES_LIMIT. */
 const PERFORMANCE_SAMPLES_LIMIT = 720n;
 
 function blockNotAvailable(slot: bigint): JsonRpcError {
   return new JsonRpcError(RpcErrorCode.BLOCK_NOT_AVAILABLE, `Block not available for slot ${slot}`);
+}
+
+/** How a block is rendered (getBlock's config; blockSubscribe's too). */
+export interface BlockEncodingOptions {
+  encoding: TransactionEncoding;
+  details: (typeof TRANSACTION_DETAILS)[number];
+  rewards: boolean;
+  maxVersion: bigint | undefined;
+}
+
+/**
+ * agave's `encode_with_options` of a block with the given transactions (all of the block's for
+ * getBlock, the matching ones for a filtered blockSubscribe). Throws -32015 for a v0 transaction
+ * the options do not admit.
+ */
+export function encodeBlock(
+  block: Block,
+  transactions: readonly TransactionRecord[],
+  options: BlockEncodingOptions,
+): Record<string, unknown> {
+  const { encoding, details, rewards, maxVersion } = options;
+  const out: Record<string, unknown> = {
+    blockHeight: block.blockHeight,
+    blockTime: block.blockTime,
+    blockhash: block.blockhash,
+    parentSlot: block.parentSlot,
+    previousBlockhash: block.previousBlockhash,
+  };
+  if (details === "full" || details === "accounts") {
+    for (const record of transactions) checkVersionSupported(record.tx, maxVersion);
+    out.transactions = transactions.map((record) => {
+      const entry: Record<string, unknown> =
+        details === "full"
+          ? { meta: encodeMeta(record, encoding === "jsonParsed"), transaction: encodeTransaction(record, encoding) }
+          : { meta: encodeAccountsMeta(record), transaction: encodeAccountsTransaction(record) };
+      if (maxVersion !== undefined) entry.version = record.tx.message.version;
+      return entry;
+    });
+  } else if (details === "signatures") {
+    out.signatures = transactions.map((record) => record.signature);
+  }
+  if (rewards) out.rewards = [];
+  return out;
 }
 
 /** Creates the block method table. */
@@ -50,7 +94,10 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
     }
     const block = chain.block(slot);
     if (block === undefined) {
-      throw new JsonRpcError(RpcErrorCode.SLOT_SKIPPED, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+      throw new JsonRpcError(
+        RpcErrorCode.SLOT_SKIPPED,
+        `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+      );
     }
     return block;
   };
@@ -68,28 +115,7 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
       const commitment = commitmentField(config);
       assertAtLeastConfirmed(commitment);
       const block = committedBlock(slot, ctx.slotAt(commitment));
-      const out: Record<string, unknown> = {
-        blockHeight: block.blockHeight,
-        blockTime: block.blockTime,
-        blockhash: block.blockhash,
-        parentSlot: block.parentSlot,
-        previousBlockhash: block.previousBlockhash,
-      };
-      if (details === "full" || details === "accounts") {
-        for (const record of block.transactions) checkVersionSupported(record.tx, maxVersion);
-        out.transactions = block.transactions.map((record) => {
-          const entry: Record<string, unknown> =
-            details === "full"
-              ? { meta: encodeMeta(record, encoding === "jsonParsed"), transaction: encodeTransaction(record, encoding) }
-              : { meta: encodeAccountsMeta(record), transaction: encodeAccountsTransaction(record) };
-          if (maxVersion !== undefined) entry.version = record.tx.message.version;
-          return entry;
-        });
-      } else if (details === "signatures") {
-        out.signatures = block.transactions.map((record) => record.signature);
-      }
-      if (rewards) out.rewards = [];
-      return out;
+      return encodeBlock(block, block.transactions, { encoding, details, rewards, maxVersion });
     },
 
     getBlocks(params, ctx) {
@@ -98,7 +124,8 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
       // The second parameter is either the end slot or the config (agave's RpcBlocksConfigWrapper).
       let end: bigint | undefined;
       let config: Record<string, unknown> = {};
-      if (params[1] !== undefined && params[1] !== null && typeof params[1] === "object") config = configParam(params[1]);
+      if (params[1] !== undefined && params[1] !== null && typeof params[1] === "object")
+        config = configParam(params[1]);
       else if (params[1] !== undefined && params[1] !== null) end = u64Param(params[1]);
       if (params[2] !== undefined) config = configParam(params[2]);
       const commitment = commitmentField(config);
@@ -129,12 +156,19 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
 
     getRecentPerformanceSamples(params, ctx) {
       expectArity(params, 0, 1);
-      const limit = params[0] === undefined || params[0] === null ? PERFORMANCE_SAMPLES_LIMIT : u64Param(params[0], "usize");
+      const limit =
+        params[0] === undefined || params[0] === null ? PERFORMANCE_SAMPLES_LIMIT : u64Param(params[0], "usize");
       if (limit > PERFORMANCE_SAMPLES_LIMIT) throw invalidParams(`Invalid limit; max ${PERFORMANCE_SAMPLES_LIMIT}`);
       // agave samples every 60 s; here each sample covers the held blocks of one 60 s window of
       // block time, newest first. The localnet has no votes, so every transaction is a non-vote one.
       const tip = ctx.slotAt("processed");
-      const samples: { slot: bigint; numTransactions: number; numNonVoteTransactions: number; numSlots: number; samplePeriodSecs: number }[] = [];
+      const samples: {
+        slot: bigint;
+        numTransactions: number;
+        numNonVoteTransactions: number;
+        numSlots: number;
+        samplePeriodSecs: number;
+      }[] = [];
       let current: (typeof samples)[number] | undefined;
       let windowStart = 0;
       for (let slot = tip; slot >= chain.firstAvailableBlock() && samples.length <= Number(limit); slot--) {

@@ -1,27 +1,40 @@
 /**
- * The minimal Solana PubSub kit's confirmation strategy needs (slotSubscribe, signatureSubscribe
- * and their unsubscribes) over WebSocket (the `ws` library) on the JSON-RPC port. Subscriptions are
- * checked after every block.
+ * The Solana PubSub API over WebSocket (the `ws` library) on the JSON-RPC port: the subscribe and
+ * unsubscribe methods of agave's `rpc_pubsub.rs` (account, program, logs, signature, slot,
+ * slotsUpdates, block, root; not vote: the localnet has no votes). Each family lives in
+ * `src/pubsub/`; this file owns the sockets, the subscription ids and the per-block tick that tells
+ * each family which slots became visible at each commitment level.
  */
 import type http from "node:http";
 import type { Duplex } from "node:stream";
-import bs58 from "bs58";
 import { WebSocketServer, type WebSocket } from "ws";
+import { checkArity, decodeParams } from "../accounts/params.ts";
+import type { MintLookup } from "../accounts/encode-account.ts";
 import type { Chain } from "../chain/chain.ts";
-import { base58Signature, commitmentField, configParam, expectArity } from "./params.ts";
+import { createAccountFeed } from "../pubsub/account-feed.ts";
+import { createBlockFeed } from "../pubsub/block-feed.ts";
+import type { Feed, Socket, Tick, VisibleRange } from "../pubsub/feed.ts";
+import { createLogsFeed } from "../pubsub/logs-feed.ts";
+import { subscriptionIdParam } from "../pubsub/pubsub-params.ts";
+import { createSignatureFeed } from "../pubsub/signature-feed.ts";
+import { createSlotFeed } from "../pubsub/slot-feed.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type Commitment } from "./protocol.ts";
 import { parseJson, stringifyJson } from "./json.ts";
 
 const MAX_MESSAGE_BYTES = 1 << 20;
-
-type Subscription =
-  | { kind: "slot"; id: number; socket: Socket }
-  | { kind: "signature"; id: number; socket: Socket; signature: string; commitment: Commitment };
-
-interface Socket {
-  send(text: string): void;
-  close(): void;
-}
+/** Unsent bytes a connection may hold before it is dropped. */
+const MAX_BUFFERED_BYTES = 64 << 20;
+const COMMITMENTS: readonly Commitment[] = ["processed", "confirmed", "finalized"];
+const UNSUBSCRIBE_METHODS = new Set([
+  "accountUnsubscribe",
+  "programUnsubscribe",
+  "logsUnsubscribe",
+  "signatureUnsubscribe",
+  "slotUnsubscribe",
+  "slotsUpdatesUnsubscribe",
+  "blockUnsubscribe",
+  "rootUnsubscribe",
+]);
 
 /** The PubSub endpoint: attach `handleUpgrade` to the HTTP server's `upgrade` event. */
 export interface PubSub {
@@ -29,73 +42,73 @@ export interface PubSub {
   close(): void;
 }
 
+/** What the PubSub endpoint reads: the chain, and mint decimals for jsonParsed token accounts. */
+export interface PubSubDeps {
+  chain: Chain;
+  mints: MintLookup;
+  /** Told of an unexpected error in a subscription family. */
+  onInternalError?: (err: unknown) => void;
+}
+
 /** Creates the PubSub endpoint over a chain. */
-export function createPubSub(chain: Chain): PubSub {
-  const subscriptions = new Map<number, Subscription>();
+export function createPubSub({ chain, mints, onInternalError }: PubSubDeps): PubSub {
+  /** Live subscription ids: their socket and the family holding them. */
+  const owners = new Map<number, { socket: Socket; feed: Feed }>();
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   let nextId = 0;
 
-  const notify = (sub: Subscription, method: string, result: unknown) =>
-    sub.socket.send(stringifyJson({ jsonrpc: "2.0", method, params: { result, subscription: sub.id } }));
+  const feeds: Feed[] = [
+    createSlotFeed({ chain }),
+    createSignatureFeed({ chain, ended: (id) => owners.delete(id) }),
+    createAccountFeed({ chain, mints }),
+    createLogsFeed({ chain }),
+    createBlockFeed({ chain }),
+  ];
+  const subscribeMethods = new Map<string, { feed: Feed; subscribe: Feed["subscribe"][string] }>();
+  for (const feed of feeds)
+    for (const [method, subscribe] of Object.entries(feed.subscribe)) subscribeMethods.set(method, { feed, subscribe });
 
-  const checkSignature = (sub: Extract<Subscription, { kind: "signature" }>): boolean => {
-    const entry = chain.signatureStatus(sub.signature);
-    const visible = chain.slotAt(sub.commitment);
-    if (entry === undefined || entry.slot > visible) return false;
-    notify(sub, "signatureNotification", { context: { slot: visible }, value: { err: entry.err } });
-    subscriptions.delete(sub.id);
-    return true;
-  };
+  const seen = {} as Record<Commitment, bigint>;
+  for (const c of COMMITMENTS) seen[c] = chain.slotAt(c);
 
   const unsubscribeBlock = chain.onBlock((block) => {
-    const root = chain.slotAt("finalized");
-    for (const sub of [...subscriptions.values()]) {
-      if (sub.kind === "slot") notify(sub, "slotNotification", { parent: block.parentSlot, root, slot: block.slot });
-      else checkSignature(sub);
+    const visible = {} as Record<Commitment, VisibleRange>;
+    for (const c of COMMITMENTS) {
+      const upTo = chain.slotAt(c);
+      visible[c] = { after: seen[c] < upTo ? seen[c] : upTo, upTo };
+      seen[c] = upTo;
+    }
+    const tick: Tick = { block, visible };
+    for (const feed of feeds) {
+      try {
+        feed.onTick(tick);
+      } catch (err) {
+        onInternalError?.(err); // one family's failure must not silence the others
+      }
     }
   });
 
   function call(socket: Socket, method: string, params: unknown[]): unknown {
-    switch (method) {
-      case "slotSubscribe": {
-        expectArity(params, 0, 0);
-        const id = nextId++;
-        subscriptions.set(id, { kind: "slot", id, socket });
-        return id;
-      }
-      case "signatureSubscribe": {
-        expectArity(params, 1, 2);
-        const signature = base58Signature(params[0], (s) => {
-          try {
-            return bs58.decode(s);
-          } catch {
-            return null;
-          }
-        });
-        const commitment = commitmentField(configParam(params[1]));
-        const id = nextId++;
-        const sub = { kind: "signature" as const, id, socket, signature, commitment };
-        subscriptions.set(id, sub);
-        // Already at the commitment: notify right after the subscription id is delivered.
-        queueMicrotask(() => {
-          if (subscriptions.has(id)) checkSignature(sub);
-        });
-        return id;
-      }
-      case "slotUnsubscribe":
-      case "signatureUnsubscribe": {
-        expectArity(params, 1, 1);
-        const id = params[0];
-        const sub = typeof id === "number" ? subscriptions.get(id) : undefined;
-        if (sub === undefined || sub.socket !== socket || `${sub.kind}Unsubscribe` !== method) {
-          throw invalidParams("Invalid subscription id.");
-        }
-        subscriptions.delete(id as number);
-        return true;
-      }
-      default:
-        throw new JsonRpcError(RpcErrorCode.METHOD_NOT_FOUND, "Method not found");
+    const entry = subscribeMethods.get(method);
+    if (entry !== undefined) {
+      const id = nextId++;
+      entry.subscribe({ id, socket }, params);
+      owners.set(id, { socket, feed: entry.feed });
+      return id;
     }
+    if (UNSUBSCRIBE_METHODS.has(method)) {
+      // agave's unsubscribe ends any of the connection's subscriptions, whatever its family.
+      const id = decodeParams(() => {
+        checkArity(params, 1, 1);
+        return subscriptionIdParam(params[0]);
+      });
+      const owner = owners.get(id);
+      if (owner === undefined || owner.socket !== socket) throw invalidParams("Invalid subscription id.");
+      owners.delete(id);
+      owner.feed.remove(id);
+      return true;
+    }
+    throw new JsonRpcError(RpcErrorCode.METHOD_NOT_FOUND, "Method not found");
   }
 
   function onMessage(socket: Socket, text: string) {
@@ -103,12 +116,20 @@ export function createPubSub(chain: Chain): PubSub {
     try {
       request = parseJson(text) as typeof request;
     } catch {
-      socket.send(stringifyJson({ jsonrpc: "2.0", error: { code: RpcErrorCode.PARSE_ERROR, message: "Parse error" }, id: null }));
+      socket.send(
+        stringifyJson({ jsonrpc: "2.0", error: { code: RpcErrorCode.PARSE_ERROR, message: "Parse error" }, id: null }),
+      );
       return;
     }
     const id = request?.id ?? null;
     if (request === null || typeof request !== "object" || typeof request.method !== "string") {
-      socket.send(stringifyJson({ jsonrpc: "2.0", error: { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" }, id: null }));
+      socket.send(
+        stringifyJson({
+          jsonrpc: "2.0",
+          error: { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" },
+          id: null,
+        }),
+      );
       return;
     }
     try {
@@ -125,20 +146,30 @@ export function createPubSub(chain: Chain): PubSub {
   function onConnection(ws: WebSocket) {
     const socket: Socket = {
       send(text) {
-        if (ws.readyState === ws.OPEN) ws.send(text);
+        if (ws.readyState !== ws.OPEN) return;
+        // A client that stops reading is dropped, as agave drops a connection whose queue is full.
+        if (ws.bufferedAmount > MAX_BUFFERED_BYTES) return ws.terminate();
+        ws.send(text);
       },
       close() {
         ws.close();
       },
     };
     const cleanup = () => {
-      for (const [id, sub] of subscriptions) if (sub.socket === socket) subscriptions.delete(id);
+      for (const [id, owner] of owners) {
+        if (owner.socket !== socket) continue;
+        owners.delete(id);
+        owner.feed.remove(id);
+      }
     };
     ws.on("close", cleanup);
     ws.on("error", cleanup);
     ws.on("message", (data, isBinary) => {
       if (isBinary) return ws.close(1003, "text frames only");
-      onMessage(socket, Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"));
+      onMessage(
+        socket,
+        Buffer.isBuffer(data) ? data.toString("utf8") : Buffer.concat(data as Buffer[]).toString("utf8"),
+      );
     });
   }
 
@@ -150,9 +181,11 @@ export function createPubSub(chain: Chain): PubSub {
     handleUpgrade,
     close() {
       unsubscribeBlock();
+      for (const feed of feeds) feed.close?.();
       for (const ws of server.clients) ws.terminate();
       server.close();
-      subscriptions.clear();
+      for (const [id, owner] of owners) owner.feed.remove(id);
+      owners.clear();
     },
   };
 }

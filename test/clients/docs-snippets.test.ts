@@ -15,7 +15,7 @@ const snippets = [...doc.matchAll(/<!-- snippet: (\S+) -->\n```\w*\n([\s\S]*?)\n
 }));
 
 /** The snippet lines not found in `file` in order (each searched for after the previous one's match). */
-export function missingLines(lines: string[], file: string): string[] {
+function missingLines(lines: string[], file: string): string[] {
   const fileLines = file.split("\n").map((line) => line.trim());
   const missing: string[] = [];
   let from = 0;

@@ -9,7 +9,14 @@ import { describe, expect, it } from "vitest";
 const entry = (name: string) => join(import.meta.dirname, "../../packages/client/src", name);
 
 async function bundleForBrowser(file: string) {
-  return build({ entryPoints: [file], bundle: true, platform: "browser", format: "esm", write: false, logLevel: "silent" });
+  return build({
+    entryPoints: [file],
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    write: false,
+    logLevel: "silent",
+  });
 }
 
 describe("@solgate/client/web in a browser bundle", () => {

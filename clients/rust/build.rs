@@ -14,7 +14,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_server(false)
         .build_transport(false)
-        .compile_protos(&files, &[proto.clone(), protoc_bin_vendored::include_path()?])?;
+        .compile_protos(
+            &files,
+            &[proto.clone(), protoc_bin_vendored::include_path()?],
+        )?;
     println!("cargo:rerun-if-changed={}", proto.display());
     Ok(())
 }

@@ -31,8 +31,13 @@ impl ApiKey {
 }
 
 impl tonic::service::Interceptor for ApiKey {
-    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
-        request.metadata_mut().insert("authorization", self.0.clone());
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
+        request
+            .metadata_mut()
+            .insert("authorization", self.0.clone());
         Ok(request)
     }
 }

@@ -23,7 +23,7 @@ import {
   signTransaction,
 } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { createSolgateClient, errorReason, PriorityLevel, TransactionStatus } from "../../packages/client/src/index.ts";
+import { createSolgateClient, errorReason, TransactionStatus } from "../../packages/client/src/index.ts";
 import type { SolgateClient } from "../../packages/client/src/index.ts";
 import { createSolgateClient as createWebClient } from "../../packages/client/src/web.ts";
 import { startRestGateway } from "../rest/rest-gateway.ts";
@@ -145,9 +145,10 @@ describe.each(Object.keys(clients))("createSolgateClient, %s", (name) => {
     expect(estimate?.writableAccounts).toEqual(expect.arrayContaining([payer.address, to]));
     const prepared = await solgate.transaction.prepareTransaction({
       transaction: wire,
-      priorityFee: { choice: { case: "level", value: PriorityLevel.HIGH } },
+      // An exact price (a level's price can move between two calls): the oneof's 64-bit arm on every protocol.
+      priorityFee: { choice: { case: "microLamports", value: 4321n } },
     });
-    expect(prepared.computeUnitPrice).toBe(estimate?.priority?.high);
+    expect(prepared.computeUnitPrice).toBe(4321n);
     expect(prepared.computeUnitLimit).toBeGreaterThan(150);
 
     const signed = await signTransaction([payer.keyPair], getTransactionDecoder().decode(prepared.transaction));
@@ -166,6 +167,11 @@ describe.each(Object.keys(clients))("createSolgateClient, %s", (name) => {
     expect(seen.at(-1)).toBe(TransactionStatus.FINALIZED);
     const onChain = await chain("getSignatureStatuses", [[signature], { searchTransactionHistory: true }]);
     expect(onChain.value[0]).toMatchObject({ confirmationStatus: "finalized", err: null });
+    const landed = await chain("getTransaction", [
+      signature,
+      { commitment: "finalized", maxSupportedTransactionVersion: 0 },
+    ]);
+    expect(BigInt(landed.meta.fee)).toBe(prepared.expectedFee?.lamports);
     const balance = await chain("getBalance", [to, { commitment: "finalized" }]);
     expect(balance.value).toBe(1_000_000);
   });

@@ -1,6 +1,7 @@
 /**
- * Rust: a client generated from proto/ by tonic-prost-build in build.rs (protoc from the
- * protoc-bin-vendored crate), built from scratch with cargo, calling every RPC over tonic (h2c).
+ * Rust: a client on the solgate-proto crate (clients/rust: generated from its copy of proto/ by
+ * tonic-prost-build in build.rs, protoc from the protoc-bin-vendored crate), built from scratch with
+ * cargo, calling every RPC over tonic (h2c).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectClientPasses } from "./harness/client-suite.ts";
@@ -16,7 +17,7 @@ describe("Rust client (tonic + prost, h2c)", () => {
     console.log(`rust: build took ${build.ms} ms`);
   });
 
-  it("is generated from proto/ and builds", () => {
+  it("is generated from clients/rust/proto and builds", () => {
     expect(build.code, `${build.stdout}\n${build.stderr}`).toBe(0);
   });
 

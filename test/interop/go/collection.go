@@ -8,7 +8,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	pb "solgate.local/interop/gen/solgate/v1"
+	pb "github.com/solgate/solgate/clients/go/solgate/v1"
 )
 
 // collectionChecks covers CollectionService.GetCollection and ListCollectionNfts.

@@ -2,21 +2,20 @@ module solgate.local/interop
 
 go 1.26.0
 
-tool (
-	google.golang.org/grpc/cmd/protoc-gen-go-grpc
-	google.golang.org/protobuf/cmd/protoc-gen-go
-)
-
 require (
-	google.golang.org/genproto/googleapis/api v0.0.0-20261019180522-ce908d29299b
+	github.com/solgate/solgate/clients/go v1.0.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261019180522-ce908d29299b
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 )
 
 require (
+	buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go v1.36.12-20260825204119-511051f7f437.2 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	google.golang.org/grpc/cmd/protoc-gen-go-grpc v1.6.2 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20261019180522-ce908d29299b // indirect
 )
+
+// The Go client module of this repository (generated code committed; clients/generate.sh).
+replace github.com/solgate/solgate/clients/go => ../../../clients/go

@@ -1,4 +1,4 @@
-// Command interop is a Solgate client generated from proto/ (protoc-gen-go, protoc-gen-go-grpc) that
+// Command interop is a Solgate client on clients/go (protoc-gen-go messages, grpc-go stubs) that
 // calls every RPC of every service over gRPC (h2c) against a running server and checks what comes
 // back: auth, error details, 64-bit fields, enums, timestamps, and a WatchStatus stream to its end.
 //

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 
-	pb "solgate.local/interop/gen/solgate/v1"
+	pb "github.com/solgate/solgate/clients/go/solgate/v1"
 )
 
 // authChecks: calls without a key, or with a wrong one, are refused with UNAUTHENTICATED.

@@ -9,7 +9,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	pb "solgate.local/interop/gen/solgate/v1"
+	pb "github.com/solgate/solgate/clients/go/solgate/v1"
 )
 
 // An unknown but well-formed signature: 64 zero bytes.

@@ -1,4 +1,4 @@
-//! A Solgate client generated from proto/ with tonic and prost (see build.rs) that calls every RPC of
+//! A Solgate client on the solgate-proto crate (clients/rust: generated from proto/ with tonic and prost) that calls every RPC of
 //! every service over gRPC (h2c) against a running server and checks what comes back: auth, error
 //! details (`google.rpc.ErrorInfo` via tonic-types), 64-bit fields, enums, timestamps, and a
 //! WatchStatus stream followed to its end. It reads what to expect from the environment, as the Go
@@ -10,9 +10,7 @@ mod fixture;
 mod support;
 
 /// The generated messages and clients of package `solgate.v1`.
-pub mod pb {
-    tonic::include_proto!("solgate.v1");
-}
+pub use solgate_proto::pb;
 
 use std::future::Future;
 use std::time::Duration;

@@ -252,6 +252,8 @@ export function createExecutor(svm: LiteSvm): Executor {
     commit: boolean,
   ): ExecutionOutcome {
     const payerKey = keys.keyBytes[0]!;
+    // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer): their data length.
+    const payerDataSize = svm.getAccount(payerKey)?.data().length ?? 0;
     if (commit) {
       const payer = svm.getAccount(payerKey);
       if (payer !== null && payer.lamports() === pre.lamports[0]) {
@@ -276,7 +278,7 @@ export function createExecutor(svm: LiteSvm): Executor {
       postBalances,
       preTokenBalances: pre.tokens,
       postTokenBalances: pre.tokens,
-      loadedAccountsDataSize: 0,
+      loadedAccountsDataSize: payerDataSize,
       costUnits: costUnits(tx, keys, 0n, pre.loadedSize),
     };
   }

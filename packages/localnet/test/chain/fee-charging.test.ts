@@ -160,6 +160,7 @@ describe("fees-only transactions: the fee payer loads, other accounts do not", (
       expect(simulated.fee).toBe(5000);
       expect(simulated.logs).toEqual([]);
       expect(simulated.unitsConsumed).toBe(0);
+      expect(simulated.loadedAccountsDataSize).toBe(0); // the rollback fee payer's data: none
       const sent = await net.call("sendTransaction", [
         tx.base64,
         { encoding: "base64", preflightCommitment: "processed" },

@@ -24,6 +24,8 @@ export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   world: WorldConfig;
   /** Background traffic (LOCALNET_TRAFFIC...; traffic/traffic-options.ts); by default on only when run on its own. */
   traffic: TrafficConfig;
+  /** Serve voteSubscribe (LOCALNET_VOTE_SUBSCRIPTION=1; agave's `--rpc-pubsub-enable-vote-subscription`). */
+  voteSubscription: boolean;
   /** Accounts and programs loaded at start (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/). */
   loading: LoadingConfig;
 }
@@ -44,6 +46,7 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   blocks: [],
   faults: NO_FAULTS,
   exitWithStdin: false,
+  voteSubscription: false,
   world: parseWorldConfig({}, false),
   traffic: parseTrafficConfig({}, false),
   loading: parseLoadingConfig({}),
@@ -65,6 +68,7 @@ export const LOCALNET_ENV = {
   blocks: "LOCALNET_BLOCKS",
   faults: "LOCALNET_FAULTS",
   exitWithStdin: "LOCALNET_EXIT_WITH_STDIN",
+  voteSubscription: "LOCALNET_VOTE_SUBSCRIPTION",
 } as const;
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -75,6 +79,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** A 0/1 switch (unset or empty: off). */
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "" || raw === "0") return false;
+  if (raw === "1") return true;
+  throw new Error(`${name} must be 0 or 1, got "${raw}"`);
 }
 
 /** Reads and validates the configuration; throws an Error naming the bad variable. */
@@ -125,6 +137,7 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       .filter((f) => f !== ""),
     faults,
     exitWithStdin: env[LOCALNET_ENV.exitWithStdin] === "1",
+    voteSubscription: flag(env, LOCALNET_ENV.voteSubscription),
     // Run on its own (`npm run localnet`), the localnet seeds its world and runs traffic. Launched as a
     // child (the caller opts in with LOCALNET_WORLD=1 / LOCALNET_TRAFFIC=1) or under vitest (NODE_ENV=test)
     // it starts empty and quiet, so tests and benchmarks are not slowed or disturbed.

@@ -56,6 +56,8 @@ export interface LocalnetOptions {
   /** Files of recorded `getBlock` results served as the chain's oldest blocks (recorded-blocks.ts). */
   blocks?: string[];
   faults?: Partial<FaultSettings>;
+  /** Serves voteSubscribe (agave's `--rpc-pubsub-enable-vote-subscription`); off by default, as in agave. */
+  voteSubscription?: boolean;
   /** Directories of account JSON files in solana-test-validator's format (`--account-dir`), loaded at start. */
   accountsDir?: string | string[];
   /** Single account files (`--account ADDRESS FILE`); without `address`, the file's own `pubkey`. */
@@ -125,6 +127,7 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   set("startSlot", options.startSlot);
   set("maxBodyBytes", options.maxBodyBytes);
   set("blocks", options.blocks?.join(","));
+  if (options.voteSubscription !== undefined) env[LOCALNET_ENV.voteSubscription] = options.voteSubscription ? "1" : "0";
   if (options.faults !== undefined) env[LOCALNET_ENV.faults] = JSON.stringify(options.faults);
   if (options.seed !== undefined) env[WORLD_ENV.seed] = options.seed;
   const accountDirs = options.accountsDir === undefined ? undefined : [options.accountsDir].flat();

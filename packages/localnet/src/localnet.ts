@@ -113,7 +113,12 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       },
     };
   };
-  const pubsub = createPubSub({ chain, mints, onInternalError: hooks.onInternalError });
+  const pubsub = createPubSub({
+    chain,
+    mints,
+    voteSubscription: config.voteSubscription,
+    onInternalError: hooks.onInternalError,
+  });
   const server = createRpcServer({
     methods,
     controlMethods: createControlMethods({ chain, faults }),

@@ -75,7 +75,10 @@ function parseUpgradeableLoader(data: Uint8Array): ParsedProgramData | null {
       const authority = bincodeOptionKey(data, 4);
       if (authority === undefined) return null;
       const rest = data.subarray(4 + authority[1]);
-      return { type: "buffer", info: { authority: authority[0], data: [Buffer.from(rest).toString("base64"), "base64"] } };
+      return {
+        type: "buffer",
+        info: { authority: authority[0], data: [Buffer.from(rest).toString("base64"), "base64"] },
+      };
     }
     case 2:
       if (data.length < 36) return null;
@@ -84,6 +87,8 @@ function parseUpgradeableLoader(data: Uint8Array): ParsedProgramData | null {
       if (data.length < 12) return null;
       const authority = bincodeOptionKey(data, 12);
       if (authority === undefined) return null;
+      // As agave: the data starts right after the bincode authority, at 45 with one and at 13
+      // without (the unused authority bytes included), not at the loader's fixed 45 (decoder oracle).
       const rest = data.subarray(12 + authority[1]);
       return {
         type: "programData",
@@ -113,7 +118,8 @@ function parseLookupTable(data: Uint8Array): ParsedProgramData | null {
   if (authority === undefined || data.length < 21 + authority[1] + 2) return null;
   if (data.length < LOOKUP_TABLE_META_SIZE || (data.length - LOOKUP_TABLE_META_SIZE) % 32 !== 0) return null;
   const addresses: string[] = [];
-  for (let at = LOOKUP_TABLE_META_SIZE; at < data.length; at += 32) addresses.push(encodeBase58(data.subarray(at, at + 32)));
+  for (let at = LOOKUP_TABLE_META_SIZE; at < data.length; at += 32)
+    addresses.push(encodeBase58(data.subarray(at, at + 32)));
   const info: Record<string, unknown> = {
     deactivationSlot: dv.getBigUint64(4, true).toString(),
     lastExtendedSlot: dv.getBigUint64(12, true).toString(),
@@ -128,7 +134,10 @@ const PARSERS: ReadonlyMap<string, ProgramParser> = new Map<string, ProgramParse
   [SYSTEM_PROGRAM, { program: "nonce", parse: parseNonce }],
   [BPF_LOADER_UPGRADEABLE, { program: "bpf-upgradeable-loader", parse: parseUpgradeableLoader }],
   [ADDRESS_LOOKUP_TABLE_PROGRAM, { program: "address-lookup-table", parse: parseLookupTable }],
-  [SYSVAR_OWNER, { program: "sysvar", parse: (data, address) => (address === undefined ? null : parseSysvar(address, data)) }],
+  [
+    SYSVAR_OWNER,
+    { program: "sysvar", parse: (data, address) => (address === undefined ? null : parseSysvar(address, data)) },
+  ],
   [STAKE_PROGRAM, { program: "stake", parse: parseStake }],
   [VOTE_PROGRAM, { program: "vote", parse: parseVote }],
   [CONFIG_PROGRAM, { program: "config", parse: parseConfig }],

@@ -8,7 +8,7 @@
  * answers bad signatures with `SignatureFailure` rather than aborting, which the fuzz test covers.
  */
 import bs58 from "bs58";
-import { FailedTransactionMetadata } from "litesvm/dist/internal.js";
+import { Account, FailedTransactionMetadata } from "litesvm/dist/internal.js";
 import type { LiteSvm, SimulatedTransactionInfo, TransactionMetadata } from "litesvm/dist/internal.js";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
@@ -56,6 +56,11 @@ export interface ExecutionOutcome {
   postTokenBalances: TokenBalanceJson[];
   loadedAccountsDataSize: number;
   costUnits: bigint;
+  /**
+   * A fees-only transaction (agave's `FeesOnlyTransaction`): the fee payer loaded and paid, another
+   * account failed to load; nothing ran, so no logs, inner instructions or units (null in `meta`).
+   */
+  feesOnly?: boolean;
   /** Post-state of the accounts a simulation touched (simulations only). */
   postAccounts?: Map<string, AccountSnapshot>;
 }
@@ -89,8 +94,21 @@ const LOADED_DATA_COST_PER_32K = 8n;
 
 /** Errors that still charge the fee and land the transaction (the rest are dropped by a leader). */
 function isCommittedFailure(err: TransactionErrorJson): boolean {
-  return typeof err === "object" && ("InstructionError" in err || "InsufficientFundsForRent" in err || "ProgramExecutionTemporarilyRestricted" in err);
+  return (
+    typeof err === "object" &&
+    ("InstructionError" in err || "InsufficientFundsForRent" in err || "ProgramExecutionTemporarilyRestricted" in err)
+  );
 }
+
+/**
+ * Load errors agave raises in `load_transaction_accounts`, after the fee payer was validated: the
+ * transaction is fees-only (`TransactionLoadResult::FeesOnly`), charged and recorded with the error.
+ */
+const FEES_ONLY_ERRORS = new Set([
+  "ProgramAccountNotFound",
+  "InvalidProgramForExecution",
+  "MaxLoadedAccountsDataSizeExceeded",
+]);
 
 /** Creates an executor over a LiteSVM instance (blockhash check off, history off: the chain owns both). */
 export function createExecutor(svm: LiteSvm): Executor {
@@ -158,7 +176,7 @@ export function createExecutor(svm: LiteSvm): Executor {
     keys.keys.forEach((key, i) => {
       const programSize = executables.get(key);
       if (programSize !== undefined || (previous !== null && !keys.writable[i] && override === undefined)) {
-        lamports.push(programSize !== undefined ? svm.getBalance(keys.keyBytes[i]!) ?? 0n : previous!.lamports[i]!);
+        lamports.push(programSize !== undefined ? (svm.getBalance(keys.keyBytes[i]!) ?? 0n) : previous!.lamports[i]!);
         loadedSize += (programSize ?? 0) + TRANSACTION_ACCOUNT_BASE_SIZE;
         const token = previous?.tokens.find((t) => t.accountIndex === i);
         if (token && programSize === undefined) tokens.push(token);
@@ -195,7 +213,12 @@ export function createExecutor(svm: LiteSvm): Executor {
         index,
         instructions: set.map((inner) => {
           const ix = inner.instruction();
-          return { programIdIndex: ix.programIdIndex(), accounts: Array.from(ix.accounts()), data: ix.data(), stackHeight: inner.stackHeight() };
+          return {
+            programIdIndex: ix.programIdIndex(),
+            accounts: Array.from(ix.accounts()),
+            data: ix.data(),
+            stackHeight: inner.stackHeight(),
+          };
         }),
       });
     });
@@ -205,6 +228,61 @@ export function createExecutor(svm: LiteSvm): Executor {
     return { logs: meta.logs(), computeUnitsConsumed: meta.computeUnitsConsumed(), innerInstructions, returnData };
   }
 
+  /**
+   * agave's program check of `load_transaction_accounts`, in instruction order: a program id with
+   * no account (or no lamports) is `ProgramAccountNotFound`, one owned by no loader
+   * `InvalidProgramForExecution` (LiteSVM answers the latter for both).
+   */
+  function programLoadError(tx: DecodedTransaction, keys: AccountKeys): TransactionErrorJson | null {
+    for (const ix of tx.message.instructions) {
+      const account = svm.getAccount(keys.keyBytes[ix.programIdIndex]!);
+      if (account === null || account.lamports() === 0n) return "ProgramAccountNotFound";
+      if (!LOADERS.has(ownerName(account.owner()))) return "InvalidProgramForExecution";
+    }
+    return null;
+  }
+
+  /** The outcome of a fees-only transaction; when committing, the fee payer is debited if LiteSVM did not. */
+  function feesOnly(
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    err: TransactionErrorJson,
+    pre: Snapshot,
+    fee: bigint,
+    commit: boolean,
+  ): ExecutionOutcome {
+    const payerKey = keys.keyBytes[0]!;
+    // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer): their data length.
+    const payerDataSize = svm.getAccount(payerKey)?.data().length ?? 0;
+    if (commit) {
+      const payer = svm.getAccount(payerKey);
+      if (payer !== null && payer.lamports() === pre.lamports[0]) {
+        svm.setAccount(
+          payerKey,
+          new Account(payer.lamports() - fee, payer.data(), payer.owner(), payer.executable(), payer.rentEpoch()),
+        );
+      }
+    }
+    const postBalances = [...pre.lamports];
+    postBalances[0] = postBalances[0]! - fee;
+    return {
+      committed: true,
+      feesOnly: true,
+      err,
+      fee,
+      logs: [],
+      computeUnitsConsumed: 0n,
+      innerInstructions: [],
+      returnData: null,
+      preBalances: pre.lamports,
+      postBalances,
+      preTokenBalances: pre.tokens,
+      postTokenBalances: pre.tokens,
+      loadedAccountsDataSize: payerDataSize,
+      costUnits: costUnits(tx, keys, 0n, pre.loadedSize),
+    };
+  }
+
   function run(tx: DecodedTransaction, keys: AccountKeys, simulate: boolean, sigVerify: boolean): ExecutionOutcome {
     const pre = snapshot(keys, null);
     const fee = transactionFee(tx.message);
@@ -212,15 +290,24 @@ export function createExecutor(svm: LiteSvm): Executor {
     let result;
     try {
       if (simulate) {
-        result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
+        result =
+          tx.message.version === "legacy"
+            ? svm.simulateLegacyTransaction(tx.wire)
+            : svm.simulateVersionedTransaction(tx.wire);
       } else {
-        result = tx.message.version === "legacy" ? svm.sendLegacyTransaction(tx.wire) : svm.sendVersionedTransaction(tx.wire);
+        result =
+          tx.message.version === "legacy" ? svm.sendLegacyTransaction(tx.wire) : svm.sendVersionedTransaction(tx.wire);
       }
     } finally {
       if (!sigVerify) svm.setSigverify(true);
     }
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? transactionErrorToJson((result as FailedTransactionMetadata).err()) : null;
+    // A load failure after the fee payer paid (LiteSVM checks the payer first): fees-only.
+    if (typeof err === "string" && FEES_ONLY_ERRORS.has(err) && pre.lamports[0]! >= fee) {
+      const loadErr = err === "MaxLoadedAccountsDataSizeExceeded" ? err : (programLoadError(tx, keys) ?? err);
+      return feesOnly(tx, keys, loadErr, pre, fee, !simulate);
+    }
     const meta = failed
       ? (result as FailedTransactionMetadata).meta()
       : simulate
@@ -237,7 +324,11 @@ export function createExecutor(svm: LiteSvm): Executor {
         for (const entry of (result as SimulatedTransactionInfo).postAccounts()) {
           const a = entry.account();
           postAccounts.set(bs58.encode(entry.address), {
-            lamports: a.lamports(), data: a.data(), owner: ownerName(a.owner()), executable: a.executable(), rentEpoch: a.rentEpoch(),
+            lamports: a.lamports(),
+            data: a.data(),
+            owner: ownerName(a.owner()),
+            executable: a.executable(),
+            rentEpoch: a.rentEpoch(),
           });
         }
         post = snapshot(keys, pre, postAccounts);
@@ -268,7 +359,10 @@ export function createExecutor(svm: LiteSvm): Executor {
   function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
     svm.setSigverify(sigVerify);
     try {
-      const result = tx.message.version === "legacy" ? svm.simulateLegacyTransaction(tx.wire) : svm.simulateVersionedTransaction(tx.wire);
+      const result =
+        tx.message.version === "legacy"
+          ? svm.simulateLegacyTransaction(tx.wire)
+          : svm.simulateVersionedTransaction(tx.wire);
       return result instanceof FailedTransactionMetadata ? transactionErrorToJson(result.err()) : null;
     } finally {
       if (!sigVerify) svm.setSigverify(true);

@@ -10,7 +10,7 @@
  * Amounts are the test validator's: identity 500 SOL, stake account 1,000,000 SOL of which all but
  * its rent-exempt reserve is delegated, vote account rent-exempt, commission 0.
  */
-import { createPrivateKey, createPublicKey, createHash } from "node:crypto";
+import { createPrivateKey, createPublicKey, createHash, sign, type KeyObject } from "node:crypto";
 import bs58 from "bs58";
 import { Account, type LiteSvm } from "litesvm/dist/internal.js";
 import { epochOfSlot, firstSlotInEpoch, type EpochScheduleParams } from "../chain/epoch-schedule.ts";
@@ -50,6 +50,19 @@ export interface VoteSnapshot {
   epochCredits: readonly EpochCredits[];
 }
 
+/**
+ * The validator's vote on one block, as agave's vote listener reports it (`RpcVote`): the voted
+ * tower's slots (a TowerSync vote carries every lockout), the voted bank's hash, the vote timestamp
+ * and the vote transaction's signature.
+ */
+export interface ClusterVote {
+  votePubkey: string;
+  slots: bigint[];
+  hash: string;
+  timestamp: number;
+  signature: string;
+}
+
 /** The single validator. */
 export interface Cluster {
   readonly identity: ClusterKey;
@@ -62,21 +75,28 @@ export interface Cluster {
   readonly addresses: readonly string[];
   /** The vote account's state as of the bank at `slot` (the validator votes on every block). */
   voteAt(slot: bigint): VoteSnapshot;
+  /**
+   * The vote on the block at `slot` (its hash and time given). The localnet writes votes straight
+   * into the vote account, so no vote transaction exists: the signature is the identity's ed25519
+   * signature over (vote account, slot, hash), deterministic and unique per vote.
+   */
+  voteOn(slot: bigint, blockhash: string, blockTime: number): ClusterVote;
   /** Records the validator's vote on a new block and the history sysvars; returns the addresses written. */
   afterBlock(slot: bigint, blockTime: number, blockhash: string): readonly string[];
 }
 
-/** An ed25519 public key derived from a fixed seed, so the cluster's addresses never change. */
-function keyFromSeed(label: string): ClusterKey {
+/** An ed25519 key pair derived from a fixed seed, so the cluster's addresses never change. */
+function keyFromSeed(label: string): ClusterKey & { privateKey: KeyObject } {
   const seed = createHash("sha256").update(`solgate-localnet:${label}`).digest();
   // PKCS#8 wrapper of a raw Ed25519 seed (RFC 8410).
   const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
-  const publicDer = createPublicKey(createPrivateKey({ key: der, format: "der", type: "pkcs8" })).export({
+  const privateKey = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+  const publicDer = createPublicKey(privateKey).export({
     format: "der",
     type: "spki",
   });
   const bytes = new Uint8Array(publicDer.subarray(publicDer.length - 32));
-  return { address: bs58.encode(bytes), bytes };
+  return { address: bs58.encode(bytes), bytes, privateKey };
 }
 
 /** Writes the cluster's genesis accounts into `svm` and returns it. */
@@ -187,9 +207,9 @@ export function createCluster(
   );
 
   return {
-    identity,
-    voteAccount,
-    stakeAccount,
+    identity: { address: identity.address, bytes: identity.bytes },
+    voteAccount: { address: voteAccount.address, bytes: voteAccount.bytes },
+    stakeAccount: { address: stakeAccount.address, bytes: stakeAccount.bytes },
     activatedStake,
     commission,
     addresses: [identity.address, voteAccount.address, stakeAccount.address, ...sysvarAddresses],
@@ -197,6 +217,17 @@ export function createCluster(
       if (slot < genesisSlot) return { lastVote: 0n, rootSlot: null, epochCredits: [] };
       const { lastVote, rootSlot, epochCredits } = voteAt(slot);
       return { lastVote, rootSlot, epochCredits };
+    },
+    voteOn(slot, blockhash, blockTime) {
+      const first =
+        slot - BigInt(MAX_LOCKOUT_HISTORY) + 1n > genesisSlot ? slot - BigInt(MAX_LOCKOUT_HISTORY) + 1n : genesisSlot;
+      const slots: bigint[] = [];
+      for (let s = first; s <= slot; s++) slots.push(s);
+      const slotBytes = Buffer.alloc(8);
+      slotBytes.writeBigUInt64LE(slot);
+      const message = Buffer.concat([voteAccount.bytes, slotBytes, bs58.decode(blockhash)]);
+      const signature = bs58.encode(sign(null, message, identity.privateKey));
+      return { votePubkey: voteAccount.address, slots, hash: blockhash, timestamp: blockTime, signature };
     },
     afterBlock(slot, blockTime, blockhash) {
       writeVoteAccount(slot, BigInt(blockTime));

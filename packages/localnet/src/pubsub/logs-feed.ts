@@ -69,6 +69,8 @@ export function createLogsFeed({ chain }: { chain: Chain }): Feed {
           if (block === undefined) continue;
           for (const record of block.transactions) {
             if (sub.mentions !== null && !record.keys.keys.includes(sub.mentions)) continue;
+            // agave collects logs of executed transactions only: a fees-only one never ran.
+            if (record.outcome.feesOnly) continue;
             const value = { signature: record.signature, err: record.outcome.err, logs: record.outcome.logs };
             notify(sub, "logsNotification", withSlot(slot, value));
           }

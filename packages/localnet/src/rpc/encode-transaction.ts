@@ -31,8 +31,18 @@ function innerInstructionsJson(sets: InnerInstructionSet[], keys: AccountKeys, p
     index: set.index,
     instructions: set.instructions.map((ix) =>
       parsed
-        ? parseInstruction(keys.keys[ix.programIdIndex]!, ix.accounts.map((a) => keys.keys[a]!), ix.data, ix.stackHeight)
-        : { accounts: ix.accounts, data: bs58.encode(ix.data), programIdIndex: ix.programIdIndex, stackHeight: ix.stackHeight },
+        ? parseInstruction(
+            keys.keys[ix.programIdIndex]!,
+            ix.accounts.map((a) => keys.keys[a]!),
+            ix.data,
+            ix.stackHeight,
+          )
+        : {
+            accounts: ix.accounts,
+            data: bs58.encode(ix.data),
+            programIdIndex: ix.programIdIndex,
+            stackHeight: ix.stackHeight,
+          },
     ),
   }));
 }
@@ -45,9 +55,10 @@ export function encodeMeta(record: TransactionRecord, parsed: boolean): Record<s
     costUnits: o.costUnits,
     err: o.err,
     fee: o.fee,
-    innerInstructions: innerInstructionsJson(o.innerInstructions, record.keys, parsed),
+    // A fees-only transaction never ran: agave records no logs or inner instructions (null).
+    innerInstructions: o.feesOnly ? null : innerInstructionsJson(o.innerInstructions, record.keys, parsed),
     loadedAddresses: record.keys.loadedAddresses,
-    logMessages: o.logs,
+    logMessages: o.feesOnly ? null : o.logs,
     postBalances: o.postBalances,
     postTokenBalances: o.postTokenBalances,
     preBalances: o.preBalances,
@@ -56,7 +67,10 @@ export function encodeMeta(record: TransactionRecord, parsed: boolean): Record<s
     status: o.err === null ? { Ok: null } : { Err: o.err },
   };
   if (o.returnData !== null) {
-    meta.returnData = { data: [Buffer.from(o.returnData.data).toString("base64"), "base64"], programId: o.returnData.programId };
+    meta.returnData = {
+      data: [Buffer.from(o.returnData.data).toString("base64"), "base64"],
+      programId: o.returnData.programId,
+    };
   }
   return meta;
 }
@@ -85,7 +99,11 @@ function parsedAccountKeys(keys: AccountKeys) {
 }
 
 function lookupsJson(tx: DecodedTransaction) {
-  return tx.message.lookups.map((l) => ({ accountKey: l.accountKey, readonlyIndexes: l.readonlyIndexes, writableIndexes: l.writableIndexes }));
+  return tx.message.lookups.map((l) => ({
+    accountKey: l.accountKey,
+    readonlyIndexes: l.readonlyIndexes,
+    writableIndexes: l.writableIndexes,
+  }));
 }
 
 /** The `transaction` field in the requested encoding. */
@@ -101,7 +119,12 @@ export function encodeTransaction(record: TransactionRecord, encoding: Transacti
         accountKeys: parsedAccountKeys(keys),
         addressTableLookups: m.version === "legacy" ? null : lookupsJson(tx),
         instructions: m.instructions.map((ix) =>
-          parseInstruction(keys.keys[ix.programIdIndex]!, ix.accounts.map((a) => keys.keys[a]!), ix.data, null),
+          parseInstruction(
+            keys.keys[ix.programIdIndex]!,
+            ix.accounts.map((a) => keys.keys[a]!),
+            ix.data,
+            null,
+          ),
         ),
         recentBlockhash: m.recentBlockhash,
       },
@@ -111,7 +134,11 @@ export function encodeTransaction(record: TransactionRecord, encoding: Transacti
   const message: Record<string, unknown> = {
     accountKeys: m.staticKeys,
     header: m.header,
-    instructions: m.instructions.map((ix) => ({ accounts: ix.accounts, data: bs58.encode(ix.data), programIdIndex: ix.programIdIndex })),
+    instructions: m.instructions.map((ix) => ({
+      accounts: ix.accounts,
+      data: bs58.encode(ix.data),
+      programIdIndex: ix.programIdIndex,
+    })),
     recentBlockhash: m.recentBlockhash,
   };
   if (m.version !== "legacy") message.addressTableLookups = lookupsJson(tx);

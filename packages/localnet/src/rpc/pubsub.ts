@@ -1,7 +1,8 @@
 /**
  * The Solana PubSub API over WebSocket (the `ws` library) on the JSON-RPC port: the subscribe and
  * unsubscribe methods of agave's `rpc_pubsub.rs` (account, program, logs, signature, slot,
- * slotsUpdates, block, root; not vote: the localnet has no votes). Each family lives in
+ * slotsUpdates, block, root, and vote when enabled, as agave's `--rpc-pubsub-enable-vote-subscription`
+ * does). Each family lives in
  * `src/pubsub/`; this file owns the sockets, the subscription ids and the per-block tick that tells
  * each family which slots became visible at each commitment level.
  */
@@ -18,6 +19,7 @@ import { createLogsFeed } from "../pubsub/logs-feed.ts";
 import { subscriptionIdParam } from "../pubsub/pubsub-params.ts";
 import { createSignatureFeed } from "../pubsub/signature-feed.ts";
 import { createSlotFeed } from "../pubsub/slot-feed.ts";
+import { createVoteFeed } from "../pubsub/vote-feed.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type Commitment } from "./protocol.ts";
 import { parseJson, stringifyJson } from "./json.ts";
 
@@ -34,6 +36,8 @@ const UNSUBSCRIBE_METHODS = new Set([
   "slotsUpdatesUnsubscribe",
   "blockUnsubscribe",
   "rootUnsubscribe",
+  // Registered whether or not vote subscriptions are enabled, as in agave.
+  "voteUnsubscribe",
 ]);
 
 /** The PubSub endpoint: attach `handleUpgrade` to the HTTP server's `upgrade` event. */
@@ -46,12 +50,14 @@ export interface PubSub {
 export interface PubSubDeps {
   chain: Chain;
   mints: MintLookup;
+  /** Serve voteSubscribe (agave: `--rpc-pubsub-enable-vote-subscription`, off by default). */
+  voteSubscription?: boolean;
   /** Told of an unexpected error in a subscription family. */
   onInternalError?: (err: unknown) => void;
 }
 
 /** Creates the PubSub endpoint over a chain. */
-export function createPubSub({ chain, mints, onInternalError }: PubSubDeps): PubSub {
+export function createPubSub({ chain, mints, voteSubscription = false, onInternalError }: PubSubDeps): PubSub {
   /** Live subscription ids: their socket and the family holding them. */
   const owners = new Map<number, { socket: Socket; feed: Feed }>();
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
@@ -63,6 +69,7 @@ export function createPubSub({ chain, mints, onInternalError }: PubSubDeps): Pub
     createAccountFeed({ chain, mints }),
     createLogsFeed({ chain }),
     createBlockFeed({ chain }),
+    ...(voteSubscription ? [createVoteFeed({ chain })] : []),
   ];
   const subscribeMethods = new Map<string, { feed: Feed; subscribe: Feed["subscribe"][string] }>();
   for (const feed of feeds)

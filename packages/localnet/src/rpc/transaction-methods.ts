@@ -8,7 +8,12 @@ import type { ExecutionOutcome } from "../chain/executor.ts";
 import type { Faults } from "../faults.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import { decodeWirePayload, type BinaryEncoding } from "../wire/binary-encoding.ts";
-import { decodeTransaction, replaceBlockhash, VERSIONED_TRANSACTION_TYPE, type DecodedTransaction } from "../wire/decode-transaction.ts";
+import {
+  decodeTransaction,
+  replaceBlockhash,
+  VERSIONED_TRANSACTION_TYPE,
+  type DecodedTransaction,
+} from "../wire/decode-transaction.ts";
 import { transactionErrorText, type TransactionErrorJson } from "../wire/transaction-error.ts";
 import { MAX_PROCESSING_AGE } from "../chain/blockhash-window.ts";
 import {
@@ -62,7 +67,8 @@ export interface TransactionMethodDeps {
 }
 
 function wireEncoding(config: Record<string, unknown>): BinaryEncoding {
-  const encoding = enumField(config, "encoding", ["binary", "base58", "base64", "json", "jsonParsed"] as const) ?? "base58";
+  const encoding =
+    enumField(config, "encoding", ["binary", "base58", "base64", "json", "jsonParsed"] as const) ?? "base58";
   if (encoding === "json" || encoding === "jsonParsed") {
     throw invalidParams(`unsupported encoding: ${encoding}. Supported encodings: base58, base64`);
   }
@@ -96,7 +102,10 @@ function simulationValue(
     preTokenBalances: outcome?.preTokenBalances ?? null,
     replacementBlockhash: extra.replacementBlockhash ?? null,
     returnData: outcome?.returnData
-      ? { data: [Buffer.from(outcome.returnData.data).toString("base64"), "base64"], programId: outcome.returnData.programId }
+      ? {
+          data: [Buffer.from(outcome.returnData.data).toString("base64"), "base64"],
+          programId: outcome.returnData.programId,
+        }
       : null,
     unitsConsumed: outcome?.computeUnitsConsumed ?? 0n,
   };
@@ -119,10 +128,16 @@ function preflightFailureData(outcome: ExecutionOutcome | null, err: Transaction
 }
 
 /** Was the transaction processed (fee charged, landed if sent), or refused before it ran? */
-const processedOutcome = (outcome: ExecutionOutcome): ExecutionOutcome | null => (outcome.err === null || outcome.committed ? outcome : null);
+const processedOutcome = (outcome: ExecutionOutcome): ExecutionOutcome | null =>
+  outcome.err === null || outcome.committed ? outcome : null;
 
 /** Creates the transaction method table. */
-export function createTransactionMethods({ chain, faults, encodeAccount, lagSlots }: TransactionMethodDeps): MethodTable {
+export function createTransactionMethods({
+  chain,
+  faults,
+  encodeAccount,
+  lagSlots,
+}: TransactionMethodDeps): MethodTable {
   /** Visible at the view slot: executed at or before it. */
   const seenBy = (signature: string, slot: bigint) => {
     const entry = chain.signatureStatus(signature);
@@ -157,7 +172,9 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       const config = configParam(params[1]);
       const encoding = wireEncoding(config);
       const skipPreflight = boolField(config, "skipPreflight", false);
-      const preflightCommitment: Commitment = skipPreflight ? "processed" : commitmentField({ commitment: config.preflightCommitment });
+      const preflightCommitment: Commitment = skipPreflight
+        ? "processed"
+        : commitmentField({ commitment: config.preflightCommitment });
       u64Field(config, "maxRetries");
       const tx = decodeTransaction(decodeWirePayload(data, encoding, VERSIONED_TRANSACTION_TYPE));
       const slot = ctx.slotAt(preflightCommitment);
@@ -170,7 +187,9 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
         const simulated = chain.check(tx, true);
         const badSignature = simulated === "SignatureFailure";
         if (!badSignature && BigInt(lagSlots()) > HEALTH_CHECK_SLOT_DISTANCE) {
-          throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${lagSlots()} slots`, { numSlotsBehind: lagSlots() });
+          throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${lagSlots()} slots`, {
+            numSlotsBehind: lagSlots(),
+          });
         }
         const early = badSignature ? "SignatureFailure" : preExecutionError(tx, slot);
         if (early !== null || simulated !== null) {
@@ -204,14 +223,18 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
         if (sigVerify) throw invalidParams("sigVerify may not be used with replaceRecentBlockhash");
         const block = chain.block(slot)!;
         tx = replaceBlockhash(tx, block.blockhash);
-        replacementBlockhash = { blockhash: block.blockhash, lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE };
+        replacementBlockhash = {
+          blockhash: block.blockhash,
+          lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE,
+        };
       }
       const accountsConfig = config.accounts;
       let addresses: string[] | undefined;
       let accountsEncoding: "base64" | "base64+zstd" | "jsonParsed" = "base64";
       if (accountsConfig !== undefined && accountsConfig !== null) {
         const ac = configParam(accountsConfig);
-        const enc = enumField(ac, "encoding", ["binary", "base58", "base64", "jsonParsed", "base64+zstd"] as const) ?? "base64";
+        const enc =
+          enumField(ac, "encoding", ["binary", "base58", "base64", "jsonParsed", "base64+zstd"] as const) ?? "base64";
         if (enc === "binary" || enc === "base58") throw invalidParams("base58 encoding not supported");
         accountsEncoding = enc;
         if (!Array.isArray(ac.addresses)) throw invalidParams("Invalid params: missing field `addresses`.");
@@ -225,7 +248,8 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
       const err = early ?? outcome.err;
       let accounts: unknown[] | null = null;
       if (addresses !== undefined) {
-        if (addresses.length > keys.keys.length) throw invalidParams(`Too many accounts provided; max ${keys.keys.length}`);
+        if (addresses.length > keys.keys.length)
+          throw invalidParams(`Too many accounts provided; max ${keys.keys.length}`);
         if (err !== null) accounts = addresses.map(() => null);
         else {
           accounts = addresses.map((address) => {
@@ -239,7 +263,10 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
         slot,
         simulationValue(early === null ? processedOutcome(outcome) : null, err, keys, {
           accounts,
-          innerInstructions: wantInner && early === null && outcome.committed ? innerInstructionsUi(outcome, keys) : null,
+          innerInstructions:
+            wantInner && early === null && outcome.committed && !outcome.feesOnly
+              ? innerInstructionsUi(outcome, keys)
+              : null,
           replacementBlockhash,
         }),
       );
@@ -307,4 +334,3 @@ export function createTransactionMethods({ chain, faults, encodeAccount, lagSlot
     },
   };
 }
-

@@ -23,6 +23,7 @@ const VOTE = "Vote111111111111111111111111111111111111111";
 const STAKE = "Stake11111111111111111111111111111111111111";
 const CONFIG = "Config1111111111111111111111111111111111111";
 const SYSVAR = "Sysvar1111111111111111111111111111111111111";
+const LOADER_V3 = "BPFLoaderUpgradeab1e11111111111111111111111";
 const SYSVARS = [
   "SysvarC1ock11111111111111111111111111111111",
   "SysvarEpochSchedu1e111111111111111111111111",
@@ -103,6 +104,43 @@ function voteV1_14_11(): Buffer {
 
 function stakeMeta(reserve: bigint, lockupTs: bigint, lockupEpoch: bigint, custodian: number): Buffer {
   return Buffer.concat([u64(reserve), pk(11), pk(12), i64(lockupTs), u64(lockupEpoch), pk(custodian)]);
+}
+
+/**
+ * Upgradeable-loader accounts: programdata as the localnet's `LOCALNET_PROGRAMS` writes it (ELF at
+ * offset 45) with and without an upgrade authority, one made final after deployment (authority
+ * None, the old key's bytes left in place), buffers, a program, and malformed ones.
+ */
+function loaderCases(): Case[] {
+  const elf = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1]), Buffer.alloc(93, 7)]);
+  const programdata = (authority: Buffer | null, filler: Buffer = Buffer.alloc(32)) =>
+    Buffer.concat([
+      u32(3),
+      u64(1234n),
+      authority === null ? Buffer.concat([Buffer.from([0]), filler]) : Buffer.concat([Buffer.from([1]), authority]),
+      elf,
+    ]);
+  const buffer = (authority: Buffer | null) =>
+    Buffer.concat([u32(1), authority === null ? Buffer.from([0]) : Buffer.concat([Buffer.from([1]), authority]), elf]);
+  const cases: [string, Buffer][] = [
+    ["programdata with an upgrade authority", programdata(pk(40))],
+    ["programdata without an upgrade authority", programdata(null)],
+    ["programdata made final (the old authority's bytes left)", programdata(null, pk(41))],
+    ["programdata, metadata only", programdata(pk(40)).subarray(0, 45)],
+    ["programdata truncated in its authority", programdata(pk(40)).subarray(0, 30)],
+    ["programdata with a bad option tag", Buffer.concat([u32(3), u64(1n), Buffer.from([2]), pk(40)])],
+    ["buffer with an authority", buffer(pk(42))],
+    ["buffer without an authority", buffer(null)],
+    ["program", Buffer.concat([u32(2), pk(43)])],
+    ["loader uninitialized", u32(0)],
+    ["loader unknown tag", Buffer.concat([u32(4), pk(43)])],
+  ];
+  return cases.map(([name, data], i) => ({
+    name,
+    pubkey: key(50 + i),
+    owner: LOADER_V3,
+    data: data.toString("base64"),
+  }));
 }
 
 function crafted(): Case[] {
@@ -290,7 +328,7 @@ export const BASE64_INPUTS = [
 ];
 
 async function main() {
-  const cases = [...(await live()), ...crafted()];
+  const cases = [...(await live()), ...crafted(), ...loaderCases()];
   execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: HERE, stdio: "inherit" });
   const lines = [
     ...cases.map((c) => JSON.stringify({ pubkey: c.pubkey, owner: c.owner, data: c.data })),

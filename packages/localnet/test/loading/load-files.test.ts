@@ -47,6 +47,7 @@ describe("loaded accounts and programs", () => {
   let zstdAt: string;
   let plainAt: string;
   let programId: string;
+  let finalId: string;
   let authority: string;
   const elf = splTokenElf();
 
@@ -56,6 +57,7 @@ describe("loaded accounts and programs", () => {
     zstdAt = (await generateKeyPairSigner()).address;
     plainAt = (await generateKeyPairSigner()).address;
     programId = (await generateKeyPairSigner()).address;
+    finalId = (await generateKeyPairSigner()).address;
     authority = (await generateKeyPairSigner()).address;
     net = await startTestLocalnet({
       accountsDir,
@@ -64,7 +66,11 @@ describe("loaded accounts and programs", () => {
         // The file names another pubkey; the given address wins, as `--account ADDRESS FILE`.
         { address: plainAt, file: write("plain.json", validatorFile(USDC, plain)) },
       ],
-      programs: [{ address: programId, file: write("spl_token.so", elf), upgradeAuthority: authority }],
+      programs: [
+        { address: programId, file: write("spl_token.so", elf), upgradeAuthority: authority },
+        // Not upgradeable (`@none`): no authority in its programdata.
+        { address: finalId, file: write("spl_token_final.so", elf) },
+      ],
     });
   });
   afterAll(async () => {
@@ -110,6 +116,32 @@ describe("loaded accounts and programs", () => {
     expect(raw.subarray(45).equals(elf)).toBe(true);
     const rent = (await net.call("getMinimumBalanceForRentExemption", [45 + elf.length])).result;
     expect(data.lamports).toBe(rent);
+  });
+
+  it("renders programdata in jsonParsed as agave's decoder does, with and without an authority", async () => {
+    const parsed = async (program: string) =>
+      (await net.call("getAccountInfo", [programdataAddress(program), { encoding: "jsonParsed" }])).result.value.data;
+    // With an authority the data starts at the fixed metadata size (45): the ELF itself.
+    const upgradeable = await parsed(programId);
+    expect(upgradeable).toEqual({
+      program: "bpf-upgradeable-loader",
+      parsed: { type: "programData", info: { slot: 0, authority, data: [elf.toString("base64"), "base64"] } },
+      space: 45 + elf.length,
+    });
+    // Without one, agave's parse_bpf_upgradeable_loader starts the data right after the bincode
+    // `None` (byte 13): the 32 unused authority bytes, then the ELF (decoder-oracle cases
+    // "programdata without an upgrade authority" and "... made final").
+    const final = await parsed(finalId);
+    expect(final.parsed.info.authority).toBeNull();
+    const data = Buffer.from(final.parsed.info.data[0], "base64");
+    expect(data.length).toBe(32 + elf.length);
+    expect(data.subarray(0, 32).equals(Buffer.alloc(32))).toBe(true);
+    expect(data.subarray(32).equals(elf)).toBe(true);
+    // The raw account has the ELF at 45 either way (where the loader runs it from).
+    const raw = (await net.call("getAccountInfo", [programdataAddress(finalId), { encoding: "base64" }])).result.value;
+    const bytes = Buffer.from(raw.data[0], "base64");
+    expect(bytes[12]).toBe(0);
+    expect(bytes.subarray(45).equals(elf)).toBe(true);
   });
 
   it("runs the deployed program in a real transaction", async () => {

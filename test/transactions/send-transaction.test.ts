@@ -53,7 +53,9 @@ describe("SendTransaction core on a real localnet", () => {
       const before = await chain.balance(payer.address);
       const tx = await transferTransaction({ payer, to, lamports: 1_000_000n, blockhash: await chain.latestBlockhash(), budget });
       const result = await core.send({ wire: tx.wire });
-      expect(result.state).toBe("confirmed");
+      // A confirm-and-wait send answers once the transaction is at least confirmed: on a fast chain (25 ms
+      // slots, finalized 6 slots later) a loaded machine may first see it finalized, which is the answer then.
+      expect(result.state).toMatch(/^(confirmed|finalized)$/);
       expect(result.signature).toBe(tx.signature);
       expect(result.slot).toBeGreaterThan(0n);
       const after = await chain.balance(payer.address);
@@ -179,7 +181,7 @@ describe("SendTransaction core on a real localnet", () => {
   it("takes a node's 'already processed' as success when Solgate no longer tracks the send", async () => {
     const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: await chain.latestBlockhash() });
     const first = await core.send({ wire: tx.wire });
-    expect(first.state).toBe("confirmed");
+    expect(first.state).toMatch(/^(confirmed|finalized)$/);
     // A second core (a restarted gateway) knows nothing of the first send.
     const fresh = createTransactions({ upstream: chain.upstream, pollIntervalMs: 25 });
     fresh.start();

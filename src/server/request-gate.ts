@@ -10,18 +10,25 @@
  *   the interceptor below throws INVALID_ARGUMENT with a clean message instead.
  * Compressed, gRPC-Web text and JSON bodies, and client or bidi streams, are left to Connect (its
  * JSON errors are INVALID_ARGUMENT).
+ * A deadline longer than Node's timers can hold (2^31-1 ms, about 24.8 days; `grpc-timeout: 99999999S` is
+ * valid gRPC) is dropped here: Connect would arm a timer that Node fires at once, failing the call with
+ * DEADLINE_EXCEEDED. Such a call runs as one without a deadline.
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { createContextKey, createContextValues } from "@connectrpc/connect";
 import type { Interceptor } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
+import { parseTimeout as parseConnectTimeout } from "@connectrpc/connect/protocol-connect";
+import { parseTimeout as parseGrpcTimeout } from "@connectrpc/connect/protocol-grpc";
 import { SolgateError, toConnectError } from "../errors.ts";
 import { PUBLIC_SERVICES } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 
 /** Set by the gate on a request whose body was not a valid message; thrown by {@link createGateInterceptor}. */
-const BAD_BODY = createContextKey<SolgateError | undefined>(undefined, { description: "solgate: undecodable request body" });
+const BAD_BODY = createContextKey<SolgateError | undefined>(undefined, {
+  description: "solgate: undecodable request body",
+});
 
 const EMPTY_ENVELOPE = Uint8Array.of(0, 0, 0, 0, 0);
 
@@ -32,7 +39,13 @@ function binaryFraming(request: UniversalServerRequest): Framing | undefined {
   if (request.method !== "POST") return undefined;
   const type = (request.header.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (type === "application/proto") return request.header.get("content-encoding") === null ? "raw" : undefined;
-  const enveloped = ["application/grpc", "application/grpc+proto", "application/grpc-web", "application/grpc-web+proto", "application/connect+proto"];
+  const enveloped = [
+    "application/grpc",
+    "application/grpc+proto",
+    "application/grpc-web",
+    "application/grpc-web+proto",
+    "application/connect+proto",
+  ];
   if (!enveloped.includes(type)) return undefined;
   const encoding = request.header.get("grpc-encoding") ?? request.header.get("connect-content-encoding");
   return encoding === null || encoding === "identity" ? "enveloped" : undefined;
@@ -44,11 +57,28 @@ function emptyBody(request: UniversalServerRequest): Uint8Array {
   const json = type.endsWith("json");
   const payload = json ? new TextEncoder().encode("{}") : new Uint8Array(0);
   if (type === "application/json" || type === "application/proto") return payload;
-  if (type === "application/grpc-web-text" || type === "application/grpc-web-text+proto") return new TextEncoder().encode(Buffer.from(EMPTY_ENVELOPE).toString("base64"));
+  if (type === "application/grpc-web-text" || type === "application/grpc-web-text+proto")
+    return new TextEncoder().encode(Buffer.from(EMPTY_ENVELOPE).toString("base64"));
   const out = new Uint8Array(5 + payload.length);
   new DataView(out.buffer).setUint32(1, payload.length);
   out.set(payload, 5);
   return json || payload.length > 0 ? out : EMPTY_ENVELOPE;
+}
+
+/** The longest delay Node's setTimeout keeps; beyond it the timer fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `request` without a timeout header whose deadline lies beyond {@link MAX_TIMER_MS}. */
+function withoutEndlessDeadline(request: UniversalServerRequest): UniversalServerRequest {
+  const grpc = request.header.get("grpc-timeout");
+  const connect = request.header.get("connect-timeout-ms");
+  const endless = (value: string | null, parse: typeof parseGrpcTimeout) =>
+    value !== null && (parse(value, Number.MAX_SAFE_INTEGER).timeoutMs ?? 0) > MAX_TIMER_MS;
+  if (!endless(grpc, parseGrpcTimeout) && !endless(connect, parseConnectTimeout)) return request;
+  const header = new Headers(request.header);
+  header.delete("grpc-timeout");
+  header.delete("connect-timeout-ms");
+  return { ...request, header };
 }
 
 async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
@@ -71,7 +101,8 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
   const isPublic = PUBLIC_SERVICES.has(handler.service.typeName);
   const input = handler.method.input as DescMessage;
   const singleRequest = handler.method.methodKind === "unary" || handler.method.methodKind === "server_streaming";
-  const gated = async (request: UniversalServerRequest) => {
+  const gated = async (original: UniversalServerRequest) => {
+    const request = withoutEndlessDeadline(original);
     if (!isPublic && !auth.isAuthorized(request.header.get("authorization"))) {
       // Unread: the auth interceptor refuses the call before anything looks at the message.
       if (request.method === "GET") {
@@ -83,7 +114,8 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
     // Client and bidi streams (reflection) send as they go: their bodies cannot be read ahead.
     const framing = singleRequest ? binaryFraming(request) : undefined;
     const body = request.body;
-    if (framing === undefined || body === null || typeof body !== "object" || !(Symbol.asyncIterator in body)) return handler(request);
+    if (framing === undefined || body === null || typeof body !== "object" || !(Symbol.asyncIterator in body))
+      return handler(request);
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -111,17 +143,24 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
   }) as UniversalHandler;
 }
 
-/** Why `bytes` do not decode as `input` messages; undefined if they do (or the framing is Connect's to refuse). */
+/**
+ * Why `bytes` do not decode as `input` messages; undefined if they do. Enveloped bodies are read here in
+ * full: Connect answers a broken envelope, or one flagged compressed in a request that names no
+ * compression, with INTERNAL, so those are the gate's to refuse too.
+ */
 function decodeProblem(input: DescMessage, bytes: Buffer, framing: Framing): string | undefined {
   const messages: Uint8Array[] = [];
   if (framing === "raw") messages.push(bytes);
   else {
     for (let at = 0; at < bytes.length; ) {
-      if (at + 5 > bytes.length) return undefined; // a broken envelope: Connect says so itself
+      if (at + 5 > bytes.length) return `an envelope ends inside its 5-byte prefix (${bytes.length - at} bytes)`;
       const flags = bytes[at];
       const length = bytes.readUInt32BE(at + 1);
-      if (at + 5 + length > bytes.length) return undefined;
-      if (flags === 0) messages.push(bytes.subarray(at + 5, at + 5 + length));
+      if (at + 5 + length > bytes.length)
+        return `an envelope's length prefix promises ${length} bytes but ${bytes.length - at - 5} follow`;
+      if (flags !== 0)
+        return `an envelope has flags 0x${flags.toString(16).padStart(2, "0")} where an uncompressed message has 0x00 (no grpc-encoding was named)`;
+      messages.push(bytes.subarray(at + 5, at + 5 + length));
       at += 5 + length;
     }
   }
@@ -145,7 +184,9 @@ export function decodeRequest<I extends DescMessage>(input: I, bytes: Uint8Array
 }
 
 function invalidBody(input: DescMessage, problem: string): SolgateError {
-  return new SolgateError("INVALID_PARAMETER", `the request is not a valid ${input.typeName} message (${problem})`, { field: "body" });
+  return new SolgateError("INVALID_PARAMETER", `the request is not a valid ${input.typeName} message (${problem})`, {
+    field: "body",
+  });
 }
 
 /** protobuf-es's reason in a few plain words, without its internals. */

@@ -7,7 +7,12 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from "@connectrpc/connect-node";
 import { createGateInterceptor, gateHandler } from "./request-gate.ts";
 import { createAuthInterceptor } from "./auth.ts";
 import type { ApiKeyChecker } from "./auth.ts";
@@ -104,6 +109,7 @@ export function createServer(options: ServerOptions): SolgateServer {
   let routerHandlers: readonly UniversalHandler[] = [];
 
   const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
+  const compressions = [compressionGzip, compressionBrotli];
   const router = createConnectRouter({
     // Outermost first: observe sees the final code of everything, drain ends streams, errors are
     // mapped before anything else sees them, auth runs before the handler, and the request gate's
@@ -117,7 +123,7 @@ export function createServer(options: ServerOptions): SolgateServer {
     ],
     shutdownSignal: shutdown.signal,
     readMaxBytes,
-    acceptCompression: [compressionGzip, compressionBrotli],
+    acceptCompression: compressions,
   });
   options.routes(router);
   for (const h of router.handlers) if (!services.includes(h.service)) services.push(h.service);
@@ -127,7 +133,9 @@ export function createServer(options: ServerOptions): SolgateServer {
   registerReflection(router, services);
   routerHandlers = router.handlers;
   // connect-node's adapter, with each handler behind the request gate (auth before the body is read).
-  const byPath = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes)]));
+  const byPath = new Map(
+    router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes, compressions)]),
+  );
   const connect: NodeHandler = (req, res) => {
     const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
     if (uHandler === undefined) {
@@ -138,7 +146,10 @@ export function createServer(options: ServerOptions): SolgateServer {
       .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
-        logger.error({ err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` }, "handler failed");
+        logger.error(
+          { err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` },
+          "handler failed",
+        );
       });
   };
 

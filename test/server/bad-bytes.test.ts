@@ -208,6 +208,85 @@ describe("broken envelopes", () => {
   }
 });
 
+describe("bad bytes in compressed requests and enveloped JSON", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ streamRoutes: [watchRoute] });
+  });
+  afterAll(() => t.listening.close({ timeoutMs: 500 }));
+
+  const framed = (flags: number, message: Uint8Array) =>
+    Buffer.concat([Buffer.of(flags), envelope(message).subarray(1)]);
+  const gzip = (message: Uint8Array) => gzipSync(Buffer.from(message));
+  const cases: [string, Protocol, string, Buffer, Record<string, string>][] = [];
+  for (const [protocol, path] of [
+    ["grpc", UNARY],
+    ["grpc-web", UNARY],
+    ["grpc", STREAM],
+    ["grpc-web", STREAM],
+  ] as [Protocol, string][]) {
+    cases.push([
+      `uncompressed bad bytes, gzip named`,
+      protocol,
+      path,
+      framed(0, BAD_UTF8),
+      { "grpc-encoding": "gzip" },
+    ]);
+    cases.push([`gzip of bad bytes`, protocol, path, framed(1, gzip(BAD_UTF8)), { "grpc-encoding": "gzip" }]);
+    cases.push([
+      `gzip of a truncated message`,
+      protocol,
+      path,
+      framed(1, gzip(TRUNCATED)),
+      { "grpc-encoding": "gzip" },
+    ]);
+    cases.push([`not gzip at all`, protocol, path, framed(1, Uint8Array.of(1, 2, 3)), { "grpc-encoding": "gzip" }]);
+  }
+  cases.push([`gzip of bad bytes`, "connect", UNARY, gzip(BAD_UTF8), { "content-encoding": "gzip" }]);
+  cases.push([
+    `gzip of bad bytes`,
+    "connect-stream",
+    STREAM,
+    framed(1, gzip(BAD_UTF8)),
+    { "connect-content-encoding": "gzip" },
+  ]);
+  cases.push([
+    `uncompressed bad bytes, gzip named`,
+    "connect-stream",
+    STREAM,
+    framed(0, BAD_UTF8),
+    { "connect-content-encoding": "gzip" },
+  ]);
+  const json = Buffer.from('{"signature":"x"}');
+  cases.push([
+    `JSON marked compressed, no encoding named`,
+    "connect-stream",
+    STREAM,
+    framed(1, json),
+    { "content-type": "application/connect+json" },
+  ]);
+  cases.push([
+    `JSON with a length prefix past its end`,
+    "connect-stream",
+    STREAM,
+    framed(0, json).subarray(0, 10),
+    { "content-type": "application/connect+json" },
+  ]);
+  cases.push([
+    `JSON marked compressed, no encoding named`,
+    "grpc",
+    UNARY,
+    framed(1, json),
+    { "content-type": "application/grpc+json" },
+  ]);
+  for (const [what, protocol, path, body, headers] of cases) {
+    it(`${protocol} ${path}, ${what} ${JSON.stringify(headers)}: INVALID_ARGUMENT, never INTERNAL`, async () => {
+      const answer = await call(t.url, protocol, path, new Uint8Array(0), API_KEY, body, headers);
+      expect(answer.code, answer.message).toBe("invalid_argument");
+    });
+  }
+});
+
 describe("deadlines longer than Node's timers", () => {
   let t: TestServer;
   /** A lean-path watch that takes 60 ms and ends early if its call is aborted (as a deadline does). */

@@ -43,13 +43,17 @@ const { values: args } = parseArgs({
     flood: { type: "string" },
     "soak-s": { type: "string" },
     concurrency: { type: "string", default: "24" },
+    "fuzz-minutes": { type: "string" },
     strict: { type: "boolean", default: false },
+    samples: { type: "boolean", default: false },
   },
 });
 const ci = args.ci;
 const only = new Set(args.only.split(","));
 const seed = Number(args.seed);
 const fuzzCount = Number(args.fuzz ?? (ci ? 20_000 : 1_000_000));
+// The fuzz is bounded in time too: it stops starting cases after this and reports those it ran.
+const fuzzMinutes = Number(args["fuzz-minutes"] ?? (ci ? 5 : 90));
 const floodCount = Number(args.flood ?? (ci ? 1500 : 3000));
 const soakSeconds = Number(args["soak-s"] ?? (ci ? 60 : 1800));
 const MiB = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
@@ -155,16 +159,23 @@ async function fuzz(): Promise<void> {
   }
   const counts = new Map<string, Map<string, number>>(PROTOCOLS.map((p) => [p, new Map()]));
   const bad: string[] = [];
+  const samples = new Map<string, string>();
   let badCount = 0;
   let nextCase = 0;
   const t0 = performance.now();
   let lastReport = t0;
+  const stopAt = t0 + fuzzMinutes * 60_000;
   const worker = async () => {
-    while (nextCase < fuzzCount) {
+    while (nextCase < fuzzCount && performance.now() < stopAt) {
       const c = cases.make(nextCase++);
       const answer = await client.send(c);
       const byKey = counts.get(c.protocol)!;
       byKey.set(answer.key, (byKey.get(answer.key) ?? 0) + 1);
+      if (args.samples && !samples.has(`${c.protocol} ${answer.key}`))
+        samples.set(
+          `${c.protocol} ${answer.key}`,
+          `${printCase(c).slice(0, 400)}\n      -> ${answer.detail.slice(0, 300)}`,
+        );
       if (answer.bad) {
         badCount++;
         if (bad.length < 20) bad.push(`${printCase(c)}\n  -> ${answer.key}: ${answer.detail}`);
@@ -178,8 +189,9 @@ async function fuzz(): Promise<void> {
   await Promise.all(Array.from({ length: Number(args.concurrency) }, worker));
   client.close();
   const seconds = (performance.now() - t0) / 1000;
+  const ran = nextCase;
   console.log(
-    `\nfuzz: ${fuzzCount.toLocaleString("en")} mutated requests (seed ${seed}) over ${cases.rpcs.length} RPCs x ${PROTOCOLS.length} protocols in ${seconds.toFixed(0)} s (${(fuzzCount / seconds).toFixed(0)}/s)`,
+    `\nfuzz: ${ran.toLocaleString("en")} mutated requests (seed ${seed}${ran < fuzzCount ? `; stopped at the ${fuzzMinutes}-minute bound, short of ${fuzzCount.toLocaleString("en")}` : ""}) over ${cases.rpcs.length} RPCs x ${PROTOCOLS.length} protocols in ${seconds.toFixed(0)} s (${(ran / seconds).toFixed(0)}/s)`,
   );
   for (const [protocol, byKey] of counts) {
     const row = [...byKey]
@@ -189,6 +201,7 @@ async function fuzz(): Promise<void> {
     console.log(`  ${protocol.padEnd(13)} ${row}`);
   }
   for (const b of bad) console.log(`  BAD ${b}`);
+  for (const [key, sample] of samples) console.log(`  sample of ${key}: ${sample}`);
   const health = await healthy();
   const errors = gateway.errors().filter((e) => !e.includes("Debugger") && !e.includes("For help, see"));
   console.log(
@@ -268,7 +281,9 @@ async function probeLatency(seconds: number): Promise<number[]> {
   return times;
 }
 
-const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)];
+function p99(xs: number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)];
+}
 
 async function memoryAfterGc(): Promise<{ rss: number; heap: number }> {
   await gateway.collectGarbage();

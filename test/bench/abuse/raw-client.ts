@@ -215,10 +215,11 @@ function answerProtocol(
 /** The answer of a finished exchange. */
 export function classify(c: FuzzCase, status: number, headers: http2.IncomingHttpHeaders, body: Buffer): Answer {
   const snippet = body.subarray(0, 300).toString("utf8");
+  const whole = body.toString("utf8");
   if (status === 500 || status === 0) return { key: `http ${status}`, bad: true, detail: snippet };
   const answeredAs = answerProtocol(c, headers);
   if (answeredAs === "rest") {
-    if (status >= 400) return classifyJson(`http ${status}`, snippet);
+    if (status >= 400) return classifyJson(`http ${status}`, whole);
     return { key: `http ${status}`, bad: false, detail: "" };
   }
   if (answeredAs === "grpc" || answeredAs === "grpc-web") {
@@ -251,7 +252,7 @@ export function classify(c: FuzzCase, status: number, headers: http2.IncomingHtt
     return { key: "connect stream without end", bad: true, detail: snippet };
   }
   if (status === 200) return { key: "connect ok", bad: false, detail: "" };
-  return classifyJson(`connect ${status}`, snippet);
+  return classifyJson(`connect ${status}`, whole);
 }
 
 function classifyJson(prefix: string, text: string): Answer {

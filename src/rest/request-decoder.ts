@@ -3,13 +3,20 @@
  * route's `body`), then query parameters for the fields neither binds. Query parameters use the
  * field's JSON or proto name (`programId` or `program_id`, dotted for nested fields); a repeated
  * field takes the parameter repeated (`?match=0:abc&match=32:def`). Unknown parameters, values
- * that do not fit their field, and a singular parameter given twice are INVALID_PARAMETER.
+ * that do not fit their field, a singular parameter given twice, and `limit=0` are INVALID_PARAMETER.
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import type { RestRoute } from "./http-rules.ts";
 import { fieldByName, invalidField, parseFieldValue, parseMessage, parseScalar } from "./rest-json.ts";
 
 type Init = Record<string, unknown>;
+
+/**
+ * The page size of the list calls. Over gRPC and Connect a `limit` of 0 cannot be told from none (proto3)
+ * and means the default; over REST `?limit=0` is written out, a page of nothing, and the spec's ranges
+ * start at 1, so it is refused.
+ */
+const PAGE_SIZE_FIELD = "limit";
 
 /** Decodes the request of `route` into the init shape of its input message (for `create`). */
 export function decodeRequest(
@@ -43,8 +50,10 @@ export function decodeRequest(
     const leaf = fields?.[fields.length - 1];
     const bound =
       leaf !== undefined &&
-      (route.template.variables.some((v) => sameField(input, v, fields!)) || (route.body !== undefined && route.body !== "*" && fields![0] === route.body));
-    if (fields === undefined || leaf === undefined || bound) throw invalidField(key, "is not a query parameter of this path");
+      (route.template.variables.some((v) => sameField(input, v, fields!)) ||
+        (route.body !== undefined && route.body !== "*" && fields![0] === route.body));
+    if (fields === undefined || leaf === undefined || bound)
+      throw invalidField(key, "is not a query parameter of this path");
     const values = query.getAll(key);
     let value: unknown;
     if (leaf.fieldKind === "list") {
@@ -57,7 +66,11 @@ export function decodeRequest(
     if (leaf.fieldKind === "map" || (leaf.fieldKind === "list" && leaf.listKind === "message")) {
       throw invalidField(key, "cannot be given as a query parameter");
     }
-    assign(init, fields, parseFieldValue(leaf, value, key));
+    const parsed = parseFieldValue(leaf, value, key);
+    if (fields.length === 1 && leaf.name === PAGE_SIZE_FIELD && parsed === 0) {
+      throw invalidField(key, "must be at least 1 (leave it out for the default page size)");
+    }
+    assign(init, fields, parsed);
   }
   return init;
 }
@@ -68,7 +81,9 @@ function fieldsAt(message: DescMessage, names: string[], protoOnly: boolean): De
   let current: DescMessage | undefined = message;
   for (const name of names) {
     if (current === undefined) return undefined;
-    const field: DescField | undefined = protoOnly ? current.fields.find((f) => f.name === name) : fieldByName(current, name);
+    const field: DescField | undefined = protoOnly
+      ? current.fields.find((f) => f.name === name)
+      : fieldByName(current, name);
     if (field === undefined || field.oneof !== undefined) return undefined;
     fields.push(field);
     current = field.fieldKind === "message" ? field.message : undefined;

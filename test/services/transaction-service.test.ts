@@ -168,9 +168,10 @@ describe("TransactionService over gRPC and Connect", () => {
     for await (const event of grpc.watchStatus({ signature: tx.signature }, { headers })) {
       if (event.event.case === "record") statuses.push(event.event.value.status);
     }
-    expect(statuses[0]).toBe(TransactionStatus.SUBMITTED);
-    expect(statuses).toContain(TransactionStatus.CONFIRMED);
+    // The record as it stands, then each change, in order, to FINALIZED. On a fast chain (25 ms slots,
+    // finalized 6 slots later) a loaded machine may start the watch past SUBMITTED or skip CONFIRMED.
     expect(statuses.at(-1)).toBe(TransactionStatus.FINALIZED);
+    expect(statuses.every((s, i) => i === 0 || s > statuses[i - 1])).toBe(true);
     const { record } = await connect.getTransactionStatus({ signature: tx.signature }, { headers });
     expect(record).toMatchObject({ status: TransactionStatus.FINALIZED, fee: { lamports: 5_000n } });
     expect(record?.updatedAt).toBeDefined();

@@ -30,7 +30,7 @@ const ENVELOPED = new Map<string, { json: boolean; encodingHeader: string }>([
 ]);
 
 /**
- * The framing of `request`'s body; undefined for what the gate leaves to Connect: GET, unary Connect JSON
+ * The framing of `request`'s body; undefined for what the gate leaves to Connect: GET, uncompressed unary Connect JSON
  * (its JSON errors are INVALID_ARGUMENT already), gRPC-Web text, and content types Connect refuses.
  */
 export function bodyFraming(request: UniversalServerRequest): BodyFraming | undefined {
@@ -39,6 +39,11 @@ export function bodyFraming(request: UniversalServerRequest): BodyFraming | unde
   const identity = (name: string | null) => (name === null || name === "identity" ? undefined : name);
   if (type === "application/proto")
     return { enveloped: false, json: false, encoding: identity(request.header.get("content-encoding")) };
+  // Unary Connect JSON is Connect's to parse; only a compressed one is checked here, for decompressing at all.
+  if (type === "application/json") {
+    const encoding = identity(request.header.get("content-encoding"));
+    return encoding === undefined ? undefined : { enveloped: false, json: true, encoding };
+  }
   const enveloped = ENVELOPED.get(type);
   if (enveloped === undefined) return undefined;
   return { enveloped: true, json: enveloped.json, encoding: identity(request.header.get(enveloped.encodingHeader)) };

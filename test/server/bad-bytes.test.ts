@@ -279,6 +279,13 @@ describe("bad bytes in compressed requests and enveloped JSON", () => {
     framed(1, json),
     { "content-type": "application/grpc+json" },
   ]);
+  cases.push([
+    `Connect JSON that is not gzip under content-encoding gzip`,
+    "connect",
+    UNARY,
+    Buffer.from("{"),
+    { "content-type": "application/json", "content-encoding": "gzip" },
+  ]);
   for (const [what, protocol, path, body, headers] of cases) {
     it(`${protocol} ${path}, ${what} ${JSON.stringify(headers)}: INVALID_ARGUMENT, never INTERNAL`, async () => {
       const answer = await call(t.url, protocol, path, new Uint8Array(0), API_KEY, body, headers);

@@ -17,6 +17,8 @@ const MAX_ACCOUNTS_PER_CALL = 100;
 /** Options of {@link createLookupTableResolver}. */
 export interface LookupTableResolverOptions {
   rpc: Rpc<GetMultipleAccountsApi>;
+  /** Commitment of the table reads (default: the node's own). */
+  commitment?: "processed" | "confirmed" | "finalized";
   /** How long a table stays cached (default 60 s). */
   ttlMs?: number;
   /** The most tables cached (default 10,000; least recently used go first). */
@@ -89,7 +91,13 @@ export function createLookupTableResolver(options: LookupTableResolverOptions): 
     for (let i = 0; i < tables.length; i += MAX_ACCOUNTS_PER_CALL) {
       const chunk = tables.slice(i, i + MAX_ACCOUNTS_PER_CALL);
       const { value } = await options.rpc
-        .getMultipleAccounts(chunk.map((t) => t as Address), { encoding: "base64" })
+        .getMultipleAccounts(
+          chunk.map((t) => t as Address),
+          {
+            encoding: "base64",
+            ...(options.commitment === undefined ? {} : { commitment: options.commitment }),
+          },
+        )
         .send();
       chunk.forEach((table, j) => {
         const account = value[j];
@@ -97,13 +105,21 @@ export function createLookupTableResolver(options: LookupTableResolverOptions): 
           throw new SolgateError("INVALID_TRANSACTION", `address lookup table ${table} does not exist`, { table });
         }
         if (account.owner !== ADDRESS_LOOKUP_TABLE_PROGRAM) {
-          throw new SolgateError("INVALID_TRANSACTION", `account ${table} is not an address lookup table (owner ${account.owner})`, { table });
+          throw new SolgateError(
+            "INVALID_TRANSACTION",
+            `account ${table} is not an address lookup table (owner ${account.owner})`,
+            { table },
+          );
         }
         let addresses: string[];
         try {
           addresses = decodeLookupTable(Buffer.from(account.data[0], "base64"));
         } catch (error) {
-          throw new SolgateError("INVALID_TRANSACTION", `address lookup table ${table} does not decode: ${(error as Error).message}`, { table });
+          throw new SolgateError(
+            "INVALID_TRANSACTION",
+            `address lookup table ${table} does not decode: ${(error as Error).message}`,
+            { table },
+          );
         }
         store(table, addresses);
       });
@@ -138,14 +154,20 @@ export function createLookupTableResolver(options: LookupTableResolverOptions): 
     async writableOf(message) {
       if (message.version !== 0 || !message.addressTableLookups?.length) return [];
       const lookups = message.addressTableLookups;
-      let tables = await load(lookups.map((l) => String(l.lookupTableAddress)), false);
+      let tables = await load(
+        lookups.map((l) => String(l.lookupTableAddress)),
+        false,
+      );
       const short = lookups.filter((l) => {
         const size = tables.get(String(l.lookupTableAddress))!.length;
         return [...l.writableIndexes, ...l.readonlyIndexes].some((i) => i >= size);
       });
       if (short.length > 0) {
         // The table may have been extended since it was cached.
-        const fresh = await load(short.map((l) => String(l.lookupTableAddress)), true);
+        const fresh = await load(
+          short.map((l) => String(l.lookupTableAddress)),
+          true,
+        );
         tables = new Map([...tables, ...fresh]);
       }
       const writable: string[] = [];

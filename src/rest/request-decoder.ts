@@ -3,7 +3,7 @@
  * route's `body`), then query parameters for the fields neither binds. Query parameters use the
  * field's JSON or proto name (`programId` or `program_id`, dotted for nested fields); a repeated
  * field takes the parameter repeated (`?match=0:abc&match=32:def`). Unknown parameters, values
- * that do not fit their field, and a singular parameter given twice are INVALID_PARAMETER.
+ * that do not fit their field, a singular parameter given twice, and `limit=0` are INVALID_PARAMETER.
  */
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import type { RestRoute } from "./http-rules.ts";
@@ -43,8 +43,10 @@ export function decodeRequest(
     const leaf = fields?.[fields.length - 1];
     const bound =
       leaf !== undefined &&
-      (route.template.variables.some((v) => sameField(input, v, fields!)) || (route.body !== undefined && route.body !== "*" && fields![0] === route.body));
-    if (fields === undefined || leaf === undefined || bound) throw invalidField(key, "is not a query parameter of this path");
+      (route.template.variables.some((v) => sameField(input, v, fields!)) ||
+        (route.body !== undefined && route.body !== "*" && fields![0] === route.body));
+    if (fields === undefined || leaf === undefined || bound)
+      throw invalidField(key, "is not a query parameter of this path");
     const values = query.getAll(key);
     let value: unknown;
     if (leaf.fieldKind === "list") {
@@ -57,7 +59,8 @@ export function decodeRequest(
     if (leaf.fieldKind === "map" || (leaf.fieldKind === "list" && leaf.listKind === "message")) {
       throw invalidField(key, "cannot be given as a query parameter");
     }
-    assign(init, fields, parseFieldValue(leaf, value, key));
+    const parsed = parseFieldValue(leaf, value, key);
+    assign(init, fields, parsed);
   }
   return init;
 }
@@ -68,7 +71,9 @@ function fieldsAt(message: DescMessage, names: string[], protoOnly: boolean): De
   let current: DescMessage | undefined = message;
   for (const name of names) {
     if (current === undefined) return undefined;
-    const field: DescField | undefined = protoOnly ? current.fields.find((f) => f.name === name) : fieldByName(current, name);
+    const field: DescField | undefined = protoOnly
+      ? current.fields.find((f) => f.name === name)
+      : fieldByName(current, name);
     if (field === undefined || field.oneof !== undefined) return undefined;
     fields.push(field);
     current = field.fieldKind === "message" ? field.message : undefined;

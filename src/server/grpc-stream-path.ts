@@ -21,7 +21,7 @@ import { codeName, shuttingDownError } from "./interceptors.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
-import { decodeRequest } from "./request-gate.ts";
+import { decodeRequest, MAX_TIMER_MS } from "./request-gate.ts";
 import { assertValidRequest } from "../request-validation.ts";
 import type { RpcSpan, Tracing } from "./tracing.ts";
 
@@ -107,7 +107,8 @@ async function serve(
     await options.rateLimiter?.consume(keyName);
     const timeout = parseTimeout(headerOf(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error) throw timeout.error;
-    if (timeout.timeoutMs !== undefined) {
+    // A deadline beyond Node's timers (MAX_TIMER_MS) is no deadline: the timer would fire at once.
+    if (timeout.timeoutMs !== undefined && timeout.timeoutMs <= MAX_TIMER_MS) {
       timer = setTimeout(() => {
         deadlineHit = true;
         call.abort();
@@ -117,14 +118,17 @@ async function serve(
     assertValidRequest(route.method.input, input);
     for await (const message of route.handle(input, call.signal)) {
       if (call.signal.aborted) break;
-      if (!res.headersSent) res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });
+      if (!res.headersSent)
+        res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });
       res.write(encodeEnvelope(0, toBinary(route.method.output, create(route.method.output, message))));
     }
     if (drained) error = shuttingDownError();
     else if (deadlineHit) error = new ConnectError("the deadline passed", Code.DeadlineExceeded);
     else if (call.signal.aborted) error = new ConnectError("stream abandoned by the client", Code.Canceled);
   } catch (e) {
-    error = drained ? shuttingDownError() : toConnectError(e, (unexpected) => options.logger.error({ err: unexpected }, "unexpected error"));
+    error = drained
+      ? shuttingDownError()
+      : toConnectError(e, (unexpected) => options.logger.error({ err: unexpected }, "unexpected error"));
   } finally {
     clearTimeout(timer);
     closeStream?.();
@@ -161,7 +165,10 @@ function finish(res: Http2ServerResponse, error: ConnectError | undefined): void
     // compat API would follow the headers with an empty DATA frame to end it.
     const headers: Record<string, string | number | string[]> = {};
     for (const [name, value] of Object.entries(res.getHeaders())) if (value !== undefined) headers[name] = value;
-    res.stream.respond({ ...headers, ":status": 200, "content-type": "application/grpc+proto", ...status }, { endStream: true });
+    res.stream.respond(
+      { ...headers, ":status": 200, "content-type": "application/grpc+proto", ...status },
+      { endStream: true },
+    );
     return;
   }
   res.addTrailers(status);
@@ -174,7 +181,8 @@ async function readRequest(req: Http2ServerRequest, readMaxBytes: number): Promi
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > readMaxBytes + 5) throw new ConnectError(`request is over ${readMaxBytes} bytes`, Code.ResourceExhausted);
+    if (size > readMaxBytes + 5)
+      throw new ConnectError(`request is over ${readMaxBytes} bytes`, Code.ResourceExhausted);
     chunks.push(chunk);
   }
   const body = Buffer.concat(chunks);

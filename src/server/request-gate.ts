@@ -5,38 +5,35 @@
  * - a call to a non-public service without a valid key never has its body read: the body is
  *   replaced with an empty message, which the auth interceptor then refuses (UNAUTHENTICATED, in the
  *   protocol's own error shape, written by Connect);
- * - an authenticated binary request is decoded once here (bounded by the read limit); if it is not
- *   a valid message of the method's input type, the body is again replaced with an empty message and
- *   the interceptor below throws INVALID_ARGUMENT with a clean message instead.
- * Compressed, gRPC-Web text and JSON bodies, and client or bidi streams, are left to Connect (its
+ * - an authenticated request's body is read once here (bounded by the read limit): its envelopes
+ *   checked, compressed messages decompressed with the router's own compressions, binary messages
+ *   decoded (request-body.ts); if it is not a valid request of the method's input type, the body is
+ *   again replaced with an empty message and the interceptor below throws INVALID_ARGUMENT with a
+ *   clean message instead.
+ * Unary Connect JSON and gRPC-Web text bodies, and client or bidi streams, are left to Connect (its
  * JSON errors are INVALID_ARGUMENT).
+ * A deadline longer than Node's timers can hold (2^31-1 ms, about 24.8 days; `grpc-timeout: 99999999S` is
+ * valid gRPC) is dropped here: Connect would arm a timer that Node fires at once, failing the call with
+ * DEADLINE_EXCEEDED. Such a call runs as one without a deadline.
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { createContextKey, createContextValues } from "@connectrpc/connect";
 import type { Interceptor } from "@connectrpc/connect";
-import type { UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
+import type { Compression, UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol";
+import { parseTimeout as parseConnectTimeout } from "@connectrpc/connect/protocol-connect";
+import { parseTimeout as parseGrpcTimeout } from "@connectrpc/connect/protocol-grpc";
 import { SolgateError, toConnectError } from "../errors.ts";
 import { CHECKED_KEY, PUBLIC_SERVICES } from "./auth.ts";
+import { bodyFraming, bodyProblem, plainReason } from "./request-body.ts";
 import type { ApiKeyChecker } from "./auth.ts";
 
 /** Set by the gate on a request whose body was not a valid message; thrown by {@link createGateInterceptor}. */
-const BAD_BODY = createContextKey<SolgateError | undefined>(undefined, { description: "solgate: undecodable request body" });
+const BAD_BODY = createContextKey<SolgateError | undefined>(undefined, {
+  description: "solgate: undecodable request body",
+});
 
 const EMPTY_ENVELOPE = Uint8Array.of(0, 0, 0, 0, 0);
-
-type Framing = "enveloped" | "raw";
-
-/** How the body of a binary request is framed; undefined for anything the gate leaves to Connect. */
-function binaryFraming(request: UniversalServerRequest): Framing | undefined {
-  if (request.method !== "POST") return undefined;
-  const type = (request.header.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type === "application/proto") return request.header.get("content-encoding") === null ? "raw" : undefined;
-  const enveloped = ["application/grpc", "application/grpc+proto", "application/grpc-web", "application/grpc-web+proto", "application/connect+proto"];
-  if (!enveloped.includes(type)) return undefined;
-  const encoding = request.header.get("grpc-encoding") ?? request.header.get("connect-content-encoding");
-  return encoding === null || encoding === "identity" ? "enveloped" : undefined;
-}
 
 /** An empty message in the framing and encoding of `request` (JSON `{}` or zero protobuf bytes). */
 function emptyBody(request: UniversalServerRequest): Uint8Array {
@@ -44,11 +41,28 @@ function emptyBody(request: UniversalServerRequest): Uint8Array {
   const json = type.endsWith("json");
   const payload = json ? new TextEncoder().encode("{}") : new Uint8Array(0);
   if (type === "application/json" || type === "application/proto") return payload;
-  if (type === "application/grpc-web-text" || type === "application/grpc-web-text+proto") return new TextEncoder().encode(Buffer.from(EMPTY_ENVELOPE).toString("base64"));
+  if (type === "application/grpc-web-text" || type === "application/grpc-web-text+proto")
+    return new TextEncoder().encode(Buffer.from(EMPTY_ENVELOPE).toString("base64"));
   const out = new Uint8Array(5 + payload.length);
   new DataView(out.buffer).setUint32(1, payload.length);
   out.set(payload, 5);
   return json || payload.length > 0 ? out : EMPTY_ENVELOPE;
+}
+
+/** The longest delay Node's setTimeout keeps; beyond it the timer fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** `request` without a timeout header whose deadline lies beyond {@link MAX_TIMER_MS}. */
+function withoutEndlessDeadline(request: UniversalServerRequest): UniversalServerRequest {
+  const grpc = request.header.get("grpc-timeout");
+  const connect = request.header.get("connect-timeout-ms");
+  const endless = (value: string | null, parse: typeof parseGrpcTimeout) =>
+    value !== null && (parse(value, Number.MAX_SAFE_INTEGER).timeoutMs ?? 0) > MAX_TIMER_MS;
+  if (!endless(grpc, parseGrpcTimeout) && !endless(connect, parseConnectTimeout)) return request;
+  const header = new Headers(request.header);
+  header.delete("grpc-timeout");
+  header.delete("connect-timeout-ms");
+  return { ...request, header };
 }
 
 async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
@@ -66,12 +80,21 @@ function withBody(request: UniversalServerRequest, bytes: Uint8Array): Universal
   return { ...request, header, body: once(bytes) };
 }
 
-/** Wraps a router handler with the gate. `readMaxBytes` bounds what it buffers to decode. */
-export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, readMaxBytes: number): UniversalHandler {
+/**
+ * Wraps a router handler with the gate. `readMaxBytes` bounds what it buffers and decompresses to decode;
+ * `compressions` are the router's own.
+ */
+export function gateHandler(
+  handler: UniversalHandler,
+  auth: ApiKeyChecker,
+  readMaxBytes: number,
+  compressions: readonly Compression[],
+): UniversalHandler {
   const isPublic = PUBLIC_SERVICES.has(handler.service.typeName);
   const input = handler.method.input as DescMessage;
   const singleRequest = handler.method.methodKind === "unary" || handler.method.methodKind === "server_streaming";
-  const gated = async (request: UniversalServerRequest) => {
+  const gated = async (original: UniversalServerRequest) => {
+    let request = withoutEndlessDeadline(original);
     const keyName = isPublic ? undefined : auth.nameOf(request.header.get("authorization"));
     if (!isPublic && keyName === undefined) {
       // Unread: the auth interceptor refuses the call before anything looks at the message.
@@ -83,9 +106,10 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
     }
     if (keyName !== undefined) request = { ...request, contextValues: (request.contextValues ?? createContextValues()).set(CHECKED_KEY, keyName) };
     // Client and bidi streams (reflection) send as they go: their bodies cannot be read ahead.
-    const framing = singleRequest ? binaryFraming(request) : undefined;
+    const framing = singleRequest ? bodyFraming(request) : undefined;
     const body = request.body;
-    if (framing === undefined || body === null || typeof body !== "object" || !(Symbol.asyncIterator in body)) return handler(request);
+    if (framing === undefined || body === null || typeof body !== "object" || !(Symbol.asyncIterator in body))
+      return handler(request);
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of body as AsyncIterable<Uint8Array>) {
@@ -95,7 +119,7 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
       chunks.push(chunk);
     }
     const bytes = Buffer.concat(chunks);
-    const problem = decodeProblem(input, bytes, framing);
+    const problem = await bodyProblem(input, bytes, framing, compressions, readMaxBytes);
     if (problem === undefined) return handler({ ...request, body: once(bytes) });
     const error = invalidBody(input, problem);
     return handler({
@@ -113,30 +137,6 @@ export function gateHandler(handler: UniversalHandler, auth: ApiKeyChecker, read
   }) as UniversalHandler;
 }
 
-/** Why `bytes` do not decode as `input` messages; undefined if they do (or the framing is Connect's to refuse). */
-function decodeProblem(input: DescMessage, bytes: Buffer, framing: Framing): string | undefined {
-  const messages: Uint8Array[] = [];
-  if (framing === "raw") messages.push(bytes);
-  else {
-    for (let at = 0; at < bytes.length; ) {
-      if (at + 5 > bytes.length) return undefined; // a broken envelope: Connect says so itself
-      const flags = bytes[at];
-      const length = bytes.readUInt32BE(at + 1);
-      if (at + 5 + length > bytes.length) return undefined;
-      if (flags === 0) messages.push(bytes.subarray(at + 5, at + 5 + length));
-      at += 5 + length;
-    }
-  }
-  for (const message of messages) {
-    try {
-      fromBinary(input, message);
-    } catch (e) {
-      return plainReason(e);
-    }
-  }
-  return undefined;
-}
-
 /** Decodes one request message; throws INVALID_PARAMETER with a clean message if `bytes` are not one. */
 export function decodeRequest<I extends DescMessage>(input: I, bytes: Uint8Array): MessageShape<I> {
   try {
@@ -147,17 +147,9 @@ export function decodeRequest<I extends DescMessage>(input: I, bytes: Uint8Array
 }
 
 function invalidBody(input: DescMessage, problem: string): SolgateError {
-  return new SolgateError("INVALID_PARAMETER", `the request is not a valid ${input.typeName} message (${problem})`, { field: "body" });
-}
-
-/** protobuf-es's reason in a few plain words, without its internals. */
-function plainReason(error: unknown): string {
-  const text = error instanceof Error ? error.message : "";
-  if (/utf-?8/i.test(text)) return "a string field is not valid UTF-8";
-  if (/premature EOF|out of range|truncated/i.test(text)) return "it ends inside a field";
-  if (/wire type|cant skip|cannot skip/i.test(text)) return "a field has an invalid wire type";
-  if (/varint/i.test(text)) return "a varint is malformed";
-  return "malformed protobuf";
+  return new SolgateError("INVALID_PARAMETER", `the request is not a valid ${input.typeName} message (${problem})`, {
+    field: "body",
+  });
 }
 
 /** Throws the gate's INVALID_ARGUMENT for a request whose body did not decode. Runs after auth. */

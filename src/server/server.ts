@@ -130,11 +130,12 @@ export function createServer(options: ServerOptions): SolgateServer {
     createGateInterceptor(),
     createValidationInterceptor(),
   ];
+  const compressions = [compressionGzip, compressionBrotli];
   const router = createConnectRouter({
     interceptors,
     shutdownSignal: shutdown.signal,
     readMaxBytes,
-    acceptCompression: [compressionGzip, compressionBrotli],
+    acceptCompression: compressions,
   });
   // The implementations are recorded as they are registered, for in-process unary calls (REST).
   const recorded = recordingRouter(router);
@@ -147,7 +148,9 @@ export function createServer(options: ServerOptions): SolgateServer {
   registerReflection(router, services);
   routerHandlers = router.handlers;
   // connect-node's adapter, with each handler behind the request gate (auth before the body is read).
-  const byPath = new Map(router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes)]));
+  const byPath = new Map(
+    router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes, compressions)]),
+  );
   const connect: NodeHandler = (req, res) => {
     const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
     if (uHandler === undefined) {

@@ -8,7 +8,6 @@
 import {
   compileTransaction,
   decompileTransactionMessage,
-  decompileTransactionMessageFetchingLookupTables,
   getTransactionEncoder,
   getTransactionMessageComputeUnitLimit,
   getTransactionMessageComputeUnitPrice,
@@ -20,6 +19,8 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from "@solana/kit";
 import type {
+  Address,
+  AddressesByLookupTableAddress,
   Blockhash,
   GetMultipleAccountsApi,
   Rpc,
@@ -29,6 +30,7 @@ import type {
   TransactionMessageWithLifetime,
 } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
+import { createLookupTableResolver } from "../fees/lookup-tables.ts";
 import type { FeeEstimate } from "../fees/fee-market.ts";
 import { MAX_COMPUTE_UNITS, computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
 import { MAX_TRANSACTION_BYTES, decodeWireTransaction } from "../solana/wire-transaction.ts";
@@ -111,14 +113,23 @@ export function createPreparer(options: PreparerOptions): Preparer {
   const marginUnits = options.marginUnits ?? 1000;
   const blockhashMaxAgeMs = options.blockhashMaxAgeMs ?? 1000;
 
+  // Tables are read and checked by Solgate's own resolver, which says in its words what is wrong with
+  // one (kit's fetching decompiler would put its own wording, "Not all accounts were decoded", in front of
+  // the client), and cached like the fee estimates' tables.
+  const lookupTables = createLookupTableResolver({ rpc, commitment });
+
   async function decompile(wire: Uint8Array): Promise<{ message: Draft; signers: number }> {
     const tx = decodeWireTransaction(wire);
     const lookups = tx.message.version === 0 ? (tx.message.addressTableLookups ?? []) : [];
+    // Loads every table and checks every index the draft uses (SolgateError INVALID_TRANSACTION).
+    await lookupTables.writableOf(tx.message);
+    const addressesByLookupTableAddress: AddressesByLookupTableAddress = {};
+    for (const lookup of lookups) {
+      const table = lookup.lookupTableAddress;
+      addressesByLookupTableAddress[table] = (await lookupTables.tableAddresses(table)) as Address[];
+    }
     try {
-      const message =
-        lookups.length > 0
-          ? await decompileTransactionMessageFetchingLookupTables(tx.message, rpc, { commitment })
-          : decompileTransactionMessage(tx.message);
+      const message = decompileTransactionMessage(tx.message, { addressesByLookupTableAddress });
       return { message, signers: tx.signatures.length };
     } catch (error) {
       if (isSolgateError(error) || !isSolanaError(error)) throw error;
@@ -150,7 +161,11 @@ export function createPreparer(options: PreparerOptions): Preparer {
       commitment,
       // A durable nonce must be simulated as it is: the runtime checks the nonce, not the blockhash queue.
       draft: !isTransactionMessageWithDurableNonceLifetime(message),
-      blockhash: String(message.lifetimeConstraint && "blockhash" in message.lifetimeConstraint ? message.lifetimeConstraint.blockhash : ""),
+      blockhash: String(
+        message.lifetimeConstraint && "blockhash" in message.lifetimeConstraint
+          ? message.lifetimeConstraint.blockhash
+          : "",
+      ),
       signal,
     });
     if (outcome.err !== null) throw simulationFailed(outcome);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getBase58Decoder } from "@solana/kit";
-import { normalizeQuery, toRpcFilters } from "../../src/programs/program-query.ts";
+import { readFileSync } from "node:fs";
+import { MAX_FILTERS, normalizeQuery, toRpcFilters } from "../../src/programs/program-query.ts";
 import type { ProgramAccountsQuery } from "../../src/programs/program-query.ts";
 import { programCursors } from "../../src/programs/program-accounts.ts";
 import { SolgateError } from "../../src/errors.ts";
@@ -72,6 +73,16 @@ describe("query validation", () => {
     expect(normalizeQuery({ programId: TOKEN, match: four }).matches).toHaveLength(4);
     expect(rejection({ match: four, size: 165n }).details.field).toBe("match");
     expect(rejection({ match: [...four, "100:4"] }).details.field).toBe("match");
+  });
+
+  it("is documented with the bound it enforces: the contract, the OpenAPI document and calls.md", () => {
+    const proto = readFileSync("proto/solgate/v1/program_service.proto", "utf8");
+    expect(proto).toContain(`(at most ${MAX_FILTERS} filters in all, \`size\` and \`match\` together`);
+    expect(proto).not.toMatch(/at most \d+\)/); // an older, per-match bound
+    expect(readFileSync("gen/openapi/solgate.openapi.json", "utf8")).toContain(`at most ${MAX_FILTERS} filters in all`);
+    expect(readFileSync("docs/calls.md", "utf8")).toContain(
+      `Up to ${MAX_FILTERS} filters in all, \`size\` and \`match\` entries together`,
+    );
   });
 
   it("rejects limits outside 1-500", () => {

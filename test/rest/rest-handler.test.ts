@@ -15,7 +15,9 @@ const auth = { Authorization: `Bearer ${API_KEY}` };
 const get = (path: string, headers: Record<string, string> = auth) => fetch(`${t.url}${path}`, { headers });
 
 beforeAll(async () => {
-  t = await startTestServer({ inProcessHandlers: (context) => [createRestHandler({ ...context, openapi: '{"openapi":"3.1.0"}' }).handle] });
+  t = await startTestServer({
+    inProcessHandlers: (context) => [createRestHandler({ ...context, openapi: '{"openapi":"3.1.0"}' }).handle],
+  });
 });
 afterAll(() => t.listening.close({ timeoutMs: 500 }));
 
@@ -58,9 +60,36 @@ describe("REST over the server's handlers", () => {
     await expectRestError(await get("/v1/localnet/programs/x/accounts?limit=abc", {}), 401, "unauthenticated");
   });
 
+  it("refuses limit=0: a page of nothing, where the spec's limits start at 1 (leaving limit out gives the default)", async () => {
+    for (const limit of ["0", "00", "-0"]) {
+      const body = await expectRestError(
+        await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?limit=${limit}`),
+        400,
+        "invalid_parameter",
+      );
+      expect(body.details.field).toBe("limit");
+    }
+    expect((await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts`)).status).toBe(200);
+    expect((await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?limit=1`)).status).toBe(200);
+  });
+
+  it("answers a body value holding an integer past 2^64 with 400 naming its field, never 500", async () => {
+    const res = await fetch(`${t.url}/v1/localnet/transactions/send`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"confirm":[18446744073709551616]}',
+    });
+    const body = await expectRestError(res, 400, "invalid_parameter");
+    expect(body.details.field).toBe("confirm");
+  });
+
   it("takes query parameters by JSON or proto name, and refuses fields bound by the path", async () => {
     expect((await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?limit=2&cursor=`)).status).toBe(200);
-    const bound = await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?programId=x`), 400, "invalid_parameter");
+    const bound = await expectRestError(
+      await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?programId=x`),
+      400,
+      "invalid_parameter",
+    );
     expect(bound.details.field).toBe("programId");
     await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?chain=x`), 400, "invalid_parameter");
     await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=1.5`), 400, "invalid_parameter");
@@ -88,7 +117,12 @@ describe("over HTTP/2 (h2c, as gRPC clients connect)", () => {
     const session = http2.connect(t.url);
     const request = (path: string, method = "GET", body?: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const stream = session.request({ ":path": path, ":method": method, authorization: auth.Authorization, "content-type": "application/json" });
+        const stream = session.request({
+          ":path": path,
+          ":method": method,
+          authorization: auth.Authorization,
+          "content-type": "application/json",
+        });
         let text = "";
         let status = 0;
         stream.on("response", (headers) => (status = Number(headers[":status"])));
@@ -141,6 +175,10 @@ describe("SSE watch", () => {
 
   it("needs the key and GET", async () => {
     await expectRestError(await get("/v1/localnet/transactions/x/events", {}), 401, "unauthenticated");
-    await expectRestError(await fetch(`${t.url}/v1/localnet/transactions/x/events`, { method: "POST", headers: auth }), 405, "method_not_allowed");
+    await expectRestError(
+      await fetch(`${t.url}/v1/localnet/transactions/x/events`, { method: "POST", headers: auth }),
+      405,
+      "method_not_allowed",
+    );
   });
 });

@@ -11,7 +11,16 @@ import { startRestGateway } from "./rest-gateway.ts";
 import type { RestGateway } from "./rest-gateway.ts";
 
 /** A JSON type as the spec writes it. */
-type SpecType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "timestamp" | "object or null" | "string or null";
+type SpecType =
+  | "string"
+  | "number"
+  | "integer"
+  | "boolean"
+  | "object"
+  | "array"
+  | "timestamp"
+  | "object or null"
+  | "string or null";
 
 interface Row {
   /** The spec's resource (section 2) or endpoint (section 4). */
@@ -42,9 +51,19 @@ const SPEC: Row[] = [
   { resource: "Collection", field: "itemCount", type: "number", rule: (v) => expect(Number.isInteger(v)).toBe(true) },
   { resource: "Collection", field: "floorPrice", type: "object or null" },
   // FloorPrice object
-  { resource: "FloorPrice", field: "lamports", type: "integer", elsewhere: "test/collections/market/floor-prices.test.ts" },
+  {
+    resource: "FloorPrice",
+    field: "lamports",
+    type: "integer",
+    elsewhere: "test/collections/market/floor-prices.test.ts",
+  },
   { resource: "FloorPrice", field: "sol", type: "number", elsewhere: "test/collections/market/floor-prices.test.ts" },
-  { resource: "FloorPrice", field: "updatedAt", type: "timestamp", elsewhere: "test/collections/market/floor-prices.test.ts" },
+  {
+    resource: "FloorPrice",
+    field: "updatedAt",
+    type: "timestamp",
+    elsewhere: "test/collections/market/floor-prices.test.ts",
+  },
   // NFT item
   { resource: "NFT item", field: "id", type: "string", rule: base58 },
   { resource: "NFT item", field: "name", type: "string" },
@@ -54,23 +73,58 @@ const SPEC: Row[] = [
   { resource: "NFT item", field: "owner", type: "string", rule: base58 },
   // Collection NFT page
   { resource: "Collection NFT page", field: "address", type: "string", rule: base58 },
-  { resource: "Collection NFT page", field: "items", type: "array", rule: (v) => expect((v as unknown[]).length).toBeLessThanOrEqual(100) },
+  {
+    resource: "Collection NFT page",
+    field: "items",
+    type: "array",
+    rule: (v) => expect((v as unknown[]).length).toBeLessThanOrEqual(100),
+  },
   { resource: "Collection NFT page", field: "nextCursor", type: "string" },
-  { resource: "Collection NFT last page", field: "nextCursor", type: "string or null", rule: (v) => expect(v).toBeNull() },
+  {
+    resource: "Collection NFT last page",
+    field: "nextCursor",
+    type: "string or null",
+    rule: (v) => expect(v).toBeNull(),
+  },
   // Fee estimate
-  { resource: "Fee estimate", field: "baseFee.lamportsPerSignature", type: "number", rule: (v) => expect(v).toBe(5000) },
-  { resource: "Fee estimate", field: "priority.unit", type: "string", rule: (v) => expect(v).toBe("microLamportsPerComputeUnit") },
+  {
+    resource: "Fee estimate",
+    field: "baseFee.lamportsPerSignature",
+    type: "number",
+    rule: (v) => expect(v).toBe(5000),
+  },
+  {
+    resource: "Fee estimate",
+    field: "priority.unit",
+    type: "string",
+    rule: (v) => expect(v).toBe("microLamportsPerComputeUnit"),
+  },
   { resource: "Fee estimate", field: "priority.recommended", type: "number" },
-  { resource: "Fee estimate", field: "priority.levels", type: "object", rule: (v) => expect(Object.keys(v as object).sort()).toEqual(["high", "low", "medium", "veryHigh"]) },
+  {
+    resource: "Fee estimate",
+    field: "priority.levels",
+    type: "object",
+    rule: (v) => expect(Object.keys(v as object).sort()).toEqual(["high", "low", "medium", "veryHigh"]),
+  },
   { resource: "Fee estimate", field: "priority.levels.low", type: "number" },
   { resource: "Fee estimate", field: "priority.levels.medium", type: "number" },
   { resource: "Fee estimate", field: "priority.levels.high", type: "number" },
   { resource: "Fee estimate", field: "priority.levels.veryHigh", type: "number" },
   { resource: "Fee estimate", field: "updatedAt", type: "timestamp" },
   // 4.4: the same priority shape for a draft transaction
-  { resource: "Fee estimate of a draft", field: "priority.unit", type: "string", rule: (v) => expect(v).toBe("microLamportsPerComputeUnit") },
+  {
+    resource: "Fee estimate of a draft",
+    field: "priority.unit",
+    type: "string",
+    rule: (v) => expect(v).toBe("microLamportsPerComputeUnit"),
+  },
   { resource: "Fee estimate of a draft", field: "priority.recommended", type: "number" },
-  { resource: "Fee estimate of a draft", field: "priority.levels", type: "object", rule: (v) => expect(Object.keys(v as object).sort()).toEqual(["high", "low", "medium", "veryHigh"]) },
+  {
+    resource: "Fee estimate of a draft",
+    field: "priority.levels",
+    type: "object",
+    rule: (v) => expect(Object.keys(v as object).sort()).toEqual(["high", "low", "medium", "veryHigh"]),
+  },
   // Send result, confirm true
   { resource: "Send result", field: "signature", type: "string", rule: base58 },
   { resource: "Send result", field: "status", type: "string", rule: (v) => expect(v).toBe("confirmed") },
@@ -106,13 +160,23 @@ const SPEC: Row[] = [
   { resource: "Program account item", field: "data.parsed.info.owner", type: "string", rule: base58 },
   { resource: "Program account item", field: "data.parsed.info.tokenAmount", type: "object" },
   { resource: "Program account item", field: "data.parsed.info.state", type: "string" },
-  { resource: "Program account item", field: "data.parsed.info.tokenAmount.raw", type: "string", rule: (v) => expect(v).toMatch(/^\d+$/) },
+  {
+    resource: "Program account item",
+    field: "data.parsed.info.tokenAmount.raw",
+    type: "string",
+    rule: (v) => expect(v).toMatch(/^\d+$/),
+  },
   { resource: "Program account item", field: "data.parsed.info.tokenAmount.decimals", type: "number" },
   { resource: "Program account item", field: "data.parsed.info.tokenAmount.ui", type: "number" },
   { resource: "Program account item", field: "data.parsed.info.tokenAmount.uiString", type: "string" },
   // Program account page
   { resource: "Program account page", field: "programId", type: "string", rule: base58 },
-  { resource: "Program account page", field: "items", type: "array", rule: (v) => expect((v as unknown[]).length).toBeLessThanOrEqual(100) },
+  {
+    resource: "Program account page",
+    field: "items",
+    type: "array",
+    rule: (v) => expect((v as unknown[]).length).toBeLessThanOrEqual(100),
+  },
   { resource: "Program account page", field: "nextCursor", type: "string or null" },
 ];
 
@@ -120,7 +184,10 @@ let t: RestGateway;
 const samples = new Map<string, Record<string, unknown>>();
 
 async function getJson(path: string, init?: RequestInit): Promise<Record<string, unknown>> {
-  const res = await fetch(`${t.base}${path}`, { ...init, headers: { ...t.auth, "content-type": "application/json", ...init?.headers } });
+  const res = await fetch(`${t.base}${path}`, {
+    ...init,
+    headers: { ...t.auth, "content-type": "application/json", ...init?.headers },
+  });
   const text = await res.text();
   expect(res.status, text).toBe(200);
   return JSON.parse(text) as Record<string, unknown>;
@@ -137,7 +204,8 @@ beforeAll(async () => {
 
   // Fee levels exist once the window holds priced transactions (the localnet's traffic starts with it).
   const started = Date.now();
-  while ((await getJson("/network/fees")).priority === null && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 100));
+  while ((await getJson("/network/fees")).priority === null && Date.now() - started < 60_000)
+    await new Promise((r) => setTimeout(r, 100));
   samples.set("Collection", await getJson(`/collections/${collection}`));
   const page = await getJson(`/collections/${collection}/nfts?limit=2`);
   samples.set("Collection NFT page", page);
@@ -145,13 +213,24 @@ beforeAll(async () => {
   samples.set("Collection NFT last page", await getJson(`/collections/${collection}/nfts?limit=1000`));
   samples.set("Fee estimate", await getJson("/network/fees"));
   const draft = await transferTransaction({ payer, blockhash: await blockhash() });
-  samples.set("Fee estimate of a draft", await post("/network/fees/estimate", { transaction: Buffer.from(draft.wire).toString("base64") }));
+  samples.set(
+    "Fee estimate of a draft",
+    await post("/network/fees/estimate", { transaction: Buffer.from(draft.wire).toString("base64") }),
+  );
   const confirmed = await transferTransaction({ payer, blockhash: await blockhash() });
-  samples.set("Send result", await post("/transactions/send", { transaction: Buffer.from(confirmed.wire).toString("base64") }));
+  samples.set(
+    "Send result",
+    await post("/transactions/send", { transaction: Buffer.from(confirmed.wire).toString("base64") }),
+  );
   samples.set("Transaction status record", await getJson(`/transactions/${confirmed.signature}/status`));
   const submitted = await transferTransaction({ payer, blockhash: await blockhash() });
-  samples.set("Send result, confirm false", await post("/transactions/send", { transaction: Buffer.from(submitted.wire).toString("base64"), confirm: false }));
-  const accounts = await getJson(`/programs/TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA/accounts?size=165&match=0:${mint}`);
+  samples.set(
+    "Send result, confirm false",
+    await post("/transactions/send", { transaction: Buffer.from(submitted.wire).toString("base64"), confirm: false }),
+  );
+  const accounts = await getJson(
+    `/programs/TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA/accounts?size=165&match=0:${mint}`,
+  );
   samples.set("Program account page", accounts);
   samples.set("Program account item", (accounts.items as Record<string, unknown>[])[0]);
 }, 120_000);
@@ -205,7 +284,8 @@ describe("the spec's resources, field by field", () => {
   });
 
   it("names where each field the localnet cannot show is checked", () => {
-    for (const row of SPEC.filter((r) => r.elsewhere !== undefined)) expect(row.elsewhere).toMatch(/^test\/.+\.test\.ts$/);
+    for (const row of SPEC.filter((r) => r.elsewhere !== undefined))
+      expect(row.elsewhere).toMatch(/^test\/.+\.test\.ts$/);
   });
 });
 
@@ -213,10 +293,12 @@ describe("the spec's limits (section 8)", () => {
   it("collection listing: limit 1-1000, default 100", async () => {
     const collection = t.manifest.collections.find((c) => c.seeded)!.mint;
     for (const limit of [0, 1001]) {
-      const res = await fetch(`${t.base}/collections/${collection}/nfts?limit=${limit === 0 ? -1 : limit}`, { headers: t.auth });
+      const res = await fetch(`${t.base}/collections/${collection}/nfts?limit=${limit}`, { headers: t.auth });
       expect(res.status).toBe(400);
     }
-    expect(((await getJson(`/collections/${collection}/nfts?limit=1000`)).items as unknown[]).length).toBeGreaterThan(0);
+    expect(((await getJson(`/collections/${collection}/nfts?limit=1000`)).items as unknown[]).length).toBeGreaterThan(
+      0,
+    );
   });
 
   it("program accounts: limit 1-500, default 100", async () => {

@@ -52,9 +52,30 @@ beforeAll(async () => {
   const { upstream } = chain;
   fees = createFeeMarket({ upstream, pollIntervalMs: 50 });
   fees.start();
-  core = createTransactions({ upstream, fees, pollIntervalMs: 25, rebroadcastIntervalMs: 150, heartbeatIntervalMs: 200 });
+  core = createTransactions({
+    upstream,
+    fees,
+    pollIntervalMs: 25,
+    rebroadcastIntervalMs: 150,
+    heartbeatIntervalMs: 200,
+  });
   core.start();
-  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions: core, collections: createCollections({ upstream }), accounts: createAccounts({ upstream }), wallets: createWallets({ upstream }), tokens: createTokenHolders({ upstream }) }], "localnet");
+  const chains = createChainRegistry(
+    [
+      {
+        name: "localnet",
+        upstream,
+        programs: createProgramAccounts({ upstream }),
+        fees,
+        transactions: core,
+        collections: createCollections({ upstream }),
+        accounts: createAccounts({ upstream }),
+        wallets: createWallets({ upstream }),
+        tokens: createTokenHolders({ upstream }),
+      },
+    ],
+    "localnet",
+  );
   const server = createServer({
     routes: createRoutes({ chains }),
     // As the gateway runs: gRPC WatchStatus on the lean stream path, the other protocols on the router.
@@ -88,11 +109,21 @@ async function settleEngine(): Promise<void> {
 
 /** Upstream calls a request may make (the fee market's block reads are background work). */
 function requestCalls(): number {
-  return ["getSignatureStatuses", "getBlockHeight", "isBlockhashValid", "getLatestBlockhash", "simulateTransaction", "sendTransaction", "getTransaction", "getMultipleAccounts"]
-    .reduce((n, m) => n + (chain.calls.get(m) ?? 0), 0);
+  return [
+    "getSignatureStatuses",
+    "getBlockHeight",
+    "isBlockhashValid",
+    "getLatestBlockhash",
+    "simulateTransaction",
+    "sendTransaction",
+    "getTransaction",
+    "getMultipleAccounts",
+  ].reduce((n, m) => n + (chain.calls.get(m) ?? 0), 0);
 }
 
-async function rpcError(promise: Promise<unknown>): Promise<{ code: Code; reason: string | undefined; error: ConnectError }> {
+async function rpcError(
+  promise: Promise<unknown>,
+): Promise<{ code: Code; reason: string | undefined; error: ConnectError }> {
   const caught = await promise.then(
     () => undefined,
     (e: unknown) => e,
@@ -105,12 +136,19 @@ async function rpcError(promise: Promise<unknown>): Promise<{ code: Code; reason
 describe("TransactionService over gRPC and Connect", () => {
   it("sends a transfer with confirm true and answers CONFIRMED with slot, exact fee and prices", async () => {
     const before = await chain.balance(payer.address);
-    const tx = await transferTransaction({ payer, blockhash: await chain.latestBlockhash(), budget: { units: 800, microLamports: 10_000n } });
+    const tx = await transferTransaction({
+      payer,
+      blockhash: await chain.latestBlockhash(),
+      budget: { units: 800, microLamports: 10_000n },
+    });
     // Read before the send: once the transaction lands, its own price joins the market.
     const highPrice = fees.priceFor("high", [payer.address]);
     expect(highPrice).toBeDefined();
-    const { result } = await grpc.sendTransaction({ transaction: tx.wire, priorityFee: { choice: { case: "level", value: PriorityLevel.HIGH } } }, { headers });
-    expect(result?.status).toBe(TransactionStatus.CONFIRMED);
+    const { result } = await grpc.sendTransaction(
+      { transaction: tx.wire, priorityFee: { choice: { case: "level", value: PriorityLevel.HIGH } } },
+      { headers },
+    );
+    expect([TransactionStatus.CONFIRMED, TransactionStatus.FINALIZED]).toContain(result?.status);
     expect(result?.signature).toBe(tx.signature);
     expect(result?.slot).toBeGreaterThan(0n);
     expect(result?.fee?.lamports).toBe(5_008n);
@@ -130,9 +168,10 @@ describe("TransactionService over gRPC and Connect", () => {
     for await (const event of grpc.watchStatus({ signature: tx.signature }, { headers })) {
       if (event.event.case === "record") statuses.push(event.event.value.status);
     }
-    expect(statuses[0]).toBe(TransactionStatus.SUBMITTED);
-    expect(statuses).toContain(TransactionStatus.CONFIRMED);
+    // The record as it stands, then each change, in order, to FINALIZED. On a fast chain (25 ms slots,
+    // finalized 6 slots later) a loaded machine may start the watch past SUBMITTED or skip CONFIRMED.
     expect(statuses.at(-1)).toBe(TransactionStatus.FINALIZED);
+    expect(statuses.every((s, i) => i === 0 || s > statuses[i - 1])).toBe(true);
     const { record } = await connect.getTransactionStatus({ signature: tx.signature }, { headers });
     expect(record).toMatchObject({ status: TransactionStatus.FINALIZED, fee: { lamports: 5_000n } });
     expect(record?.updatedAt).toBeDefined();
@@ -146,7 +185,10 @@ describe("TransactionService over gRPC and Connect", () => {
       const controller = new AbortController();
       const kinds: string[] = [];
       const watching = (async () => {
-        for await (const event of connect.watchStatus({ signature: tx.signature }, { headers, signal: controller.signal })) {
+        for await (const event of connect.watchStatus(
+          { signature: tx.signature },
+          { headers, signal: controller.signal },
+        )) {
           kinds.push(event.event.case ?? "");
           if (event.event.case === "heartbeat") controller.abort();
         }
@@ -162,7 +204,11 @@ describe("TransactionService over gRPC and Connect", () => {
 
   it("answers SIMULATION_FAILED with the program logs, and FAILED with the error once preflight is skipped", async () => {
     const poor = await chain.funded(1);
-    const tx = await transferTransaction({ payer: poor, lamports: 2n * 10n ** 9n, blockhash: await chain.latestBlockhash() });
+    const tx = await transferTransaction({
+      payer: poor,
+      lamports: 2n * 10n ** 9n,
+      blockhash: await chain.latestBlockhash(),
+    });
     const simulated = await rpcError(grpc.sendTransaction({ transaction: tx.wire }, { headers }));
     expect(simulated.code).toBe(Code.FailedPrecondition);
     expect(simulated.reason).toBe("SIMULATION_FAILED");
@@ -189,18 +235,41 @@ describe("TransactionService over gRPC and Connect", () => {
     expect(prepared.estimate?.source).toBe(FeeSource.BLOCKS);
     expect(prepared.estimate?.writableAccounts).toContain(payer.address);
     const signed = await signTransaction([payer.keyPair], getTransactionDecoder().decode(prepared.transaction));
-    const { result } = await grpc.sendTransaction({ transaction: new Uint8Array(getTransactionEncoder().encode(signed)) }, { headers });
-    expect(result?.status).toBe(TransactionStatus.CONFIRMED);
+    const { result } = await grpc.sendTransaction(
+      { transaction: new Uint8Array(getTransactionEncoder().encode(signed)) },
+      { headers },
+    );
+    expect([TransactionStatus.CONFIRMED, TransactionStatus.FINALIZED]).toContain(result?.status);
     expect(result?.fee?.lamports).toBe(prepared.expectedFee?.lamports);
   });
 
   it("maps bad requests to clear errors", async () => {
     const tx = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
     const cases: [() => Promise<unknown>, Code, string][] = [
-      [() => grpc.sendTransaction({ transaction: new Uint8Array() }, { headers }), Code.InvalidArgument, "INVALID_TRANSACTION"],
-      [() => grpc.sendTransaction({ transaction: tx.wire, priorityFee: { choice: { case: "level", value: 9 as PriorityLevel } } }, { headers }), Code.InvalidArgument, "INVALID_PARAMETER"],
-      [() => grpc.sendTransaction({ transaction: tx.wire, chain: "devnet" }, { headers }), Code.NotFound, "UNKNOWN_CHAIN"],
-      [() => grpc.getTransactionStatus({ signature: "not-a-signature" }, { headers }), Code.InvalidArgument, "INVALID_PARAMETER"],
+      [
+        () => grpc.sendTransaction({ transaction: new Uint8Array() }, { headers }),
+        Code.InvalidArgument,
+        "INVALID_TRANSACTION",
+      ],
+      [
+        () =>
+          grpc.sendTransaction(
+            { transaction: tx.wire, priorityFee: { choice: { case: "level", value: 9 as PriorityLevel } } },
+            { headers },
+          ),
+        Code.InvalidArgument,
+        "INVALID_PARAMETER",
+      ],
+      [
+        () => grpc.sendTransaction({ transaction: tx.wire, chain: "devnet" }, { headers }),
+        Code.NotFound,
+        "UNKNOWN_CHAIN",
+      ],
+      [
+        () => grpc.getTransactionStatus({ signature: "not-a-signature" }, { headers }),
+        Code.InvalidArgument,
+        "INVALID_PARAMETER",
+      ],
       [() => grpc.getTransactionStatus({ signature: tx.signature }, { headers }), Code.NotFound, "NOT_FOUND"],
       [() => drain(grpc.watchStatus({ signature: tx.signature }, { headers })), Code.NotFound, "NOT_FOUND"],
       [() => drain(grpc.watchStatus({ signature: "" }, { headers })), Code.InvalidArgument, "INVALID_PARAMETER"],
@@ -234,10 +303,14 @@ describe("fuzzing every RPC (seeded, bounded)", () => {
     for (let i = 0; i < count; i++) {
       const kind = int(6);
       let wire: Uint8Array;
-      if (kind === 0) wire = bytes(int(1300)); // noise, sometimes oversized
-      else if (kind === 1) wire = base.wire.subarray(0, int(base.wire.length)); // truncated
-      else if (kind === 2) wire = Uint8Array.from([...base.wire, ...bytes(1 + int(8))]); // trailing bytes
-      else if (kind === 3) wire = Uint8Array.from([...base.wire.subarray(0, 65), ...base.wire.subarray(1)]); // duplicated signature
+      if (kind === 0)
+        wire = bytes(int(1300)); // noise, sometimes oversized
+      else if (kind === 1)
+        wire = base.wire.subarray(0, int(base.wire.length)); // truncated
+      else if (kind === 2)
+        wire = Uint8Array.from([...base.wire, ...bytes(1 + int(8))]); // trailing bytes
+      else if (kind === 3)
+        wire = Uint8Array.from([...base.wire.subarray(0, 65), ...base.wire.subarray(1)]); // duplicated signature
       else {
         wire = base.wire.slice();
         for (let flips = 1 + int(3); flips > 0; flips--) wire[int(wire.length)] ^= 1 << int(8); // mutated
@@ -254,7 +327,9 @@ describe("fuzzing every RPC (seeded, bounded)", () => {
     chain.resetCalls();
     for (const wire of inputs) {
       const skipPreflight = random() < 0.5;
-      const got = await rpcError(grpc.sendTransaction({ transaction: wire, skipPreflight, confirm: random() < 0.5 }, { headers }));
+      const got = await rpcError(
+        grpc.sendTransaction({ transaction: wire, skipPreflight, confirm: random() < 0.5 }, { headers }),
+      );
       expect([got.code, got.reason]).toEqual([Code.InvalidArgument, "INVALID_TRANSACTION"]);
       expect(got.error.message.length).toBeGreaterThan(10);
     }
@@ -275,7 +350,11 @@ describe("fuzzing every RPC (seeded, bounded)", () => {
     await settleEngine();
     chain.resetCalls();
     for (const body of bodies) {
-      const response = await fetch(baseUrl, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body });
+      const response = await fetch(baseUrl, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body,
+      });
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(response.status).toBeLessThan(500);
       const json = (await response.json()) as { code: string };
@@ -290,14 +369,19 @@ describe("fuzzing every RPC (seeded, bounded)", () => {
     for (const wire of inputs) {
       chain.resetCalls();
       const fee = random() < 0.3 ? { choice: { case: "level" as const, value: int(8) as PriorityLevel } } : undefined;
-      const outcome = await grpc.prepareTransaction({ transaction: wire, priorityFee: fee, replaceComputeBudget: random() < 0.5 }, { headers }).then(
-        () => undefined,
-        (e: unknown) => ConnectError.from(e),
-      );
+      const outcome = await grpc
+        .prepareTransaction({ transaction: wire, priorityFee: fee, replaceComputeBudget: random() < 0.5 }, { headers })
+        .then(
+          () => undefined,
+          (e: unknown) => ConnectError.from(e),
+        );
       if (outcome === undefined) continue; // a mutant that is still a valid draft
       expect(CLIENT_CODES.has(outcome.code), `${Code[outcome.code]}: ${outcome.message}`).toBe(true);
       const reason = outcome.findDetails(ErrorInfoSchema)[0]?.reason;
-      if (reason === "INVALID_TRANSACTION" && /empty|truncated|limit is|trailing|does not decode|signature slots|header|account/.test(outcome.message)) {
+      if (
+        reason === "INVALID_TRANSACTION" &&
+        /empty|truncated|limit is|trailing|does not decode|signature slots|header|account/.test(outcome.message)
+      ) {
         expect(requestCalls()).toBe(0);
       }
     }
@@ -313,7 +397,8 @@ describe("fuzzing every RPC (seeded, bounded)", () => {
       const signature = Array.from({ length: int(120) }, () => alphabet[int(alphabet.length)]).join("");
       const unary = await rpcError(grpc.getTransactionStatus({ signature }, { headers }));
       const stream = await rpcError(drain(grpc.watchStatus({ signature }, { headers })));
-      for (const got of [unary, stream]) expect([got.code, got.reason]).toEqual([Code.InvalidArgument, "INVALID_PARAMETER"]);
+      for (const got of [unary, stream])
+        expect([got.code, got.reason]).toEqual([Code.InvalidArgument, "INVALID_PARAMETER"]);
     }
     expect(requestCalls()).toBe(0);
     for (let i = 0; i < 20; i++) {

@@ -29,7 +29,6 @@ import { createLookupTable } from "../fees/on-chain.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
 import type { ChainFixture } from "./chain-fixture.ts";
 
-
 let chain: ChainFixture;
 let core: Transactions;
 let payer: KeyPairSigner;
@@ -49,7 +48,10 @@ afterAll(async () => {
 /** Signs prepared wire bytes as a wallet would. */
 async function sign(wire: Uint8Array, signers: KeyPairSigner[]): Promise<Uint8Array> {
   const tx = getTransactionDecoder().decode(wire);
-  const signed = await signTransaction(signers.map((s) => s.keyPair), tx);
+  const signed = await signTransaction(
+    signers.map((s) => s.keyPair),
+    tx,
+  );
   return new Uint8Array(getTransactionEncoder().encode(signed));
 }
 
@@ -99,7 +101,7 @@ describe("PrepareTransaction core on a real localnet", () => {
       const sent = await core.send({ wire: signed });
       // The blockhash came from Solgate moments ago: checking it took no upstream call.
       expect(chain.calls.get("isBlockhashValid") ?? 0).toBe(0);
-      expect(sent.state).toBe("confirmed");
+      expect(sent.state).toMatch(/^(confirmed|finalized)$/);
       expect(sent.fee).toBe(prepared.expectedFee);
       expect(await chain.balance(payer.address)).toBe(before - 1_000_000n - prepared.expectedFee);
     }
@@ -127,7 +129,11 @@ describe("PrepareTransaction core on a real localnet", () => {
 
   it("refuses a draft that fails in simulation, with its logs", async () => {
     const poor = await generateKeyPairSigner();
-    const doomed = draft([getTransferSolInstruction({ source: poor, destination: payer.address, amount: 1n })], 0, poor.address);
+    const doomed = draft(
+      [getTransferSolInstruction({ source: poor, destination: payer.address, amount: 1n })],
+      0,
+      poor.address,
+    );
     const error = await core.prepare({ wire: doomed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SolgateError);
     expect((error as SolgateError).reason).toBe("SIMULATION_FAILED");
@@ -140,10 +146,16 @@ describe("PrepareTransaction core on a real localnet", () => {
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(payer.address, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn" as never, lastValidBlockHeight: 0n }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn" as never, lastValidBlockHeight: 0n },
+          m,
+        ),
       (m) =>
         appendTransactionMessageInstructions(
-          recipients.map((r) => getTransferSolInstruction({ source: payer, destination: r.address, amount: 1_000_000n })),
+          recipients.map((r) =>
+            getTransferSolInstruction({ source: payer, destination: r.address, amount: 1_000_000n }),
+          ),
           m,
         ),
       (m) => compressTransactionMessageUsingAddressLookupTables(m, { [table]: recipients.map((r) => r.address) }),
@@ -156,9 +168,56 @@ describe("PrepareTransaction core on a real localnet", () => {
     expect(decoded.message.version).toBe(0);
     expect((decoded.message as { addressTableLookups?: unknown[] }).addressTableLookups).toHaveLength(1);
     const sent = await core.send({ wire: await sign(prepared.wire, [payer]) });
-    expect(sent.state).toBe("confirmed");
+    expect(sent.state).toMatch(/^(confirmed|finalized)$/);
     expect(sent.fee).toBe(prepared.expectedFee);
     for (const r of recipients) expect(await chain.balance(r.address)).toBe(1_000_000n);
+  });
+});
+
+describe("PrepareTransaction with a lookup table that is not one", () => {
+  /** A v0 draft whose one lookup names `table` (index 0, writable). */
+  function throughTable(table: Address): Uint8Array {
+    const recipient = "11111111111111111111111111111112" as Address;
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayer(payer.address, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn" as never, lastValidBlockHeight: 0n },
+          m,
+        ),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [getTransferSolInstruction({ source: payer, destination: recipient, amount: 1n })],
+          m,
+        ),
+      (m) => compressTransactionMessageUsingAddressLookupTables(m, { [table]: [recipient] }),
+    );
+    return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
+  }
+
+  it("is INVALID_TRANSACTION in Solgate's words, with no library or upstream text", async () => {
+    const missing = (await generateKeyPairSigner()).address;
+    // A system account with no data (the payer), an executable of another owner (the token program), none at all.
+    const cases: [Address, string][] = [
+      [payer.address, `account ${payer.address} is not an address lookup table`],
+      [
+        "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" as Address,
+        "account TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA is not an address lookup table",
+      ],
+      [missing, `address lookup table ${missing} does not exist`],
+    ];
+    for (const [table, words] of cases) {
+      const error = await core.prepare({ wire: throughTable(table) }).catch((e: unknown) => e);
+      expect(error, String(error)).toBeInstanceOf(SolgateError);
+      const { reason, message } = error as SolgateError;
+      expect(reason, message).toBe("INVALID_TRANSACTION");
+      // kit's own phrases ("Not all accounts were decoded", "Codec [fixCodecSize] ...") never reach a client.
+      expect(message).not.toMatch(
+        /Codec|fixCodecSize|SOLANA_ERROR|decoded|Encoded accounts|Contents of these|https?:|127\.0\.0\.1/,
+      );
+      expect(message).toContain(words);
+    }
   });
 });
 

@@ -51,9 +51,17 @@ describe("SendTransaction core on a real localnet", () => {
     const to = (await generateKeyPairSigner()).address;
     for (const budget of [undefined, { units: 1_000, microLamports: 2_500_000n }]) {
       const before = await chain.balance(payer.address);
-      const tx = await transferTransaction({ payer, to, lamports: 1_000_000n, blockhash: await chain.latestBlockhash(), budget });
+      const tx = await transferTransaction({
+        payer,
+        to,
+        lamports: 1_000_000n,
+        blockhash: await chain.latestBlockhash(),
+        budget,
+      });
       const result = await core.send({ wire: tx.wire });
-      expect(result.state).toBe("confirmed");
+      // A confirm-and-wait send answers once the transaction is at least confirmed: on a fast chain (25 ms
+      // slots, finalized 6 slots later) a loaded machine may first see it finalized, which is the answer then.
+      expect(result.state).toMatch(/^(confirmed|finalized)$/);
       expect(result.signature).toBe(tx.signature);
       expect(result.slot).toBeGreaterThan(0n);
       const after = await chain.balance(payer.address);
@@ -68,7 +76,11 @@ describe("SendTransaction core on a real localnet", () => {
   it("answers submitted at once with confirm false, then status and a watch follow it to finalized", async () => {
     const tx = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
     const started = performance.now();
-    const result = await core.send({ wire: tx.wire, confirm: false, priorityFee: { kind: "microLamports", microLamports: 7n } });
+    const result = await core.send({
+      wire: tx.wire,
+      confirm: false,
+      priorityFee: { kind: "microLamports", microLamports: 7n },
+    });
     expect(performance.now() - started).toBeLessThan(500);
     expect(result.state).toBe("submitted");
     expect(result.requestedComputeUnitPrice).toBe(7n);
@@ -78,9 +90,11 @@ describe("SendTransaction core on a real localnet", () => {
     for await (const event of core.watch(tx.signature)) {
       if (event.kind === "record") states.push(event.record.state);
     }
-    expect(states[0]).toBe("submitted");
-    expect(states.at(-1)).toBe("finalized");
-    expect(states).toContain("confirmed");
+    // Each change the core sees, in order: confirmed in between unless the chain finalized it before the next look.
+    expect([
+      ["submitted", "confirmed", "finalized"],
+      ["submitted", "finalized"],
+    ]).toContainEqual(states);
     const final = await core.status(tx.signature);
     expect(final).toMatchObject({ state: "finalized", fee: 5_000n });
   });
@@ -88,7 +102,11 @@ describe("SendTransaction core on a real localnet", () => {
   it("fails a doomed transfer in simulation with logs and charges nothing", async () => {
     const poor = await chain.funded(1);
     const before = await chain.balance(poor.address);
-    const tx = await transferTransaction({ payer: poor, lamports: 5n * 10n ** 9n, blockhash: await chain.latestBlockhash() });
+    const tx = await transferTransaction({
+      payer: poor,
+      lamports: 5n * 10n ** 9n,
+      blockhash: await chain.latestBlockhash(),
+    });
     const error = await failure(core.send({ wire: tx.wire }));
     expect(error.reason).toBe("SIMULATION_FAILED");
     expect(error.details.logs).toEqual(expect.arrayContaining([expect.stringMatching(/insufficient lamports/)]));
@@ -102,7 +120,11 @@ describe("SendTransaction core on a real localnet", () => {
   it("lands the same doomed transfer as failed, fee charged, when preflight is skipped", async () => {
     const poor = await chain.funded(1);
     const before = await chain.balance(poor.address);
-    const tx = await transferTransaction({ payer: poor, lamports: 5n * 10n ** 9n, blockhash: await chain.latestBlockhash() });
+    const tx = await transferTransaction({
+      payer: poor,
+      lamports: 5n * 10n ** 9n,
+      blockhash: await chain.latestBlockhash(),
+    });
     const result = await core.send({ wire: tx.wire, skipPreflight: true });
     expect(result.state).toBe("failed");
     expect(result.error).toMatchObject({ code: "InstructionError", instructionIndex: 0, customCode: 1 });
@@ -125,7 +147,9 @@ describe("SendTransaction core on a real localnet", () => {
     expect(expired.message).toMatch(/fresh blockhash.*sign it again/);
     // The node's preflight may have run beside the blockhash lookup (to save a round trip), and refused:
     // the chain never saw the transaction, and nothing was charged.
-    const { value } = await chain.upstream.rpc.getSignatureStatuses([stale.signature as Signature], { searchTransactionHistory: true }).send();
+    const { value } = await chain.upstream.rpc
+      .getSignatureStatuses([stale.signature as Signature], { searchTransactionHistory: true })
+      .send();
     expect(value[0]).toBeNull();
     expect(await chain.balance(payer.address)).toBe(before);
     // Without a preflight the node would take it silently, so the lookup comes first and nothing is sent.
@@ -167,7 +191,11 @@ describe("SendTransaction core on a real localnet", () => {
     const before = await chain.balance(payer.address);
     const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: await chain.latestBlockhash() });
     chain.resetCalls();
-    const results = await Promise.all([core.send({ wire: tx.wire }), core.send({ wire: tx.wire }), core.send({ wire: tx.wire, confirm: false })]);
+    const results = await Promise.all([
+      core.send({ wire: tx.wire }),
+      core.send({ wire: tx.wire }),
+      core.send({ wire: tx.wire, confirm: false }),
+    ]);
     expect(new Set(results.map((r) => r.signature)).size).toBe(1);
     expect(chain.calls.get("sendTransaction")).toBe(1);
     const again = await core.send({ wire: tx.wire });
@@ -179,7 +207,7 @@ describe("SendTransaction core on a real localnet", () => {
   it("takes a node's 'already processed' as success when Solgate no longer tracks the send", async () => {
     const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: await chain.latestBlockhash() });
     const first = await core.send({ wire: tx.wire });
-    expect(first.state).toBe("confirmed");
+    expect(first.state).toMatch(/^(confirmed|finalized)$/);
     // A second core (a restarted gateway) knows nothing of the first send.
     const fresh = createTransactions({ upstream: chain.upstream, pollIntervalMs: 25 });
     fresh.start();
@@ -201,7 +229,10 @@ describe("SendTransaction core on a real localnet", () => {
       const upstream = createUpstream({
         chain: "localnet",
         rpcUrls: [chain.localnet.rpcUrl],
-        metrics: { onCall: (method) => timeline.push(`call ${method}`), onResult: (method) => timeline.push(`result ${method}`) },
+        metrics: {
+          onCall: (method) => timeline.push(`call ${method}`),
+          onResult: (method) => timeline.push(`result ${method}`),
+        },
       });
       const fresh = createTransactions({ upstream, pollIntervalMs: 25 });
       fresh.start();
@@ -235,7 +266,9 @@ describe("SendTransaction core on a real localnet", () => {
       await chain.localnet.control({ freeze: true });
       try {
         const { value } = await chain.upstream.rpc.getLatestBlockhash({ commitment: "processed" }).send();
-        const { value: atConfirmed } = await chain.upstream.rpc.isBlockhashValid(value.blockhash, { commitment: "confirmed" }).send();
+        const { value: atConfirmed } = await chain.upstream.rpc
+          .isBlockhashValid(value.blockhash, { commitment: "confirmed" })
+          .send();
         expect(atConfirmed).toBe(false);
         const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: value });
         const result = await fresh.send({ wire: tx.wire, confirm: false });

@@ -43,7 +43,9 @@ afterAll(async () => {
 async function transfers(count: number) {
   const blockhash = await chain.latestBlockhash();
   return Promise.all(
-    Array.from({ length: count }, (_, i) => transferTransaction({ payer: payers[i % payers.length], blockhash, lamports: 1_000_000n + BigInt(i) })),
+    Array.from({ length: count }, (_, i) =>
+      transferTransaction({ payer: payers[i % payers.length], blockhash, lamports: 1_000_000n + BigInt(i) }),
+    ),
   );
 }
 
@@ -69,7 +71,9 @@ describe("status engine on a real localnet with faults", () => {
     // Expired means the blockhash can never land again. (The reported last valid block height may be an upper
     // bound when the blockhash was not fetched through Solgate, so the node's own answer is the one to check.)
     const blockhash = decodeWireTransaction(txs[0].wire).blockhash;
-    const { value: stillValid } = await chain.upstream.rpc.isBlockhashValid(blockhash as Blockhash, { commitment: "confirmed" }).send();
+    const { value: stillValid } = await chain.upstream.rpc
+      .isBlockhashValid(blockhash as Blockhash, { commitment: "confirmed" })
+      .send();
     expect(stillValid).toBe(false);
     expect((await core.status(results[0].signature)).state).toBe("expired");
   });
@@ -97,7 +101,9 @@ describe("status engine on a real localnet with faults", () => {
 
   it("follows a transaction sent around Solgate: status and watch read it from the chain, fee included", async () => {
     const [tx] = await transfers(1);
-    await chain.upstream.rpc.sendTransaction(Buffer.from(tx.wire).toString("base64") as never, { encoding: "base64" }).send();
+    await chain.upstream.rpc
+      .sendTransaction(Buffer.from(tx.wire).toString("base64") as never, { encoding: "base64" })
+      .send();
     await chain.waitConfirmed(tx.signature);
     const status = await core.status(tx.signature);
     expect(status.state).toMatch(/confirmed|finalized/);
@@ -112,7 +118,9 @@ describe("status engine on a real localnet with faults", () => {
     while (core.stats().inFlight > 0) await new Promise((r) => setTimeout(r, 50));
     const signatures = Array.from({ length: 600 }, () => bs58.encode(randomBytes(64)));
     chain.resetCalls();
-    const answers = await Promise.all(signatures.map((s) => core.status(s).catch((e: { reason?: string }) => e.reason)));
+    const answers = await Promise.all(
+      signatures.map((s) => core.status(s).catch((e: { reason?: string }) => e.reason)),
+    );
     expect(new Set(answers)).toEqual(new Set(["NOT_FOUND"]));
     expect(chain.calls.get("getSignatureStatuses")).toBe(3);
   });
@@ -156,7 +164,7 @@ describe("status engine fed by the node's signature notifications", () => {
     try {
       const [tx] = await transfers(1);
       const result = await fed.send({ wire: tx.wire });
-      expect(result.state).toBe("confirmed");
+      expect(result.state).toMatch(/^(confirmed|finalized)$/); // at least confirmed: finalized if the chain got there first
       expect(result.fee).toBe(5_000n);
       expect(fed.stats().ticks).toBeGreaterThanOrEqual(1);
     } finally {
@@ -166,7 +174,12 @@ describe("status engine fed by the node's signature notifications", () => {
 
   it("polls fast only while no notification is to come", async () => {
     const ticksDuringWait = async (upstream: typeof chain.upstream) => {
-      const engine = createTransactions({ upstream, pollIntervalMs: 400, confirmPollIntervalMs: 20, confirmTimeoutMs: 1_500 });
+      const engine = createTransactions({
+        upstream,
+        pollIntervalMs: 400,
+        confirmPollIntervalMs: 20,
+        confirmTimeoutMs: 1_500,
+      });
       engine.start();
       try {
         const [tx] = await transfers(1);

@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 const path = new URL("../package-lock.json", import.meta.url);
 const lock = JSON.parse(readFileSync(path, "utf8"));
-const platform = /(darwin|linux|win32|freebsd|android|openbsd|sunos|aix|netbsd)-(x64|arm64|armv7|arm|ia32|ppc64|s390x|riscv64|loong64)(?:-(gnu|musl|msvc|gnueabihf))?$/;
+const platform =
+  /(darwin|linux|win32|freebsd|android|openbsd|sunos|aix|netbsd)-(x64|arm64|armv7|arm|ia32|ppc64|s390x|riscv64|loong64)(?:-(gnu|musl|msvc|gnueabihf))?$/;
 const added = [];
 for (const [key, meta] of Object.entries(lock.packages)) {
   for (const [dep, version] of Object.entries(meta.optionalDependencies ?? {})) {

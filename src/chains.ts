@@ -58,7 +58,9 @@ export function createChainRegistry(chains: readonly ChainContext[], defaultChai
   }
   const fallback = byName.get(defaultChain);
   if (fallback === undefined) {
-    throw new Error(`default chain "${defaultChain}" is not among the chains: ${[...byName.keys()].join(", ") || "(none)"}`);
+    throw new Error(
+      `default chain "${defaultChain}" is not among the chains: ${[...byName.keys()].join(", ") || "(none)"}`,
+    );
   }
   const ordered = [fallback, ...chains.filter((c) => c !== fallback)];
   const names = ordered.map((c) => c.name);

@@ -94,7 +94,13 @@ export interface Config {
   /** Floor-price market data: marketplace URLs and keys, collection -> listing (collections/market/market-config.ts). */
   market: MarketConfig;
   /** Transaction tracking: status polling, rebroadcasting, watch heartbeats, confirm waits and the tracked-send bound. */
-  transactions: { pollIntervalMs: number; rebroadcastIntervalMs: number; heartbeatIntervalMs: number; confirmTimeoutMs: number; maxTracked: number };
+  transactions: {
+    pollIntervalMs: number;
+    rebroadcastIntervalMs: number;
+    heartbeatIntervalMs: number;
+    confirmTimeoutMs: number;
+    maxTracked: number;
+  };
   /**
    * `NODE_ENV=production`: the embedded localnet never starts, a chain and an API key must be
    * configured, and risky settings are warned about at start.
@@ -197,7 +203,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const policies: ApiKeyPolicy[] = [];
   const inline = get("SOLGATE_API_KEYS");
   if (inline !== undefined) {
-    for (const key of inline.split(",").map((k) => k.trim()).filter((k) => k !== "")) policies.push({ name: defaultKeyName(key), key });
+    for (const key of inline
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k !== ""))
+      policies.push({ name: defaultKeyName(key), key });
   }
   const keysFile = get("SOLGATE_API_KEYS_FILE");
   if (keysFile !== undefined) {
@@ -211,7 +221,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       policies.push(...readStructuredKeys(text, `SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)}`, problems));
     } else if (text !== undefined) {
       const lines = text.split(/\r?\n/).map((l) => l.trim());
-      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#"))) policies.push({ name: defaultKeyName(key), key });
+      for (const key of lines.filter((l) => l !== "" && !l.startsWith("#")))
+        policies.push({ name: defaultKeyName(key), key });
     }
   }
   // A key given twice is one key; two keys under one name would mix their counts and logs.
@@ -225,7 +236,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rateLimitText = get("SOLGATE_RATE_LIMIT");
   const rateLimit = rateLimitText === undefined ? undefined : parseRateLimit(rateLimitText);
   if (rateLimitText !== undefined && rateLimit === undefined) {
-    problems.push(`SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`);
+    problems.push(
+      `SOLGATE_RATE_LIMIT must look like 50/s, 3000/m or "50/s burst 100", got ${JSON.stringify(rateLimitText)}`,
+    );
   }
   if (apiKeys.some((k) => !/^[\x21-\x7e]+$/.test(k))) {
     problems.push("API keys must be printable ASCII without spaces or commas (one key is not)");
@@ -282,17 +295,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const localnetEnabled = chains.length === 0 && !production;
   // The embedded dev mode answers only this machine unless HOST says otherwise.
   const host = get("HOST") ?? (localnetEnabled ? "127.0.0.1" : "0.0.0.0");
-  const defaultChain = get("SOLGATE_DEFAULT_CHAIN") ?? fileDefault ?? (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
+  const defaultChain =
+    get("SOLGATE_DEFAULT_CHAIN") ??
+    fileDefault ??
+    (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
   if (served.length > 0 && !served.includes(defaultChain)) {
     problems.push(`default chain ${JSON.stringify(defaultChain)} is not served (served: ${served.join(", ")})`);
   }
   if ((!localnetEnabled || production) && apiKeys.length === 0) {
-    problems.push("SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured");
+    problems.push(
+      "SOLGATE_API_KEYS or SOLGATE_API_KEYS_FILE must give at least one key when a remote chain is configured",
+    );
   }
 
   const logLevel = (get("LOG_LEVEL") ?? "info") as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
 
   const redisUrl = get("SOLGATE_REDIS_URL");
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
@@ -301,7 +320,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const cors = get("SOLGATE_CORS_ORIGINS") ?? "*";
-  const corsOrigins = cors === "*" ? "*" : cors.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  const corsOrigins =
+    cors === "*"
+      ? "*"
+      : cors
+          .split(",")
+          .map((o) => o.trim())
+          .filter((o) => o !== "");
   if (corsOrigins !== "*" && corsOrigins.some((o) => !/^https?:\/\/[^/\s]+$/.test(o))) {
     problems.push("SOLGATE_CORS_ORIGINS must be `*` or comma-separated origins like https://app.example.com");
   }
@@ -310,7 +335,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const warnings: string[] = [];
   if (production && corsOrigins === "*") {
-    warnings.push("SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production");
+    warnings.push(
+      "SOLGATE_CORS_ORIGINS is * (any web page may call this gateway with a key it holds); list your origins in production",
+    );
   }
 
   const config: Config = {
@@ -395,11 +422,15 @@ function readTracing(get: (name: string) => string | undefined, problems: string
       endpointOk = false;
     }
     // Never echo the value: collector URLs may carry credentials.
-    if (!endpointOk) problems.push(`${traces === undefined ? "OTEL_EXPORTER_OTLP_ENDPOINT" : "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} must be an http(s) URL (OTLP over HTTP)`);
+    if (!endpointOk)
+      problems.push(
+        `${traces === undefined ? "OTEL_EXPORTER_OTLP_ENDPOINT" : "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} must be an http(s) URL (OTLP over HTTP)`,
+      );
   }
   const ratioText = get("OTEL_TRACES_SAMPLER_ARG");
   const sampleRatio = ratioText === undefined ? 1 : Number(ratioText);
-  if (!(sampleRatio >= 0 && sampleRatio <= 1)) problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(ratioText)}`);
+  if (!(sampleRatio >= 0 && sampleRatio <= 1))
+    problems.push(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(ratioText)}`);
   if (raw === undefined || !endpointOk) return undefined;
   const tracesUrl = traces ?? `${raw.replace(/\/+$/, "")}/v1/traces`;
   return { tracesUrl, serviceName: get("OTEL_SERVICE_NAME") ?? "solgate", sampleRatio };
@@ -412,7 +443,9 @@ function readTracing(get: (name: string) => string | undefined, problems: string
  */
 function defaultMaxConnections(): number {
   try {
-    const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
     const soft = Number(line?.split(/\s{2,}/)[1]);
     if (Number.isSafeInteger(soft) && soft > 0) return Math.max(1, Math.min(10_000, Math.floor(soft / 2)));
   } catch {}
@@ -439,7 +472,13 @@ function readChainsFile(
     return undefined;
   }
   const doc = json as { defaultChain?: unknown; chains?: unknown };
-  if (typeof doc !== "object" || doc === null || typeof doc.chains !== "object" || doc.chains === null || Array.isArray(doc.chains)) {
+  if (
+    typeof doc !== "object" ||
+    doc === null ||
+    typeof doc.chains !== "object" ||
+    doc.chains === null ||
+    Array.isArray(doc.chains)
+  ) {
     problems.push(`${where} must be an object with a "chains" object keyed by chain name`);
     return undefined;
   }

@@ -87,7 +87,8 @@ export const ERROR_REASONS = {
   STORE_UNAVAILABLE: {
     code: Code.Unavailable,
     httpStatus: 503,
-    description: "The fleet's shared store (Redis) is unavailable, so a send could not be recorded and was not taken; retry after the delay given.",
+    description:
+      "The fleet's shared store (Redis) is unavailable, so a send could not be recorded and was not taken; retry after the delay given.",
     retryable: true,
   },
   REQUEST_TOO_LARGE: {
@@ -148,7 +149,9 @@ export class SolgateError extends Error {
 export function isSolgateError(value: unknown): value is SolgateError {
   return (
     value instanceof SolgateError ||
-    (value instanceof Error && value.name === "SolgateError" && typeof (value as SolgateError).reason === "string" &&
+    (value instanceof Error &&
+      value.name === "SolgateError" &&
+      typeof (value as SolgateError).reason === "string" &&
       Object.hasOwn(ERROR_REASONS, (value as SolgateError).reason))
   );
 }
@@ -181,7 +184,10 @@ export function toConnectError(error: unknown, onUnexpected?: UnexpectedErrorSin
       details.push({
         desc: RetryInfoSchema,
         value: create(RetryInfoSchema, {
-          retryDelay: create(DurationSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 }),
+          retryDelay: create(DurationSchema, {
+            seconds: BigInt(Math.floor(ms / 1000)),
+            nanos: (ms % 1000) * 1_000_000,
+          }),
         }),
       });
     }

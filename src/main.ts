@@ -67,7 +67,10 @@ async function importLocalnet(): Promise<typeof import("@solgate/localnet")> {
     return await import("@solgate/localnet");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
-    throw new Error("no remote chain is configured (SOLGATE_RPC_URL, SOLGATE_CHAINS_FILE) and the embedded localnet (@solgate/localnet) is not installed", { cause: err });
+    throw new Error(
+      "no remote chain is configured (SOLGATE_RPC_URL, SOLGATE_CHAINS_FILE) and the embedded localnet (@solgate/localnet) is not installed",
+      { cause: err },
+    );
   }
 }
 
@@ -82,20 +85,26 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
   const metrics = createMetrics(new Registry());
   const cleanups: (() => Promise<void> | void)[] = [];
   const cleanup = async () => {
-    for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch((err: unknown) => logger.error({ err }, "cleanup failed"));
+    for (const fn of cleanups.reverse())
+      await Promise.resolve(fn()).catch((err: unknown) => logger.error({ err }, "cleanup failed"));
   };
   try {
     let tracing: Tracing | undefined;
     if (config.tracing !== undefined || extras.spanProcessor !== undefined) {
       tracing = createTracing({
         serviceName: config.tracing?.serviceName ?? "solgate",
-        ...(config.tracing === undefined ? {} : { tracesUrl: config.tracing.tracesUrl, sampleRatio: config.tracing.sampleRatio }),
+        ...(config.tracing === undefined
+          ? {}
+          : { tracesUrl: config.tracing.tracesUrl, sampleRatio: config.tracing.sampleRatio }),
         ...(extras.spanProcessor === undefined ? {} : { spanProcessor: extras.spanProcessor }),
       });
       const provider = tracing;
       // Pushed first, so it runs last: the spans of the drain itself are exported too.
       cleanups.push(() => provider.shutdown());
-      logger.info({ traces: config.tracing?.tracesUrl === undefined ? "in process" : redactUrl(config.tracing.tracesUrl) }, "tracing on");
+      logger.info(
+        { traces: config.tracing?.tracesUrl === undefined ? "in process" : redactUrl(config.tracing.tracesUrl) },
+        "tracing on",
+      );
     }
     let chainConfigs: ChainConfig[] = config.chains;
     let localnetUrl: string | undefined;
@@ -132,7 +141,11 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       const where = safeOrigin(config.redis.url);
       redis = await connectRedis({
         url: config.redis.url,
-        onError: (err) => logger.warn({ redis: where, reason: err instanceof Error ? err.message : String(err) }, "redis connection error"),
+        onError: (err) =>
+          logger.warn(
+            { redis: where, reason: err instanceof Error ? err.message : String(err) },
+            "redis connection error",
+          ),
       });
       const connection = redis;
       cleanups.push(() => connection.close());
@@ -140,72 +153,90 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     }
     // The marketplaces' budgets hold per deployment: with Redis, the fleet shares them (2 calls/s, bursts of 4).
     const budget = redis === undefined ? undefined : createSharedMarketBudget(redis);
-    const market = createMarketFromConfig(config.market, (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"), budget);
-    const contexts: ChainContext[] = await Promise.all(chainConfigs.map(async (chain) => {
-      const upstream = createUpstream({
-        chain: chain.name,
-        rpcUrls: chain.rpcUrls,
-        ...(chain.dasUrls === undefined ? {} : { dasUrl: chain.dasUrls }),
-        ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
-        ...config.upstream,
-        // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
-        onFeedError: (err) =>
-          logger.warn({ chain: chain.name, reason: err instanceof Error ? err.message : String(err) }, "signature notifications unavailable; polling alone for a while"),
-        metrics: metrics.upstreamFor(chain.name),
-        ...(tracing === undefined ? {} : { tracer: tracing.upstreamFor(chain.name) }),
-      });
-      cleanups.push(() => upstream.close());
-      const shared = redis;
-      const fees = createFeeMarket({
-        upstream,
-        ...config.fees,
-        ...(shared === undefined
-          ? {}
-          : {
-              replication: {
-                lease: createRedisLease({ redis: shared, key: `solgate:${chain.name}:fee-lease`, holder: randomUUID() }),
-                log: createRedisWindowLog({ redis: shared, key: `solgate:${chain.name}:fee-blocks`, maxEntries: 2 * config.fees.windowSlots }),
-                reachable: () => shared.isReady(),
-              },
-            }),
-        onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
-      });
-      fees.start();
-      cleanups.push(() => fees.stop());
-      const store =
-        redis === undefined
-          ? undefined
-          : await createRedisTransactionStore({
-              redis,
-              prefix: `solgate:${chain.name}:`,
-              maxActive: config.transactions.maxTracked,
-              onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
-            });
-      const transactions = createTransactions({
-        upstream,
-        fees,
-        ...(store === undefined ? {} : { store }),
-        ...config.transactions,
-        onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
-      });
-      transactions.start();
-      cleanups.push(() => transactions.stop());
-      const collections = createCollections(
-        { upstream, market, offchain },
-        redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
-      );
-      return {
-        name: chain.name,
-        upstream,
-        programs: createProgramAccounts({ upstream }),
-        fees,
-        transactions,
-        collections,
-        accounts: createAccounts({ upstream }),
-        wallets: createWallets({ upstream }),
-        tokens: createTokenHolders({ upstream }),
-      };
-    }));
+    const market = createMarketFromConfig(
+      config.market,
+      (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"),
+      budget,
+    );
+    const contexts: ChainContext[] = await Promise.all(
+      chainConfigs.map(async (chain) => {
+        const upstream = createUpstream({
+          chain: chain.name,
+          rpcUrls: chain.rpcUrls,
+          ...(chain.dasUrls === undefined ? {} : { dasUrl: chain.dasUrls }),
+          ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
+          ...config.upstream,
+          // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
+          onFeedError: (err) =>
+            logger.warn(
+              { chain: chain.name, reason: err instanceof Error ? err.message : String(err) },
+              "signature notifications unavailable; polling alone for a while",
+            ),
+          metrics: metrics.upstreamFor(chain.name),
+          ...(tracing === undefined ? {} : { tracer: tracing.upstreamFor(chain.name) }),
+        });
+        cleanups.push(() => upstream.close());
+        const shared = redis;
+        const fees = createFeeMarket({
+          upstream,
+          ...config.fees,
+          ...(shared === undefined
+            ? {}
+            : {
+                replication: {
+                  lease: createRedisLease({
+                    redis: shared,
+                    key: `solgate:${chain.name}:fee-lease`,
+                    holder: randomUUID(),
+                  }),
+                  log: createRedisWindowLog({
+                    redis: shared,
+                    key: `solgate:${chain.name}:fee-blocks`,
+                    maxEntries: 2 * config.fees.windowSlots,
+                  }),
+                  reachable: () => shared.isReady(),
+                },
+              }),
+          onError: (err, during) =>
+            logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
+        });
+        fees.start();
+        cleanups.push(() => fees.stop());
+        const store =
+          redis === undefined
+            ? undefined
+            : await createRedisTransactionStore({
+                redis,
+                prefix: `solgate:${chain.name}:`,
+                maxActive: config.transactions.maxTracked,
+                onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
+              });
+        const transactions = createTransactions({
+          upstream,
+          fees,
+          ...(store === undefined ? {} : { store }),
+          ...config.transactions,
+          onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
+        });
+        transactions.start();
+        cleanups.push(() => transactions.stop());
+        const collections = createCollections(
+          { upstream, market, offchain },
+          redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
+        );
+        return {
+          name: chain.name,
+          upstream,
+          programs: createProgramAccounts({ upstream }),
+          fees,
+          transactions,
+          collections,
+          accounts: createAccounts({ upstream }),
+          wallets: createWallets({ upstream }),
+          tokens: createTokenHolders({ upstream }),
+        };
+      }),
+    );
     const chains = createChainRegistry(contexts, config.defaultChain);
 
     // Readiness: not draining, the shared store reachable, and every chain's fee window fed and some node of
@@ -216,7 +247,11 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     for (const c of contexts) {
       readiness[`chain:${c.name}`] = () => {
         const { source, window, follower } = c.fees.status();
-        return (source !== "none" || window.blocks > 0) && follower.consecutiveFailures < READY_AFTER_FAILURES && c.upstream.reachable();
+        return (
+          (source !== "none" || window.blocks > 0) &&
+          follower.consecutiveFailures < READY_AFTER_FAILURES &&
+          c.upstream.reachable()
+        );
       };
     }
 
@@ -233,7 +268,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       })),
     );
 
-    const keys = config.keys.length > 0 ? config.keys : [{ name: "dev", key: `dev-${randomBytes(18).toString("base64url")}` }];
+    const keys =
+      config.keys.length > 0 ? config.keys : [{ name: "dev", key: `dev-${randomBytes(18).toString("base64url")}` }];
     const apiKeys = keys.map((k) => k.key);
     const limits = new Map(keys.filter((k) => k.rateLimit !== undefined).map((k) => [k.name, k.rateLimit ?? null]));
     const limited = config.rateLimit !== undefined || [...limits.values()].some((l) => l !== null);
@@ -242,7 +278,13 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       streamRoutes: createStreamRoutes({ chains }),
       auth: createApiKeyChecker(keys),
       ...(limited
-        ? { rateLimiter: createRateLimiter({ limits, ...(config.rateLimit === undefined ? {} : { defaultLimit: config.rateLimit }), ...(redis === undefined ? {} : { redis }) }) }
+        ? {
+            rateLimiter: createRateLimiter({
+              limits,
+              ...(config.rateLimit === undefined ? {} : { defaultLimit: config.rateLimit }),
+              ...(redis === undefined ? {} : { redis }),
+            }),
+          }
         : {}),
       logger,
       metrics,
@@ -261,7 +303,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     });
     serving = () => !server.draining;
     // Each service's grpc.health status follows readiness, as /readyz does; "" stays the process's own.
-    cleanups.push(followReadiness(server.health, () => Object.values(readiness).every((check) => check()), READINESS_SYNC_MS));
+    cleanups.push(
+      followReadiness(server.health, () => Object.values(readiness).every((check) => check()), READINESS_SYNC_MS),
+    );
     // On the embedded localnet, the port opens once the fee window has levels, so the first fees answer
     // a developer sees has them (its traffic gives levels within a few slots); bounded, then served anyway.
     if (config.localnet.enabled) await firstFeeLevels(contexts, LOCALNET_LEVELS_WAIT_MS);
@@ -326,7 +370,11 @@ function banner(gateway: Gateway, keyGenerated: boolean): string {
     "",
     `Solgate is listening on ${bound} (gRPC, gRPC-Web, Connect, REST); metrics on 127.0.0.1:${gateway.metricsPort}/metrics`,
     `Started in ${process.uptime().toFixed(1)} s (the seeded world is cached on disk; see packages/localnet/README.md)`,
-    ...(everywhere ? ["WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local"] : []),
+    ...(everywhere
+      ? [
+          "WARNING: the port is reachable from other machines, and the API key below is printed; set HOST=127.0.0.1 to keep it local",
+        ]
+      : []),
     `Chain "localnet" is the embedded localnet at ${gateway.localnetUrl}`,
     `API key${keyGenerated ? " (generated for this run; set SOLGATE_API_KEYS to choose one)" : ""}: ${key}`,
     "Try:",

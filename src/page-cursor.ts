@@ -41,13 +41,18 @@ export function encodeKeysetCursor(scope: Uint8Array, lastKey: string): string {
  * cursor is malformed or altered, or, with `otherListing` as the message, belongs to another listing.
  */
 export function decodeKeysetCursor(cursor: string, scope: Uint8Array, otherListing: string): Address {
-  const bytes = cursor.length <= CURSOR_CHARS && /^[A-Za-z0-9_-]+$/u.test(cursor) ? Buffer.from(cursor, "base64url") : Buffer.alloc(0);
-  if (bytes.length !== CURSOR_BYTES || bytes[0] !== VERSION) throw invalidCursor("the cursor is malformed; start again without one");
+  const bytes =
+    cursor.length <= CURSOR_CHARS && /^[A-Za-z0-9_-]+$/u.test(cursor)
+      ? Buffer.from(cursor, "base64url")
+      : Buffer.alloc(0);
+  if (bytes.length !== CURSOR_BYTES || bytes[0] !== VERSION)
+    throw invalidCursor("the cursor is malformed; start again without one");
   const body = bytes.subarray(0, BODY_BYTES);
   if (!checksum(body).equals(bytes.subarray(BODY_BYTES))) {
     throw invalidCursor("the cursor is corrupted or was altered; use nextCursor exactly as returned");
   }
-  if (!Buffer.from(scope.subarray(0, CURSOR_SCOPE_BYTES)).equals(body.subarray(1, 1 + CURSOR_SCOPE_BYTES))) throw invalidCursor(otherListing);
+  if (!Buffer.from(scope.subarray(0, CURSOR_SCOPE_BYTES)).equals(body.subarray(1, 1 + CURSOR_SCOPE_BYTES)))
+    throw invalidCursor(otherListing);
   return addressDecoder.decode(body.subarray(1 + CURSOR_SCOPE_BYTES));
 }
 
@@ -60,7 +65,10 @@ export interface KeysetCursors<Scope> {
 }
 
 /** Cursors whose scope is `scopeBytes(scope)` (its first 16 bytes count), refusing another listing's with `otherListing`. */
-export function keysetCursors<Scope>(scopeBytes: (scope: Scope) => Uint8Array, otherListing: string): KeysetCursors<Scope> {
+export function keysetCursors<Scope>(
+  scopeBytes: (scope: Scope) => Uint8Array,
+  otherListing: string,
+): KeysetCursors<Scope> {
   return {
     encode: (scope, lastKey) => encodeKeysetCursor(scopeBytes(scope), lastKey),
     decode: (cursor, scope) => decodeKeysetCursor(cursor, scopeBytes(scope), otherListing),

@@ -34,16 +34,31 @@ describe("loadConfig", () => {
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
     expect(c.demo).toBe(true);
     expect(c.fees).toEqual({ windowSlots: 150, maxAccounts: 100_000, recommendedFloor: 0n });
-    expect(c.transactions).toEqual({ pollIntervalMs: 400, rebroadcastIntervalMs: 2_000, heartbeatIntervalMs: 15_000, confirmTimeoutMs: 90_000, maxTracked: 100_000 });
+    expect(c.transactions).toEqual({
+      pollIntervalMs: 400,
+      rebroadcastIntervalMs: 2_000,
+      heartbeatIntervalMs: 15_000,
+      confirmTimeoutMs: 90_000,
+      maxTracked: 100_000,
+    });
     expect(loadConfig({ SOLGATE_TX_REBROADCAST_MS: "500" }).transactions.rebroadcastIntervalMs).toBe(500);
-    expect(loadConfig({ SOLGATE_FEES_RECOMMENDED_FLOOR: "1000", SOLGATE_FEES_RECOMMENDED_CEILING: "50000", SOLGATE_FEES_WINDOW_SLOTS: "300" }).fees).toEqual({
+    expect(
+      loadConfig({
+        SOLGATE_FEES_RECOMMENDED_FLOOR: "1000",
+        SOLGATE_FEES_RECOMMENDED_CEILING: "50000",
+        SOLGATE_FEES_WINDOW_SLOTS: "300",
+      }).fees,
+    ).toEqual({
       windowSlots: 300,
       maxAccounts: 100_000,
       recommendedFloor: 1000n,
       recommendedCeiling: 50_000n,
     });
     expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
-    expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({ localnet: { world: true }, demo: false });
+    expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({
+      localnet: { world: true },
+      demo: false,
+    });
     expect(c.defaultChain).toBe("localnet");
     expect(c.apiKeys).toEqual([]);
     expect(c.metrics).toEqual({ port: 9464, host: "127.0.0.1" });
@@ -58,11 +73,19 @@ describe("loadConfig", () => {
     expect(c.server.maxStreamsPerConnection).toBe(1000);
     expect(c.server.maxConnections).toBeGreaterThan(0);
     expect(c.server.maxConnections).toBeLessThanOrEqual(10_000);
-    const limits = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+    const limits = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
     const soft = Number(limits?.split(/\s{2,}/)[1]);
     if (Number.isSafeInteger(soft)) expect(c.server.maxConnections).toBeLessThanOrEqual(soft / 2);
-    const set = loadConfig({ SOLGATE_MAX_CONNECTIONS_PER_IP: "50", SOLGATE_MAX_CONNECTIONS: "200", SOLGATE_MAX_STREAMS_PER_CONNECTION: "100" });
-    expect([set.server.maxConnectionsPerIp, set.server.maxConnections, set.server.maxStreamsPerConnection]).toEqual([50, 200, 100]);
+    const set = loadConfig({
+      SOLGATE_MAX_CONNECTIONS_PER_IP: "50",
+      SOLGATE_MAX_CONNECTIONS: "200",
+      SOLGATE_MAX_STREAMS_PER_CONNECTION: "100",
+    });
+    expect([set.server.maxConnectionsPerIp, set.server.maxConnections, set.server.maxStreamsPerConnection]).toEqual([
+      50, 200, 100,
+    ]);
     expect(problemsOf({ SOLGATE_MAX_CONNECTIONS_PER_IP: "0" })[0]).toMatch(/SOLGATE_MAX_CONNECTIONS_PER_IP/);
   });
 
@@ -212,7 +235,12 @@ describe("loadConfig", () => {
   });
 
   it("rejects unreadable files, duplicate and reserved chain names", () => {
-    const chains = file("dup.json", JSON.stringify({ chains: { mainnet: { rpcUrls: ["https://x.example"] }, localnet: { rpcUrls: ["http://127.0.0.1:1"] }, bad: {} } }));
+    const chains = file(
+      "dup.json",
+      JSON.stringify({
+        chains: { mainnet: { rpcUrls: ["https://x.example"] }, localnet: { rpcUrls: ["http://127.0.0.1:1"] }, bad: {} },
+      }),
+    );
     const problems = problemsOf({
       SOLGATE_RPC_URL: "https://m.example",
       SOLGATE_CHAINS_FILE: chains,
@@ -227,7 +255,9 @@ describe("loadConfig", () => {
   });
 
   it("reports problems in a thrown message a person can read", () => {
-    expect(() => loadConfig({ PORT: "-1" })).toThrow(/invalid configuration:\n  - PORT must be an integer from 0 to 65535/);
+    expect(() => loadConfig({ PORT: "-1" })).toThrow(
+      /invalid configuration:\n {2}- PORT must be an integer from 0 to 65535/,
+    );
   });
 });
 
@@ -235,9 +265,19 @@ describe("API keys with names and limits, and the shared store", () => {
   it("reads the structured keys file: names, own limits, null for unlimited, the default from SOLGATE_RATE_LIMIT", () => {
     const keys = file(
       "keys.json",
-      JSON.stringify({ keys: [{ name: "alice", key: "alice-key-1", rateLimit: "10/s burst 20" }, { name: "ops", key: "ops-key-1", rateLimit: null }, { name: "bob", key: "bob-key-1" }] }),
+      JSON.stringify({
+        keys: [
+          { name: "alice", key: "alice-key-1", rateLimit: "10/s burst 20" },
+          { name: "ops", key: "ops-key-1", rateLimit: null },
+          { name: "bob", key: "bob-key-1" },
+        ],
+      }),
     );
-    const c = loadConfig({ SOLGATE_API_KEYS_FILE: keys, SOLGATE_RATE_LIMIT: "50/s", SOLGATE_REDIS_URL: "redis://127.0.0.1:6379/2" });
+    const c = loadConfig({
+      SOLGATE_API_KEYS_FILE: keys,
+      SOLGATE_RATE_LIMIT: "50/s",
+      SOLGATE_REDIS_URL: "redis://127.0.0.1:6379/2",
+    });
     expect(c.keys).toEqual([
       { name: "alice", key: "alice-key-1", rateLimit: { points: 10, durationMs: 1000, burst: 20 } },
       { name: "ops", key: "ops-key-1", rateLimit: null },
@@ -255,8 +295,22 @@ describe("API keys with names and limits, and the shared store", () => {
   });
 
   it("lists every problem of a bad keys file, a bad limit and a bad Redis URL without echoing secrets", () => {
-    const keys = file("bad-keys.json", JSON.stringify({ keys: [{ name: "a b", key: "k1-secret" }, { name: "c", key: "k2-secret", rateLimit: "lots" }, { name: "d", key: "k3-secret" }, { name: "d", key: "k4-secret" }] }));
-    const problems = problemsOf({ SOLGATE_API_KEYS_FILE: keys, SOLGATE_RATE_LIMIT: "fast", SOLGATE_REDIS_URL: "http://user:pw-secret@h:1" });
+    const keys = file(
+      "bad-keys.json",
+      JSON.stringify({
+        keys: [
+          { name: "a b", key: "k1-secret" },
+          { name: "c", key: "k2-secret", rateLimit: "lots" },
+          { name: "d", key: "k3-secret" },
+          { name: "d", key: "k4-secret" },
+        ],
+      }),
+    );
+    const problems = problemsOf({
+      SOLGATE_API_KEYS_FILE: keys,
+      SOLGATE_RATE_LIMIT: "fast",
+      SOLGATE_REDIS_URL: "http://user:pw-secret@h:1",
+    });
     expect(problems).toHaveLength(5);
     expect(problems.join("\n")).not.toMatch(/secret/);
   });
@@ -271,19 +325,33 @@ describe("NODE_ENV=production", () => {
   });
 
   it("starts with a chain and a key, warns about CORS * and binds what it is told", () => {
-    const c = loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", HOST: "10.1.2.3" });
+    const c = loadConfig({
+      NODE_ENV: "production",
+      SOLGATE_RPC_URL: "https://rpc.example.com",
+      SOLGATE_API_KEYS: "k-1",
+      HOST: "10.1.2.3",
+    });
     expect(c.production).toBe(true);
     expect(c.localnet.enabled).toBe(false);
     expect(c.host).toBe("10.1.2.3");
     expect(c.warnings.join()).toContain("SOLGATE_CORS_ORIGINS");
-    expect(loadConfig({ NODE_ENV: "production", SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k-1", SOLGATE_CORS_ORIGINS: "https://app.example.com" }).warnings).toEqual([]);
+    expect(
+      loadConfig({
+        NODE_ENV: "production",
+        SOLGATE_RPC_URL: "https://rpc.example.com",
+        SOLGATE_API_KEYS: "k-1",
+        SOLGATE_CORS_ORIGINS: "https://app.example.com",
+      }).warnings,
+    ).toEqual([]);
   });
 });
 
 describe("tracing (standard OTEL_* variables)", () => {
   it("is off without an OTLP endpoint, and with OTEL_SDK_DISABLED=true", () => {
     expect(loadConfig({}).tracing).toBeUndefined();
-    expect(loadConfig({ OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }).tracing).toBeUndefined();
+    expect(
+      loadConfig({ OTEL_SDK_DISABLED: "true", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" }).tracing,
+    ).toBeUndefined();
   });
 
   it("appends /v1/traces to the base endpoint; the traces endpoint is taken as it is and wins", () => {
@@ -298,11 +366,18 @@ describe("tracing (standard OTEL_* variables)", () => {
       OTEL_SERVICE_NAME: "solgate-eu",
       OTEL_TRACES_SAMPLER_ARG: "0.25",
     });
-    expect(c.tracing).toEqual({ tracesUrl: "https://traces.example.com/otlp/traces", serviceName: "solgate-eu", sampleRatio: 0.25 });
+    expect(c.tracing).toEqual({
+      tracesUrl: "https://traces.example.com/otlp/traces",
+      serviceName: "solgate-eu",
+      sampleRatio: 0.25,
+    });
   });
 
   it("refuses a non-HTTP endpoint without echoing it, and a ratio outside 0..1", () => {
-    const problems = problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://user:secret@collector:4317", OTEL_TRACES_SAMPLER_ARG: "2" });
+    const problems = problemsOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: "grpc://user:secret@collector:4317",
+      OTEL_TRACES_SAMPLER_ARG: "2",
+    });
     expect(problems).toEqual([
       "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL (OTLP over HTTP)",
       'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "2"',

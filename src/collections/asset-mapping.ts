@@ -6,7 +6,14 @@ import { safeDescription, safeImageUrl } from "./offchain-json.ts";
 import type { DasAsset } from "./das-client.ts";
 
 /** Token standards as the API names them (the proto's TokenStandard without its prefix). */
-export type NftStandard = "UNSPECIFIED" | "NON_FUNGIBLE" | "PROGRAMMABLE_NON_FUNGIBLE" | "EDITION" | "FUNGIBLE_ASSET" | "FUNGIBLE" | "CORE";
+export type NftStandard =
+  | "UNSPECIFIED"
+  | "NON_FUNGIBLE"
+  | "PROGRAMMABLE_NON_FUNGIBLE"
+  | "EDITION"
+  | "FUNGIBLE_ASSET"
+  | "FUNGIBLE"
+  | "CORE";
 
 /** One verified member of a collection. */
 export interface NftItem {
@@ -32,7 +39,12 @@ export function isVerifiedMember(asset: DasAsset, collection: string): boolean {
   if (asset.burnt === true) return false;
   const grouping = Array.isArray(asset.grouping) ? asset.grouping : [];
   return grouping.some(
-    (g) => typeof g === "object" && g !== null && g.group_key === "collection" && g.group_value === collection && g.verified !== false,
+    (g) =>
+      typeof g === "object" &&
+      g !== null &&
+      g.group_key === "collection" &&
+      g.group_value === collection &&
+      g.verified !== false,
   );
 }
 
@@ -66,7 +78,8 @@ const BY_INTERFACE: Record<string, NftStandard> = {
  */
 export function standardOf(asset: DasAsset): NftStandard {
   const fromMetadata = asset.content?.metadata?.token_standard;
-  if (typeof fromMetadata === "string" && Object.hasOwn(BY_TOKEN_STANDARD, fromMetadata)) return BY_TOKEN_STANDARD[fromMetadata];
+  if (typeof fromMetadata === "string" && Object.hasOwn(BY_TOKEN_STANDARD, fromMetadata))
+    return BY_TOKEN_STANDARD[fromMetadata];
   const iface = asset.interface;
   if (typeof iface === "string" && Object.hasOwn(BY_INTERFACE, iface)) return BY_INTERFACE[iface];
   return "UNSPECIFIED";

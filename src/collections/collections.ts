@@ -44,7 +44,8 @@ export type { NftItem, NftStandard } from "./asset-mapping.ts";
  * by id), so page 10 costs what page 1 costs.
  */
 export const collectionCursors = keysetCursors(
-  (collection: string) => createHash("sha256").update("solgate.collections.v1:").update(collection).digest().subarray(0, CURSOR_SCOPE_BYTES),
+  (collection: string) =>
+    createHash("sha256").update("solgate.collections.v1:").update(collection).digest().subarray(0, CURSOR_SCOPE_BYTES),
   "the cursor belongs to another collection; send the address of the first page",
 );
 export type { FloorPrice } from "./market/market-source.ts";
@@ -144,11 +145,18 @@ export function createCollections(
     const address = await metadataAddress(mint);
     let value;
     try {
-      ({ value } = await rpc.getAccountInfo(address, { encoding: "base64", commitment: "confirmed" }).send({ abortSignal: signal }));
+      ({ value } = await rpc
+        .getAccountInfo(address, { encoding: "base64", commitment: "confirmed" })
+        .send({ abortSignal: signal }));
     } catch (error) {
       const info = nodeErrorOf(error);
       if (info === undefined) throw error;
-      throw new SolgateError("UPSTREAM_UNAVAILABLE", `the node refused getAccountInfo: ${info.message.slice(0, 200)}`, { method: "getAccountInfo", rpcCode: info.code }, { cause: error, retryAfterMs: 1000 });
+      throw new SolgateError(
+        "UPSTREAM_UNAVAILABLE",
+        `the node refused getAccountInfo: ${info.message.slice(0, 200)}`,
+        { method: "getAccountInfo", rpcCode: info.code },
+        { cause: error, retryAfterMs: 1000 },
+      );
     }
     if (value === null || value.owner !== TOKEN_METADATA_PROGRAM) return null;
     const metadata = decodeCollectionMetadata(Buffer.from(value.data[0], "base64"));
@@ -163,7 +171,12 @@ export function createCollections(
     return counts.getOrLoad(collection, async () => {
       const shared = await options.sharedCounts?.get(collection);
       if (shared !== undefined && /^\d+$/.test(shared)) return { value: BigInt(shared), ttlMs: countTtlMs };
-      const scan = await scanMembers(das, { collection, want: Infinity, maxCalls: maxCountPages, onMember: () => undefined });
+      const scan = await scanMembers(das, {
+        collection,
+        want: Infinity,
+        maxCalls: maxCountPages,
+        onMember: () => undefined,
+      });
       const counted = BigInt(scan.found);
       if (!scan.ended) options.onCountCapped?.(collection, counted);
       await options.sharedCounts?.set(collection, counted.toString(), countTtlMs);
@@ -235,11 +248,22 @@ export function createCollections(
       const address = assertAddress(request.address);
       const limit = request.limit === undefined || request.limit === 0 ? DEFAULT_LIMIT : request.limit;
       if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-        throw new SolgateError("INVALID_PARAMETER", `limit must be 1-${MAX_LIMIT} (0 means ${DEFAULT_LIMIT}), got ${limit}`, { field: "limit" });
+        throw new SolgateError(
+          "INVALID_PARAMETER",
+          `limit must be 1-${MAX_LIMIT} (0 means ${DEFAULT_LIMIT}), got ${limit}`,
+          { field: "limit" },
+        );
       }
       const after = request.cursor ? collectionCursors.decode(request.cursor, address) : undefined;
       const members: DasAsset[] = [];
-      const scan = await scanMembers(das, { collection: address, after, want: limit, maxCalls: maxCallsPerPage, onMember: (a) => members.push(a), signal });
+      const scan = await scanMembers(das, {
+        collection: address,
+        after,
+        want: limit,
+        maxCalls: maxCallsPerPage,
+        onMember: (a) => members.push(a),
+        signal,
+      });
       if (after === undefined && members.length === 0 && scan.ended) await assertIsCollection(address, signal);
       const items = members.map(toNftItem);
       await fillImages(items, members);
@@ -250,7 +274,9 @@ export function createCollections(
 
   /** Images the provider left empty, from the items' JSON, within one shared deadline. */
   async function fillImages(items: NftItem[], members: readonly DasAsset[]): Promise<void> {
-    const missing = items.flatMap((item, i) => (item.image === "" && jsonUriOf(members[i]) !== "" ? [i] : [])).slice(0, maxOffchainPerPage);
+    const missing = items
+      .flatMap((item, i) => (item.image === "" && jsonUriOf(members[i]) !== "" ? [i] : []))
+      .slice(0, maxOffchainPerPage);
     await Promise.all(
       missing.map(async (i) => {
         const fetched = await offchain.get(jsonUriOf(members[i]), { deadlineMs: offchainDeadlineMs });
@@ -262,15 +288,23 @@ export function createCollections(
 
 function assertAddress(value: string): Address {
   if (typeof value !== "string" || !isAddress(value)) {
-    throw new SolgateError("INVALID_ADDRESS", `address must be a base58 address of 32 bytes, got ${JSON.stringify(String(value).slice(0, 64))}`, {
-      field: "address",
-    });
+    throw new SolgateError(
+      "INVALID_ADDRESS",
+      `address must be a base58 address of 32 bytes, got ${JSON.stringify(String(value).slice(0, 64))}`,
+      {
+        field: "address",
+      },
+    );
   }
   return value;
 }
 
 function notFound(address: string, exists: boolean): SolgateError {
   return exists
-    ? new SolgateError("NOT_FOUND", `${address} is not a collection: it has no collection details and no verified members`, { address })
+    ? new SolgateError(
+        "NOT_FOUND",
+        `${address} is not a collection: it has no collection details and no verified members`,
+        { address },
+      )
     : new SolgateError("NOT_FOUND", `no asset or collection exists at ${address}`, { address });
 }

@@ -67,7 +67,12 @@ type ParamStyle = "named" | "positional";
 export function createCollectionsDas(das: DasClient): CollectionsDas {
   let style: ParamStyle = "named";
 
-  async function call<T>(method: string, named: Record<string, unknown>, positional: unknown[], signal?: AbortSignal): Promise<T> {
+  async function call<T>(
+    method: string,
+    named: Record<string, unknown>,
+    positional: unknown[],
+    signal?: AbortSignal,
+  ): Promise<T> {
     const options = signal ? { abortSignal: signal } : {};
     if (style === "positional") return das.call<T>(method, positional, options);
     try {
@@ -97,7 +102,12 @@ export function createCollectionsDas(das: DasClient): CollectionsDas {
     },
     async getGroupPage(request) {
       const sortBy = { sortBy: "id", sortDirection: "asc" };
-      const named: Record<string, unknown> = { groupKey: "collection", groupValue: request.collection, sortBy, limit: request.limit };
+      const named: Record<string, unknown> = {
+        groupKey: "collection",
+        groupValue: request.collection,
+        sortBy,
+        limit: request.limit,
+      };
       if (request.after !== undefined) named.after = request.after;
       // The reference's field order: groupKey, groupValue, sortBy, limit, page, before, after.
       const positional = ["collection", request.collection, sortBy, request.limit, null, null, request.after ?? null];
@@ -152,9 +162,17 @@ function providerError(error: unknown, method: string): unknown {
   if (info === undefined) {
     // Not a JSON-RPC error Solgate can read (kit fails to build errors for codes it does not know,
     // such as DAS's -32000): still the provider failing, not a bug of the caller's.
-    return new SolgateError("UPSTREAM_UNAVAILABLE", `the DAS provider's answer to ${method} could not be read`, { method, failure: "bad_response" }, { cause: error, retryAfterMs: 1000 });
+    return new SolgateError(
+      "UPSTREAM_UNAVAILABLE",
+      `the DAS provider's answer to ${method} could not be read`,
+      { method, failure: "bad_response" },
+      { cause: error, retryAfterMs: 1000 },
+    );
   }
-  const hint = info.kind === "method-not-found" ? "; the chain's DAS endpoint does not serve it (set a DAS URL for this chain)" : "";
+  const hint =
+    info.kind === "method-not-found"
+      ? "; the chain's DAS endpoint does not serve it (set a DAS URL for this chain)"
+      : "";
   return new SolgateError(
     "UPSTREAM_UNAVAILABLE",
     `the DAS provider refused ${method}: ${info.message.slice(0, 200)}${hint}`,
@@ -164,5 +182,10 @@ function providerError(error: unknown, method: string): unknown {
 }
 
 function badResponse(method: string, what: string): SolgateError {
-  return new SolgateError("UPSTREAM_UNAVAILABLE", `the DAS provider answered ${method} with ${what}`, { method, failure: "bad_response" }, { retryAfterMs: 1000 });
+  return new SolgateError(
+    "UPSTREAM_UNAVAILABLE",
+    `the DAS provider answered ${method} with ${what}`,
+    { method, failure: "bad_response" },
+    { retryAfterMs: 1000 },
+  );
 }

@@ -17,7 +17,15 @@ import { networkInterfaces } from "node:os";
 import ipaddr from "ipaddr.js";
 
 /** Why a GET failed. */
-export type HttpGetFailure = "scheme" | "private-address" | "timeout" | "too-large" | "status" | "redirect" | "network" | "aborted";
+export type HttpGetFailure =
+  | "scheme"
+  | "private-address"
+  | "timeout"
+  | "too-large"
+  | "status"
+  | "redirect"
+  | "network"
+  | "aborted";
 
 /** A failed GET; `kind` says why (and `status` for HTTP errors). */
 export class HttpGetError extends Error {
@@ -91,7 +99,12 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
     if (err) return callback(err, []);
     const usable = addresses.filter((a) => !isNonPublicAddress(a.address));
     if (usable.length === 0) {
-      return callback(Object.assign(new HttpGetError("private-address", `${hostname} resolves to a non-public address`), { code: "ENONPUBLIC" }), []);
+      return callback(
+        Object.assign(new HttpGetError("private-address", `${hostname} resolves to a non-public address`), {
+          code: "ENONPUBLIC",
+        }),
+        [],
+      );
     }
     if (options.all) callback(null, usable);
     else callback(null, usable[0].address, usable[0].family);
@@ -106,7 +119,8 @@ function httpUrl(raw: string, base?: URL): URL {
   } catch {
     throw new HttpGetError("scheme", "not a URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new HttpGetError("scheme", `only http(s) is fetched, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new HttpGetError("scheme", `only http(s) is fetched, not ${url.protocol}`);
   return url;
 }
 
@@ -127,7 +141,8 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
       url = httpUrl(location, url);
       continue;
     }
-    if (response.status < 200 || response.status > 299) throw new HttpGetError("status", `HTTP ${response.status}`, response.status);
+    if (response.status < 200 || response.status > 299)
+      throw new HttpGetError("status", `HTTP ${response.status}`, response.status);
     return { status: response.status, body: response.body, url: url.href };
   }
 }
@@ -158,7 +173,9 @@ function exchange(url: URL, options: HttpGetOptions, signal: AbortSignal): Promi
       signal.removeEventListener("abort", onAbort);
       fn();
     };
-    req.on("error", (err) => finish(() => reject(err instanceof HttpGetError ? err : new HttpGetError("network", err.message))));
+    req.on("error", (err) =>
+      finish(() => reject(err instanceof HttpGetError ? err : new HttpGetError("network", err.message))),
+    );
     req.on("response", (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
@@ -187,7 +204,9 @@ function exchange(url: URL, options: HttpGetOptions, signal: AbortSignal): Promi
         chunks.push(chunk);
       });
       res.on("end", () => finish(() => resolve({ status, body: Buffer.concat(chunks) })));
-      res.on("error", (err) => finish(() => reject(err instanceof HttpGetError ? err : new HttpGetError("network", err.message))));
+      res.on("error", (err) =>
+        finish(() => reject(err instanceof HttpGetError ? err : new HttpGetError("network", err.message))),
+      );
     });
     req.end();
   });
@@ -195,5 +214,7 @@ function exchange(url: URL, options: HttpGetOptions, signal: AbortSignal): Promi
 
 function abortError(signal: AbortSignal): HttpGetError {
   const reason = signal.reason as Error | undefined;
-  return reason?.name === "TimeoutError" ? new HttpGetError("timeout", "timed out") : new HttpGetError("aborted", "aborted");
+  return reason?.name === "TimeoutError"
+    ? new HttpGetError("timeout", "timed out")
+    : new HttpGetError("aborted", "aborted");
 }

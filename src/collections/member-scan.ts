@@ -46,7 +46,10 @@ function idBytes(id: string): Uint8Array | undefined {
  * Scans members. Each call asks for one item more than still wanted (up to DAS's 1,000), so the
  * last page is recognised as such; the extra item is left for the next page, not consumed.
  */
-export async function scanMembers(das: Pick<CollectionsDas, "getGroupPage">, options: ScanOptions): Promise<ScanResult> {
+export async function scanMembers(
+  das: Pick<CollectionsDas, "getGroupPage">,
+  options: ScanOptions,
+): Promise<ScanResult> {
   let last = options.after;
   let lastBytes = last === undefined ? undefined : idBytes(last);
   let found = 0;
@@ -54,7 +57,12 @@ export async function scanMembers(das: Pick<CollectionsDas, "getGroupPage">, opt
   let ended = false;
   while (found < options.want && calls < options.maxCalls) {
     const ask = Math.min(MAX_DAS_LIMIT, options.want - found + 1);
-    const page = await das.getGroupPage({ collection: options.collection, after: last, limit: ask, signal: options.signal });
+    const page = await das.getGroupPage({
+      collection: options.collection,
+      after: last,
+      limit: ask,
+      signal: options.signal,
+    });
     calls++;
     let progressed = false;
     for (const asset of page) {

@@ -86,9 +86,14 @@ export function createOffchainJson(options: OffchainJsonOptions = {}): OffchainJ
     if (slots.pendingCount >= maxQueued) return { value: null, ttlMs: 0 };
     return slots(async () => {
       try {
-        const response = await get(uri, { timeoutMs, maxBytes, allowPrivateNetworks: options.allowPrivateNetworks ?? false });
+        const response = await get(uri, {
+          timeoutMs,
+          maxBytes,
+          allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+        });
         const json: unknown = JSON.parse(response.body.toString("utf8"));
-        if (typeof json !== "object" || json === null || Array.isArray(json)) return { value: null, ttlMs: failureTtlMs };
+        if (typeof json !== "object" || json === null || Array.isArray(json))
+          return { value: null, ttlMs: failureTtlMs };
         const doc = json as Record<string, unknown>;
         return { value: { description: safeDescription(doc.description), image: safeImageUrl(doc.image) }, ttlMs };
       } catch {

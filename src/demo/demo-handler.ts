@@ -38,7 +38,12 @@ export function createDemoHandler(options: DemoHandlerOptions = {}): PreHandler 
     } catch (e) {
       // Build again on the next request: the failure may be passing (or fixed by an install).
       assets = undefined;
-      send(res, 503, { "content-type": "text/plain; charset=utf-8" }, `the demo page could not be built: ${(e as Error).message}\n`);
+      send(
+        res,
+        503,
+        { "content-type": "text/plain; charset=utf-8" },
+        `the demo page could not be built: ${(e as Error).message}\n`,
+      );
       return true;
     }
     const name = path.slice(base.length + 1) || "index.html";
@@ -47,14 +52,20 @@ export function createDemoHandler(options: DemoHandlerOptions = {}): PreHandler 
       send(res, 404, { "content-type": "text/plain" }, "not found\n");
       return true;
     }
-    send(res, 200, {
-      "content-type": file.contentType,
-      "content-length": String(file.body.length),
-      "cache-control": "no-cache",
-      "x-content-type-options": "nosniff",
-      // The page may call only the gateway it came from (and any other the user names via `server`).
-      "content-security-policy": "default-src 'self'; connect-src *; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
-    }, req.method === "HEAD" ? undefined : file.body);
+    send(
+      res,
+      200,
+      {
+        "content-type": file.contentType,
+        "content-length": String(file.body.length),
+        "cache-control": "no-cache",
+        "x-content-type-options": "nosniff",
+        // The page may call only the gateway it came from (and any other the user names via `server`).
+        "content-security-policy":
+          "default-src 'self'; connect-src *; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'",
+      },
+      req.method === "HEAD" ? undefined : file.body,
+    );
     return true;
   };
 }

@@ -16,7 +16,6 @@ import { nodeErrorOf } from "../upstream/node-errors.ts";
 import { pricesOfBlock } from "./block-transactions.ts";
 import type { FeeWindow } from "./fee-window.ts";
 
-
 /** Options of {@link createBlockFollower}. */
 export interface BlockFollowerOptions {
   rpc: Rpc<GetSlotApi & GetBlockApi>;
@@ -186,7 +185,8 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
         launch();
       }
       // Slots waited for no longer matter once the window has moved past them.
-      for (const slot of notAvailableSeen.keys()) if (nextSlot !== undefined && slot < nextSlot) notAvailableSeen.delete(slot);
+      for (const slot of notAvailableSeen.keys())
+        if (nextSlot !== undefined && slot < nextSlot) notAvailableSeen.delete(slot);
       consecutiveFailures = 0;
       refused = false;
     },

@@ -49,7 +49,8 @@ export interface BlockTransactionEntry {
  * @throws TypeError when the result is not a block with a transactions array.
  */
 export function pricesOfBlock(block: { readonly transactions?: unknown }): BlockPrices {
-  if (!Array.isArray(block?.transactions)) throw new TypeError("block has no transactions array (was it fetched with transactionDetails: full?)");
+  if (!Array.isArray(block?.transactions))
+    throw new TypeError("block has no transactions array (was it fetched with transactionDetails: full?)");
   const transactions: PricedTransaction[] = [];
   let votes = 0;
   let unreadable = 0;
@@ -78,7 +79,8 @@ export function pricesOfBlock(block: { readonly transactions?: unknown }): Block
 
 function wireOf(transaction: unknown): Uint8Array | undefined {
   // base64 encoding: ["<base64>", "base64"]
-  if (!Array.isArray(transaction) || typeof transaction[0] !== "string" || transaction[1] !== "base64") return undefined;
+  if (!Array.isArray(transaction) || typeof transaction[0] !== "string" || transaction[1] !== "base64")
+    return undefined;
   return Buffer.from(transaction[0], "base64");
 }
 

@@ -52,10 +52,21 @@ export interface FeeEstimate {
 export function withRecommendation(levels: FeeLevels, floor: bigint, ceiling: bigint | undefined): PriorityLevels {
   let recommended = levels.medium < floor ? floor : levels.medium;
   if (ceiling !== undefined && recommended > ceiling) recommended = ceiling;
-  return { low: levels.low, medium: levels.medium, high: levels.high, veryHigh: levels.veryHigh, recommended, unit: PRICE_UNIT };
+  return {
+    low: levels.low,
+    medium: levels.medium,
+    high: levels.high,
+    veryHigh: levels.veryHigh,
+    recommended,
+    unit: PRICE_UNIT,
+  };
 }
 
 /** The base fee of a transaction with `signatures` signatures. */
 export function baseFeeFor(signatures: number): BaseFee {
-  return { lamportsPerSignature: LAMPORTS_PER_SIGNATURE, signatures, lamports: LAMPORTS_PER_SIGNATURE * BigInt(signatures) };
+  return {
+    lamportsPerSignature: LAMPORTS_PER_SIGNATURE,
+    signatures,
+    lamports: LAMPORTS_PER_SIGNATURE * BigInt(signatures),
+  };
 }

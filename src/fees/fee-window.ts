@@ -90,8 +90,10 @@ interface AccountSeries {
 export function createFeeWindow(options: FeeWindowOptions = {}): FeeWindow {
   const windowSlots = options.windowSlots ?? 150;
   const maxAccounts = options.maxAccounts ?? 100_000;
-  if (!Number.isInteger(windowSlots) || windowSlots < 1) throw new RangeError(`windowSlots must be a positive integer, got ${windowSlots}`);
-  if (!Number.isInteger(maxAccounts) || maxAccounts < 1) throw new RangeError(`maxAccounts must be a positive integer, got ${maxAccounts}`);
+  if (!Number.isInteger(windowSlots) || windowSlots < 1)
+    throw new RangeError(`windowSlots must be a positive integer, got ${windowSlots}`);
+  if (!Number.isInteger(maxAccounts) || maxAccounts < 1)
+    throw new RangeError(`maxAccounts must be a positive integer, got ${maxAccounts}`);
 
   const records: SlotRecord[] = [];
   const accounts = new Map<string, AccountSeries>();
@@ -181,7 +183,13 @@ export function createFeeWindow(options: FeeWindowOptions = {}): FeeWindow {
         }
       });
       prices.sort();
-      records.push({ seq: recordSeq, slot, prices, accounts: [...touched.keys()], counts: Uint32Array.from(touched.values()) });
+      records.push({
+        seq: recordSeq,
+        slot,
+        prices,
+        accounts: [...touched.keys()],
+        counts: Uint32Array.from(touched.values()),
+      });
       all = mergeSorted(all, prices);
       slide(slot);
       if (accounts.size > maxAccounts) evictColdest();

@@ -11,7 +11,12 @@ import type { FeeWindow } from "./fee-window.ts";
 
 /** One change to the window, and the follower's progress just after it. */
 export type WindowEntry =
-  | { readonly kind: "block"; readonly slot: bigint; readonly transactions: readonly PricedTransaction[]; readonly state: FollowerState }
+  | {
+      readonly kind: "block";
+      readonly slot: bigint;
+      readonly transactions: readonly PricedTransaction[];
+      readonly state: FollowerState;
+    }
   | { readonly kind: "advance"; readonly slot: bigint; readonly state: FollowerState };
 
 /** Where the leader writes and the others read. */
@@ -72,7 +77,12 @@ export function createRedisWindowLog(options: RedisWindowLogOptions): WindowLog 
       await redis.run("publish fee blocks", (c) => {
         const multi = c.multi();
         for (const entry of entries) {
-          multi.xAdd(key, "*", { e: encodeEntry(entry) }, { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: options.maxEntries } });
+          multi.xAdd(
+            key,
+            "*",
+            { e: encodeEntry(entry) },
+            { TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: options.maxEntries } },
+          );
         }
         return multi.exec();
       });
@@ -113,7 +123,8 @@ function encodeState(state: FollowerState): EntryJson["f"] {
 }
 
 function decodeState(f: EntryJson["f"]): FollowerState {
-  const big = (name: (typeof BIG_FIELDS)[number]) => (f[name] === null || f[name] === undefined ? undefined : BigInt(f[name] as string));
+  const big = (name: (typeof BIG_FIELDS)[number]) =>
+    f[name] === null || f[name] === undefined ? undefined : BigInt(f[name] as string);
   return {
     tipSlot: big("tipSlot"),
     nextSlot: big("nextSlot"),
@@ -157,6 +168,9 @@ export function decodeEntry(text: string): WindowEntry {
     kind: "block",
     slot,
     state,
-    transactions: (json.t ?? []).map(([price, writable]) => ({ price: BigInt(price), writable: writable.map((i) => accounts[i]) })),
+    transactions: (json.t ?? []).map(([price, writable]) => ({
+      price: BigInt(price),
+      writable: writable.map((i) => accounts[i]),
+    })),
   };
 }

@@ -87,7 +87,11 @@ export function toAccountData(account: RpcAccount): AccountData {
   const parsed = data.parsed as { type?: unknown; info?: unknown } | null;
   const type = typeof parsed?.type === "string" ? parsed.type : "unknown";
   const info = toJson(parsed?.info ?? {});
-  return { format: "parsed", program: data.program, parsed: { type, fields: isJsonObject(info) ? info : { value: info } } };
+  return {
+    format: "parsed",
+    program: data.program,
+    parsed: { type, fields: isJsonObject(info) ? info : { value: info } },
+  };
 }
 
 /** Token Metadata's MetadataV1 as Solgate decodes it; undefined for any other account of the program. */
@@ -100,18 +104,28 @@ function toMetadata(base64: string): AccountData | undefined {
     name: decoded.name,
     symbol: decoded.symbol,
     uri: decoded.uri,
-    tokenStandard: decoded.tokenStandard === null ? null : (TOKEN_STANDARDS[decoded.tokenStandard] ?? decoded.tokenStandard),
+    tokenStandard:
+      decoded.tokenStandard === null ? null : (TOKEN_STANDARDS[decoded.tokenStandard] ?? decoded.tokenStandard),
     collection: decoded.collection,
   };
   if (decoded.collectionDetails !== null) {
     fields.collectionDetails =
-      decoded.collectionDetails.kind === "V1" ? { kind: "V1", size: jsonInteger(decoded.collectionDetails.size) } : { kind: "V2" };
+      decoded.collectionDetails.kind === "V1"
+        ? { kind: "V1", size: jsonInteger(decoded.collectionDetails.size) }
+        : { kind: "V2" };
   }
   return { format: "parsed", program: "token-metadata", parsed: { type: "metadata", fields } };
 }
 
 /** Token Metadata's `TokenStandard` by its number. */
-const TOKEN_STANDARDS = ["NonFungible", "FungibleAsset", "Fungible", "NonFungibleEdition", "ProgrammableNonFungible", "ProgrammableNonFungibleEdition"];
+const TOKEN_STANDARDS = [
+  "NonFungible",
+  "FungibleAsset",
+  "Fungible",
+  "NonFungibleEdition",
+  "ProgrammableNonFungible",
+  "ProgrammableNonFungibleEdition",
+];
 
 /**
  * A parsed value from kit (which reads every JSON integer as a bigint) back to plain JSON: integers
@@ -131,7 +145,9 @@ function toJson(value: unknown): JsonValue {
 }
 
 function jsonInteger(value: bigint): number | string {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value.toString();
 }
 
 function isJsonObject(value: JsonValue): value is { [key: string]: JsonValue } {
@@ -148,12 +164,17 @@ function isBase64Data(data: RpcAccount["data"]): data is readonly [string, strin
 }
 
 /** A node's jsonParsed token account -> the contract's shape; undefined for any other parsed type. */
-function toTokenAccount(data: { program: string; parsed: unknown }): Extract<AccountData, { parsed: { type: "account" } }> | undefined {
+function toTokenAccount(data: {
+  program: string;
+  parsed: unknown;
+}): Extract<AccountData, { parsed: { type: "account" } }> | undefined {
   if (data.program !== "spl-token" && data.program !== "spl-token-2022") return undefined;
   const parsed = data.parsed as { type?: unknown; info?: Record<string, unknown> } | null;
   if (parsed?.type !== "account" || typeof parsed.info !== "object" || parsed.info === null) return undefined;
   const info = parsed.info;
-  const amount = info.tokenAmount as { amount?: unknown; decimals?: unknown; uiAmount?: unknown; uiAmountString?: unknown } | undefined;
+  const amount = info.tokenAmount as
+    | { amount?: unknown; decimals?: unknown; uiAmount?: unknown; uiAmountString?: unknown }
+    | undefined;
   if (typeof info.mint !== "string" || typeof info.owner !== "string" || amount === undefined) return undefined;
   const raw = BigInt(amount.amount as string | bigint);
   const decimals = Number(amount.decimals);

@@ -70,7 +70,10 @@ export const programCursors = keysetCursors(
 );
 
 /** Creates the core over a chain's upstream. */
-export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream }, options: ProgramAccountsOptions = {}): ProgramAccounts {
+export function createProgramAccounts(
+  deps: { upstream: ProgramAccountsUpstream },
+  options: ProgramAccountsOptions = {},
+): ProgramAccounts {
   const { upstream } = deps;
   const rpc = upstream.rpc;
   const broadPrograms = new Set(options.broadPrograms ?? DEFAULT_BROAD_PROGRAMS);
@@ -82,7 +85,11 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
     let keys: string[];
     try {
       // One key past the cap is enough to know the query is too broad; the scan stops reading there.
-      keys = await upstream.getProgramAccountKeys(query.programId, { filters: toRpcFilters(query), commitment: COMMITMENT, limit: maxMatchingAccounts });
+      keys = await upstream.getProgramAccountKeys(query.programId, {
+        filters: toRpcFilters(query),
+        commitment: COMMITMENT,
+        limit: maxMatchingAccounts,
+      });
     } catch (error) {
       throw tooBroadOr(error, query);
     }
@@ -97,10 +104,14 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
   }
 
   async function assertIsProgram(programId: Address): Promise<void> {
-    const { value } = await rpc.getAccountInfo(programId, { encoding: "base64", dataSlice: { offset: 0, length: 0 }, commitment: COMMITMENT }).send();
+    const { value } = await rpc
+      .getAccountInfo(programId, { encoding: "base64", dataSlice: { offset: 0, length: 0 }, commitment: COMMITMENT })
+      .send();
     if (value === null) throw new SolgateError("NOT_FOUND", `no account exists at ${programId}`, { programId });
     if (!value.executable) {
-      throw new SolgateError("NOT_FOUND", `${programId} is not a program (its account is not executable)`, { programId });
+      throw new SolgateError("NOT_FOUND", `${programId} is not a program (its account is not executable)`, {
+        programId,
+      });
     }
   }
 
@@ -114,14 +125,19 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
     return items;
   }
 
-  async function fetchAccounts(addresses: readonly string[], encoding: "base64" | "jsonParsed"): Promise<(RpcAccount | null)[]> {
+  async function fetchAccounts(
+    addresses: readonly string[],
+    encoding: "base64" | "jsonParsed",
+  ): Promise<(RpcAccount | null)[]> {
     const chunks: string[][] = [];
     for (let i = 0; i < addresses.length; i += MULTIPLE_ACCOUNTS_CHUNK) {
       chunks.push(addresses.slice(i, i + MULTIPLE_ACCOUNTS_CHUNK));
     }
     const results = await Promise.all(
       chunks.map(async (chunk) => {
-        const { value } = await rpc.getMultipleAccounts(chunk as Address[], { encoding: encoding as "base64", commitment: COMMITMENT }).send();
+        const { value } = await rpc
+          .getMultipleAccounts(chunk as Address[], { encoding: encoding as "base64", commitment: COMMITMENT })
+          .send();
         return value as unknown as (RpcAccount | null)[];
       }),
     );
@@ -158,7 +174,10 @@ export function createProgramAccounts(deps: { upstream: ProgramAccountsUpstream 
 function tooBroadOr(error: unknown, query: NormalizedQuery): unknown {
   const scanRefused = nodeErrorOf(error)?.kind === "scan-refused";
   const timedOutUnfiltered =
-    !isFiltered(query) && isSolgateError(error) && error.reason === "UPSTREAM_UNAVAILABLE" && error.details.failure === "timeout";
+    !isFiltered(query) &&
+    isSolgateError(error) &&
+    error.reason === "UPSTREAM_UNAVAILABLE" &&
+    error.details.failure === "timeout";
   if (scanRefused || timedOutUnfiltered) {
     return new SolgateError(
       "QUERY_TOO_BROAD",

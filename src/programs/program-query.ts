@@ -4,7 +4,12 @@
  */
 import { createHash } from "node:crypto";
 import { getBase58Codec, isAddress } from "@solana/kit";
-import type { Address, Base58EncodedBytes, GetProgramAccountsDatasizeFilter, GetProgramAccountsMemcmpFilter } from "@solana/kit";
+import type {
+  Address,
+  Base58EncodedBytes,
+  GetProgramAccountsDatasizeFilter,
+  GetProgramAccountsMemcmpFilter,
+} from "@solana/kit";
 import { SolgateError } from "../errors.ts";
 
 /** One page's worth of a query, as the caller gives it. */
@@ -73,7 +78,10 @@ export function normalizeQuery(query: ProgramAccountsQuery): NormalizedQuery {
   }
   const filterCount = matches.length + (size === undefined ? 0 : 1);
   if (filterCount > MAX_FILTERS) {
-    throw invalid("match", `at most ${MAX_FILTERS} filters are allowed (size and matches together), got ${filterCount}`);
+    throw invalid(
+      "match",
+      `at most ${MAX_FILTERS} filters are allowed (size and matches together), got ${filterCount}`,
+    );
   }
   matches.sort((a, b) => a.offset - b.offset || (a.bytes < b.bytes ? -1 : a.bytes > b.bytes ? 1 : 0));
 
@@ -83,7 +91,14 @@ export function normalizeQuery(query: ProgramAccountsQuery): NormalizedQuery {
   }
 
   const hash = createHash("sha256")
-    .update(JSON.stringify([QUERY_HASH_VERSION, programId, size?.toString() ?? null, matches.map((m) => [m.offset, m.bytes])]))
+    .update(
+      JSON.stringify([
+        QUERY_HASH_VERSION,
+        programId,
+        size?.toString() ?? null,
+        matches.map((m) => [m.offset, m.bytes]),
+      ]),
+    )
     .digest()
     .subarray(0, 16);
   return { programId, size, matches, limit, hash };
@@ -95,7 +110,9 @@ export function isFiltered(query: NormalizedQuery): boolean {
 }
 
 /** The query as getProgramAccounts filters. */
-export function toRpcFilters(query: NormalizedQuery): (GetProgramAccountsDatasizeFilter | GetProgramAccountsMemcmpFilter)[] {
+export function toRpcFilters(
+  query: NormalizedQuery,
+): (GetProgramAccountsDatasizeFilter | GetProgramAccountsMemcmpFilter)[] {
   const filters: (GetProgramAccountsDatasizeFilter | GetProgramAccountsMemcmpFilter)[] = [];
   if (query.size !== undefined) filters.push({ dataSize: query.size });
   for (const m of query.matches) {

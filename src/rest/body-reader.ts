@@ -24,17 +24,26 @@ export async function readJsonBody(req: NodeRequest, maxBytes: number): Promise<
   try {
     return JSON.parse(text, exactIntegers);
   } catch (e) {
-    throw new SolgateError("INVALID_PARAMETER", `the request body is not valid JSON: ${(e as Error).message}`, { field: "body" });
+    throw new SolgateError("INVALID_PARAMETER", `the request body is not valid JSON: ${(e as Error).message}`, {
+      field: "body",
+    });
   }
 }
 
 function exactIntegers(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
-  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source)) {
+  if (
+    typeof value === "number" &&
+    !Number.isSafeInteger(value) &&
+    context?.source !== undefined &&
+    /^-?\d+$/.test(context.source)
+  ) {
     return BigInt(context.source);
   }
   return value;
 }
 
 function tooLarge(maxBytes: number): SolgateError {
-  return new SolgateError("REQUEST_TOO_LARGE", `the request body is larger than ${maxBytes} bytes`, { limit: maxBytes });
+  return new SolgateError("REQUEST_TOO_LARGE", `the request body is larger than ${maxBytes} bytes`, {
+    limit: maxBytes,
+  });
 }

@@ -25,12 +25,19 @@ export function generateOpenApiText(): string {
   }).trim();
   const out = mkdtempSync(path.join(tmpdir(), "solgate-openapi-"));
   try {
-    execFileSync(path.join(root, "node_modules/.bin/buf"), ["generate", "--template", "buf.gen.openapi.yaml", "-o", out], {
-      cwd: root,
-      stdio: ["ignore", "inherit", "inherit"],
-      env: { ...process.env, PATH: `${pluginDir}${path.delimiter}${process.env.PATH ?? ""}` },
-    });
-    const raw = JSON.parse(readFileSync(path.join(out, "gen/openapi/solgate.openapi.raw.json"), "utf8")) as Record<string, unknown>;
+    execFileSync(
+      path.join(root, "node_modules/.bin/buf"),
+      ["generate", "--template", "buf.gen.openapi.yaml", "-o", out],
+      {
+        cwd: root,
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...process.env, PATH: `${pluginDir}${path.delimiter}${process.env.PATH ?? ""}` },
+      },
+    );
+    const raw = JSON.parse(readFileSync(path.join(out, "gen/openapi/solgate.openapi.raw.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
     const doc = buildOpenApiDocument(raw, SOLGATE_SERVICES);
     return `${JSON.stringify(doc, null, 2)}\n`;
   } finally {
@@ -47,7 +54,9 @@ if (import.meta.main) {
       committed = readFileSync(target, "utf8");
     } catch {}
     if (committed !== text) {
-      process.stderr.write(`${path.relative(root, target)} is stale: run \`node src/rest/generate-openapi.ts\` and commit it\n`);
+      process.stderr.write(
+        `${path.relative(root, target)} is stale: run \`node src/rest/generate-openapi.ts\` and commit it\n`,
+      );
       process.exit(1);
     }
     process.stdout.write(`${path.relative(root, target)} is fresh\n`);

@@ -68,7 +68,8 @@ function routeOf(method: DescMethod, rule: HttpRule): RestRoute {
   const template = compilePathTemplate(path);
   for (const variable of template.variables) {
     const field = fieldAt(method.input, variable);
-    if (field === undefined || field.fieldKind !== "scalar") fail(`path variable {${variable}} is not a singular scalar field`);
+    if (field === undefined || field.fieldKind !== "scalar")
+      fail(`path variable {${variable}} is not a singular scalar field`);
   }
   let body: RestRoute["body"];
   if (rule.body === "*") body = "*";
@@ -79,7 +80,8 @@ function routeOf(method: DescMethod, rule: HttpRule): RestRoute {
   const responseBody =
     rule.responseBody === ""
       ? undefined
-      : (method.output.fields.find((f) => f.name === rule.responseBody) ?? fail(`response_body ${rule.responseBody} does not exist`));
+      : (method.output.fields.find((f) => f.name === rule.responseBody) ??
+        fail(`response_body ${rule.responseBody} does not exist`));
   return { httpMethod, template, method: method as RestRoute["method"], body, responseBody };
 }
 

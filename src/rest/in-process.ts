@@ -25,13 +25,22 @@ export interface InProcessCaller {
    * Calls a unary RPC; rejects with the ConnectError the handler answered (details included).
    * `checkedKey`: the name of the key the caller's Authorization header carries, already checked.
    */
-  unary(method: DescMethodUnary, input: Message, header: Headers, signal: AbortSignal, checkedKey?: string): Promise<Message>;
+  unary(
+    method: DescMethodUnary,
+    input: Message,
+    header: Headers,
+    signal: AbortSignal,
+    checkedKey?: string,
+  ): Promise<Message>;
   /** A Connect transport over the same handlers, for streaming calls. */
   readonly transport: Transport;
 }
 
 /** Builds the caller over `handlers` (`router.handlers`, interceptors included) and, for unary calls, `invokeUnary`. */
-export function createInProcessCaller(handlers: readonly UniversalHandler[], invokeUnary?: UnaryInvoker): InProcessCaller {
+export function createInProcessCaller(
+  handlers: readonly UniversalHandler[],
+  invokeUnary?: UnaryInvoker,
+): InProcessCaller {
   const byMethod = new Map(handlers.map((h) => [h.method, h]));
   const transport = createTransport({
     httpClient: createUniversalHandlerClient([...handlers]),
@@ -53,7 +62,8 @@ export function createInProcessCaller(handlers: readonly UniversalHandler[], inv
         return invokeUnary.invoke(method, input, header, signal, values);
       }
       const handler = byMethod.get(method);
-      if (handler === undefined) throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      if (handler === undefined)
+        throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
       header.set("content-type", "application/proto");
       const response = await handler({
         httpVersion: "2.0",
@@ -63,10 +73,15 @@ export function createInProcessCaller(handlers: readonly UniversalHandler[], inv
         body: createAsyncIterable([toBinary(method.input, input)]),
         signal,
       });
-      const bytes = response.body === undefined ? new Uint8Array(0) : await readAllBytes(response.body, Number.MAX_SAFE_INTEGER);
+      const bytes =
+        response.body === undefined ? new Uint8Array(0) : await readAllBytes(response.body, Number.MAX_SAFE_INTEGER);
       if (response.status === 200) return fromBinary(method.output, bytes);
       // A Connect unary error: JSON with the code, message and details (ErrorInfo, RetryInfo).
-      throw errorFromJsonBytes(bytes, response.header, new ConnectError(`HTTP ${response.status} from ${handler.requestPath}`, Code.Unknown));
+      throw errorFromJsonBytes(
+        bytes,
+        response.header,
+        new ConnectError(`HTTP ${response.status} from ${handler.requestPath}`, Code.Unknown),
+      );
     },
   };
 }

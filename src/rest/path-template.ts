@@ -60,7 +60,8 @@ export function compilePathTemplate(source: string): PathTemplate {
       const inner = raw.slice(1, -1);
       const eq = inner.indexOf("=");
       const fieldPath = eq === -1 ? inner : inner.slice(0, eq);
-      if (eq !== -1 && inner.slice(eq + 1) !== "*") fail(`variable ${raw}: only single-segment variables are supported`);
+      if (eq !== -1 && inner.slice(eq + 1) !== "*")
+        fail(`variable ${raw}: only single-segment variables are supported`);
       if (!IDENT_PATH.test(fieldPath)) fail(`variable ${raw} does not name a field`);
       return { kind: "variable", fieldPath };
     }

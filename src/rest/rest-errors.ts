@@ -33,7 +33,8 @@ export function restErrorOf(error: unknown, onUnexpected?: UnexpectedErrorSink):
     details.retryAfterMs ??= ms;
     headers["retry-after"] = String(Math.ceil(ms / 1000));
   }
-  if (info?.reason === "METHOD_NOT_ALLOWED" && Array.isArray(details.allowed)) headers.allow = details.allowed.join(", ");
+  if (info?.reason === "METHOD_NOT_ALLOWED" && Array.isArray(details.allowed))
+    headers.allow = details.allowed.join(", ");
   return {
     status: httpStatusOf(err),
     // A Solgate reason is the seed's code, lower-cased; Connect's own errors (no reason) use their code's name.
@@ -50,7 +51,18 @@ export function restErrorOf(error: unknown, onUnexpected?: UnexpectedErrorSink):
 function metadataValue(value: string): unknown {
   const first = value.charCodeAt(0);
   // Only `[`, `{`, `"`, a digit, `-`, `t`, `f` or `n` can start encoded JSON: skip the parse for the rest.
-  if (!(first === 0x5b || first === 0x7b || first === 0x22 || first === 0x2d || (first >= 0x30 && first <= 0x39) || value === "true" || value === "false" || value === "null")) {
+  if (
+    !(
+      first === 0x5b ||
+      first === 0x7b ||
+      first === 0x22 ||
+      first === 0x2d ||
+      (first >= 0x30 && first <= 0x39) ||
+      value === "true" ||
+      value === "false" ||
+      value === "null"
+    )
+  ) {
     return value;
   }
   try {

@@ -66,13 +66,21 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const caller = createInProcessCaller(options.handlers, options.invokeUnary);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapi = options.openapi ?? readFileSync(OPENAPI_PATH, "utf8");
-  const hasWatch = options.handlers.some((h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus");
+  const hasWatch = options.handlers.some(
+    (h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus",
+  );
   const onUnexpected = (err: unknown) => logger.error({ err }, "REST request failed unexpectedly; answered INTERNAL");
 
   // Requests refused before reaching an RPC get one log line here; the rest are logged by the interceptors.
   const reject = (req: NodeRequest, error: RestError) =>
     logger.info(
-      { requestId: req.headers["x-request-id"], method: req.method, path: pathOf(req), status: error.status, code: error.body.code },
+      {
+        requestId: req.headers["x-request-id"],
+        method: req.method,
+        path: pathOf(req),
+        status: error.status,
+        code: error.body.code,
+      },
       "rest request refused",
     );
 
@@ -80,7 +88,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const path = pathOf(req);
     if (path === "/openapi.json") {
       if (req.method !== "GET" && req.method !== "HEAD") return false;
-      (res as ServerResponse).writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=300" }).end(openapi);
+      (res as ServerResponse)
+        .writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=300" })
+        .end(openapi);
       return true;
     }
     if (!path.startsWith("/v1/") && path !== "/v1") return false;
@@ -90,7 +100,12 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return span.run(() => serve(req, res, path, span));
   };
 
-  async function serve(req: NodeRequest, res: NodeResponse, path: string, span: HttpSpan | undefined): Promise<boolean> {
+  async function serve(
+    req: NodeRequest,
+    res: NodeResponse,
+    path: string,
+    span: HttpSpan | undefined,
+  ): Promise<boolean> {
     let called = false;
     try {
       const match = matchRoute(req.method ?? "GET", path);
@@ -122,7 +137,10 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       res.once("close", onClose);
       called = true;
       try {
-        const message = (await caller.unary(route.method, input, headers, abort.signal, keyName)) as unknown as Record<string, unknown>;
+        const message = (await caller.unary(route.method, input, headers, abort.signal, keyName)) as unknown as Record<
+          string,
+          unknown
+        >;
         writeJsonText(res, 200, renderedOf(route, message));
       } finally {
         res.off("close", onClose);
@@ -157,7 +175,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
     if (allowed.size > 0) {
       const list = [...allowed].sort();
-      throw new SolgateError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${list.join(" or ")}`, { allowed: list });
+      throw new SolgateError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${list.join(" or ")}`, {
+        allowed: list,
+      });
     }
     throw new SolgateError("NOT_FOUND", `no REST route for ${method} ${path}`, { path });
   }
@@ -216,6 +236,10 @@ function writeJson(res: NodeResponse, status: number, body: unknown, headers: Re
 /** With its length: without one, HTTP/1.1 answers go out chunked, in more writes and more bytes. */
 function writeJsonText(res: NodeResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   (res as ServerResponse)
-    .writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers })
+    .writeHead(status, {
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(text)),
+      ...headers,
+    })
     .end(text);
 }

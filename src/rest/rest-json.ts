@@ -99,7 +99,12 @@ function renderScalar(type: ScalarType, value: unknown): unknown {
 
 function renderWellKnown(desc: DescMessage, message: MessageObject): unknown {
   // Wrappers render as their value (64-bit ones as numbers, like every other 64-bit field).
-  if (desc.fields.length === 1 && desc.fields[0].name === "value" && desc.typeName.endsWith("Value") && desc.fields[0].fieldKind === "scalar") {
+  if (
+    desc.fields.length === 1 &&
+    desc.fields[0].name === "value" &&
+    desc.typeName.endsWith("Value") &&
+    desc.fields[0].fieldKind === "scalar"
+  ) {
     return renderScalar(desc.fields[0].scalar, message.value);
   }
   // Timestamp (RFC 3339 UTC), Duration, Struct, Value, FieldMask...: canonical JSON is already the seed's form.
@@ -137,7 +142,12 @@ export function invalidField(path: string, why: string): SolgateError {
  * Reads a REST JSON object into the init shape of `desc` (for `create`). `path` names the object
  * in error messages (`body`, `priorityFee`). Fields named in `skip` are left for the caller.
  */
-export function parseMessage(desc: DescMessage, json: unknown, path: string, skip?: ReadonlySet<string>): MessageObject {
+export function parseMessage(
+  desc: DescMessage,
+  json: unknown,
+  path: string,
+  skip?: ReadonlySet<string>,
+): MessageObject {
   const shorthand = SHORTHANDS.get(desc.typeName);
   if (shorthand !== undefined) return shorthand.parse(json, path);
   if (desc.typeName.startsWith("google.protobuf.")) {
@@ -148,7 +158,9 @@ export function parseMessage(desc: DescMessage, json: unknown, path: string, ski
     }
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    throw path === "" ? new SolgateError("INVALID_PARAMETER", "the request body must be a JSON object", { field: "body" }) : invalidField(path, "must be a JSON object");
+    throw path === ""
+      ? new SolgateError("INVALID_PARAMETER", "the request body must be a JSON object", { field: "body" })
+      : invalidField(path, "must be a JSON object");
   }
   const out: MessageObject = {};
   for (const [key, value] of Object.entries(json)) {
@@ -158,7 +170,8 @@ export function parseMessage(desc: DescMessage, json: unknown, path: string, ski
     if (skip?.has(field.name) || value === null) continue;
     const parsed = parseFieldValue(field, value, at);
     if (field.oneof !== undefined) {
-      if (out[field.oneof.localName] !== undefined) throw invalidField(at, `cannot be set together with another ${field.oneof.name} field`);
+      if (out[field.oneof.localName] !== undefined)
+        throw invalidField(at, `cannot be set together with another ${field.oneof.name} field`);
       out[field.oneof.localName] = { case: field.localName, value: parsed };
     } else {
       out[field.localName] = parsed;
@@ -181,12 +194,18 @@ const FIELD_REASONS: ReadonlyMap<string, "INVALID_TRANSACTION"> = new Map([["tra
 
 /** Reads one field's value from JSON (or from a query-string string). */
 export function parseFieldValue(field: DescField, value: unknown, path: string): unknown {
-  const reason = field.fieldKind === "scalar" && field.scalar === ScalarType.BYTES ? FIELD_REASONS.get(field.name) : undefined;
+  const reason =
+    field.fieldKind === "scalar" && field.scalar === ScalarType.BYTES ? FIELD_REASONS.get(field.name) : undefined;
   if (reason === undefined) return parseFieldValueAs(field, value, path);
   try {
     return parseFieldValueAs(field, value, path);
   } catch (error) {
-    if (isSolgateError(error)) throw new SolgateError(reason, `${path} is not a transaction: it ${error.message.slice(path.length + 1)}`, error.details);
+    if (isSolgateError(error))
+      throw new SolgateError(
+        reason,
+        `${path} is not a transaction: it ${error.message.slice(path.length + 1)}`,
+        error.details,
+      );
     throw error;
   }
 }
@@ -203,7 +222,8 @@ function parseFieldValueAs(field: DescField, value: unknown, path: string): unkn
       });
     }
     case "map": {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidField(path, "must be a JSON object");
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        throw invalidField(path, "must be a JSON object");
       const out: Record<string, unknown> = {};
       for (const [key, v] of Object.entries(value)) {
         const at = `${path}.${key}`;
@@ -251,7 +271,11 @@ export function parseScalar(type: ScalarType, value: unknown, path: string): unk
       if (value === false || value === "false") return false;
       throw invalidField(path, `must be true or false, got ${preview(value)}`);
     case ScalarType.BYTES: {
-      if (typeof value !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value) || value.replace(/=+$/, "").length % 4 === 1) {
+      if (
+        typeof value !== "string" ||
+        !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value) ||
+        value.replace(/=+$/, "").length % 4 === 1
+      ) {
         throw invalidField(path, "must be base64");
       }
       return base64Decode(value);
@@ -286,7 +310,8 @@ function parseInteger(type: ScalarType, value: unknown, path: string): number | 
   else if (typeof value === "number" && Number.isSafeInteger(value)) n = BigInt(value);
   else if (typeof value === "string" && INTEGER.test(value.trim())) n = BigInt(value.trim());
   const [min, max] = RANGES[type]!;
-  if (n === undefined || n < min || n > max) throw invalidField(path, `must be an integer from ${min} to ${max}, got ${preview(value)}`);
+  if (n === undefined || n < min || n > max)
+    throw invalidField(path, `must be an integer from ${min} to ${max}, got ${preview(value)}`);
   return max > 2n ** 32n ? n : Number(n);
 }
 

@@ -52,7 +52,8 @@ const priorityFee: RestShorthand = {
     if (typeof json === "bigint") micro = json;
     else if (typeof json === "number" && Number.isSafeInteger(json)) micro = BigInt(json);
     else if (typeof json === "string" && /^\d+$/.test(json)) micro = BigInt(json);
-    if (micro !== undefined && micro >= 0n && micro <= U64_MAX) return { choice: { case: "microLamports", value: micro } };
+    if (micro !== undefined && micro >= 0n && micro <= U64_MAX)
+      return { choice: { case: "microLamports", value: micro } };
     throw new SolgateError(
       "INVALID_PARAMETER",
       `${path} must be ${PRIORITY_LEVELS.map((name) => `"${name}"`).join(", ")} or a whole number of micro-lamports per compute unit`,
@@ -99,7 +100,8 @@ const priorityFeeLevels: RestShorthand = {
     };
   },
   schema: {
-    description: "Compute-unit price levels in micro-lamports per compute unit: the market at four percentiles, and the level recommended now.",
+    description:
+      "Compute-unit price levels in micro-lamports per compute unit: the market at four percentiles, and the level recommended now.",
     type: "object",
     required: ["levels", "recommended", "unit"],
     properties: {
@@ -109,7 +111,10 @@ const priorityFeeLevels: RestShorthand = {
         required: ["low", "medium", "high", "veryHigh"],
         properties: { low: U64_SCHEMA, medium: U64_SCHEMA, high: U64_SCHEMA, veryHigh: U64_SCHEMA },
       },
-      recommended: { ...U64_SCHEMA, description: "The medium level, raised to a configured floor (and capped by a ceiling, if set)." },
+      recommended: {
+        ...U64_SCHEMA,
+        description: "The medium level, raised to a configured floor (and capped by a ceiling, if set).",
+      },
       unit: { type: "string", enum: ["microLamportsPerComputeUnit"] },
     },
   },
@@ -126,7 +131,11 @@ const tokenAmount: RestShorthand = {
     type: "object",
     required: ["raw", "decimals", "ui", "uiString"],
     properties: {
-      raw: { type: "string", pattern: "^[0-9]+$", description: "The amount in base units, as an exact integer string." },
+      raw: {
+        type: "string",
+        pattern: "^[0-9]+$",
+        description: "The amount in base units, as an exact integer string.",
+      },
       decimals: { type: "integer", minimum: 0, maximum: 255 },
       ui: { type: "number", description: "raw / 10^decimals, for display; may round." },
       uiString: { type: "string", description: "raw / 10^decimals as an exact decimal string." },
@@ -152,7 +161,11 @@ const parsedAccount: RestShorthand = {
     type: "object",
     required: ["type", "info"],
     properties: {
-      type: { type: "string", description: "`account` for a token account; otherwise the decoder's name for the kind (`mint`, `initialized`, `lookupTable`, `program`, `metadata`, ...)." },
+      type: {
+        type: "string",
+        description:
+          "`account` for a token account; otherwise the decoder's name for the kind (`mint`, `initialized`, `lookupTable`, `program`, `metadata`, ...).",
+      },
       info: {
         type: "object",
         description:
@@ -168,12 +181,17 @@ const sendResult: RestShorthand = {
   parse: outputOnly(SendResultSchema),
   render(message) {
     if (message.status === TransactionStatus.SUBMITTED) return { signature: message.signature, status: "submitted" };
-    return Object.fromEntries(SendResultSchema.fields.map((field) => [field.jsonName, renderField(field, message[field.localName])]));
+    return Object.fromEntries(
+      SendResultSchema.fields.map((field) => [field.jsonName, renderField(field, message[field.localName])]),
+    );
   },
   note: "With `confirm` false (status `submitted`) it holds only `signature` and `status`, as the spec writes it.",
 };
 
 /** The shorthands, by message type name. */
 export const SHORTHANDS: ReadonlyMap<string, RestShorthand> = new Map(
-  [priorityFee, priorityFeeLevels, tokenAmount, parsedAccount, sendResult].map((shorthand) => [shorthand.desc.typeName, shorthand]),
+  [priorityFee, priorityFeeLevels, tokenAmount, parsedAccount, sendResult].map((shorthand) => [
+    shorthand.desc.typeName,
+    shorthand,
+  ]),
 );

@@ -63,12 +63,18 @@ export function createGrpcStreamPath(options: GrpcStreamPathOptions): PreHandler
     const contentType = parseContentType(headerOf(req, "content-type") ?? null);
     const encoding = headerOf(req, "grpc-encoding");
     // JSON payloads and compressed requests are rare: the router handles them in full.
-    if (contentType === undefined || !contentType.binary || (encoding !== undefined && encoding !== "identity")) return false;
+    if (contentType === undefined || !contentType.binary || (encoding !== undefined && encoding !== "identity"))
+      return false;
     if (options.tracing === undefined) {
       void serve(route, req as Http2ServerRequest, res as Http2ServerResponse, options, undefined);
       return true;
     }
-    const span = options.tracing.startRpc({ service: route.method.parent.typeName, method: route.method.name, system: "grpc", headers: req.headers });
+    const span = options.tracing.startRpc({
+      service: route.method.parent.typeName,
+      method: route.method.name,
+      system: "grpc",
+      headers: req.headers,
+    });
     void span.run(() => serve(route, req as Http2ServerRequest, res as Http2ServerResponse, options, span));
     return true;
   };

@@ -66,26 +66,29 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
       return res;
     }
     const source = res.message;
-    return withMessages(res, (async function* () {
-      // Counted from the first pull: a generator closed before it starts never runs its finally.
-      const closeStream = metrics?.streamOpened(
-        req.service.typeName,
-        req.method.name,
-        req.header.get(VIA_HEADER) === "rest" ? "rest-sse" : protocolOf(req.header.get("content-type")),
-      );
-      // Created only when needed: an error (and its stack) per open stream adds up over thousands of watches.
-      let outcome: unknown = ABANDONED;
-      try {
-        yield* source;
-        outcome = undefined;
-      } catch (e) {
-        outcome = e;
-        throw e;
-      } finally {
-        closeStream?.();
-        record(outcome === ABANDONED ? new ConnectError("stream abandoned by the client", Code.Canceled) : outcome);
-      }
-    })());
+    return withMessages(
+      res,
+      (async function* () {
+        // Counted from the first pull: a generator closed before it starts never runs its finally.
+        const closeStream = metrics?.streamOpened(
+          req.service.typeName,
+          req.method.name,
+          req.header.get(VIA_HEADER) === "rest" ? "rest-sse" : protocolOf(req.header.get("content-type")),
+        );
+        // Created only when needed: an error (and its stack) per open stream adds up over thousands of watches.
+        let outcome: unknown = ABANDONED;
+        try {
+          yield* source;
+          outcome = undefined;
+        } catch (e) {
+          outcome = e;
+          throw e;
+        } finally {
+          closeStream?.();
+          record(outcome === ABANDONED ? new ConnectError("stream abandoned by the client", Code.Canceled) : outcome);
+        }
+      })(),
+    );
   };
 }
 

@@ -181,10 +181,13 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
       }
       if (inFlight.size > 0) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            onDeadline?.();
-            resolve();
-          }, Math.max(0, deadline - Date.now()));
+          const timer = setTimeout(
+            () => {
+              onDeadline?.();
+              resolve();
+            },
+            Math.max(0, deadline - Date.now()),
+          );
           onIdle = () => {
             if (inFlight.size > 0) return;
             clearTimeout(timer);

@@ -24,7 +24,14 @@ export function createLogger(options: { level: LogLevel; destination?: Destinati
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: {
-        paths: ["authorization", "headers.authorization", "req.headers.authorization", "apiKey", "apiKeys", "*.apiKeys"],
+        paths: [
+          "authorization",
+          "headers.authorization",
+          "req.headers.authorization",
+          "apiKey",
+          "apiKeys",
+          "*.apiKeys",
+        ],
         censor: "[redacted]",
       },
     },

@@ -86,9 +86,15 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     registers: [registry],
   });
   // The labelled children, looked up once per label set rather than resolved from label objects per call.
-  const children = new Map<string, { total: ReturnType<typeof rpcTotal.labels>; seconds: ReturnType<typeof rpcSeconds.labels> }>();
+  const children = new Map<
+    string,
+    { total: ReturnType<typeof rpcTotal.labels>; seconds: ReturnType<typeof rpcSeconds.labels> }
+  >();
   const byKey = new Map<string, ReturnType<typeof keyTotal.labels>>();
-  const openStreams = new Map<string, { labels: { service: string; method: string; protocol: string }; count: number }>();
+  const openStreams = new Map<
+    string,
+    { labels: { service: string; method: string; protocol: string }; count: number }
+  >();
   new Gauge({
     name: "solgate_open_streams",
     help: "Server streams open now (WatchStatus watches, health watches), by service, method and protocol (grpc-lean: the lean gRPC path; rest-sse: the SSE watch).",
@@ -110,7 +116,8 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
       for (const chain of chains) {
         const byState = chain.trackedSends();
         // Both live states always appear, so a dashboard sees 0 rather than no series.
-        for (const state of new Set(["submitted", "confirmed", ...Object.keys(byState)])) this.set({ chain: chain.name, state }, byState[state] ?? 0);
+        for (const state of new Set(["submitted", "confirmed", ...Object.keys(byState)]))
+          this.set({ chain: chain.name, state }, byState[state] ?? 0);
       }
     },
   });
@@ -199,7 +206,11 @@ export interface MetricsServer {
 }
 
 /** Serves `registry` at `GET /metrics` on host:port (port 0 = ephemeral). */
-export async function startMetricsServer(options: { registry: Registry; port: number; host: string }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  registry: Registry;
+  port: number;
+  host: string;
+}): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");

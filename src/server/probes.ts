@@ -23,14 +23,29 @@ export function createProbeHandler(options: ProbeOptions): PreHandler {
       reply(res, 405, { code: "method_not_allowed", message: "probes take GET" }, { allow: "GET, HEAD" });
       return true;
     }
-    const checks = path === "/readyz" ? Object.fromEntries(Object.entries(options.checks).map(([name, check]) => [name, check()])) : {};
+    const checks =
+      path === "/readyz"
+        ? Object.fromEntries(Object.entries(options.checks).map(([name, check]) => [name, check()]))
+        : {};
     const ok = Object.values(checks).every(Boolean);
-    reply(res, ok ? 200 : 503, { status: ok ? "ok" : "unavailable", ...(path === "/readyz" ? { checks } : {}) }, {}, req.method === "HEAD");
+    reply(
+      res,
+      ok ? 200 : 503,
+      { status: ok ? "ok" : "unavailable", ...(path === "/readyz" ? { checks } : {}) },
+      {},
+      req.method === "HEAD",
+    );
     return true;
   };
 }
 
-function reply(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}, headOnly = false): void {
+function reply(
+  res: NodeResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  headOnly = false,
+): void {
   res.statusCode = status;
   res.setHeader("content-type", "application/json");
   res.setHeader("cache-control", "no-store");

@@ -90,7 +90,10 @@ function answer(index: Index, req: AnyRequest, sent: Set<string>): ResponseInit[
   const m = req.messageRequest;
   switch (m.case) {
     case "listServices":
-      return { case: "listServicesResponse", value: { service: index.services.map((name) => ({ name })) } } as ResponseInit["messageResponse"];
+      return {
+        case: "listServicesResponse",
+        value: { service: index.services.map((name) => ({ name })) },
+      } as ResponseInit["messageResponse"];
     case "fileByFilename":
       return files(index.files.get(m.value), `file ${JSON.stringify(m.value)}`);
     case "fileContainingSymbol":
@@ -104,7 +107,10 @@ function answer(index: Index, req: AnyRequest, sent: Set<string>): ResponseInit[
     case "allExtensionNumbersOfType": {
       if (!index.symbols.has(m.value)) return error(Code.NotFound, `type ${JSON.stringify(m.value)} not found`);
       const numbers = index.extensions.filter((e) => e.extendee.typeName === m.value).map((e) => e.number);
-      return { case: "allExtensionNumbersResponse", value: { baseTypeName: m.value, extensionNumber: numbers } } as ResponseInit["messageResponse"];
+      return {
+        case: "allExtensionNumbersResponse",
+        value: { baseTypeName: m.value, extensionNumber: numbers },
+      } as ResponseInit["messageResponse"];
     }
     default:
       return error(Code.InvalidArgument, "empty or unsupported reflection request");

@@ -104,7 +104,11 @@ export function gateHandler(
       }
       return handler(withBody(request, emptyBody(request)));
     }
-    if (keyName !== undefined) request = { ...request, contextValues: (request.contextValues ?? createContextValues()).set(CHECKED_KEY, keyName) };
+    if (keyName !== undefined)
+      request = {
+        ...request,
+        contextValues: (request.contextValues ?? createContextValues()).set(CHECKED_KEY, keyName),
+      };
     // Client and bidi streams (reflection) send as they go: their bodies cannot be read ahead.
     const framing = singleRequest ? bodyFraming(request) : undefined;
     const body = request.body;

@@ -9,7 +9,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 /** The header carrying the request id, both ways. */
 export const REQUEST_ID_HEADER = "x-request-id";
 
-const SANE_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Assigns the request's id (echoed or generated), sets it on the response, and returns it. */
 export function assignRequestId(

@@ -22,7 +22,15 @@ import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 
 /** The contract's services, in the order reflection and the OpenAPI document list them. */
-export const SOLGATE_SERVICES = [CollectionService, FeeService, ProgramService, TransactionService, AccountService, WalletService, TokenService] as const;
+export const SOLGATE_SERVICES = [
+  CollectionService,
+  FeeService,
+  ProgramService,
+  TransactionService,
+  AccountService,
+  WalletService,
+  TokenService,
+] as const;
 
 /** Dependencies of the routes. */
 export interface RoutesDeps {

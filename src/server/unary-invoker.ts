@@ -31,7 +31,6 @@ export interface UnaryInvoker {
   ): Promise<Message>;
 }
 
-
 /**
  * Wraps `router` so that the unary implementations registered through it are recorded by method.
  * A service registered with options of its own (other interceptors) is left to its universal handler.
@@ -84,7 +83,8 @@ export function createUnaryInvoker(options: {
     serves: (method) => options.impls.has(method),
     invoke: async (method, input, header, signal, contextValues) => {
       const spec = options.impls.get(method);
-      if (spec === undefined) throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      if (spec === undefined)
+        throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
       // Linked to the caller's signal alone, which the caller aborts if its client goes away (the shutdown
       // deadline cuts connections, so that covers draining too). So nothing long-lived holds a listener and
       // the context needs no abort when the call ends, as connect's handlers do: an abort costs an event
@@ -100,7 +100,12 @@ export function createUnaryInvoker(options: {
         contextValues: contextValues ?? createContextValues(),
       });
       const unary = spec as MethodImplSpec & { kind: "unary" };
-      return (await invokeUnaryImplementation(unary, context, create(method.input, input as never), interceptors)) as Message;
+      return (await invokeUnaryImplementation(
+        unary,
+        context,
+        create(method.input, input as never),
+        interceptors,
+      )) as Message;
     },
   };
 }

@@ -1,6 +1,6 @@
 /** AccountService: GetAccount, request to core call to response. */
 import type { ServiceImpl } from "@connectrpc/connect";
-import { AccountService } from "../../gen/solgate/v1/account_service_pb.js";
+import type { AccountService } from "../../gen/solgate/v1/account_service_pb.js";
 import type { ChainRegistry } from "../chains.ts";
 import { toDataMessage } from "./program-service.ts";
 

@@ -2,7 +2,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
+import type { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
 import { TokenStandard } from "../../gen/solgate/v1/collection_pb.js";
 import type { FloorPriceSchema, NftSchema } from "../../gen/solgate/v1/collection_pb.js";
 import type { ChainRegistry } from "../chains.ts";
@@ -37,7 +37,9 @@ export function createCollectionServiceImpl(deps: { chains: ChainRegistry }): Se
     },
 
     async listCollectionNfts(req, ctx) {
-      const page = await deps.chains.resolve(req.chain).collections.list({ address: req.address, limit: req.limit, cursor: req.cursor }, ctx.signal);
+      const page = await deps.chains
+        .resolve(req.chain)
+        .collections.list({ address: req.address, limit: req.limit, cursor: req.cursor }, ctx.signal);
       return {
         address: page.address,
         items: page.items.map(toNftMessage),
@@ -48,9 +50,21 @@ export function createCollectionServiceImpl(deps: { chains: ChainRegistry }): Se
 }
 
 function toFloorMessage(floor: FloorPrice): MessageInitShape<typeof FloorPriceSchema> {
-  return { lamports: floor.lamports, sol: floor.sol, updatedAt: timestampFromDate(floor.updatedAt), source: floor.source };
+  return {
+    lamports: floor.lamports,
+    sol: floor.sol,
+    updatedAt: timestampFromDate(floor.updatedAt),
+    source: floor.source,
+  };
 }
 
 function toNftMessage(item: NftItem): MessageInitShape<typeof NftSchema> {
-  return { id: item.id, name: item.name, image: item.image, standard: STANDARDS[item.standard], compressed: item.compressed, owner: item.owner };
+  return {
+    id: item.id,
+    name: item.name,
+    image: item.image,
+    standard: STANDARDS[item.standard],
+    compressed: item.compressed,
+    owner: item.owner,
+  };
 }

@@ -1,7 +1,7 @@
 /** ProgramService: ListProgramAccounts, request to core call to response. */
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
+import type { ProgramService } from "../../gen/solgate/v1/program_service_pb.js";
 import { DataFormat } from "../../gen/solgate/v1/program_pb.js";
 import type { AccountDataSchema, ProgramAccountSchema } from "../../gen/solgate/v1/program_pb.js";
 import type { ChainRegistry } from "../chains.ts";
@@ -28,7 +28,13 @@ export function createProgramServiceImpl(deps: { chains: ChainRegistry }): Servi
 }
 
 function toMessage(item: ProgramAccountItem): MessageInitShape<typeof ProgramAccountSchema> {
-  return { address: item.address, lamports: item.lamports, sol: item.sol, space: item.space, data: toDataMessage(item.data) };
+  return {
+    address: item.address,
+    lamports: item.lamports,
+    sol: item.sol,
+    space: item.space,
+    data: toDataMessage(item.data),
+  };
 }
 
 /** An account's data as the contract carries it (shared with AccountService). */

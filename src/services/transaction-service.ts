@@ -3,7 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import { fromJson } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import type { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import type { WatchStatusRequest, WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import type {
@@ -84,7 +84,9 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
 
 const LEVEL_NAMES: Partial<Record<PriorityLevel, string>> = {
   [PriorityLevel.UNSPECIFIED]: "auto",
-  ...Object.fromEntries(PRIORITY_LEVELS.map((name) => [PriorityLevel[name.toUpperCase() as Uppercase<PriorityLevelName>], name])),
+  ...Object.fromEntries(
+    PRIORITY_LEVELS.map((name) => [PriorityLevel[name.toUpperCase() as Uppercase<PriorityLevelName>], name]),
+  ),
 };
 
 function priorityFeeOf(fee: PriorityFee | undefined): PriorityFeeChoice {
@@ -141,4 +143,3 @@ function toSendResult(outcome: SendOutcome): MessageInitShape<typeof SendResultS
     lastValidBlockHeight: outcome.lastValidBlockHeight,
   };
 }
-

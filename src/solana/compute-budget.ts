@@ -58,7 +58,9 @@ export function computeBudgetOf(message: {
       unitPrice = readComputeUnitPrice(data) ?? unitPrice;
       continue;
     }
-    defaultLimit += BUILTIN_PROGRAMS.has(program) ? BUILTIN_INSTRUCTION_COMPUTE_UNITS : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
+    defaultLimit += BUILTIN_PROGRAMS.has(program)
+      ? BUILTIN_INSTRUCTION_COMPUTE_UNITS
+      : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
   }
   const unitLimit = Math.min(requestedUnitLimit ?? defaultLimit, MAX_COMPUTE_UNITS);
   return { unitPrice, requestedUnitLimit, unitLimit, hasComputeBudgetInstructions };

@@ -17,7 +17,8 @@ const base58Bytes = getBase58Encoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();
 
 /** A compiled legacy or v0 message with its lifetime token (the recent blockhash or nonce). */
-export type CompiledMessage = Exclude<CompiledTransactionMessage, { version: 1 }> & CompiledTransactionMessageWithLifetime;
+export type CompiledMessage = Exclude<CompiledTransactionMessage, { version: 1 }> &
+  CompiledTransactionMessageWithLifetime;
 
 /** A transaction whose bytes decoded cleanly and whose structure is consistent. */
 export interface DecodedTransaction {
@@ -110,7 +111,9 @@ export function decodeWireTransaction(wire: Uint8Array): DecodedTransaction {
 function checkStructure(message: CompiledMessage, signatureCount: number): void {
   const { header, staticAccounts, instructions } = message;
   if (header.numSignerAccounts !== signatureCount) {
-    throw invalid(`header requires ${header.numSignerAccounts} signatures but the transaction carries ${signatureCount}`);
+    throw invalid(
+      `header requires ${header.numSignerAccounts} signatures but the transaction carries ${signatureCount}`,
+    );
   }
   if (header.numSignerAccounts > staticAccounts.length) {
     throw invalid("header names more signers than the message has accounts");
@@ -128,7 +131,9 @@ function checkStructure(message: CompiledMessage, signatureCount: number): void 
   if (total > 256) throw invalid(`message loads ${total} accounts; the limit is 256`);
   instructions.forEach((ix, i) => {
     if (ix.programAddressIndex >= staticAccounts.length || ix.programAddressIndex === 0) {
-      throw invalid(`instruction ${i} names program account ${ix.programAddressIndex}, which is not a static non-payer account`);
+      throw invalid(
+        `instruction ${i} names program account ${ix.programAddressIndex}, which is not a static non-payer account`,
+      );
     }
     for (const index of ix.accountIndices ?? []) {
       if (index >= total) throw invalid(`instruction ${i} names account ${index}; the message has ${total}`);
@@ -160,7 +165,8 @@ export function assertSignaturesValid(tx: DecodedTransaction): void {
       throw invalid(`signature ${i} (signer ${signer}) is missing`, { signer, index: i });
     }
     const text = base58.decode(signature);
-    if (seen.has(text)) throw invalid(`signature ${i} (signer ${signer}) repeats an earlier signature`, { signer, index: i });
+    if (seen.has(text))
+      throw invalid(`signature ${i} (signer ${signer}) repeats an earlier signature`, { signer, index: i });
     seen.add(text);
     if (!isSignatureValid(signer, tx.messageBytes, signature)) {
       throw invalid(`signature ${i} (signer ${signer}) does not verify`, { signer, index: i });

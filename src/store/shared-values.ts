@@ -12,7 +12,11 @@ export interface SharedValues {
 }
 
 /** Values under `prefix` in Redis. */
-export function createRedisValues(redis: Redis, prefix: string, onError: (error: unknown) => void = () => {}): SharedValues {
+export function createRedisValues(
+  redis: Redis,
+  prefix: string,
+  onError: (error: unknown) => void = () => {},
+): SharedValues {
   return {
     async get(key) {
       try {
@@ -24,7 +28,9 @@ export function createRedisValues(redis: Redis, prefix: string, onError: (error:
     },
     async set(key, value, ttlMs) {
       try {
-        await redis.run("share a value", (c) => c.set(`${prefix}${key}`, value, { PX: Math.max(1, Math.round(ttlMs)) }));
+        await redis.run("share a value", (c) =>
+          c.set(`${prefix}${key}`, value, { PX: Math.max(1, Math.round(ttlMs)) }),
+        );
       } catch (error) {
         onError(error);
       }

@@ -59,7 +59,8 @@ const TOKEN_ACCOUNT_SIZE = 165;
 
 /** ListTokenHolders cursors: scoped by the mint and whether empty accounts are listed. */
 export const holderCursors = keysetCursors(
-  (scope: string) => createHash("sha256").update("solgate.holders.v1:").update(scope).digest().subarray(0, CURSOR_SCOPE_BYTES),
+  (scope: string) =>
+    createHash("sha256").update("solgate.holders.v1:").update(scope).digest().subarray(0, CURSOR_SCOPE_BYTES),
   "the cursor belongs to another listing; send the mint and include_zero of the first page",
 );
 
@@ -87,21 +88,32 @@ interface Holding {
 }
 
 /** Creates the core over a chain's upstream. */
-export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, options: { cache?: KeyListCacheOptions } = {}): TokenHolders {
+export function createTokenHolders(
+  deps: { upstream: TokenHoldersUpstream },
+  options: { cache?: KeyListCacheOptions } = {},
+): TokenHolders {
   const { rpc } = deps.upstream;
   const cache = createKeyListCache<Holding>(options.cache);
   // A mint's program and decimals never change: every page of a listing after the first skips the lookup.
   const mints = createLruCache<MintFacts>({ maxEntries: 10_000 });
-  const mintOf = (mint: Address) => mints.getOrLoad(mint, async () => ({ value: await lookUpMint(mint), ttlMs: MINT_TTL_MS }));
+  const mintOf = (mint: Address) =>
+    mints.getOrLoad(mint, async () => ({ value: await lookUpMint(mint), ttlMs: MINT_TTL_MS }));
 
   async function lookUpMint(mint: Address): Promise<MintFacts> {
     const { value } = await rpc.getAccountInfo(mint, { encoding: "jsonParsed", commitment: COMMITMENT }).send();
     if (value === null) throw new SolgateError("NOT_FOUND", `no account exists at ${mint}`, { mint });
     const program = tokenProgramName(value.owner);
     const data = toAccountData(value as unknown as RpcAccount);
-    const decimals = data.format === "parsed" && "fields" in data.parsed && data.parsed.type === "mint" ? data.parsed.fields.decimals : undefined;
+    const decimals =
+      data.format === "parsed" && "fields" in data.parsed && data.parsed.type === "mint"
+        ? data.parsed.fields.decimals
+        : undefined;
     if (program === undefined || typeof decimals !== "number") {
-      throw new SolgateError("NOT_FOUND", `${mint} is not a token mint (its account is not a mint of SPL Token or Token-2022)`, { mint });
+      throw new SolgateError(
+        "NOT_FOUND",
+        `${mint} is not a token mint (its account is not a mint of SPL Token or Token-2022)`,
+        { mint },
+      );
     }
     return { program, programId: value.owner, decimals };
   }
@@ -113,7 +125,11 @@ export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, opt
         { memcmp: { offset: 0n, bytes: mint, encoding: "base58" as const } },
         ...(programId === TOKEN_PROGRAM ? [{ dataSize: BigInt(TOKEN_ACCOUNT_SIZE) }] : []),
       ];
-      const accounts = await deps.upstream.getProgramAccountSlices(programId, { dataSlice: HOLDER_SLICE, filters, commitment: COMMITMENT });
+      const accounts = await deps.upstream.getProgramAccountSlices(programId, {
+        dataSlice: HOLDER_SLICE,
+        filters,
+        commitment: COMMITMENT,
+      });
       const holdings: Holding[] = [];
       for (const { pubkey, data } of accounts) {
         if (data.length < HOLDER_SLICE.length) continue;
@@ -136,7 +152,8 @@ export function createTokenHolders(deps: { upstream: TokenHoldersUpstream }, opt
       const items: TokenHolder[] = [];
       for (; next < holdings.length && items.length < limit; next++) {
         const h = holdings[next];
-        if (includeZero || h.raw > 0n) items.push({ tokenAccount: h.tokenAccount, owner: h.owner, amount: tokenAmount(h.raw, decimals) });
+        if (includeZero || h.raw > 0n)
+          items.push({ tokenAccount: h.tokenAccount, owner: h.owner, amount: tokenAmount(h.raw, decimals) });
       }
       // Past the last item: only empty accounts (left out) may remain.
       while (!includeZero && next < holdings.length && holdings[next].raw === 0n) next++;

@@ -91,7 +91,10 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
 
   function noteHeight(value: bigint): void {
     // Heights only grow; a lower reading (a lagging node behind a failover) does not take one back.
-    height = { value: height && now() - height.at <= heightMaxAgeMs && height.value > value ? height.value : value, at: now() };
+    height = {
+      value: height && now() - height.at <= heightMaxAgeMs && height.value > value ? height.value : value,
+      at: now(),
+    };
   }
 
   function remember(lifetime: BlockhashLifetime): void {
@@ -145,7 +148,9 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     if (height.value > lastValid) {
       throw blockhashExpired(blockhash, { lastValidBlockHeight: lastValid, blockHeight: height.value });
     }
-    return height.value + heightMargin <= lastValid ? { lastValidBlockHeight: lastValid, exact: true, commitment } : undefined;
+    return height.value + heightMargin <= lastValid
+      ? { lastValidBlockHeight: lastValid, exact: true, commitment }
+      : undefined;
   }
 
   return {

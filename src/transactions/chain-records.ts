@@ -15,11 +15,19 @@ export interface ChainRecords {
 }
 
 /** Creates the reader. */
-export function createChainRecords(rpc: Rpc<GetTransactionApi>, onError: (error: unknown) => void, now: () => number): ChainRecords {
+export function createChainRecords(
+  rpc: Rpc<GetTransactionApi>,
+  onError: (error: unknown) => void,
+  now: () => number,
+): ChainRecords {
   async function feeOf(signature: string): Promise<bigint | undefined> {
     try {
       const tx = await rpc
-        .getTransaction(signature as Signature, { commitment: "confirmed", encoding: "base64", maxSupportedTransactionVersion: 0 })
+        .getTransaction(signature as Signature, {
+          commitment: "confirmed",
+          encoding: "base64",
+          maxSupportedTransactionVersion: 0,
+        })
         .send();
       return tx?.meta?.fee === undefined ? undefined : BigInt(tx.meta.fee);
     } catch (error) {

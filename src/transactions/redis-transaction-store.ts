@@ -99,9 +99,14 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
       )) as [number, string?];
       if (reply[0] === 1) return decodeSend(String(reply[1]));
       if (reply[0] === 2) {
-        throw new SolgateError("RATE_LIMITED", "too many transactions in flight; retry shortly", { maxTracked: maxActive }, {
-          retryAfterMs: 2000,
-        });
+        throw new SolgateError(
+          "RATE_LIMITED",
+          "too many transactions in flight; retry shortly",
+          { maxTracked: maxActive },
+          {
+            retryAfterMs: 2000,
+          },
+        );
       }
       return undefined;
     },
@@ -110,7 +115,13 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
       await redis.run("update a send", (c) =>
         c.eval(PUT, {
           keys: [keyOf(send.signature), activeKey],
-          arguments: [encodeSend(send), String(stateRank(send.state)), send.signature, terminal ? "1" : "0", String(ttlMs)],
+          arguments: [
+            encodeSend(send),
+            String(stateRank(send.state)),
+            send.signature,
+            terminal ? "1" : "0",
+            String(ttlMs),
+          ],
         }),
       );
     },
@@ -136,7 +147,9 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
     },
     async publish(record) {
       tell(record);
-      await redis.run("publish a record", (c) => c.publish(channel, JSON.stringify({ o: origin, r: encodeRecord(record) })));
+      await redis.run("publish a record", (c) =>
+        c.publish(channel, JSON.stringify({ o: origin, r: encodeRecord(record) })),
+      );
     },
     onPublished(listener) {
       listeners.add(listener);

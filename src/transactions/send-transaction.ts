@@ -115,7 +115,8 @@ export function createSender(options: SenderOptions): Sender {
     try {
       // The node simulates first (unless the client said not to) at the blockhash's commitment: a
       // failing transaction is refused with its logs, unsent and without a fee.
-      const submit = (at: "processed" | "confirmed") => sendWire(rpc, tx.wire, { commitment: at, blockhash: tx.blockhash, preflight: !skipPreflight });
+      const submit = (at: "processed" | "confirmed") =>
+        sendWire(rpc, tx.wire, { commitment: at, blockhash: tx.blockhash, preflight: !skipPreflight });
       let sent: Awaited<ReturnType<typeof submit>>;
       try {
         sent = await submit(sentAt);
@@ -150,7 +151,11 @@ export function createSender(options: SenderOptions): Sender {
       const tx = decodeWireTransaction(request.wire);
       assertSignaturesValid(tx);
       const budget = computeBudgetOf(tx.message);
-      const requested = priceOfChoice(request.priorityFee ?? AUTO_PRIORITY_FEE, fees, staticWritableAccounts(tx.message));
+      const requested = priceOfChoice(
+        request.priorityFee ?? AUTO_PRIORITY_FEE,
+        fees,
+        staticWritableAccounts(tx.message),
+      );
 
       // A duplicate joins an admission under way (whose first submission may yet fail), else the tracked send.
       let tracked = await (admitting.get(tx.signature) ?? engine.tracked(tx.signature));

@@ -38,9 +38,7 @@ export async function fetchStatuses(
     chunks.push(signatures.slice(i, i + MAX_SIGNATURES_PER_CALL));
   }
   const results = await Promise.all(
-    chunks.map((chunk) =>
-      rpc.getSignatureStatuses(chunk as Signature[], { searchTransactionHistory }).send(),
-    ),
+    chunks.map((chunk) => rpc.getSignatureStatuses(chunk as Signature[], { searchTransactionHistory }).send()),
   );
   const statuses = new Map<string, SignatureStatusView | null>();
   let slot = 0n;

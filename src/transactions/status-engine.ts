@@ -98,7 +98,10 @@ export interface StatusEngine {
   /** The node said it has the send already (it is not rebroadcast). */
   noteLanded(signature: string): Promise<void>;
   /** The send's blockhash lifetime, learnt after it was tracked. */
-  noteLifetime(signature: string, lifetime: Pick<TrackedSend, "lastValidBlockHeight" | "expiryExact" | "commitment">): Promise<void>;
+  noteLifetime(
+    signature: string,
+    lifetime: Pick<TrackedSend, "lastValidBlockHeight" | "expiryExact" | "commitment">,
+  ): Promise<void>;
   /** Where a signature stands: tracked, watched, or read from the chain; undefined when the chain knows nothing. */
   record(signature: string): Promise<StatusRecord | undefined>;
   /**
@@ -155,7 +158,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     if (step.kind === "none") return;
     if (step.kind === "transition") {
       const next = step.next;
-      const fee = next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await chain.feeOf(next.signature)));
+      const fee =
+        next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await chain.feeOf(next.signature)));
       const record = fee === undefined ? next : { ...next, fee };
       await store.put(record);
       await store.publish(publicRecord(record));
@@ -276,7 +280,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     try {
       await tick();
     } catch (error) {
-      if (isSolgateError(error) && error.reason === "UPSTREAM_UNAVAILABLE") waits.failWaiting(confirmationUnreadable(error));
+      if (isSolgateError(error) && error.reason === "UPSTREAM_UNAVAILABLE")
+        waits.failWaiting(confirmationUnreadable(error));
       throw error;
     }
   }
@@ -298,9 +303,14 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   async function follow(signature: string, found: StatusRecord): Promise<void> {
     if (isTerminalState(found.state) || untracked.has(signature) || (await store.get(signature)) !== undefined) return;
     if (untracked.size >= maxWatched) {
-      throw new SolgateError("RATE_LIMITED", "too many signatures are being watched; retry shortly", {
-        maxWatchedSignatures: maxWatched,
-      }, { retryAfterMs: 5000 });
+      throw new SolgateError(
+        "RATE_LIMITED",
+        "too many signatures are being watched; retry shortly",
+        {
+          maxWatchedSignatures: maxWatched,
+        },
+        { retryAfterMs: 5000 },
+      );
     }
     untracked.set(signature, found);
   }

@@ -98,7 +98,10 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
     }
   }
 
-  function settle(signature: string, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<StatusRecord> {
+  function settle(
+    signature: string,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<StatusRecord> {
     const { signal } = options;
     return new Promise<StatusRecord>((resolve, reject) => {
       let done = false;

@@ -66,18 +66,25 @@ export function stepTrackedSend(send: TrackedSend, status: SignatureStatusView |
         },
       };
     }
-    if (!send.landed || send.slot !== observed.slot) return { kind: "update", next: { ...send, landed: true, slot: observed.slot } };
+    if (!send.landed || send.slot !== observed.slot)
+      return { kind: "update", next: { ...send, landed: true, slot: observed.slot } };
     return { kind: "none" };
   }
   // Landed for good: the node's short status cache may simply have moved on.
   if (send.state !== "submitted") return { kind: "none" };
   const lapsed =
-    (ctx.heightBefore !== undefined && send.lastValidBlockHeight !== undefined && ctx.heightBefore > send.lastValidBlockHeight) ||
+    (ctx.heightBefore !== undefined &&
+      send.lastValidBlockHeight !== undefined &&
+      ctx.heightBefore > send.lastValidBlockHeight) ||
     ctx.blockhashLapsed;
-  if (lapsed) return { kind: "transition", next: { ...send, wire: NO_BYTES, state: "expired", landed: false, updatedAt } };
+  if (lapsed)
+    return { kind: "transition", next: { ...send, wire: NO_BYTES, state: "expired", landed: false, updatedAt } };
   if (ctx.now - send.lastBroadcastAt < ctx.rebroadcastIntervalMs) {
     // Seen before but not now: its block was dropped on a fork.
     return send.landed ? { kind: "update", next: { ...send, landed: false } } : { kind: "none" };
   }
-  return { kind: "rebroadcast", next: { ...send, landed: false, lastBroadcastAt: ctx.now, broadcasts: send.broadcasts + 1 } };
+  return {
+    kind: "rebroadcast",
+    next: { ...send, landed: false, lastBroadcastAt: ctx.now, broadcasts: send.broadcasts + 1 },
+  };
 }

@@ -122,9 +122,14 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
       sweep(false);
       if (!all.has(send.signature) && all.size >= maxEntries) {
         if (settled.size === 0) {
-          throw new SolgateError("RATE_LIMITED", "too many transactions in flight; retry shortly", {
-            maxTracked: maxEntries,
-          }, { retryAfterMs: 2000 });
+          throw new SolgateError(
+            "RATE_LIMITED",
+            "too many transactions in flight; retry shortly",
+            {
+              maxTracked: maxEntries,
+            },
+            { retryAfterMs: 2000 },
+          );
         }
         sweep(true);
       }

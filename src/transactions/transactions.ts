@@ -81,8 +81,7 @@ const base58 = getBase58Encoder();
  * @throws SolgateError INVALID_PARAMETER (field `signature`).
  */
 export function assertIsTransactionSignature(signature: string): void {
-  const fail = (why: string) =>
-    new SolgateError("INVALID_PARAMETER", `signature ${why}`, { field: "signature" });
+  const fail = (why: string) => new SolgateError("INVALID_PARAMETER", `signature ${why}`, { field: "signature" });
   if (signature.length === 0) throw fail("is required");
   if (signature.length > 88 || !/^[1-9A-HJ-NP-Za-km-z]+$/.test(signature)) {
     throw fail("must be base58 (64 bytes, 87-88 characters)");
@@ -132,9 +131,13 @@ export function createTransactions(options: TransactionsOptions): Transactions {
       assertIsTransactionSignature(signature);
       const record = await engine.record(signature);
       if (record === undefined) {
-        throw new SolgateError("NOT_FOUND", `transaction ${signature} is not known to the chain and was not sent through Solgate`, {
-          signature,
-        });
+        throw new SolgateError(
+          "NOT_FOUND",
+          `transaction ${signature} is not known to the chain and was not sent through Solgate`,
+          {
+            signature,
+          },
+        );
       }
       return record;
     },

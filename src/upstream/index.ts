@@ -1,6 +1,13 @@
 /** The upstream module's public surface. */
 export { createUpstream } from "./upstream.ts";
-export type { Upstream, UpstreamOptions, DasClient, DasCallOptions, ProgramAccountKeysOptions, ProgramAccountsFilter } from "./upstream.ts";
+export type {
+  Upstream,
+  UpstreamOptions,
+  DasClient,
+  DasCallOptions,
+  ProgramAccountKeysOptions,
+  ProgramAccountsFilter,
+} from "./upstream.ts";
 export type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
 export { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 export { rpcErrorOf, isRpcErrorCode } from "./rpc-errors.ts";

@@ -27,7 +27,11 @@ export function createKeyScanTransport(url: string): RpcTransport {
     const limit = typeof limitField === "number" ? limitField : Number.POSITIVE_INFINITY;
     const response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json; charset=utf-8", accept: "application/json", "accept-encoding": "br,gzip,deflate" },
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        accept: "application/json",
+        "accept-encoding": "br,gzip,deflate",
+      },
       body: JSON.stringify(rest),
       signal,
     });
@@ -90,7 +94,11 @@ export function createPlainJsonTransport(url: string): RpcTransport {
   return async function plainJson<T>({ payload, signal }: { payload: unknown; signal?: AbortSignal }): Promise<T> {
     const response = await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json; charset=utf-8", accept: "application/json", "accept-encoding": "br,gzip,deflate" },
+      headers: {
+        "content-type": "application/json; charset=utf-8",
+        accept: "application/json",
+        "accept-encoding": "br,gzip,deflate",
+      },
       body: JSON.stringify(payload),
       signal,
     });

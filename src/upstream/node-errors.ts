@@ -98,9 +98,14 @@ export function nodeErrorOf(e: unknown): NodeError | undefined {
   const info = rpcErrorOf(e);
   if (info === undefined) return undefined;
   const { code, message } = info;
-  const data = info.data !== null && typeof info.data === "object" ? (info.data as { err?: unknown; logs?: unknown; unitsConsumed?: unknown }) : {};
-  if (isErrNamed(data.err, "AlreadyProcessed") || /already (been )?processed/i.test(message)) return { kind: "already-processed", code, message };
-  if (isErrNamed(data.err, "BlockhashNotFound") || /blockhash not found/i.test(message)) return { kind: "blockhash-not-found", code, message };
+  const data =
+    info.data !== null && typeof info.data === "object"
+      ? (info.data as { err?: unknown; logs?: unknown; unitsConsumed?: unknown })
+      : {};
+  if (isErrNamed(data.err, "AlreadyProcessed") || /already (been )?processed/i.test(message))
+    return { kind: "already-processed", code, message };
+  if (isErrNamed(data.err, "BlockhashNotFound") || /blockhash not found/i.test(message))
+    return { kind: "blockhash-not-found", code, message };
   if (code === SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) {
     return {
       kind: "preflight-failed",
@@ -108,7 +113,10 @@ export function nodeErrorOf(e: unknown): NodeError | undefined {
       message,
       err: data.err ?? null,
       logs: Array.isArray(data.logs) ? (data.logs as string[]) : [],
-      unitsConsumed: data.unitsConsumed === undefined || data.unitsConsumed === null ? undefined : BigInt(data.unitsConsumed as number | bigint),
+      unitsConsumed:
+        data.unitsConsumed === undefined || data.unitsConsumed === null
+          ? undefined
+          : BigInt(data.unitsConsumed as number | bigint),
     };
   }
   const kind = KIND_BY_CODE.get(code);

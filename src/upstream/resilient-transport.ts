@@ -5,7 +5,11 @@
  * configured URLs and remembering which one answered last; all of it within one time budget per call,
  * and skipping URLs whose circuit breaker is open.
  */
-import { isSolanaError, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
+import {
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
+} from "@solana/kit";
 import type { RpcTransport } from "@solana/kit";
 import type { Semaphore } from "./semaphore.ts";
 import type { UpstreamMetrics, UpstreamOutcome } from "./metrics.ts";
@@ -102,7 +106,11 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
     }
   };
 
-  async function call<TResponse>(config: { payload: unknown; signal?: AbortSignal }, method: string, trace: UpstreamCallTrace | undefined): Promise<TResponse> {
+  async function call<TResponse>(
+    config: { payload: unknown; signal?: AbortSignal },
+    method: string,
+    trace: UpstreamCallTrace | undefined,
+  ): Promise<TResponse> {
     const callerSignal = config.signal;
     const deadline = performance.now() + budgetMs;
     const budget = new AbortController();
@@ -417,7 +425,9 @@ function methodOf(payload: unknown): string {
 function jsonRpcErrorOf(response: unknown): { code: unknown; message: unknown; data?: unknown } | undefined {
   if (typeof response !== "object" || response === null || !("error" in response)) return undefined;
   const error = (response as { error: unknown }).error;
-  return typeof error === "object" && error !== null && "code" in error ? (error as { code: unknown; message: unknown }) : undefined;
+  return typeof error === "object" && error !== null && "code" in error
+    ? (error as { code: unknown; message: unknown })
+    : undefined;
 }
 
 function isJsonRpcResponse(response: unknown): boolean {

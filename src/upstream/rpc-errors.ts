@@ -31,7 +31,11 @@ export function tagRawRpcError(error: { code: unknown; message: unknown; data?: 
   const isRecord = typeof data === "object" && data !== null && !Array.isArray(data);
   // A shallow copy: tagging `data` itself would make the raw error contain itself, and kit walks the
   // response recursively.
-  const raw: RpcErrorInfo = { code: Number(error.code), message: String(error.message), data: isRecord ? { ...data } : data };
+  const raw: RpcErrorInfo = {
+    code: Number(error.code),
+    message: String(error.message),
+    data: isRecord ? { ...data } : data,
+  };
   if (isRecord) {
     (data as Record<string, unknown>)[RAW_RPC_ERROR] = raw;
   } else {

@@ -41,7 +41,12 @@ export interface SignatureFeed {
    * Tells `listener` when the node says `signature` reached `commitment`, until `signal` aborts.
    * Returns false, doing nothing, when the feed is standing down or full.
    */
-  follow(signature: string, commitment: "confirmed" | "finalized", signal: AbortSignal, listener: SignatureListener): boolean;
+  follow(
+    signature: string,
+    commitment: "confirmed" | "finalized",
+    signal: AbortSignal,
+    listener: SignatureListener,
+  ): boolean;
   /** Subscriptions open now. */
   size(): number;
   /** Ends every subscription. */

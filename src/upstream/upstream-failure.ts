@@ -48,14 +48,24 @@ export function toSolgateError(
   call: { budgetMs?: number } = {},
 ): SolgateError {
   if (failure.kind === "closed") {
-    return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream is shutting down`, { chain, method, retryAfterMs: SUGGESTED_RETRY_MS }, { retryAfterMs: SUGGESTED_RETRY_MS });
+    return new SolgateError(
+      "UPSTREAM_UNAVAILABLE",
+      `the ${chain} upstream is shutting down`,
+      { chain, method, retryAfterMs: SUGGESTED_RETRY_MS },
+      { retryAfterMs: SUGGESTED_RETRY_MS },
+    );
   }
   const retryAfterMs = failure.retryAfterMs ?? SUGGESTED_RETRY_MS;
   const details: Record<string, unknown> = { chain, method, retryAfterMs, failure: failure.kind };
   if (failure.status !== undefined) details.status = failure.status;
   // Rate limiting is the more useful thing to say, budget or not: the client learns how long to wait.
   if (failure.kind === "rate_limited") {
-    return new SolgateError("RATE_LIMITED", `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`, details, { retryAfterMs });
+    return new SolgateError(
+      "RATE_LIMITED",
+      `the ${chain} upstream is rate-limiting ${method} calls; retry in ${retryAfterMs} ms`,
+      details,
+      { retryAfterMs },
+    );
   }
   if (failure.budgetSpent === true && call.budgetMs !== undefined) {
     details.budgetMs = call.budgetMs;
@@ -68,7 +78,12 @@ export function toSolgateError(
       { retryAfterMs },
     );
   }
-  return new SolgateError("UPSTREAM_UNAVAILABLE", `the ${chain} upstream did not answer ${method}: ${describe(failure)}`, details, { retryAfterMs });
+  return new SolgateError(
+    "UPSTREAM_UNAVAILABLE",
+    `the ${chain} upstream did not answer ${method}: ${describe(failure)}`,
+    details,
+    { retryAfterMs },
+  );
 }
 
 function describe(failure: Exclude<Failure, { kind: "closed" }>): string {

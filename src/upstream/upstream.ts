@@ -107,7 +107,12 @@ export interface Upstream {
    */
   getProgramAccountSlices(
     programId: string,
-    options: { dataSlice: { offset: number; length: number }; filters?: readonly ProgramAccountsFilter[]; commitment?: "processed" | "confirmed" | "finalized"; abortSignal?: AbortSignal },
+    options: {
+      dataSlice: { offset: number; length: number };
+      filters?: readonly ProgramAccountsFilter[];
+      commitment?: "processed" | "confirmed" | "finalized";
+      abortSignal?: AbortSignal;
+    },
   ): Promise<{ pubkey: string; data: Buffer }[]>;
   /** Redacted labels (origins) of the RPC endpoints, in order. */
   readonly endpoints: readonly string[];
@@ -240,13 +245,21 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         commitment: scan.commitment ?? "confirmed",
         filters: (scan.filters ?? []).map(jsonSafeFilter),
       };
-      const payload = { jsonrpc: "2.0", id: nextKeyScanId++, method: "getProgramAccounts", params: [programId, config] };
+      const payload = {
+        jsonrpc: "2.0",
+        id: nextKeyScanId++,
+        method: "getProgramAccounts",
+        params: [programId, config],
+      };
       const response = (await sliceScan({ payload, signal: scan.abortSignal })) as {
         result?: { pubkey: string; account: { data: [string, string] } }[];
         error?: unknown;
       };
       if (response.error !== undefined) throw errorFromJsonRpcError(response.error);
-      return (response.result ?? []).map(({ pubkey, account }) => ({ pubkey, data: Buffer.from(account.data[0], "base64") }));
+      return (response.result ?? []).map(({ pubkey, account }) => ({
+        pubkey,
+        data: Buffer.from(account.data[0], "base64"),
+      }));
     },
     endpoints: rpcEndpoints.map((e) => e.label),
     breakers: () => options.rpcUrls.map((url) => ({ endpoint: redactUrl(url), state: breakerFor(url).state() })),

@@ -57,12 +57,22 @@ export interface Wallets {
    * One page of `owner`'s token balances, sorted by token account address.
    * @throws SolgateError INVALID_ADDRESS, INVALID_PARAMETER (`limit`, `cursor`), and the upstream's errors.
    */
-  listTokens(request: { owner: string; limit?: number; cursor?: string; includeZero?: boolean }): Promise<WalletPage<WalletToken>>;
+  listTokens(request: {
+    owner: string;
+    limit?: number;
+    cursor?: string;
+    includeZero?: boolean;
+  }): Promise<WalletPage<WalletToken>>;
   /**
    * One page of the NFTs `owner` holds, sorted by id.
    * @throws SolgateError INVALID_ADDRESS, INVALID_PARAMETER (`limit`, `cursor`), and the DAS provider's errors.
    */
-  listNfts(request: { owner: string; limit?: number; cursor?: string; signal?: AbortSignal }): Promise<WalletPage<WalletNft>>;
+  listNfts(request: {
+    owner: string;
+    limit?: number;
+    cursor?: string;
+    signal?: AbortSignal;
+  }): Promise<WalletPage<WalletNft>>;
 }
 
 export const DEFAULT_LIMIT = 100;
@@ -75,9 +85,15 @@ const scopeOf = (listing: string) => (owner: string) =>
   createHash("sha256").update(`solgate.wallets.${listing}.v1:`).update(owner).digest().subarray(0, CURSOR_SCOPE_BYTES);
 
 /** ListWalletTokens cursors: scoped by the owner and whether zero balances are listed. */
-export const walletTokenCursors = keysetCursors(scopeOf("tokens"), "the cursor belongs to another listing; send the owner and include_zero of the first page");
+export const walletTokenCursors = keysetCursors(
+  scopeOf("tokens"),
+  "the cursor belongs to another listing; send the owner and include_zero of the first page",
+);
 /** ListWalletNfts cursors: scoped by the owner, keyed by the last asset id consumed (the DAS keyset position). */
-export const walletNftCursors = keysetCursors(scopeOf("nfts"), "the cursor belongs to another wallet; send the owner of the first page");
+export const walletNftCursors = keysetCursors(
+  scopeOf("nfts"),
+  "the cursor belongs to another wallet; send the owner of the first page",
+);
 
 /** What a mint's metadata says, for a wallet's listing. */
 interface MintDescription {
@@ -104,7 +120,9 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
     const programs = [TOKEN_PROGRAM, TOKEN_2022_PROGRAM] as const;
     const lists = await Promise.all(
       programs.map(async (programId) => {
-        const { value } = await rpc.getTokenAccountsByOwner(owner, { programId }, { encoding: "jsonParsed", commitment: COMMITMENT }).send();
+        const { value } = await rpc
+          .getTokenAccountsByOwner(owner, { programId }, { encoding: "jsonParsed", commitment: COMMITMENT })
+          .send();
         return value.map(({ pubkey, account }) => ({ pubkey, data: toAccountData(account as unknown as RpcAccount) }));
       }),
     );
@@ -112,7 +130,13 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
     for (const { pubkey, data } of lists.flat()) {
       const info = tokenAccountInfo(data);
       if (info === undefined || data.format !== "parsed") continue; // not a token account (never from this call)
-      tokens.push({ tokenAccount: pubkey, mint: info.mint, program: data.program as TokenProgramName, amount: info.tokenAmount, state: info.state });
+      tokens.push({
+        tokenAccount: pubkey,
+        mint: info.mint,
+        program: data.program as TokenProgramName,
+        amount: info.tokenAmount,
+        state: info.state,
+      });
     }
     return tokens.sort((a, b) => compareAddresses(a.tokenAccount, b.tokenAccount));
   }
@@ -133,10 +157,13 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
       if (account === null || !Array.isArray(account.data)) return;
       const decoded = decodeCollectionMetadata(Buffer.from(account.data[0], "base64"));
       if (decoded === null || decoded.mint !== mints[i]) return;
-      const nft = decoded.tokenStandard === null ? decimals.get(mints[i]) === 0 : NFT_STANDARDS.has(decoded.tokenStandard);
+      const nft =
+        decoded.tokenStandard === null ? decimals.get(mints[i]) === 0 : NFT_STANDARDS.has(decoded.tokenStandard);
       described.set(mints[i], { name: decoded.name, symbol: decoded.symbol, nft });
     });
-    const token2022 = [...new Set(tokens.filter((t) => t.program === "spl-token-2022" && !described.has(t.mint)).map((t) => t.mint))];
+    const token2022 = [
+      ...new Set(tokens.filter((t) => t.program === "spl-token-2022" && !described.has(t.mint)).map((t) => t.mint)),
+    ];
     if (token2022.length > 0) {
       const accounts = await getMultiple(token2022 as Address[], "jsonParsed");
       accounts.forEach((account, i) => {
@@ -147,11 +174,19 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
     return described;
   }
 
-  async function getMultiple(addresses: readonly Address[], encoding: "base64" | "jsonParsed"): Promise<(RpcAccount | null)[]> {
+  async function getMultiple(
+    addresses: readonly Address[],
+    encoding: "base64" | "jsonParsed",
+  ): Promise<(RpcAccount | null)[]> {
     const chunks: Address[][] = [];
-    for (let i = 0; i < addresses.length; i += MULTIPLE_ACCOUNTS_CHUNK) chunks.push(addresses.slice(i, i + MULTIPLE_ACCOUNTS_CHUNK));
+    for (let i = 0; i < addresses.length; i += MULTIPLE_ACCOUNTS_CHUNK)
+      chunks.push(addresses.slice(i, i + MULTIPLE_ACCOUNTS_CHUNK));
     const results = await Promise.all(
-      chunks.map(async (chunk) => (await rpc.getMultipleAccounts(chunk, { encoding: encoding as "base64", commitment: COMMITMENT }).send()).value),
+      chunks.map(
+        async (chunk) =>
+          (await rpc.getMultipleAccounts(chunk, { encoding: encoding as "base64", commitment: COMMITMENT }).send())
+            .value,
+      ),
     );
     return results.flat() as unknown as (RpcAccount | null)[];
   }
@@ -164,7 +199,13 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
       const scope = `${owner}:${includeZero ? "all" : "held"}`;
       const after = request.cursor ? walletTokenCursors.decode(request.cursor, scope) : undefined;
       const all = (await tokenAccountsOf(owner)).filter((t) => includeZero || t.amount.raw > 0n);
-      let next = after === undefined ? 0 : indexAfter(all.map((t) => t.tokenAccount), after);
+      let next =
+        after === undefined
+          ? 0
+          : indexAfter(
+              all.map((t) => t.tokenAccount),
+              after,
+            );
       const items: WalletToken[] = [];
       // NFTs are left out (ListWalletNfts lists them), which can leave a page short: read on until it is full.
       while (items.length < limit && next < all.length) {
@@ -177,14 +218,23 @@ export function createWallets(deps: { upstream: WalletsUpstream }): Wallets {
         }
         next += batch.length;
       }
-      return { owner, items, nextCursor: next < all.length ? walletTokenCursors.encode(scope, all[next - 1].tokenAccount) : null };
+      return {
+        owner,
+        items,
+        nextCursor: next < all.length ? walletTokenCursors.encode(scope, all[next - 1].tokenAccount) : null,
+      };
     },
 
     async listNfts(request) {
       const owner = assertAddress(request.owner, "owner");
       const limit = pageLimit(request.limit, DEFAULT_LIMIT, MAX_LIMIT);
       const after = request.cursor ? walletNftCursors.decode(request.cursor, owner) : undefined;
-      const raw = await das.getOwnerPage({ owner, limit, ...(after === undefined ? {} : { after }), ...(request.signal ? { signal: request.signal } : {}) });
+      const raw = await das.getOwnerPage({
+        owner,
+        limit,
+        ...(after === undefined ? {} : { after }),
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
       // Provider data: keep only what this wallet holds, unburnt, and not fungible.
       const items = raw.filter((asset) => isHeldNft(asset, owner)).map(toWalletNft);
       const nextCursor = raw.length === limit ? walletNftCursors.encode(owner, raw[raw.length - 1].id) : null;
@@ -202,7 +252,9 @@ function isHeldNft(asset: DasAsset, owner: string): boolean {
 function toWalletNft(asset: DasAsset): WalletNft {
   const { owner: _owner, ...item } = toNftItem(asset);
   const grouping = Array.isArray(asset.grouping) ? asset.grouping : [];
-  const collection = grouping.find((g) => g?.group_key === "collection" && typeof g.group_value === "string" && isVerifiedMember(asset, g.group_value));
+  const collection = grouping.find(
+    (g) => g?.group_key === "collection" && typeof g.group_value === "string" && isVerifiedMember(asset, g.group_value),
+  );
   return collection === undefined ? item : { ...item, collection: collection.group_value as string };
 }
 
@@ -213,10 +265,17 @@ function extensionMetadata(account: RpcAccount): { name: string; symbol: string 
   const extensions = data.parsed.fields.extensions;
   if (!Array.isArray(extensions)) return undefined;
   for (const extension of extensions) {
-    if (typeof extension !== "object" || extension === null || Array.isArray(extension) || extension.extension !== "tokenMetadata") continue;
+    if (
+      typeof extension !== "object" ||
+      extension === null ||
+      Array.isArray(extension) ||
+      extension.extension !== "tokenMetadata"
+    )
+      continue;
     const state = extension.state;
     if (typeof state !== "object" || state === null || Array.isArray(state)) continue;
-    if (typeof state.name === "string" && typeof state.symbol === "string") return { name: state.name, symbol: state.symbol };
+    if (typeof state.name === "string" && typeof state.symbol === "string")
+      return { name: state.name, symbol: state.symbol };
   }
   return undefined;
 }

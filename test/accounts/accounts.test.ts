@@ -67,7 +67,11 @@ describe("GetAccount's core", () => {
     expect(account.space).toBe(82n);
     expect(account.data).toMatchObject({ format: "parsed", program: "spl-token", parsed: { type: "mint" } });
     if (account.data.format !== "parsed" || !("fields" in account.data.parsed)) throw new Error("not parsed");
-    expect(account.data.parsed.fields).toMatchObject({ decimals: gate.decimals, isInitialized: true, supply: bytes.readBigUInt64LE(36).toString() });
+    expect(account.data.parsed.fields).toMatchObject({
+      decimals: gate.decimals,
+      isInitialized: true,
+      supply: bytes.readBigUInt64LE(36).toString(),
+    });
     expect(account.data.parsed.fields.supply).toBe(gate.supply);
   });
 
@@ -86,7 +90,11 @@ describe("GetAccount's core", () => {
     const pda = await metadataAddress(address(nft));
     const account = await accounts.get(pda);
     expect(account.owner).toBe(TOKEN_METADATA_PROGRAM);
-    expect(account.data).toMatchObject({ format: "parsed", program: "token-metadata", parsed: { type: "metadata", fields: { mint: nft } } });
+    expect(account.data).toMatchObject({
+      format: "parsed",
+      program: "token-metadata",
+      parsed: { type: "metadata", fields: { mint: nft } },
+    });
     if (account.data.format !== "parsed" || !("fields" in account.data.parsed)) throw new Error("not parsed");
     expect(account.data.parsed.fields.name).toMatch(/\S/);
     expect(account.data.parsed.fields.collection).toMatchObject({ verified: true });

@@ -38,5 +38,9 @@ const never = time("AbortController + listener, not aborted", () => {
   const c = new AbortController();
   c.signal.addEventListener("abort", listener);
 });
-console.log(`reasonless abort / abort with a reason: ${(reasonless / withReason).toFixed(2)}; / not aborted: ${(reasonless / never).toFixed(2)}`);
-console.log(`two reasonless aborts per RPC (request signal and handler context) cost ~${((2 * (reasonless - never)) / 1000).toFixed(1)} us per call more than none`);
+console.log(
+  `reasonless abort / abort with a reason: ${(reasonless / withReason).toFixed(2)}; / not aborted: ${(reasonless / never).toFixed(2)}`,
+);
+console.log(
+  `two reasonless aborts per RPC (request signal and handler context) cost ~${((2 * (reasonless - never)) / 1000).toFixed(1)} us per call more than none`,
+);

@@ -32,13 +32,18 @@ const localnet = await startLocalnet({
   world: { collectionSize: size, tokenHolders: 50, smallMintHolders: [5, 5], dir },
   traffic: false,
 });
-console.log(`localnet seeded with a ${size}-member collection in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
+console.log(
+  `localnet seeded with a ${size}-member collection in ${((performance.now() - seeded) / 1000).toFixed(1)} s`,
+);
 const manifest = JSON.parse(readFileSync(join(dir, "world-manifest.json"), "utf8")) as WorldManifest;
 const address = manifest.collections[0].mint;
 
 const upstream = createUpstream({ chain: "localnet", rpcUrls: [localnet.rpcUrl], timeoutMs: 60_000 });
 const collections = createCollections({ upstream });
-const chains = createChainRegistry([{ name: "localnet", upstream, collections } as unknown as ChainContext], "localnet");
+const chains = createChainRegistry(
+  [{ name: "localnet", upstream, collections } as unknown as ChainContext],
+  "localnet",
+);
 const server = createServer({
   routes: (router) => router.service(CollectionService, createCollectionServiceImpl({ chains })),
   auth: createApiKeyChecker([KEY]),
@@ -48,7 +53,8 @@ const listening = await server.listen(0, "127.0.0.1");
 const client = createClient(CollectionService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${listening.port}` }));
 const headers = { Authorization: `Bearer ${KEY}` };
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 try {

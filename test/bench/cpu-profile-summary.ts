@@ -67,7 +67,8 @@ for (const [k, n] of [...byPackage]
 if (values.inclusive) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const inclusive = new Map<string, number>();
-  const nameOf = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^file:\/\/.*?\/(src|test)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
+  const nameOf = (n: ProfileNode) =>
+    `${n.callFrame.functionName || "(anonymous)"} ${n.callFrame.url.replace(/^file:\/\/.*?\/(src|test)\//, "$1/")}:${n.callFrame.lineNumber + 1}`;
   const walk = (id: number, onStack: Set<string>): number => {
     const node = byId.get(id)!;
     let sum = hits.get(id) ?? 0;
@@ -83,5 +84,6 @@ if (values.inclusive) {
   };
   walk(profile.nodes[0].id, new Set());
   console.log("\ninclusive time of Solgate's own functions:");
-  for (const [k, n] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) console.log(`  ${pct(n)}  ${k}`);
+  for (const [k, n] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+    console.log(`  ${pct(n)}  ${k}`);
 }

@@ -72,7 +72,12 @@ const client = new grpc.Client(`127.0.0.1:${listening.port}`, grpc.credentials.c
 const metadata = new grpc.Metadata();
 metadata.set("authorization", `Bearer ${API_KEY}`);
 
-function unary<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O, request: MessageShape<I>) {
+function unary<I extends DescMessage, O extends DescMessage>(
+  path: string,
+  input: I,
+  output: O,
+  request: MessageShape<I>,
+) {
   return () =>
     new Promise<MessageShape<O>>((resolve, reject) =>
       client.makeUnaryRequest(
@@ -86,7 +91,13 @@ function unary<I extends DescMessage, O extends DescMessage>(path: string, input
     );
 }
 
-async function load(name: string, call: () => Promise<unknown>, concurrency = CONCURRENCY, seconds = SECONDS, quiet = false) {
+async function load(
+  name: string,
+  call: () => Promise<unknown>,
+  concurrency = CONCURRENCY,
+  seconds = SECONDS,
+  quiet = false,
+) {
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;
   await Promise.all(
@@ -100,9 +111,10 @@ async function load(name: string, call: () => Promise<unknown>, concurrency = CO
   );
   latencies.sort((a, b) => a - b);
   const rate = latencies.length / seconds;
-  if (!quiet) console.log(
-    `${name.padEnd(34)} ${Math.round(rate).toString().padStart(6)} req/s  p50 ${percentile(latencies, 50).toFixed(2)} ms  p99 ${percentile(latencies, 99).toFixed(2)} ms`,
-  );
+  if (!quiet)
+    console.log(
+      `${name.padEnd(34)} ${Math.round(rate).toString().padStart(6)} req/s  p50 ${percentile(latencies, 50).toFixed(2)} ms  p99 ${percentile(latencies, 99).toFixed(2)} ms`,
+    );
   return { rate, latencies };
 }
 
@@ -110,21 +122,36 @@ try {
   // Let the market read a window of traffic first.
   const deadline = Date.now() + 30_000;
   while (market.global().source !== "blocks" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  const fees = await unary("/solgate.v1.FeeService/GetFees", GetFeesRequestSchema, GetFeesResponseSchema, create(GetFeesRequestSchema))();
-  console.log(`market: source ${market.status().source}, ${fees.estimate?.sampleSize} prices, medium ${fees.estimate?.priority?.medium} uL/CU`);
+  const fees = await unary(
+    "/solgate.v1.FeeService/GetFees",
+    GetFeesRequestSchema,
+    GetFeesResponseSchema,
+    create(GetFeesRequestSchema),
+  )();
+  console.log(
+    `market: source ${market.status().source}, ${fees.estimate?.sampleSize} prices, medium ${fees.estimate?.priority?.medium} uL/CU`,
+  );
 
   // 2. EstimateFees on a warm cache: a v0 draft that loads a hot account from a real lookup table.
   const rpc = createSolanaRpc(localnet.rpcUrl) as Rpc<SolanaRpcApi>;
   const payer = await generateKeyPairSigner();
   await rpc.requestAirdrop(payer.address, lamports(1_000_000_000n)).send();
-  while ((await rpc.getBalance(payer.address, { commitment: "confirmed" }).send()).value === 0n) await new Promise((r) => setTimeout(r, 50));
+  while ((await rpc.getBalance(payer.address, { commitment: "confirmed" }).send()).value === 0n)
+    await new Promise((r) => setTimeout(r, 50));
   const hot = planTraffic(parseTrafficConfig({ LOCALNET_TRAFFIC: "1" }).options).hot[0] as Address;
   const other = (await generateKeyPairSigner()).address;
   const table = await createLookupTable(rpc, payer, [other, hot]);
   const draft = draftTransfer(payer.address, [hot, other], { [table]: [other, hot] });
-  const estimate = unary("/solgate.v1.FeeService/EstimateFees", EstimateFeesRequestSchema, EstimateFeesResponseSchema, create(EstimateFeesRequestSchema, { transaction: draft }));
+  const estimate = unary(
+    "/solgate.v1.FeeService/EstimateFees",
+    EstimateFeesRequestSchema,
+    EstimateFeesResponseSchema,
+    create(EstimateFeesRequestSchema, { transaction: draft }),
+  );
   const first = await estimate();
-  console.log(`EstimateFees draft: ${draft.length} bytes, write locks ${first.estimate?.writableAccounts.length} (via ALT), medium ${first.estimate?.priority?.medium} uL/CU`);
+  console.log(
+    `EstimateFees draft: ${draft.length} bytes, write locks ${first.estimate?.writableAccounts.length} (via ALT), medium ${first.estimate?.priority?.medium} uL/CU`,
+  );
   await load("EstimateFees, 1 in flight", estimate, 1);
   await load("EstimateFees, 50 in flight", estimate, CONCURRENCY);
   const inProcess: number[] = [];
@@ -134,7 +161,9 @@ try {
     inProcess.push(performance.now() - started);
   }
   inProcess.sort((a, b) => a - b);
-  console.log(`forTransaction in process: p50 ${(percentile(inProcess, 50) * 1000).toFixed(0)} us  p99 ${(percentile(inProcess, 99) * 1000).toFixed(0)} us`);
+  console.log(
+    `forTransaction in process: p50 ${(percentile(inProcess, 50) * 1000).toFixed(0)} us  p99 ${(percentile(inProcess, 99) * 1000).toFixed(0)} us`,
+  );
 } finally {
   client.close();
   await market.stop();
@@ -174,5 +203,7 @@ console.log(
 );
 const t0 = performance.now();
 for (let i = 0; i < 1000; i++) window.account(accounts[i]);
-console.log(`account levels, first read after a block: ${(performance.now() - t0).toFixed(2)} us each (1,000 accounts)`);
+console.log(
+  `account levels, first read after a block: ${(performance.now() - t0).toFixed(2)} us each (1,000 accounts)`,
+);
 process.exit(0);

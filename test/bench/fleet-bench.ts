@@ -71,7 +71,11 @@ async function upstreamCalls(gateways: GatewayProcess[]): Promise<number> {
 async function transfers(count: number) {
   const payer = await fixture.funded(100);
   const blockhash = await fixture.latestBlockhash();
-  return Promise.all(Array.from({ length: count }, (_, i) => transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) })));
+  return Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) }),
+    ),
+  );
 }
 
 /** Calls per second over `seconds` while `inFlight` sends (never landing: dropped) are followed. */
@@ -92,9 +96,15 @@ if (only.has("calls")) {
   const single = await callRate([one], [one.url], 10);
   await stopAll();
   const three = [await gateway(redis.url), await gateway(redis.url), await gateway(redis.url)];
-  const fleet = await callRate(three, three.map((g) => g.url), 10);
+  const fleet = await callRate(
+    three,
+    three.map((g) => g.url),
+    10,
+  );
   await stopAll();
-  console.log(`upstream calls/s with 50 sends in flight: 1 replica ${single.toFixed(1)}, 3 replicas ${fleet.toFixed(1)}, ratio ${(fleet / single).toFixed(2)} (target <= 1.2)`);
+  console.log(
+    `upstream calls/s with 50 sends in flight: 1 replica ${single.toFixed(1)}, 3 replicas ${fleet.toFixed(1)}, ratio ${(fleet / single).toFixed(2)} (target <= 1.2)`,
+  );
 }
 
 if (only.has("latency")) {
@@ -116,14 +126,17 @@ if (only.has("latency")) {
         body: JSON.stringify({ transaction: Buffer.from(tx.wire).toString("base64"), confirm: true }),
       });
       const body = (await res.json()) as { status?: string; code?: string };
-      if (res.status !== 200 || body.status !== "confirmed") throw new Error(`a confirm-and-wait send answered ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 200 || body.status !== "confirmed")
+        throw new Error(`a confirm-and-wait send answered ${res.status} ${JSON.stringify(body)}`);
       times[which].push(performance.now() - started);
     }
   }
   await stopAll();
   const r = median(times.redis);
   const m = median(times.memory);
-  console.log(`send-and-confirm median: Redis store ${r.toFixed(0)} ms, memory store ${m.toFixed(0)} ms, ratio ${(r / m).toFixed(3)} (target <= 1.05)`);
+  console.log(
+    `send-and-confirm median: Redis store ${r.toFixed(0)} ms, memory store ${m.toFixed(0)} ms, ratio ${(r / m).toFixed(3)} (target <= 1.05)`,
+  );
 }
 
 /** GetFees over REST (h2c) with h2load: requests per second. */
@@ -145,7 +158,9 @@ if (only.has("fees")) {
   const proxied = h2loadRate(proxy.url);
   await proxy.stop();
   await stopAll();
-  console.log(`GetFees (REST, h2c, h2load 16 connections): 1 replica direct ${direct.toFixed(0)} req/s, 3 replicas through HAProxy ${proxied.toFixed(0)} req/s, ratio ${(proxied / direct).toFixed(2)}`);
+  console.log(
+    `GetFees (REST, h2c, h2load 16 connections): 1 replica direct ${direct.toFixed(0)} req/s, 3 replicas through HAProxy ${proxied.toFixed(0)} req/s, ratio ${(proxied / direct).toFixed(2)}`,
+  );
 }
 
 if (only.has("kills")) {
@@ -185,7 +200,9 @@ if (only.has("kills")) {
     }
     await sleep(1000);
   }
-  const { value } = await fixture.upstream.rpc.getSignatureStatuses(sent as Signature[], { searchTransactionHistory: true }).send();
+  const { value } = await fixture.upstream.rpc
+    .getSignatureStatuses(sent as Signature[], { searchTransactionHistory: true })
+    .send();
   const landed = value.filter((v) => v !== null).length;
   const expired = [...final.values()].filter((s) => s === "expired").length;
   await proxy.stop();

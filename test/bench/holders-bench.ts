@@ -16,17 +16,33 @@ import { startLocalnet } from "@solgate/localnet";
 import type { WorldManifest } from "@solgate/localnet";
 import { FLEET_KEY, startGatewayProcess } from "../fleet/fleet-harness.ts";
 
-const { values: args } = parseArgs({ options: { rounds: { type: "string", default: "5" }, holders: { type: "string", default: "100000" } } });
+const { values: args } = parseArgs({
+  options: { rounds: { type: "string", default: "5" }, holders: { type: "string", default: "100000" } },
+});
 const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
 
 const dir = mkdtempSync(join(tmpdir(), "solgate-holders-bench-"));
 const localnet = await startLocalnet({
   startTimeoutMs: 180_000,
-  world: { dir, tokenHolders: Number(args.holders), collectionSize: 20, nftOwners: 5, unverifiedSpoofs: 0, realAccounts: false },
+  world: {
+    dir,
+    tokenHolders: Number(args.holders),
+    collectionSize: 20,
+    nftOwners: 5,
+    unverifiedSpoofs: 0,
+    realAccounts: false,
+  },
 });
 const manifest = JSON.parse(readFileSync(join(dir, "world-manifest.json"), "utf8")) as WorldManifest;
 const gate = manifest.fungibleMints[0];
-const gateway = await startGatewayProcess({ rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, chain: "local", ...(process.env.HOLDERS_PROFILE ? { extra: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.HOLDERS_PROFILE}` } } : {}) });
+const gateway = await startGatewayProcess({
+  rpcUrl: localnet.rpcUrl,
+  wsUrl: localnet.wsUrl,
+  chain: "local",
+  ...(process.env.HOLDERS_PROFILE
+    ? { extra: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.HOLDERS_PROFILE}` } }
+    : {}),
+});
 
 /** One getProgramAccounts, jsonParsed (owner and amount decoded, as the gateway gives them). */
 async function direct(encoding: "jsonParsed" | "base64"): Promise<number> {
@@ -37,7 +53,14 @@ async function direct(encoding: "jsonParsed" | "base64"): Promise<number> {
       jsonrpc: "2.0",
       id: 1,
       method: "getProgramAccounts",
-      params: [TOKEN_PROGRAM, { encoding, commitment: "confirmed", filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: gate.mint } }] }],
+      params: [
+        TOKEN_PROGRAM,
+        {
+          encoding,
+          commitment: "confirmed",
+          filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: gate.mint } }],
+        },
+      ],
     }),
   });
   const body = (await res.json()) as { result: unknown[] };
@@ -52,7 +75,9 @@ async function throughGateway(): Promise<number> {
   const start = performance.now();
   do {
     const query: string = `limit=1000&includeZero=true${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const res = await fetch(`${gateway.url}/v1/local/tokens/${gate.mint}/holders?${query}`, { headers: { authorization: `Bearer ${FLEET_KEY}` } });
+    const res = await fetch(`${gateway.url}/v1/local/tokens/${gate.mint}/holders?${query}`, {
+      headers: { authorization: `Bearer ${FLEET_KEY}` },
+    });
     if (res.status !== 200) throw new Error(`holders: ${res.status} ${await res.text()}`);
     const page = (await res.json()) as { items: unknown[]; nextCursor: string | null };
     if (count === 0) firstPageMs = performance.now() - start;
@@ -82,17 +107,21 @@ try {
       if (which === "gateway") {
         await new Promise((resolve) => setTimeout(resolve, 21_000));
         const [ms, count] = await timed(throughGateway);
-        if (count !== gate.holders + 1) throw new Error(`gateway listed ${count} holders, expected ${gate.holders + 1}`);
+        if (count !== gate.holders + 1)
+          throw new Error(`gateway listed ${count} holders, expected ${gate.holders + 1}`);
         row.gateway = ms;
       } else {
         const [ms, count] = await timed(() => direct("jsonParsed"));
-        if (count !== gate.holders + 1) throw new Error(`getProgramAccounts returned ${count}, expected ${gate.holders + 1}`);
+        if (count !== gate.holders + 1)
+          throw new Error(`getProgramAccounts returned ${count}, expected ${gate.holders + 1}`);
         row.parsed = ms;
         row.base64 = (await timed(() => direct("base64")))[0];
       }
     }
     rows.push(row);
-    console.log(`round ${round + 1}: gateway ${row.gateway.toFixed(0)} ms (first page, with the scan: ${firstPageMs.toFixed(0)} ms), getProgramAccounts jsonParsed ${row.parsed.toFixed(0)} ms, base64 ${row.base64.toFixed(0)} ms`);
+    console.log(
+      `round ${round + 1}: gateway ${row.gateway.toFixed(0)} ms (first page, with the scan: ${firstPageMs.toFixed(0)} ms), getProgramAccounts jsonParsed ${row.parsed.toFixed(0)} ms, base64 ${row.base64.toFixed(0)} ms`,
+    );
   }
   const g = median(rows.map((r) => r.gateway));
   const p = median(rows.map((r) => r.parsed));

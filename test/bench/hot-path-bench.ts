@@ -416,7 +416,10 @@ async function main(): Promise<void> {
       r.body.toString("base64") === want.body &&
       r.headers["content-type"] === want.headers["content-type"] &&
       JSON.stringify(r.trailers ?? {}) === JSON.stringify(want.trailers ?? {});
-    if (!same) throw new Error(`${row.name}: the bare server's answer differs from the gateway's: ${JSON.stringify({ got: { ...r, body: r.body.toString("base64") }, want })}`);
+    if (!same)
+      throw new Error(
+        `${row.name}: the bare server's answer differs from the gateway's: ${JSON.stringify({ got: { ...r, body: r.body.toString("base64") }, want })}`,
+      );
   }
 
   console.log(

@@ -66,9 +66,13 @@ try {
   console.log(`accounts listed: ${seen} in ${latencies.length + 1} pages of ${LIMIT}`);
   console.log(`page 1:     cold ${ms(page1Cold)} (key scan + page), warm ${ms(page1Warm)}`);
   console.log(`page 1000:  warm ${ms(page1000Warm)}, cold on a fresh replica ${ms(page1000Cold)}`);
-  console.log(`ratio page 1000 / page 1: warm ${(page1000Warm / page1Warm).toFixed(2)}, cold ${(page1000Cold / page1Cold).toFixed(2)}`);
+  console.log(
+    `ratio page 1000 / page 1: warm ${(page1000Warm / page1Warm).toFixed(2)}, cold ${(page1000Cold / page1Cold).toFixed(2)}`,
+  );
   console.log(`all warm pages: p50 ${ms(p(0.5))}, p99 ${ms(p(0.99))}, max ${ms(latencies.at(-1)!)}`);
-  console.log(`RSS: before ${mb(rssBefore)}, peak while paging ${mb(rssPeak)}, after ${mb(process.memoryUsage().rss)}; heap used after ${mb(process.memoryUsage().heapUsed)}`);
+  console.log(
+    `RSS: before ${mb(rssBefore)}, peak while paging ${mb(rssPeak)}, after ${mb(process.memoryUsage().rss)}; heap used after ${mb(process.memoryUsage().heapUsed)}`,
+  );
 } finally {
   await upstream.close();
   await world.stop();

@@ -63,16 +63,19 @@ async function load(port: number, target: Target, seconds: number): Promise<Resu
   const once = () =>
     new Promise<void>((resolve) => {
       const started = performance.now();
-      const req = http.request({ host: "127.0.0.1", port, method: target.method, path: target.path, headers: target.headers, agent }, (res) => {
-        res.on("data", () => {});
-        res.on("end", () => {
-          if (res.statusCode === 200) {
-            requests++;
-            latenciesMs.push(performance.now() - started);
-          } else errors++;
-          resolve();
-        });
-      });
+      const req = http.request(
+        { host: "127.0.0.1", port, method: target.method, path: target.path, headers: target.headers, agent },
+        (res) => {
+          res.on("data", () => {});
+          res.on("end", () => {
+            if (res.statusCode === 200) {
+              requests++;
+              latenciesMs.push(performance.now() - started);
+            } else errors++;
+            resolve();
+          });
+        },
+      );
       req.on("error", () => {
         errors++;
         resolve();
@@ -124,7 +127,12 @@ async function main(): Promise<void> {
   process.on("exit", stop);
   try {
     const auth = { authorization: `Bearer ${KEY}` };
-    const rest: Target = { name: "REST GET /v1/localnet/network/fees", method: "GET", path: "/v1/localnet/network/fees", headers: auth };
+    const rest: Target = {
+      name: "REST GET /v1/localnet/network/fees",
+      method: "GET",
+      path: "/v1/localnet/network/fees",
+      headers: auth,
+    };
     const connect: Target = {
       name: "Connect JSON FeeService/GetFees",
       method: "POST",
@@ -133,7 +141,10 @@ async function main(): Promise<void> {
       body: "{}",
     };
     for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}${rest.path}`, { headers: auth }).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}${rest.path}`, { headers: auth }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (i > 600 || child.exitCode !== null) throw new Error(`gateway did not start:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -158,10 +169,14 @@ async function main(): Promise<void> {
         total.errors += r.errors;
         total.seconds += r.seconds;
         total.latenciesMs.push(...r.latenciesMs);
-        console.log(`round ${round + 1}: ${target.name.padEnd(36)} ${Math.round(r.requests / r.seconds)} req/s, gateway CPU ${Math.round((cpu * 1e6) / r.requests)} us/request`);
+        console.log(
+          `round ${round + 1}: ${target.name.padEnd(36)} ${Math.round(r.requests / r.seconds)} req/s, gateway CPU ${Math.round((cpu * 1e6) / r.requests)} us/request`,
+        );
       }
     }
-    console.log(`\n${ROUNDS} rounds x ${SECONDS} s each, concurrency ${CONCURRENCY}, HTTP/1.1 keep-alive, gateway LOG_LEVEL=${args.log}`);
+    console.log(
+      `\n${ROUNDS} rounds x ${SECONDS} s each, concurrency ${CONCURRENCY}, HTTP/1.1 keep-alive, gateway LOG_LEVEL=${args.log}`,
+    );
     const rate = (t: Target) => totals.get(t)!.requests / totals.get(t)!.seconds;
     for (const target of [rest, connect]) {
       const r = totals.get(target)!;
@@ -172,8 +187,12 @@ async function main(): Promise<void> {
     }
     const ratio = rate(rest) / rate(connect);
     const cpuPer = (t: Target) => totals.get(t)!.cpuSeconds / totals.get(t)!.requests;
-    console.log(`ratio REST / Connect JSON: ${ratio.toFixed(3)} (target >= 0.9) ${ratio >= 0.9 ? "OK" : "BELOW TARGET"}`);
-    console.log(`gateway CPU per request, Connect JSON / REST: ${(cpuPer(connect) / cpuPer(rest)).toFixed(3)} (the same ratio from CPU cost alone)`);
+    console.log(
+      `ratio REST / Connect JSON: ${ratio.toFixed(3)} (target >= 0.9) ${ratio >= 0.9 ? "OK" : "BELOW TARGET"}`,
+    );
+    console.log(
+      `gateway CPU per request, Connect JSON / REST: ${(cpuPer(connect) / cpuPer(rest)).toFixed(3)} (the same ratio from CPU cost alone)`,
+    );
   } finally {
     stop();
   }

@@ -14,7 +14,13 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 
-const { values: args } = parseArgs({ options: { runs: { type: "string", default: "2" }, compare: { type: "boolean", default: false }, timeout: { type: "string", default: "120" } } });
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: "string", default: "2" },
+    compare: { type: "boolean", default: false },
+    timeout: { type: "string", default: "120" },
+  },
+});
 const root = path.resolve(import.meta.dirname, "../..");
 const KEY = "start-up-key";
 
@@ -52,8 +58,11 @@ async function once(run: number, cache: boolean): Promise<number> {
   const deadline = performance.now() + Number(args.timeout) * 1000;
   try {
     while (firstLevels === undefined || ready === undefined) {
-      if (performance.now() > deadline || child.exitCode !== null) throw new Error(`no fee levels after ${seconds()} s:\n${stderr}`);
-      const fees = await fetch(`http://127.0.0.1:${port}/v1/localnet/network/fees`, { headers: { authorization: `Bearer ${KEY}` } }).then(
+      if (performance.now() > deadline || child.exitCode !== null)
+        throw new Error(`no fee levels after ${seconds()} s:\n${stderr}`);
+      const fees = await fetch(`http://127.0.0.1:${port}/v1/localnet/network/fees`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      }).then(
         async (r) => (r.ok ? ((await r.json()) as { priority: unknown }) : undefined),
         () => undefined,
       );
@@ -62,11 +71,21 @@ async function once(run: number, cache: boolean): Promise<number> {
         firstPriority = fees.priority;
       }
       if (fees?.priority != null && firstLevels === undefined) firstLevels = seconds();
-      if (ready === undefined && (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) ready = seconds();
+      if (
+        ready === undefined &&
+        (await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      )
+        ready = seconds();
       await new Promise((r) => setTimeout(r, 50));
     }
     console.log(
-      `run ${run} (world cache ${cache ? "on" : "off"}): first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os.loadavg().map((l) => l.toFixed(2)).join(" ")})`,
+      `run ${run} (world cache ${cache ? "on" : "off"}): first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")})`,
     );
     const banner = /Started in [\d.]+ s/.exec(stderr);
     if (banner !== null) console.log(`  banner: ${banner[0]}`);
@@ -84,5 +103,7 @@ for (let run = 1; run <= Number(args.runs); run++) {
 }
 if (args.compare && times.on.length > 0 && times.off.length > 0) {
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  console.log(`mean time to first fee levels: cache off ${mean(times.off).toFixed(1)} s, on ${mean(times.on).toFixed(1)} s, ratio on/off ${(mean(times.on) / mean(times.off)).toFixed(2)}`);
+  console.log(
+    `mean time to first fee levels: cache off ${mean(times.off).toFixed(1)} s, on ${mean(times.on).toFixed(1)} s, ratio on/off ${(mean(times.on) / mean(times.off)).toFixed(2)}`,
+  );
 }

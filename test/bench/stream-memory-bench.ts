@@ -37,7 +37,9 @@ function serve(kind: string): void {
             routes: (router) =>
               router.service(TransactionService, {
                 async *watchStatus(req, ctx) {
-                  yield { event: { case: "record", value: { signature: req.signature, status: TransactionStatus.SUBMITTED } } };
+                  yield {
+                    event: { case: "record", value: { signature: req.signature, status: TransactionStatus.SUBMITTED } },
+                  };
                   await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
                 },
               }),
@@ -71,7 +73,10 @@ async function measure(kind: string, totals: number[]): Promise<Memory[]> {
       for (let i = 0; i < need; i++) {
         void (async () => {
           try {
-            for await (const _ of clients[i % clients.length].watchStatus({ signature: "x" }, { signal: abort.signal })) {
+            for await (const _ of clients[i % clients.length].watchStatus(
+              { signature: "x" },
+              { signal: abort.signal },
+            )) {
               if (++got === need) allOpen();
             }
           } catch {
@@ -104,6 +109,8 @@ async function main(): Promise<void> {
     }
   }
   const perStream = (kind: string) => (results[kind].at(-1)!.heap - results[kind][0].heap) / totals.at(-1)!;
-  console.log(`heap per open stream, connect-node / raw http2: ${(perStream("connect") / perStream("raw")).toFixed(1)}`);
+  console.log(
+    `heap per open stream, connect-node / raw http2: ${(perStream("connect") / perStream("raw")).toFixed(1)}`,
+  );
   process.exit(0);
 }

@@ -105,7 +105,11 @@ async function signedTransfer(payer: KeyPairSigner, lamports: bigint) {
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(payer, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-    (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payer, destination: to, amount: lamports })], m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [getTransferSolInstruction({ source: payer, destination: to, amount: lamports })],
+        m,
+      ),
   );
   const signed = await signTransactionMessageWithSigners(message);
   return { signed, wire: new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), "base64")) };
@@ -113,15 +117,41 @@ async function signedTransfer(payer: KeyPairSigner, lamports: bigint) {
 
 /** An in-process Solgate on port 0 (production server, routes, upstream, fee market, transactions core). */
 async function startSolgate(options: Partial<TransactionsOptions>, chain: LocalnetHandle = localnet) {
-  const upstream = createUpstream({ chain: "localnet", rpcUrls: [chain.rpcUrl], wsUrl: args.ws === "off" ? null : chain.wsUrl });
+  const upstream = createUpstream({
+    chain: "localnet",
+    rpcUrls: [chain.rpcUrl],
+    wsUrl: args.ws === "off" ? null : chain.wsUrl,
+  });
   const fees = createFeeMarket({ upstream });
   fees.start();
   const transactions = createTransactions({ upstream, fees, ...options });
   transactions.start();
-  const chains = createChainRegistry([{ name: "localnet", upstream, programs: createProgramAccounts({ upstream }), fees, transactions, collections: createCollections({ upstream }), accounts: createAccounts({ upstream }), wallets: createWallets({ upstream }), tokens: createTokenHolders({ upstream }) }], "localnet");
-  const server = createServer({ routes: createRoutes({ chains }), auth: createApiKeyChecker([API_KEY]), logger: createLogger({ level: "silent" }) });
+  const chains = createChainRegistry(
+    [
+      {
+        name: "localnet",
+        upstream,
+        programs: createProgramAccounts({ upstream }),
+        fees,
+        transactions,
+        collections: createCollections({ upstream }),
+        accounts: createAccounts({ upstream }),
+        wallets: createWallets({ upstream }),
+        tokens: createTokenHolders({ upstream }),
+      },
+    ],
+    "localnet",
+  );
+  const server = createServer({
+    routes: createRoutes({ chains }),
+    auth: createApiKeyChecker([API_KEY]),
+    logger: createLogger({ level: "silent" }),
+  });
   const listening = await server.listen(0, "127.0.0.1");
-  const client = createClient(TransactionService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${listening.port}` }));
+  const client = createClient(
+    TransactionService,
+    createGrpcTransport({ baseUrl: `http://127.0.0.1:${listening.port}` }),
+  );
   const close = async () => {
     await listening.close();
     transactions.stop();
@@ -187,7 +217,8 @@ async function latency(): Promise<void> {
         await atPhase(phase);
         const t = performance.now();
         const { result } = await solgate.client.sendTransaction({ transaction: a.wire }, { headers });
-        if (result?.status !== TransactionStatus.CONFIRMED) throw new Error(`solgate: ${TransactionStatus[result?.status ?? 0]}`);
+        if (result?.status !== TransactionStatus.CONFIRMED)
+          throw new Error(`solgate: ${TransactionStatus[result?.status ?? 0]}`);
         solgateMs = performance.now() - t;
       },
       async () => {
@@ -205,7 +236,9 @@ async function latency(): Promise<void> {
   }
   const s = stats(viaSolgate);
   const k = stats(viaKit);
-  console.log(`\n1. send-and-confirm latency, ${SENDS} sends each, slot ${SLOT_MS} ms, confirmed after 1 slot, Solgate's WebSocket ${args.ws}, HTTP answers delayed ${args["delay-ms"]} ms`);
+  console.log(
+    `\n1. send-and-confirm latency, ${SENDS} sends each, slot ${SLOT_MS} ms, confirmed after 1 slot, Solgate's WebSocket ${args.ws}, HTTP answers delayed ${args["delay-ms"]} ms`,
+  );
   console.log(`   Solgate (gRPC, confirm true): median ${fmt(s.median)}, mean ${fmt(s.mean)}, p90 ${fmt(s.p90)}`);
   console.log(`   kit sendAndConfirmTransaction: median ${fmt(k.median)}, mean ${fmt(k.mean)}, p90 ${fmt(k.p90)}`);
   console.log(
@@ -233,7 +266,10 @@ async function landing(): Promise<void> {
   }
   await sleep(500);
   console.log(`\n2. landing rate, ${LANDING} concurrent sends (confirm true), localnet dropping 50% of submissions`);
-  for (const [label, rebroadcastIntervalMs] of [["with rebroadcast every 200 ms", 200], ["without rebroadcast", 1e9]] as const) {
+  for (const [label, rebroadcastIntervalMs] of [
+    ["with rebroadcast every 200 ms", 200],
+    ["without rebroadcast", 1e9],
+  ] as const) {
     const solgate = await startSolgate({ rebroadcastIntervalMs }, fast);
     await fast.control({ dropRate: 0.5 });
     const { value: blockhash } = await fastRpc.getLatestBlockhash({ commitment: "confirmed" }).send();
@@ -244,13 +280,21 @@ async function landing(): Promise<void> {
           createTransactionMessage({ version: 0 }),
           (m) => setTransactionMessageFeePayerSigner(payers[i % payers.length], m),
           (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-          (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: payers[i % payers.length], destination: to, amount: 1_000_000n })], m),
+          (m) =>
+            appendTransactionMessageInstructions(
+              [getTransferSolInstruction({ source: payers[i % payers.length], destination: to, amount: 1_000_000n })],
+              m,
+            ),
         );
-        return new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)), "base64"));
+        return new Uint8Array(
+          Buffer.from(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)), "base64"),
+        );
       }),
     );
     const started = performance.now();
-    const results = await Promise.all(wires.map((transaction) => solgate.client.sendTransaction({ transaction }, { headers })));
+    const results = await Promise.all(
+      wires.map((transaction) => solgate.client.sendTransaction({ transaction }, { headers })),
+    );
     const landed = results.filter((r) => r.result?.status === TransactionStatus.CONFIRMED).length;
     const expired = results.filter((r) => r.result?.status === TransactionStatus.EXPIRED).length;
     console.log(
@@ -301,7 +345,9 @@ async function spawnGateway(): Promise<{ child: ChildProcess; port: number; metr
 }
 
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"))!;
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"))!;
   return Number(line.replace(/\D+/g, "")) / 1024;
 }
 
@@ -338,7 +384,9 @@ async function watchers(): Promise<void> {
     await clients[0].sendTransaction({ transaction: wire, confirm: false }, { headers });
     signatures.push(getSignatureFromTransaction(signed));
   }
-  console.log(`\n3. WatchStatus streams on ${signatures.length} in-flight transactions, gateway in its own process (default settings)`);
+  console.log(
+    `\n3. WatchStatus streams on ${signatures.length} in-flight transactions, gateway in its own process (default settings)`,
+  );
   const controller = new AbortController();
   const streams: Promise<void>[] = [];
   let opened = 0;
@@ -382,7 +430,10 @@ async function watchers(): Promise<void> {
       for (const [m, n] of after) if (method === undefined || m === method) sum += n - (before.get(m) ?? 0);
       return (sum * 1000) / window;
     };
-    const polling = ["getSignatureStatuses", "getBlockHeight", "getTransaction", "isBlockhashValid"].reduce((sum, m) => sum + rate(m), 0);
+    const polling = ["getSignatureStatuses", "getBlockHeight", "getTransaction", "isBlockhashValid"].reduce(
+      (sum, m) => sum + rate(m),
+      0,
+    );
     console.log(
       `   ${String(total).padStart(6)} streams (opened in ${fmt(openedMs)}): status polling ${polling.toFixed(1)} calls/s ` +
         `(getSignatureStatuses ${rate("getSignatureStatuses").toFixed(1)}/s), rebroadcasts ${rate("sendTransaction").toFixed(1)}/s, ` +
@@ -394,7 +445,9 @@ async function watchers(): Promise<void> {
   await Promise.all(streams);
   await localnet.control({ freeze: false });
   console.log(`   (targets: calls/s flat in the number of streams; RSS < 500 MB; ${heartbeats} heartbeats seen)`);
-  console.log(`   (the chain is frozen so that streams stay open: the 100 unseen transactions are rebroadcast every 2 s)`);
+  console.log(
+    `   (the chain is frozen so that streams stay open: the 100 unseen transactions are rebroadcast every 2 s)`,
+  );
   // Waited for, so that the gateway never outlives the bench (and its stdout reader).
   const exited = new Promise((resolve) => gateway.child.once("exit", resolve));
   gateway.child.kill("SIGTERM");

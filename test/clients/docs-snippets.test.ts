@@ -47,7 +47,11 @@ describe("docs/clients.md snippets", () => {
   });
 
   it("README: one first call per language, every line in its example, in order", () => {
-    expect(readmeSnippets.map((s) => s.path).sort()).toEqual(["examples/go/main.go", "examples/rust/src/main.rs", "examples/typescript/main.ts"]);
+    expect(readmeSnippets.map((s) => s.path).sort()).toEqual([
+      "examples/go/main.go",
+      "examples/rust/src/main.rs",
+      "examples/typescript/main.ts",
+    ]);
     for (const snippet of readmeSnippets) {
       expect(missingLines(snippet.lines, readFileSync(join(root, snippet.path), "utf8")), snippet.path).toEqual([]);
     }

@@ -18,13 +18,30 @@ const DIR = new URL("../fixtures/solana/das-accounts/", import.meta.url);
 function realAssets(): Map<string, DasAsset> {
   const index = createAssetIndex();
   for (const folder of readdirSync(DIR)) {
-    const accounts = readdirSync(new URL(`${folder}/`, DIR)).map((f) => JSON.parse(readFileSync(new URL(`${folder}/${f}`, DIR), "utf8")));
-    index.applyAccounts(accounts.map((a) => [a.pubkey, { owner: a.owner, data: new Uint8Array(Buffer.from(a.data[0], "base64")) }]));
+    const accounts = readdirSync(new URL(`${folder}/`, DIR)).map((f) =>
+      JSON.parse(readFileSync(new URL(`${folder}/${f}`, DIR), "utf8")),
+    );
+    index.applyAccounts(
+      accounts.map((a) => [a.pubkey, { owner: a.owner, data: new Uint8Array(Buffer.from(a.data[0], "base64")) }]),
+    );
   }
-  const options = { showUnverifiedCollections: false, showCollectionMetadata: false, showZeroBalance: false, showInscription: false, showFungible: false, showGrandTotal: false };
+  const options = {
+    showUnverifiedCollections: false,
+    showCollectionMetadata: false,
+    showZeroBalance: false,
+    showInscription: false,
+    showFungible: false,
+    showGrandTotal: false,
+  };
   const out = new Map<string, DasAsset>();
   for (const group of [SMB, MAD_LADS]) {
-    for (const record of index.groupMembers(group, false)) out.set(record.id, JSON.parse(JSON.stringify(renderAsset(record, index, options), (_k, v) => (typeof v === "bigint" ? Number(v) : v))));
+    for (const record of index.groupMembers(group, false))
+      out.set(
+        record.id,
+        JSON.parse(
+          JSON.stringify(renderAsset(record, index, options), (_k, v) => (typeof v === "bigint" ? Number(v) : v)),
+        ),
+      );
   }
   return out;
 }
@@ -43,13 +60,22 @@ describe("isVerifiedMember", () => {
 
   it("refuses an explicit verified:false, a foreign group, another group key, a burnt asset, no grouping", () => {
     const base = structuredClone(smbMember);
-    expect(isVerifiedMember({ ...base, grouping: [{ group_key: "collection", group_value: SMB, verified: false }] }, SMB)).toBe(false);
-    expect(isVerifiedMember({ ...base, grouping: [{ group_key: "collection", group_value: MAD_LADS }] }, SMB)).toBe(false);
+    expect(
+      isVerifiedMember({ ...base, grouping: [{ group_key: "collection", group_value: SMB, verified: false }] }, SMB),
+    ).toBe(false);
+    expect(isVerifiedMember({ ...base, grouping: [{ group_key: "collection", group_value: MAD_LADS }] }, SMB)).toBe(
+      false,
+    );
     expect(isVerifiedMember({ ...base, grouping: [{ group_key: "creator", group_value: SMB }] }, SMB)).toBe(false);
     expect(isVerifiedMember({ ...base, burnt: true }, SMB)).toBe(false);
     expect(isVerifiedMember({ ...base, grouping: undefined }, SMB)).toBe(false);
     expect(isVerifiedMember({ ...base, grouping: "collection" as never }, SMB)).toBe(false);
-    expect(isVerifiedMember({ ...base, grouping: [null as never, { group_key: "collection", group_value: SMB, verified: true }] }, SMB)).toBe(true);
+    expect(
+      isVerifiedMember(
+        { ...base, grouping: [null as never, { group_key: "collection", group_value: SMB, verified: true }] },
+        SMB,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -62,20 +88,38 @@ describe("standardOf", () => {
 
   it("maps every interface and token_standard the README documents", () => {
     const byInterface: [string, string][] = [
-      ["V1_NFT", "NON_FUNGIBLE"], ["V2_NFT", "NON_FUNGIBLE"], ["LEGACY_NFT", "NON_FUNGIBLE"], ["ProgrammableNFT", "PROGRAMMABLE_NON_FUNGIBLE"],
-      ["V1_PRINT", "EDITION"], ["MplCoreAsset", "CORE"], ["FungibleAsset", "FUNGIBLE_ASSET"], ["FungibleToken", "FUNGIBLE"],
-      ["Custom", "UNSPECIFIED"], ["Identity", "UNSPECIFIED"], ["MplCoreCollection", "UNSPECIFIED"], ["toString", "UNSPECIFIED"],
+      ["V1_NFT", "NON_FUNGIBLE"],
+      ["V2_NFT", "NON_FUNGIBLE"],
+      ["LEGACY_NFT", "NON_FUNGIBLE"],
+      ["ProgrammableNFT", "PROGRAMMABLE_NON_FUNGIBLE"],
+      ["V1_PRINT", "EDITION"],
+      ["MplCoreAsset", "CORE"],
+      ["FungibleAsset", "FUNGIBLE_ASSET"],
+      ["FungibleToken", "FUNGIBLE"],
+      ["Custom", "UNSPECIFIED"],
+      ["Identity", "UNSPECIFIED"],
+      ["MplCoreCollection", "UNSPECIFIED"],
+      ["toString", "UNSPECIFIED"],
     ];
-    for (const [iface, standard] of byInterface) expect([iface, standardOf({ id: "x", interface: iface })]).toEqual([iface, standard]);
+    for (const [iface, standard] of byInterface)
+      expect([iface, standardOf({ id: "x", interface: iface })]).toEqual([iface, standard]);
     const byTokenStandard: [string, string][] = [
-      ["NonFungible", "NON_FUNGIBLE"], ["ProgrammableNonFungible", "PROGRAMMABLE_NON_FUNGIBLE"], ["NonFungibleEdition", "EDITION"],
-      ["ProgrammableNonFungibleEdition", "EDITION"], ["FungibleAsset", "FUNGIBLE_ASSET"], ["Fungible", "FUNGIBLE"],
+      ["NonFungible", "NON_FUNGIBLE"],
+      ["ProgrammableNonFungible", "PROGRAMMABLE_NON_FUNGIBLE"],
+      ["NonFungibleEdition", "EDITION"],
+      ["ProgrammableNonFungibleEdition", "EDITION"],
+      ["FungibleAsset", "FUNGIBLE_ASSET"],
+      ["Fungible", "FUNGIBLE"],
     ];
     // token_standard (the Metadata account's own value) wins over the interface DAS derived.
     for (const [ts, standard] of byTokenStandard) {
-      expect([ts, standardOf({ id: "x", interface: "V1_NFT", content: { metadata: { token_standard: ts } } })]).toEqual([ts, standard]);
+      expect([ts, standardOf({ id: "x", interface: "V1_NFT", content: { metadata: { token_standard: ts } } })]).toEqual(
+        [ts, standard],
+      );
     }
-    expect(standardOf({ id: "x", interface: "MplCoreAsset", content: { metadata: { token_standard: "Bogus" } } })).toBe("CORE");
+    expect(standardOf({ id: "x", interface: "MplCoreAsset", content: { metadata: { token_standard: "Bogus" } } })).toBe(
+      "CORE",
+    );
   });
 });
 
@@ -94,8 +138,21 @@ describe("toNftItem", () => {
 
   it("takes links.image, else an image file, and never a script URL", () => {
     expect(imageOf({ id: "x", content: { links: { image: "https://a/i.png" } } })).toBe("https://a/i.png");
-    expect(imageOf({ id: "x", content: { links: {}, files: [{ uri: "https://a/m.json", mime: "application/json" }, { uri: "ipfs://cid", mime: "image/png" }] } })).toBe("ipfs://cid");
+    expect(
+      imageOf({
+        id: "x",
+        content: {
+          links: {},
+          files: [
+            { uri: "https://a/m.json", mime: "application/json" },
+            { uri: "ipfs://cid", mime: "image/png" },
+          ],
+        },
+      }),
+    ).toBe("ipfs://cid");
     expect(imageOf({ id: "x", content: { links: { image: "javascript:alert(1)" } } })).toBe("");
-    expect(toNftItem({ id: "x", compression: { compressed: "yes" }, content: { metadata: { name: 7 } } })).toMatchObject({ name: "", compressed: false, owner: "" });
+    expect(
+      toNftItem({ id: "x", compression: { compressed: "yes" }, content: { metadata: { name: 7 } } }),
+    ).toMatchObject({ name: "", compressed: false, owner: "" });
   });
 });

@@ -52,13 +52,25 @@ export async function startCollectionWorld(collectionSize: number): Promise<Coll
     const response = await fetch(localnet.rpcUrl, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getProgramAccounts", params: [TOKEN_METADATA, { encoding: "base64", commitment: "confirmed" }] }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "getProgramAccounts",
+        params: [TOKEN_METADATA, { encoding: "base64", commitment: "confirmed" }],
+      }),
     });
-    const accounts = ((await response.json()) as { result: { pubkey: string; account: { data: [string, string] } }[] }).result;
+    const accounts = ((await response.json()) as { result: { pubkey: string; account: { data: [string, string] } }[] })
+      .result;
     const metadata = new Map<string, TokenMetadata & { address: string }>();
     for (const { pubkey, account } of accounts) {
       const decoded = decodeMetadata(new Uint8Array(Buffer.from(account.data[0], "base64")));
-      metadata.set(decoded.mint, { ...decoded, name: trimNul(decoded.name), symbol: trimNul(decoded.symbol), uri: trimNul(decoded.uri), address: pubkey });
+      metadata.set(decoded.mint, {
+        ...decoded,
+        name: trimNul(decoded.name),
+        symbol: trimNul(decoded.symbol),
+        uri: trimNul(decoded.uri),
+        address: pubkey,
+      });
     }
     const byName = (predicate: (c: ManifestCollection) => boolean) => manifest.collections.find(predicate)!;
     const generated = manifest.collections[0];
@@ -80,7 +92,8 @@ export async function startCollectionWorld(collectionSize: number): Promise<Coll
       compressedIds,
       verifiedMembers(collection) {
         const ids = new Set(collection === generated.mint ? compressedIds : []);
-        for (const m of metadata.values()) if (m.collection?.verified && m.collection.key === collection) ids.add(m.mint);
+        for (const m of metadata.values())
+          if (m.collection?.verified && m.collection.key === collection) ids.add(m.mint);
         return ids;
       },
       async stop() {

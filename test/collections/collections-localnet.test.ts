@@ -33,13 +33,20 @@ afterAll(async () => {
 });
 
 async function refusal(promise: Promise<unknown>): Promise<SolgateError> {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(SolgateError);
   return e as SolgateError;
 }
 
 /** Every page of a listing, in order. */
-async function listAll(core: Collections, address: string, limit: number): Promise<{ items: NftItem[]; pages: number }> {
+async function listAll(
+  core: Collections,
+  address: string,
+  limit: number,
+): Promise<{ items: NftItem[]; pages: number }> {
   const items: NftItem[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -59,7 +66,13 @@ describe("GetCollection on the localnet world", () => {
   it("the generated collection: name and symbol from its Metadata account, size from collection_details", async () => {
     const onChain = world.metadata.get(world.generated.mint)!;
     const info = await collections.get(world.generated.mint);
-    expect(info).toMatchObject({ address: world.generated.mint, name: onChain.name, symbol: onChain.symbol, itemCount: 1000n, floorPrice: null });
+    expect(info).toMatchObject({
+      address: world.generated.mint,
+      name: onChain.name,
+      symbol: onChain.symbol,
+      itemCount: 1000n,
+      floorPrice: null,
+    });
     expect(onChain.collectionDetails).toEqual({ __kind: "V1", size: 1000n });
     expect(world.verifiedMembers(world.generated.mint).size).toBe(1000);
     expect(info.name).toBe("Solgate Sentinels");
@@ -67,14 +80,23 @@ describe("GetCollection on the localnet world", () => {
 
   it("the look-alike: same name and symbol, its own 25 members", async () => {
     const info = await collections.get(world.lookalike.mint);
-    expect(info).toMatchObject({ name: "Solgate Sentinels", symbol: "SNTL", itemCount: BigInt(world.lookalike.verifiedMembers) });
+    expect(info).toMatchObject({
+      name: "Solgate Sentinels",
+      symbol: "SNTL",
+      itemCount: BigInt(world.lookalike.verifiedMembers),
+    });
     expect(world.verifiedMembers(world.lookalike.mint).size).toBe(25);
   });
 
   it("the real SMB Gen3: its NFT is not on this chain, so no name; its verified members counted through DAS", async () => {
     expect(world.metadata.has(world.smb.mint)).toBe(false);
     const info = await collections.get(world.smb.mint);
-    expect(info).toMatchObject({ address: world.smb.mint, name: "", symbol: "", itemCount: BigInt(world.verifiedMembers(world.smb.mint).size) });
+    expect(info).toMatchObject({
+      address: world.smb.mint,
+      name: "",
+      symbol: "",
+      itemCount: BigInt(world.verifiedMembers(world.smb.mint).size),
+    });
     expect(info.itemCount).toBe(3n);
     expect(world.smb.verifiedMembers).toBe(3);
   });
@@ -84,7 +106,10 @@ describe("GetCollection on the localnet world", () => {
     expect((await refusal(collections.get(member))).message).toMatch(/is not a collection/u);
     expect((await refusal(collections.get(world.manifest.spoofs.unverifiedMembers[0]))).reason).toBe("NOT_FOUND");
     const nothing = await refusal(collections.get("So11111111111111111111111111111111111111112"));
-    expect([nothing.reason, nothing.message]).toEqual(["NOT_FOUND", "no asset or collection exists at So11111111111111111111111111111111111111112"]);
+    expect([nothing.reason, nothing.message]).toEqual([
+      "NOT_FOUND",
+      "no asset or collection exists at So11111111111111111111111111111111111111112",
+    ]);
     for (const bad of ["", "nope", "0OIl", "1111111111111111111111111111111", bs58.encode(new Uint8Array(33))]) {
       expect((await refusal(collections.get(bad))).reason).toBe("INVALID_ADDRESS");
     }
@@ -93,10 +118,19 @@ describe("GetCollection on the localnet world", () => {
   it("fills description and image from the metadata JSON when DAS has none, and leaves them empty when the host is unreachable", async () => {
     // The generated collection NFT's uri points at a host that does not exist: the failure path, above.
     const web: HttpFixture = await startHttpFixture();
-    web.routes.set("/sentinels/collection.json", json({ name: "Solgate Sentinels", description: "Guards of the gate.", image: "https://img.example/c.png" }));
+    web.routes.set(
+      "/sentinels/collection.json",
+      json({ name: "Solgate Sentinels", description: "Guards of the gate.", image: "https://img.example/c.png" }),
+    );
     try {
       const uri = world.metadata.get(world.generated.mint)!.uri;
-      const offchain = createOffchainJson({ allowPrivateNetworks: true, get: (url, o) => import("../../src/collections/http-get.ts").then((m) => m.httpGet(url.replace("https://assets.solgate.localnet", web.url), o)) });
+      const offchain = createOffchainJson({
+        allowPrivateNetworks: true,
+        get: (url, o) =>
+          import("../../src/collections/http-get.ts").then((m) =>
+            m.httpGet(url.replace("https://assets.solgate.localnet", web.url), o),
+          ),
+      });
       const core = createCollections({ upstream, offchain });
       const info = await core.get(world.generated.mint);
       expect(info).toMatchObject({ description: "Guards of the gate.", image: "https://img.example/c.png" });
@@ -125,8 +159,12 @@ describe("ListCollectionNfts on the localnet world", () => {
     const compressed = items.filter((i) => i.compressed).map((i) => i.id);
     expect(compressed.sort()).toEqual([...world.compressedIds].sort());
     expect(compressed).toHaveLength(world.generated.compressedMembers!);
-    expect(items.filter((i) => i.standard === "PROGRAMMABLE_NON_FUNGIBLE")).toHaveLength(world.generated.programmableMembers!);
-    expect(items.filter((i) => i.standard === "NON_FUNGIBLE")).toHaveLength(1000 - world.generated.programmableMembers!);
+    expect(items.filter((i) => i.standard === "PROGRAMMABLE_NON_FUNGIBLE")).toHaveLength(
+      world.generated.programmableMembers!,
+    );
+    expect(items.filter((i) => i.standard === "NON_FUNGIBLE")).toHaveLength(
+      1000 - world.generated.programmableMembers!,
+    );
   });
 
   it("matches each member's Metadata account: name, and the owner holds it", async () => {
@@ -155,7 +193,9 @@ describe("ListCollectionNfts on the localnet world", () => {
     const foreign = await refusal(collections.list({ address: world.lookalike.mint, cursor: first.nextCursor! }));
     expect([foreign.reason, foreign.details.field]).toEqual(["INVALID_PARAMETER", "cursor"]);
     const altered = `${first.nextCursor!.slice(0, -3)}AAA`;
-    expect((await refusal(collections.list({ address: world.generated.mint, cursor: altered }))).details.field).toBe("cursor");
+    expect((await refusal(collections.list({ address: world.generated.mint, cursor: altered }))).details.field).toBe(
+      "cursor",
+    );
     expect((await refusal(collections.list({ address: "nope" }))).reason).toBe("INVALID_ADDRESS");
   });
 
@@ -192,14 +232,21 @@ describe("behind a DAS provider that lies", () => {
     burnt.grouping = [{ group_key: "collection", group_value: world.generated.mint }];
     burnt.burnt = true;
     proxy.rewrite = (result) => {
-      for (const item of result.items) if (item.id === flipped) item.grouping = [{ group_key: "collection", group_value: world.generated.mint, verified: false }];
+      for (const item of result.items)
+        if (item.id === flipped)
+          item.grouping = [{ group_key: "collection", group_value: world.generated.mint, verified: false }];
       // Injected in id order, so only the membership check can keep them out.
       result.items.push(structuredClone(foreign), structuredClone(burnt));
       result.items.sort((a, b) => byteOrder(a.id, b.id));
     };
     const first = await core.list({ address: world.generated.mint, limit: 10 });
     expect(first.items).toHaveLength(10);
-    expect(first.items.map((i) => i.id)).toEqual(truth.filter((i) => i.id !== flipped).slice(0, 10).map((i) => i.id));
+    expect(first.items.map((i) => i.id)).toEqual(
+      truth
+        .filter((i) => i.id !== flipped)
+        .slice(0, 10)
+        .map((i) => i.id),
+    );
     const { items } = await listAll(core, world.generated.mint, 50);
     expect(items.map((i) => i.id)).toEqual(truth.filter((i) => i.id !== flipped).map((i) => i.id));
     expect(items.some((i) => i.id === foreign.id || i.id === burnt.id)).toBe(false);

@@ -11,8 +11,13 @@ const COLLECTION = "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH";
 const OTHER = "J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w";
 
 /** 40 ids in ascending byte order. */
-const ids = Array.from({ length: 40 }, (_, i) => bs58.encode(Uint8Array.from({ length: 32 }, (_, j) => (j === 0 ? i + 1 : 7))));
-const member = (id: string, group = COLLECTION, verified?: boolean): DasAsset => ({ id, grouping: [{ group_key: "collection", group_value: group, ...(verified === undefined ? {} : { verified }) }] });
+const ids = Array.from({ length: 40 }, (_, i) =>
+  bs58.encode(Uint8Array.from({ length: 32 }, (_, j) => (j === 0 ? i + 1 : 7))),
+);
+const member = (id: string, group = COLLECTION, verified?: boolean): DasAsset => ({
+  id,
+  grouping: [{ group_key: "collection", group_value: group, ...(verified === undefined ? {} : { verified }) }],
+});
 
 /** A provider over `items` that honours `after` and `limit` unless told otherwise, and records requests. */
 function provider(items: DasAsset[], quirks: { ignoreAfter?: boolean } = {}) {
@@ -21,7 +26,8 @@ function provider(items: DasAsset[], quirks: { ignoreAfter?: boolean } = {}) {
     getAsset: async () => null,
     async getGroupPage(request) {
       asked.push(request);
-      const start = request.after === undefined || quirks.ignoreAfter ? 0 : items.findIndex((a) => a.id === request.after) + 1;
+      const start =
+        request.after === undefined || quirks.ignoreAfter ? 0 : items.findIndex((a) => a.id === request.after) + 1;
       return items.slice(start, start + request.limit);
     },
   };
@@ -30,7 +36,13 @@ function provider(items: DasAsset[], quirks: { ignoreAfter?: boolean } = {}) {
 
 async function scan(das: Pick<CollectionsDas, "getGroupPage">, want: number, after?: string, maxCalls = 4) {
   const found: string[] = [];
-  const result = await scanMembers(das, { collection: COLLECTION, after, want, maxCalls, onMember: (a) => found.push(a.id) });
+  const result = await scanMembers(das, {
+    collection: COLLECTION,
+    after,
+    want,
+    maxCalls,
+    onMember: (a) => found.push(a.id),
+  });
   return { ...result, found };
 }
 
@@ -45,12 +57,24 @@ describe("scanMembers", () => {
   });
 
   it("drops unverified, foreign and burnt items, still moves past them, and fetches more to fill the page", async () => {
-    const items = ids.map((id, i) => (i < 6 ? member(id, COLLECTION, false) : i < 9 ? member(id, OTHER) : i === 9 ? { ...member(id), burnt: true } : member(id)));
+    const items = ids.map((id, i) =>
+      i < 6
+        ? member(id, COLLECTION, false)
+        : i < 9
+          ? member(id, OTHER)
+          : i === 9
+            ? { ...member(id), burnt: true }
+            : member(id),
+    );
     const { das, asked } = provider(items);
     const page = await scan(das, 5);
     expect(page.found).toEqual(ids.slice(10, 15));
     // 6 asked, all unverified; 6 more: 3 foreign, 1 burnt, 2 members; 4 more: 3 members, one left over.
-    expect(asked.map((r) => [r.after, r.limit])).toEqual([[undefined, 6], [ids[5], 6], [ids[11], 4]]);
+    expect(asked.map((r) => [r.after, r.limit])).toEqual([
+      [undefined, 6],
+      [ids[5], 6],
+      [ids[11], 4],
+    ]);
     expect(page.last).toBe(ids[14]);
   });
 
@@ -62,7 +86,10 @@ describe("scanMembers", () => {
   });
 
   it("ends rather than loop when a provider ignores `after`", async () => {
-    const { das } = provider(ids.map((id) => member(id)), { ignoreAfter: true });
+    const { das } = provider(
+      ids.map((id) => member(id)),
+      { ignoreAfter: true },
+    );
     const first = await scan(das, 5);
     const second = await scan(das, 5, first.last);
     // Only what lies past the position counts; a page with nothing new ends the listing.

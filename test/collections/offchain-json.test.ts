@@ -12,7 +12,12 @@ import { json, redirect, stall, startHttpFixture } from "./http-fixture.ts";
 import type { HttpFixture } from "./http-fixture.ts";
 
 let web: HttpFixture;
-const SENTINEL = { name: "Sentinel #1", description: "A sentinel.", image: "https://img.example/1.png", attributes: [] };
+const SENTINEL = {
+  name: "Sentinel #1",
+  description: "A sentinel.",
+  image: "https://img.example/1.png",
+  attributes: [],
+};
 
 beforeAll(async () => {
   web = await startHttpFixture();
@@ -39,8 +44,14 @@ const local = (options = {}) => createOffchainJson({ allowPrivateNetworks: true,
 describe("createOffchainJson", () => {
   it("reads description and image from a metadata JSON and caches it", async () => {
     const offchain = local();
-    expect(await offchain.get(`${web.url}/1.json`)).toEqual({ description: "A sentinel.", image: "https://img.example/1.png" });
-    expect(await offchain.get(`${web.url}/1.json`)).toEqual({ description: "A sentinel.", image: "https://img.example/1.png" });
+    expect(await offchain.get(`${web.url}/1.json`)).toEqual({
+      description: "A sentinel.",
+      image: "https://img.example/1.png",
+    });
+    expect(await offchain.get(`${web.url}/1.json`)).toEqual({
+      description: "A sentinel.",
+      image: "https://img.example/1.png",
+    });
     expect(web.hitsOf("/1.json")).toBe(1);
   });
 
@@ -64,7 +75,9 @@ describe("createOffchainJson", () => {
     const offchain = local({ timeoutMs: 2000 });
     expect(await offchain.get(`${web.url}/slow.json`, { deadlineMs: 50 })).toBeNull();
     await new Promise((r) => setTimeout(r, 500));
-    expect(await offchain.get(`${web.url}/slow.json`, { deadlineMs: 50 })).toMatchObject({ description: "A sentinel." });
+    expect(await offchain.get(`${web.url}/slow.json`, { deadlineMs: 50 })).toMatchObject({
+      description: "A sentinel.",
+    });
     expect(web.hitsOf("/slow.json")).toBe(1);
   });
 
@@ -73,16 +86,32 @@ describe("createOffchainJson", () => {
     for (const path of ["/huge.json", "/html", "/array.json", "/gone.json", "/missing.json"]) {
       expect([path, await offchain.get(`${web.url}${path}`)]).toEqual([path, null]);
     }
-    await expect(httpGet(`${web.url}/huge.json`, { timeoutMs: 1000, maxBytes: 256 * 1024, allowPrivateNetworks: true })).rejects.toMatchObject({ kind: "too-large" });
+    await expect(
+      httpGet(`${web.url}/huge.json`, { timeoutMs: 1000, maxBytes: 256 * 1024, allowPrivateNetworks: true }),
+    ).rejects.toMatchObject({ kind: "too-large" });
   });
 
   it("never leaves http(s): no file:, data: or ipfs: URIs, and no redirects to them", async () => {
     const offchain = local();
-    for (const uri of ["file:///etc/passwd", "ipfs://bafy/1.json", "ar://x", "data:application/json,{}", "", "not a url", `${web.url}/to-file`, `${web.url}/to-data`, `${web.url}/loop`]) {
+    for (const uri of [
+      "file:///etc/passwd",
+      "ipfs://bafy/1.json",
+      "ar://x",
+      "data:application/json,{}",
+      "",
+      "not a url",
+      `${web.url}/to-file`,
+      `${web.url}/to-data`,
+      `${web.url}/loop`,
+    ]) {
       expect([uri, await offchain.get(uri)]).toEqual([uri, null]);
     }
-    await expect(httpGet(`${web.url}/to-file`, { timeoutMs: 1000, maxBytes: 1024, allowPrivateNetworks: true })).rejects.toMatchObject({ kind: "scheme" });
-    await expect(httpGet(`${web.url}/loop`, { timeoutMs: 1000, maxBytes: 1024, allowPrivateNetworks: true })).rejects.toMatchObject({ kind: "redirect" });
+    await expect(
+      httpGet(`${web.url}/to-file`, { timeoutMs: 1000, maxBytes: 1024, allowPrivateNetworks: true }),
+    ).rejects.toMatchObject({ kind: "scheme" });
+    await expect(
+      httpGet(`${web.url}/loop`, { timeoutMs: 1000, maxBytes: 1024, allowPrivateNetworks: true }),
+    ).rejects.toMatchObject({ kind: "redirect" });
     expect(web.hitsOf("/loop")).toBe(4 + 4);
   });
 
@@ -100,15 +129,34 @@ describe("createOffchainJson", () => {
     const port = new URL(web.url).port;
     expect(await offchain.get(`http://localhost:${port}/1.json`)).toBeNull();
     expect(web.hitsOf("/1.json")).toBe(before);
-    await expect(httpGet(`http://localhost:${port}/1.json`, { timeoutMs: 500, maxBytes: 1024 })).rejects.toMatchObject({ kind: "private-address" });
-    await expect(httpGet(`http://[::1]:${port}/1.json`, { timeoutMs: 500, maxBytes: 1024 })).rejects.toBeInstanceOf(HttpGetError);
+    await expect(httpGet(`http://localhost:${port}/1.json`, { timeoutMs: 500, maxBytes: 1024 })).rejects.toMatchObject({
+      kind: "private-address",
+    });
+    await expect(httpGet(`http://[::1]:${port}/1.json`, { timeoutMs: 500, maxBytes: 1024 })).rejects.toBeInstanceOf(
+      HttpGetError,
+    );
   });
 
   it("classifies addresses", () => {
-    for (const ip of ["127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:10.0.0.1", "::ffff:127.0.0.1", "not-an-ip"]) {
+    for (const ip of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.20.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "fe80::1",
+      "fd00::1",
+      "::ffff:10.0.0.1",
+      "::ffff:127.0.0.1",
+      "not-an-ip",
+    ]) {
       expect([ip, isNonPublicAddress(ip)]).toEqual([ip, true]);
     }
-    for (const ip of ["1.1.1.1", "8.8.8.8", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) expect([ip, isNonPublicAddress(ip)]).toEqual([ip, false]);
+    for (const ip of ["1.1.1.1", "8.8.8.8", "172.32.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+      expect([ip, isNonPublicAddress(ip)]).toEqual([ip, false]);
   });
 
   it("refuses every special-purpose range, and the host's own addresses", () => {
@@ -127,7 +175,9 @@ describe("createOffchainJson", () => {
       "::", // unspecified
     ];
     for (const ip of special) expect([ip, isNonPublicAddress(ip)]).toEqual([ip, true]);
-    const own = Object.values(networkInterfaces()).flat().map((a) => a!.address.split("%")[0]);
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .map((a) => a!.address.split("%")[0]);
     expect(own.length).toBeGreaterThan(0);
     for (const ip of own) expect([ip, isNonPublicAddress(ip)]).toEqual([ip, true]);
   });
@@ -146,7 +196,9 @@ describe("createOffchainJson", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const { port } = server.address() as AddressInfo;
     try {
-      await expect(httpGet(`http://127.0.0.1:${port}/`, { timeoutMs: 150, maxBytes: 1024, allowPrivateNetworks: true })).rejects.toMatchObject({ kind: "timeout" });
+      await expect(
+        httpGet(`http://127.0.0.1:${port}/`, { timeoutMs: 150, maxBytes: 1024, allowPrivateNetworks: true }),
+      ).rejects.toMatchObject({ kind: "timeout" });
     } finally {
       server.closeAllConnections();
       server.close();

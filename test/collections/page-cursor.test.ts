@@ -23,14 +23,24 @@ describe("collection page cursors", () => {
     const cursor = encodePageCursor(A, ID);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/u);
     expect(decodePageCursor(cursor, A)).toBe(ID);
-    expect(decodePageCursor(encodePageCursor(A, "11111111111111111111111111111111"), A)).toBe("11111111111111111111111111111111");
+    expect(decodePageCursor(encodePageCursor(A, "11111111111111111111111111111111"), A)).toBe(
+      "11111111111111111111111111111111",
+    );
   });
 
   it("refuse another collection's cursor, altered ones and garbage as INVALID_PARAMETER on `cursor`", () => {
     const cursor = encodePageCursor(A, ID);
     const flipped = Buffer.from(cursor, "base64url");
     flipped[20] ^= 1;
-    for (const bad of [flipped.toString("base64url"), "garbage", "", "%%%", cursor + "A", cursor.slice(0, -2), "A".repeat(10_000)]) {
+    for (const bad of [
+      flipped.toString("base64url"),
+      "garbage",
+      "",
+      "%%%",
+      cursor + "A",
+      cursor.slice(0, -2),
+      "A".repeat(10_000),
+    ]) {
       const e = refusal(() => decodePageCursor(bad, A));
       expect([e.reason, e.details.field]).toEqual(["INVALID_PARAMETER", "cursor"]);
     }

@@ -22,7 +22,11 @@ interface Fixture {
 const DIR = new URL("../fixtures/solana/das-accounts/", import.meta.url);
 const fixtures: Fixture[] = readdirSync(DIR, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(new URL(`${d.name}/`, DIR)).map((f) => JSON.parse(readFileSync(new URL(`${d.name}/${f}`, DIR), "utf8")) as Fixture));
+  .flatMap((d) =>
+    readdirSync(new URL(`${d.name}/`, DIR)).map(
+      (f) => JSON.parse(readFileSync(new URL(`${d.name}/${f}`, DIR), "utf8")) as Fixture,
+    ),
+  );
 const metadataAccounts = fixtures.filter((f) => f.owner === TOKEN_METADATA_PROGRAM);
 const bytes = (f: Fixture) => new Uint8Array(Buffer.from(f.data[0], "base64"));
 
@@ -57,7 +61,10 @@ describe("decodeCollectionMetadata on real mainnet accounts", () => {
         uri: trimNul(theirs.uri).trim(),
         tokenStandard: theirs.tokenStandard,
         collection: theirs.collection,
-        collectionDetails: theirs.collectionDetails === null ? null : { kind: "V1", size: (theirs.collectionDetails as { size: bigint }).size },
+        collectionDetails:
+          theirs.collectionDetails === null
+            ? null
+            : { kind: "V1", size: (theirs.collectionDetails as { size: bigint }).size },
       });
       expect(await metadataAddress(ours.mint as Address)).toBe(account.pubkey);
     }
@@ -72,7 +79,12 @@ describe("decodeCollectionMetadata on a sized collection NFT", () => {
       .filter((a) => a.owner === TOKEN_METADATA_PROGRAM)
       .map((a) => decodeCollectionMetadata(a.data)!)
       .find((m) => m.mint === generated.collection.mint)!;
-    expect(collectionMetadata).toMatchObject({ name: "Solgate Sentinels", symbol: "SNTL", collection: null, collectionDetails: { kind: "V1", size: 37n } });
+    expect(collectionMetadata).toMatchObject({
+      name: "Solgate Sentinels",
+      symbol: "SNTL",
+      collection: null,
+      collectionDetails: { kind: "V1", size: 37n },
+    });
   });
 
   it("reads a V2 marker, and treats an unreadable tail as no details (old accounts)", () => {
@@ -86,7 +98,12 @@ describe("decodeCollectionMetadata on a sized collection NFT", () => {
     const strings = [real.name, real.symbol, real.uri].reduce((n, s) => n + 4 + Buffer.byteLength(s, "utf8"), 0);
     const flagsEnd = 1 + 32 + 32 + strings + 2 + creators + 2;
     const legacy = decodeCollectionMetadata(encodeMetadata(real).slice(0, flagsEnd))!;
-    expect(legacy).toMatchObject({ name: trimNul(real.name), tokenStandard: null, collection: null, collectionDetails: null });
+    expect(legacy).toMatchObject({
+      name: trimNul(real.name),
+      tokenStandard: null,
+      collection: null,
+      collectionDetails: null,
+    });
     // Garbage after the flags (an invalid option tag) reads as absent too.
     const garbage = encodeMetadata(real);
     garbage[flagsEnd] = 7;

@@ -24,7 +24,8 @@ afterEach(() => {
 function workspace(edit?: { file: string; from: string | RegExp; to: string }): string {
   const dir = mkdtempSync(join(tmpdir(), "solgate-contract-"));
   copies.push(dir);
-  for (const part of ["proto", "third_party", "buf.yaml", "buf.gen.yaml"]) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  for (const part of ["proto", "third_party", "buf.yaml", "buf.gen.yaml"])
+    cpSync(join(ROOT, part), join(dir, part), { recursive: true });
   if (edit !== undefined) {
     const path = join(dir, "proto/solgate/v1", edit.file);
     const before = readFileSync(path, "utf8");
@@ -61,25 +62,41 @@ describe("the contract builds on its own", () => {
 
 describe("buf breaking refuses an incompatible change to solgate.v1", () => {
   it("a renamed field (its JSON name changes)", async () => {
-    const result = await breaking(workspace({ file: "collection.proto", from: /string address = 1;/, to: "string mint_address = 1;" }));
+    const result = await breaking(
+      workspace({ file: "collection.proto", from: /string address = 1;/, to: "string mint_address = 1;" }),
+    );
     expect(result.code).not.toBe(0);
-    expect(result.out).toMatch(/Field "1" with name "mint_address" on message "\w+" changed option "json_name" from "address" to "mintAddress"|changed name from "address" to "mint_address"/);
+    expect(result.out).toMatch(
+      /Field "1" with name "mint_address" on message "\w+" changed option "json_name" from "address" to "mintAddress"|changed name from "address" to "mint_address"/,
+    );
   });
 
   it("a field whose number changes (its wire tag)", async () => {
-    const result = await breaking(workspace({ file: "collection.proto", from: /string address = 1;/, to: "string address = 99;" }));
+    const result = await breaking(
+      workspace({ file: "collection.proto", from: /string address = 1;/, to: "string address = 99;" }),
+    );
     expect(result.code).not.toBe(0);
     expect(result.out).toMatch(/Previously present field "1" with name "address" on message "\w+" was deleted/);
   });
 
   it("a field whose type changes", async () => {
-    const result = await breaking(workspace({ file: "collection.proto", from: /uint64 lamports = 1;/, to: "string lamports = 1;" }));
+    const result = await breaking(
+      workspace({ file: "collection.proto", from: /uint64 lamports = 1;/, to: "string lamports = 1;" }),
+    );
     expect(result.code).not.toBe(0);
-    expect(result.out).toMatch(/Field "1" with name "lamports" on message "\w+" changed type from "uint64" to "string"/);
+    expect(result.out).toMatch(
+      /Field "1" with name "lamports" on message "\w+" changed type from "uint64" to "string"/,
+    );
   });
 
   it("a removed RPC", async () => {
-    const result = await breaking(workspace({ file: "fee_service.proto", from: /\n\s*rpc GetFees\([^)]*\) returns \([^)]*\) \{[\s\S]*?\n  \}\n/, to: "\n" }));
+    const result = await breaking(
+      workspace({
+        file: "fee_service.proto",
+        from: /\n\s*rpc GetFees\([^)]*\) returns \([^)]*\) \{[\s\S]*?\n {2}\}\n/,
+        to: "\n",
+      }),
+    );
     expect(result.code).not.toBe(0);
     expect(result.out).toMatch(/Previously present RPC "GetFees" on service "FeeService" was deleted/);
   });

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import { pricesOfBlock, scanTransaction } from "../../src/fees/block-transactions.ts";
 
-const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/solana/${path}`, import.meta.url), "utf8"));
+const fixture = (path: string) =>
+  JSON.parse(readFileSync(new URL(`../fixtures/solana/${path}`, import.meta.url), "utf8"));
 const block = fixture("blocks/get_block_base64_encoding.json").result;
 const v0 = fixture("rpc/getTransaction_v0_success_slot302649801.json").result;
 const v0Jupiter = fixture("rpc/getTransaction.json").result;
@@ -20,7 +21,7 @@ function expectedOf(entry: { transaction: [string, string]; meta: { loadedAddres
   };
   const { numSignerAccounts: s, numReadonlySignerAccounts: rs, numReadonlyNonSignerAccounts: ru } = message.header;
   const keys = message.staticAccounts.map(String);
-  const writable = keys.filter((_, i) => (i < s - rs) || (i >= s && i < keys.length - ru));
+  const writable = keys.filter((_, i) => i < s - rs || (i >= s && i < keys.length - ru));
   let price = 0n;
   let isVote = false;
   for (const ix of message.instructions) {
@@ -42,7 +43,9 @@ describe("prices of a block", () => {
     expect(prices.votes).toBe(2);
     expect(prices.unreadable).toBe(0);
     expect(prices.transactions).toEqual(
-      expected.filter((e: { isVote: boolean }) => !e.isVote).map(({ price, writable }: { price: bigint; writable: string[] }) => ({ price, writable })),
+      expected
+        .filter((e: { isVote: boolean }) => !e.isVote)
+        .map(({ price, writable }: { price: bigint; writable: string[] }) => ({ price, writable })),
     );
     expect(prices.transactions.map((t) => t.price).filter((p) => p > 0n)).toEqual([100_000n]);
   });

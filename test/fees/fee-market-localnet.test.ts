@@ -81,7 +81,12 @@ describe("fee market on a recorded mainnet block served by the localnet", () => 
     for (const reference of nonVote) {
       const estimate = await market.forTransaction(reference.wire);
       expect(estimate.writableAccounts).toEqual(reference.writable);
-      const levels = [estimate.priority!.low, estimate.priority!.medium, estimate.priority!.high, estimate.priority!.veryHigh];
+      const levels = [
+        estimate.priority!.low,
+        estimate.priority!.medium,
+        estimate.priority!.high,
+        estimate.priority!.veryHigh,
+      ];
       if (reference.price === 100_000n) expect(levels).toEqual([100_000n, 100_000n, 100_000n, 100_000n]);
     }
   });
@@ -105,7 +110,10 @@ describe("fee market on live traffic", () => {
     client = createSolanaRpc(localnet.rpcUrl) as Rpc<SolanaRpcApi>;
     payers = await Promise.all(Array.from({ length: 4 }, () => generateKeyPairSigner()));
     for (const payer of payers) await client.requestAirdrop(payer.address, lamports(10_000_000_000n)).send();
-    await until(async () => (await client.getBalance(payers[3].address, { commitment: "confirmed" }).send()).value > 0n, "airdrops");
+    await until(
+      async () => (await client.getBalance(payers[3].address, { commitment: "confirmed" }).send()).value > 0n,
+      "airdrops",
+    );
   });
   afterAll(async () => {
     await market?.stop();
@@ -141,7 +149,9 @@ describe("fee market on live traffic", () => {
             ),
         );
         const signed = await signTransactionMessageWithSigners(message);
-        await client.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: "base64", skipPreflight: true }).send();
+        await client
+          .sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: "base64", skipPreflight: true })
+          .send();
       }),
     );
   }
@@ -167,7 +177,9 @@ describe("fee market on live traffic", () => {
 
     // The same, with the hot account loaded from a real lookup table made by the ALT program.
     const table = await createLookupTable(client, payers[1], [payers[2].address, hot]);
-    const viaTable = await market.forTransaction(draftTransfer(payers[0].address, [hot], { [table]: [payers[2].address, hot] }));
+    const viaTable = await market.forTransaction(
+      draftTransfer(payers[0].address, [hot], { [table]: [payers[2].address, hot] }),
+    );
     expect(viaTable.writableAccounts).toEqual([payers[0].address, hot]);
     expect(viaTable.priority!.medium).toBeGreaterThan(calm.priority!.medium);
 

@@ -9,7 +9,10 @@ import { isSolgateError } from "../../src/errors.ts";
 import { createScriptedNode, lookupTableData, pricedTransaction, randomAddress } from "./scripted-node.ts";
 
 const mainnetRecentFees = JSON.parse(
-  readFileSync(new URL("../fixtures/solana/rpc/getRecentPrioritizationFees_mainnet_slot338225766-338225915.json", import.meta.url), "utf8"),
+  readFileSync(
+    new URL("../fixtures/solana/rpc/getRecentPrioritizationFees_mainnet_slot338225766-338225915.json", import.meta.url),
+    "utf8",
+  ),
 ).result as { slot: number; prioritizationFee: number }[];
 
 function setup(options: Partial<FeeMarketOptions> = {}) {
@@ -20,8 +23,18 @@ function setup(options: Partial<FeeMarketOptions> = {}) {
 }
 
 /** Fills slots [from, to] with one block each of transactions at these prices (fresh payers). */
-function fill(node: ReturnType<typeof createScriptedNode>, from: bigint, to: bigint, prices: bigint[], writable: Address[] = []) {
-  for (let slot = from; slot <= to; slot++) node.block(slot, prices.map((price) => pricedTransaction({ price, writable })));
+function fill(
+  node: ReturnType<typeof createScriptedNode>,
+  from: bigint,
+  to: bigint,
+  prices: bigint[],
+  writable: Address[] = [],
+) {
+  for (let slot = from; slot <= to; slot++)
+    node.block(
+      slot,
+      prices.map((price) => pricedTransaction({ price, writable })),
+    );
   node.tip = to;
 }
 
@@ -51,7 +64,10 @@ describe("fee market", () => {
     expect(estimate).toMatchObject({ slot: 5n, windowSlots: 6, sampleSize: 40, writableAccounts: [] });
     expect(estimate.updatedAt).toBeInstanceOf(Date);
     // Prices with no compute-budget instruction count as 0.
-    node.block(6n, Array.from({ length: 40 }, () => pricedTransaction({})));
+    node.block(
+      6n,
+      Array.from({ length: 40 }, () => pricedTransaction({})),
+    );
     node.tip = 6n;
     await market.refresh();
     expect(market.global().priority!.medium).toBe(0n);
@@ -146,7 +162,11 @@ describe("fee market", () => {
     const expected = levelsOf(mainnetRecentFees.map((e) => BigInt(e.prioritizationFee)))!;
     expect(estimate.source).toBe("recentPrioritizationFees");
     expect(estimate.priority).toMatchObject(expected);
-    expect(estimate).toMatchObject({ slot: 338225915n, sampleSize: mainnetRecentFees.length, windowSlots: mainnetRecentFees.length });
+    expect(estimate).toMatchObject({
+      slot: 338225915n,
+      sampleSize: mainnetRecentFees.length,
+      windowSlots: mainnetRecentFees.length,
+    });
     expect(expected.veryHigh).toBeGreaterThan(0n);
     // Reads still come from memory.
     const calls = { ...node.calls };
@@ -205,7 +225,10 @@ describe("fee market", () => {
     node.block(2n, [pricedTransaction({ price: 5_000n, writable: [pool] })]);
     node.tip = 2n;
     await market.refresh();
-    const draft = pricedTransaction({ writable: [pool], tables: { [table]: tableAddresses } as Record<Address, Address[]> });
+    const draft = pricedTransaction({
+      writable: [pool],
+      tables: { [table]: tableAddresses } as Record<Address, Address[]>,
+    });
     const estimate = await market.forTransaction(draft);
     expect(estimate.writableAccounts).toContain(pool);
     expect(estimate.priority!.low).toBe(5_000n);
@@ -231,14 +254,18 @@ describe("fee market", () => {
     expect(await reasonOf(new Uint8Array([1, 2, 3]))).toMatch(/^INVALID_TRANSACTION: .*truncated/);
     const missing = randomAddress();
     const pool = randomAddress();
-    expect(await reasonOf(pricedTransaction({ writable: [pool], tables: { [missing]: [pool] } as Record<Address, Address[]> }))).toBe(
-      `INVALID_TRANSACTION: address lookup table ${missing} does not exist`,
-    );
+    expect(
+      await reasonOf(
+        pricedTransaction({ writable: [pool], tables: { [missing]: [pool] } as Record<Address, Address[]> }),
+      ),
+    ).toBe(`INVALID_TRANSACTION: address lookup table ${missing} does not exist`);
     const notTable = randomAddress();
     node.accounts.set(notTable, { owner: "11111111111111111111111111111111", data: new Uint8Array(88) });
-    expect(await reasonOf(pricedTransaction({ writable: [pool], tables: { [notTable]: [pool] } as Record<Address, Address[]> }))).toMatch(
-      /is not an address lookup table/,
-    );
+    expect(
+      await reasonOf(
+        pricedTransaction({ writable: [pool], tables: { [notTable]: [pool] } as Record<Address, Address[]> }),
+      ),
+    ).toMatch(/is not an address lookup table/);
   });
 
   it("in fallback, asks the node about a transaction's accounts", async () => {

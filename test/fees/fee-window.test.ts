@@ -66,7 +66,10 @@ describe("fee window", () => {
     const window = createFeeWindow({ windowSlots: 4, maxAccounts: 10 });
     window.addBlock(1n, [tx(5n, "again")]);
     // Push "again" out with hotter accounts.
-    window.addBlock(2n, Array.from({ length: 20 }, (_, i) => tx(1n, `h${i % 10}`, `h${i % 10}x`)));
+    window.addBlock(
+      2n,
+      Array.from({ length: 20 }, (_, i) => tx(1n, `h${i % 10}`, `h${i % 10}x`)),
+    );
     expect(window.account("again")).toBeUndefined();
     window.addBlock(3n, [tx(9n, "again"), tx(9n, "again")]);
     window.addBlock(5n, []); // slot 1 leaves: must not drop the new series' entries
@@ -91,7 +94,9 @@ describe("fee window", () => {
     let slot = 0n;
     for (let i = 0; i < 300; i++) {
       slot += BigInt(1 + random(3)); // some slots skipped
-      const txs = Array.from({ length: random(15) }, () => tx(BigInt(random(50) * 100), `acc${random(12)}`, `acc${random(12)}`));
+      const txs = Array.from({ length: random(15) }, () =>
+        tx(BigInt(random(50) * 100), `acc${random(12)}`, `acc${random(12)}`),
+      );
       for (const t of txs) t.writable = [...new Set(t.writable)];
       window.addBlock(slot, txs);
       history.push({ slot, txs });

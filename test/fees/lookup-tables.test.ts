@@ -34,7 +34,9 @@ describe("lookup tables", () => {
 
     // t2 is extended with d; a draft using the new index makes the resolver look again once.
     node.accounts.set(t2, { owner: ADDRESS_LOOKUP_TABLE_PROGRAM, data: lookupTableData([c, d]) });
-    const grown = decodeWireTransaction(pricedTransaction({ writable: [d], tables: { [t2]: [c, d] } as Record<Address, Address[]> })).message;
+    const grown = decodeWireTransaction(
+      pricedTransaction({ writable: [d], tables: { [t2]: [c, d] } as Record<Address, Address[]> }),
+    ).message;
     expect(await resolver.writableOf(grown)).toEqual([d]);
     expect(node.calls.getMultipleAccounts).toBe(2);
   });
@@ -55,7 +57,9 @@ describe("lookup tables", () => {
   it("legacy messages load nothing and make no call", async () => {
     const node = createScriptedNode();
     const resolver = createLookupTableResolver({ rpc: node.rpc });
-    expect(await resolver.writableOf(decodeWireTransaction(pricedTransaction({ writable: [randomAddress()] })).message)).toEqual([]);
+    expect(
+      await resolver.writableOf(decodeWireTransaction(pricedTransaction({ writable: [randomAddress()] })).message),
+    ).toEqual([]);
     expect(node.calls.getMultipleAccounts).toBeUndefined();
   });
 });

@@ -29,12 +29,19 @@ const SYSTEM_PROGRAM = address("11111111111111111111111111111111");
  * Creates and extends a lookup table holding `addresses` (CreateLookupTable then ExtendLookupTable, in
  * one transaction paid by `payer`), waits until it is confirmed, and returns its address.
  */
-export async function createLookupTable(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSigner, addresses: readonly Address[]): Promise<Address> {
+export async function createLookupTable(
+  rpc: Rpc<SolanaRpcApi>,
+  payer: KeyPairSigner,
+  addresses: readonly Address[],
+): Promise<Address> {
   // The localnet's SlotHashes holds slot 0, so 0 is always an acceptable "recent slot"; a PDA per payer.
   const recentSlot = 0n;
   const slotBytes = new Uint8Array(8);
   new DataView(slotBytes.buffer).setBigUint64(0, recentSlot, true);
-  const [table, bump] = await getProgramDerivedAddress({ programAddress: ALT_PROGRAM, seeds: [getAddressEncoder().encode(payer.address), slotBytes] });
+  const [table, bump] = await getProgramDerivedAddress({
+    programAddress: ALT_PROGRAM,
+    seeds: [getAddressEncoder().encode(payer.address), slotBytes],
+  });
   const create = new Uint8Array(13);
   new DataView(create.buffer).setBigUint64(4, recentSlot, true); // tag 0 (u32), recent slot (u64), bump (u8)
   create[12] = bump;
@@ -69,7 +76,10 @@ export async function createLookupTable(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSi
   for (;;) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
-    if (status?.err) throw new Error(`lookup table creation failed: ${JSON.stringify(status.err, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
+    if (status?.err)
+      throw new Error(
+        `lookup table creation failed: ${JSON.stringify(status.err, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
+      );
     if (status?.confirmationStatus === "confirmed" || status?.confirmationStatus === "finalized") return table;
     if (Date.now() > deadline) throw new Error("lookup table creation did not confirm");
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -77,13 +87,25 @@ export async function createLookupTable(rpc: Rpc<SolanaRpcApi>, payer: KeyPairSi
 }
 
 /** An unsigned v0 draft from `payer` that transfers to each of `writable`, compressed through `tables` when given. */
-export function draftTransfer(payer: Address, writable: readonly Address[], tables?: Record<Address, Address[]>): Uint8Array {
+export function draftTransfer(
+  payer: Address,
+  writable: readonly Address[],
+  tables?: Record<Address, Address[]>,
+): Uint8Array {
   const signer = createNoopSigner(payer);
   let message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayerSigner(signer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 0n }, m),
-    (m) => appendTransactionMessageInstructions(writable.map((destination) => getTransferSolInstruction({ source: signer, destination, amount: 1n })), m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 0n },
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstructions(
+        writable.map((destination) => getTransferSolInstruction({ source: signer, destination, amount: 1n })),
+        m,
+      ),
   );
   if (tables) message = compressTransactionMessageUsingAddressLookupTables(message, tables) as typeof message;
   return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));

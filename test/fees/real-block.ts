@@ -13,7 +13,9 @@ import {
   identifyComputeBudgetInstruction,
 } from "@solana-program/compute-budget";
 
-export const REAL_BLOCK_FILE = fileURLToPath(new URL("../fixtures/solana/blocks/get_block_base64_encoding.json", import.meta.url));
+export const REAL_BLOCK_FILE = fileURLToPath(
+  new URL("../fixtures/solana/blocks/get_block_base64_encoding.json", import.meta.url),
+);
 const result = JSON.parse(readFileSync(REAL_BLOCK_FILE, "utf8")).result;
 
 /** The block's slot as the localnet serves it (the file has none: parentSlot + 1). */
@@ -44,7 +46,11 @@ export const referenceTransactions: ReferenceTransaction[] = result.transactions
     for (const ix of message.instructions) {
       const program = keys[ix.programAddressIndex];
       if (program === "Vote111111111111111111111111111111111111111") isVote = true;
-      if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS && ix.data && identifyComputeBudgetInstruction(ix.data) === ComputeBudgetInstruction.SetComputeUnitPrice) {
+      if (
+        program === COMPUTE_BUDGET_PROGRAM_ADDRESS &&
+        ix.data &&
+        identifyComputeBudgetInstruction(ix.data) === ComputeBudgetInstruction.SetComputeUnitPrice
+      ) {
         price = BigInt(getSetComputeUnitPriceInstructionDataDecoder().decode(ix.data).microLamports);
       }
     }

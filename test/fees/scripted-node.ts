@@ -45,7 +45,9 @@ export function pricedTransaction(options: {
   const payer = createNoopSigner(options.payer ?? randomAddress());
   const instructions = [
     ...(options.price === undefined ? [] : [getSetComputeUnitPriceInstruction({ microLamports: options.price })]),
-    ...(options.writable ?? []).map((destination) => getTransferSolInstruction({ source: payer, destination, amount: 1n })),
+    ...(options.writable ?? []).map((destination) =>
+      getTransferSolInstruction({ source: payer, destination, amount: 1n }),
+    ),
   ];
   let message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -53,7 +55,8 @@ export function pricedTransaction(options: {
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: BLOCKHASH, lastValidBlockHeight: 1000n }, m),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
-  if (options.tables) message = compressTransactionMessageUsingAddressLookupTables(message, options.tables) as typeof message;
+  if (options.tables)
+    message = compressTransactionMessageUsingAddressLookupTables(message, options.tables) as typeof message;
   return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
 }
 
@@ -124,8 +127,14 @@ export function createScriptedNode(): ScriptedNode {
       case "getBlock": {
         if (node.refuseGetBlock) return fail(id, -32601, "Method not found") as never;
         const slot = BigInt(params[0] as number);
-        const content = slot > node.tip ? { kind: "not-available" as const } : (node.slots.get(slot) ?? { kind: "skipped" as const });
-        if (content.kind === "skipped") return fail(id, -32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`) as never;
+        const content =
+          slot > node.tip ? { kind: "not-available" as const } : (node.slots.get(slot) ?? { kind: "skipped" as const });
+        if (content.kind === "skipped")
+          return fail(
+            id,
+            -32007,
+            `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`,
+          ) as never;
         if (content.kind === "not-available") return fail(id, -32004, `Block not available for slot ${slot}`) as never;
         return ok(id, {
           blockhash: BLOCKHASH,
@@ -143,7 +152,10 @@ export function createScriptedNode(): ScriptedNode {
       case "getRecentPrioritizationFees": {
         const accounts = (params?.[0] as string[] | undefined) ?? [];
         node.recentFeesParams.push(accounts);
-        return ok(id, accounts.length === 0 ? node.recentFees : (node.recentFeesFor.get(accounts.join(",")) ?? node.recentFees)) as never;
+        return ok(
+          id,
+          accounts.length === 0 ? node.recentFees : (node.recentFeesFor.get(accounts.join(",")) ?? node.recentFees),
+        ) as never;
       }
       case "getMultipleAccounts": {
         const addresses = params[0] as string[];

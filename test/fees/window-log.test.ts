@@ -63,8 +63,27 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 
 describe("the fee window shared through Redis", () => {
   it("round-trips an entry: prices, write locks and the follower's progress", () => {
-    const state = { tipSlot: 9n, nextSlot: 10n, consecutiveFailures: 0, refused: false, lastError: undefined, lastBlockAt: 5, lastBlockSlot: 9n, lastMoveAt: 6, droppedSlots: 0n, firstSlot: 1n };
-    const entry = { kind: "block" as const, slot: 9n, transactions: [{ price: 2n ** 63n, writable: ["A", "B"] }, { price: 0n, writable: ["B"] }], state };
+    const state = {
+      tipSlot: 9n,
+      nextSlot: 10n,
+      consecutiveFailures: 0,
+      refused: false,
+      lastError: undefined,
+      lastBlockAt: 5,
+      lastBlockSlot: 9n,
+      lastMoveAt: 6,
+      droppedSlots: 0n,
+      firstSlot: 1n,
+    };
+    const entry = {
+      kind: "block" as const,
+      slot: 9n,
+      transactions: [
+        { price: 2n ** 63n, writable: ["A", "B"] },
+        { price: 0n, writable: ["B"] },
+      ],
+      state,
+    };
     expect(decodeEntry(encodeEntry(entry))).toEqual(entry);
   });
 

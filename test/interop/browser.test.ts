@@ -32,7 +32,15 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
   });
 
   const pageUrl = (protocol: string, extra: Record<string, string> = {}) => {
-    const q = new URLSearchParams({ server: ctx.url, key: ctx.apiKey, protocol, program: TOKEN_PROGRAM, size: "165", signature, ...extra });
+    const q = new URLSearchParams({
+      server: ctx.url,
+      key: ctx.apiKey,
+      protocol,
+      program: TOKEN_PROGRAM,
+      size: "165",
+      signature,
+      ...extra,
+    });
     q.append("match", `0:${ctx.chain.mint}`);
     return `${pages.url}?${q}`;
   };
@@ -59,23 +67,46 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
       expect.soft(report.programs.ok, what).toBe(true);
       const listed = report.programs.value;
       expect.soft(listed.nextCursor).toBeNull();
-      expect.soft(listed.items.map((a: { address: string }) => a.address)).toEqual(ctx.chain.tokenAccounts.map((a) => a.address));
+      expect
+        .soft(listed.items.map((a: { address: string }) => a.address))
+        .toEqual(ctx.chain.tokenAccounts.map((a) => a.address));
       expect.soft(listed.items.map((a: { raw: string }) => a.raw)).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
-      expect.soft(listed.items.every((a: { format: string; lamportsType: string }) => a.format === "PARSED" && a.lamportsType === "bigint")).toBe(true);
+      expect
+        .soft(
+          listed.items.every(
+            (a: { format: string; lamportsType: string }) => a.format === "PARSED" && a.lamportsType === "bigint",
+          ),
+        )
+        .toBe(true);
 
       // AccountService and TokenService: the first listed account looked up alone, and the mint's holders.
-      expect.soft(report.account.value, what).toMatchObject({ address: listed.items[0].address, owner: listed.programId, mint: ctx.chain.mint });
-      expect.soft(report.holders.value?.tokenAccounts.sort(), what).toEqual(ctx.chain.tokenAccounts.map((a) => a.address).sort());
-      expect.soft(report.badAddress.error, what).toMatchObject({ code: "invalid_argument", reason: "INVALID_ADDRESS", domain: "solgate" });
-      expect.soft(report.noKey.error, what).toMatchObject({ code: "unauthenticated", reason: "UNAUTHENTICATED", domain: "solgate" });
+      expect
+        .soft(report.account.value, what)
+        .toMatchObject({ address: listed.items[0].address, owner: listed.programId, mint: ctx.chain.mint });
+      expect
+        .soft(report.holders.value?.tokenAccounts.sort(), what)
+        .toEqual(ctx.chain.tokenAccounts.map((a) => a.address).sort());
+      expect
+        .soft(report.badAddress.error, what)
+        .toMatchObject({ code: "invalid_argument", reason: "INVALID_ADDRESS", domain: "solgate" });
+      expect
+        .soft(report.noKey.error, what)
+        .toMatchObject({ code: "unauthenticated", reason: "UNAUTHENTICATED", domain: "solgate" });
 
       if (landed("TransactionService")) {
         expect.soft(report.watch.ok, what).toBe(true);
-        const statuses = report.watch.events.filter((e: { kind: string }) => e.kind === "record").map((e: { status: string }) => e.status);
+        const statuses = report.watch.events
+          .filter((e: { kind: string }) => e.kind === "record")
+          .map((e: { status: string }) => e.status);
         expect.soft(statuses.length, what).toBeGreaterThan(0);
         expect.soft(statuses.at(-1), what).toBe("FINALIZED");
         const ranks = statuses.map((s: string) => ORDER.indexOf(s));
-        expect.soft(ranks.every((r: number, i: number) => r >= 0 && (i === 0 || r >= ranks[i - 1])), what).toBe(true);
+        expect
+          .soft(
+            ranks.every((r: number, i: number) => r >= 0 && (i === 0 || r >= ranks[i - 1])),
+            what,
+          )
+          .toBe(true);
       } else {
         expect.soft(report.watch.error?.code, what).toBe("unimplemented"); // TODO(interop): TransactionService not landed
       }
@@ -87,14 +118,21 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
     try {
       await page.goto(pageUrl("connect"));
       // The fee table fills within one refresh; the watch of a finalized transaction ends at once.
-      await page.waitForFunction(() => document.querySelectorAll("#fees tr").length >= 2, undefined, { timeout: 30_000 });
-      await page.waitForFunction(() => document.querySelector("#statuses")?.textContent?.includes("stream ended"), undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => document.querySelectorAll("#fees tr").length >= 2, undefined, {
+        timeout: 30_000,
+      });
+      await page.waitForFunction(
+        () => document.querySelector("#statuses")?.textContent?.includes("stream ended"),
+        undefined,
+        { timeout: 60_000 },
+      );
       const fees = await page.locator("#fees").innerText();
       const statuses = await page.locator("#statuses").innerText();
       if (landed("FeeService")) expect(fees).toContain("5000 lamports/signature");
       if (landed("TransactionService")) expect(statuses).toContain("FINALIZED");
       expect(statuses).not.toContain("error:");
-      if (process.env.INTEROP_SCREENSHOT) await page.screenshot({ path: process.env.INTEROP_SCREENSHOT, fullPage: true });
+      if (process.env.INTEROP_SCREENSHOT)
+        await page.screenshot({ path: process.env.INTEROP_SCREENSHOT, fullPage: true });
     } finally {
       await page.close();
     }
@@ -104,12 +142,21 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
     const res = await fetch(`${ctx.url}/demo/`);
     // Wiring: src/main.ts passes `preHandlers: [createDemoHandler()]` (src/demo/demo-handler.ts) to
     // createServer when config.demo (SOLGATE_DEMO) is on; global-setup.ts turns it on.
-    expect(res.status, "the gateway does not serve /demo/: wire createDemoHandler into src/main.ts behind SOLGATE_DEMO").toBe(200);
+    expect(
+      res.status,
+      "the gateway does not serve /demo/: wire createDemoHandler into src/main.ts behind SOLGATE_DEMO",
+    ).toBe(200);
     const page = await chromium.browser.newPage();
     try {
       await page.goto(`${ctx.url}/demo/?${new URLSearchParams({ key: ctx.apiKey, protocol: "grpcweb", signature })}`);
-      await page.waitForFunction(() => document.querySelector("#statuses")?.textContent?.includes("stream ended"), undefined, { timeout: 60_000 });
-      await page.waitForFunction(() => document.querySelectorAll("#fees tr").length >= 2, undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => document.querySelector("#statuses")?.textContent?.includes("stream ended"),
+        undefined,
+        { timeout: 60_000 },
+      );
+      await page.waitForFunction(() => document.querySelectorAll("#fees tr").length >= 2, undefined, {
+        timeout: 30_000,
+      });
       expect(await page.locator("#statuses").innerText()).not.toContain("error:");
       expect(await page.locator("#server").innerText()).toContain(ctx.url);
     } finally {

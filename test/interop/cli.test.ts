@@ -39,7 +39,10 @@ function expectWatchEndsFinalized(messages: any[], signature: string): any {
   expect(records.length, JSON.stringify(messages)).toBeGreaterThan(0);
   const order = ["TRANSACTION_STATUS_SUBMITTED", "TRANSACTION_STATUS_CONFIRMED", "TRANSACTION_STATUS_FINALIZED"];
   const ranks = records.map((r) => order.indexOf(r.status));
-  expect(ranks.every((r, i) => r >= 0 && (i === 0 || r >= ranks[i - 1])), JSON.stringify(records)).toBe(true);
+  expect(
+    ranks.every((r, i) => r >= 0 && (i === 0 || r >= ranks[i - 1])),
+    JSON.stringify(records),
+  ).toBe(true);
   const last = records.at(-1);
   expect(last).toMatchObject({ signature, status: "TRANSACTION_STATUS_FINALIZED" });
   expect(BigInt(last.slot)).toBeGreaterThan(0n);
@@ -62,7 +65,9 @@ describe("buf curl (reflection, no schema)", () => {
   it("lists every service through reflection", async () => {
     const result = await run(BUF, ["curl", "--http2-prior-knowledge", "--list-services", ctx.url]);
     const listed = result.stdout.split("\n").filter(Boolean);
-    expect(listed).toEqual(expect.arrayContaining([...SOLGATE_SERVICES.map((s) => s.typeName), "grpc.health.v1.Health"]));
+    expect(listed).toEqual(
+      expect.arrayContaining([...SOLGATE_SERVICES.map((s) => s.typeName), "grpc.health.v1.Health"]),
+    );
     const methods = await run(BUF, ["curl", "--http2-prior-knowledge", "--list-methods", ctx.url]);
     for (const r of ALL_RPCS) expect(methods.stdout).toContain(`${r.typeName}/${r.method}`);
   });
@@ -78,7 +83,9 @@ describe("buf curl (reflection, no schema)", () => {
     const [programs] = expectOk(await bufCurl(protocol, "ProgramService/ListProgramAccounts", query));
     expect(programs.items?.map((a: any) => a.address)).toEqual(ctx.chain.tokenAccounts.map((a) => a.address));
     // uint64 travels as a JSON string, exactly, even past 2^53; enums as their names.
-    expect(programs.items.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
+    expect(programs.items.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(
+      ctx.chain.tokenAccounts.map((a) => a.raw),
+    );
     expect(programs.items.every((a: any) => a.data.format === "DATA_FORMAT_PARSED")).toBe(true);
     expect(programs.nextCursor).toBeUndefined();
   });
@@ -97,7 +104,8 @@ describe("buf curl (reflection, no schema)", () => {
     const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, index));
     if (!landed("FeeService")) {
       // TODO(interop): FeeService not landed.
-      for (const rpc of ["GetFees", "EstimateFees"]) expect((await bufCurl(protocol, `FeeService/${rpc}`, {})).error?.code).toBe("unimplemented");
+      for (const rpc of ["GetFees", "EstimateFees"])
+        expect((await bufCurl(protocol, `FeeService/${rpc}`, {})).error?.code).toBe("unimplemented");
       return;
     }
     const [fees] = expectOk(await bufCurl(protocol, "FeeService/GetFees", {}));
@@ -108,44 +116,67 @@ describe("buf curl (reflection, no schema)", () => {
     expect(estimate.estimate.writableAccounts).toContain(ctx.chain.payer);
   });
 
-  it.concurrent.each(PROTOCOLS)("TransactionService over --protocol %s: prepare, sign, send, watch to the end", async (protocol, index) => {
-    if (!landed("TransactionService")) {
-      // TODO(interop): TransactionService not landed.
-      for (const rpc of ["PrepareTransaction", "SendTransaction", "WatchStatus", "GetTransactionStatus"]) {
-        expect((await bufCurl(protocol, `TransactionService/${rpc}`, {})).error?.code).toBe("unimplemented");
+  it.concurrent.each(PROTOCOLS)(
+    "TransactionService over --protocol %s: prepare, sign, send, watch to the end",
+    async (protocol, index) => {
+      if (!landed("TransactionService")) {
+        // TODO(interop): TransactionService not landed.
+        for (const rpc of ["PrepareTransaction", "SendTransaction", "WatchStatus", "GetTransactionStatus"]) {
+          expect((await bufCurl(protocol, `TransactionService/${rpc}`, {})).error?.code).toBe("unimplemented");
+        }
+        return;
       }
-      return;
-    }
-    const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, index));
-    const [prepared] = expectOk(
-      await bufCurl(protocol, "TransactionService/PrepareTransaction", { transaction: draft, priorityFee: { level: "PRIORITY_LEVEL_AUTO" } }),
-    );
-    expect(Number(prepared.computeUnitLimit)).toBeGreaterThan(0);
-    const { signed, signature } = signWire(Buffer.from(prepared.transaction, "base64"), ctx.chain.payerSeed);
-    const [sent] = expectOk(await bufCurl(protocol, "TransactionService/SendTransaction", { transaction: b64(signed), confirm: false }));
-    expect(sent.result.signature).toBe(signature);
-    expect(sent.result.lastValidBlockHeight).toBe(prepared.lastValidBlockHeight);
-    const watched = expectOk(await bufCurl(protocol, "TransactionService/WatchStatus", { signature }));
-    const last = expectWatchEndsFinalized(watched, signature);
-    expect(last.fee.lamports).toBe(prepared.expectedFee.lamports);
-    const [status] = expectOk(await bufCurl(protocol, "TransactionService/GetTransactionStatus", { signature }));
-    expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
-  });
+      const draft = b64(await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, index));
+      const [prepared] = expectOk(
+        await bufCurl(protocol, "TransactionService/PrepareTransaction", {
+          transaction: draft,
+          priorityFee: { level: "PRIORITY_LEVEL_AUTO" },
+        }),
+      );
+      expect(Number(prepared.computeUnitLimit)).toBeGreaterThan(0);
+      const { signed, signature } = signWire(Buffer.from(prepared.transaction, "base64"), ctx.chain.payerSeed);
+      const [sent] = expectOk(
+        await bufCurl(protocol, "TransactionService/SendTransaction", { transaction: b64(signed), confirm: false }),
+      );
+      expect(sent.result.signature).toBe(signature);
+      expect(sent.result.lastValidBlockHeight).toBe(prepared.lastValidBlockHeight);
+      const watched = expectOk(await bufCurl(protocol, "TransactionService/WatchStatus", { signature }));
+      const last = expectWatchEndsFinalized(watched, signature);
+      expect(last.fee.lamports).toBe(prepared.expectedFee.lamports);
+      const [status] = expectOk(await bufCurl(protocol, "TransactionService/GetTransactionStatus", { signature }));
+      expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
+    },
+  );
 
-  it.concurrent.each(PROTOCOLS)("AccountService, WalletService and TokenService over --protocol %s", async (protocol) => {
-    const first = ctx.chain.tokenAccounts[0];
-    const [account] = expectOk(await bufCurl(protocol, "AccountService/GetAccount", { address: first.address }));
-    expect(account.account).toMatchObject({ address: first.address, owner: TOKEN_PROGRAM, space: "165" });
-    expect(account.account.data.parsed.info).toMatchObject({ mint: ctx.chain.mint, owner: first.owner });
-    const [mint] = expectOk(await bufCurl(protocol, "AccountService/GetAccount", { address: ctx.chain.mint }));
-    expect(mint.account.data.parsed).toMatchObject({ type: "mint", fields: { decimals: first.decimals } });
-    const [tokens] = expectOk(await bufCurl(protocol, "WalletService/ListWalletTokens", { owner: first.owner, includeZero: true }));
-    expect(tokens.items.map((t: any) => t.tokenAccount)).toContain(first.address);
-    const [nfts] = expectOk(await bufCurl(protocol, "WalletService/ListWalletNfts", { owner: ctx.collection.nftOwner }));
-    expect(nfts.items.map((n: any) => n.id)).toEqual(ctx.collection.nftOwnerIds);
-    const [holders] = expectOk(await bufCurl(protocol, "TokenService/ListTokenHolders", { mint: ctx.chain.mint, limit: 1000, includeZero: true }));
-    expect(holders.items.map((h: any) => h.tokenAccount).sort()).toEqual(ctx.chain.tokenAccounts.map((a) => a.address).sort());
-  });
+  it.concurrent.each(PROTOCOLS)(
+    "AccountService, WalletService and TokenService over --protocol %s",
+    async (protocol) => {
+      const first = ctx.chain.tokenAccounts[0];
+      const [account] = expectOk(await bufCurl(protocol, "AccountService/GetAccount", { address: first.address }));
+      expect(account.account).toMatchObject({ address: first.address, owner: TOKEN_PROGRAM, space: "165" });
+      expect(account.account.data.parsed.info).toMatchObject({ mint: ctx.chain.mint, owner: first.owner });
+      const [mint] = expectOk(await bufCurl(protocol, "AccountService/GetAccount", { address: ctx.chain.mint }));
+      expect(mint.account.data.parsed).toMatchObject({ type: "mint", fields: { decimals: first.decimals } });
+      const [tokens] = expectOk(
+        await bufCurl(protocol, "WalletService/ListWalletTokens", { owner: first.owner, includeZero: true }),
+      );
+      expect(tokens.items.map((t: any) => t.tokenAccount)).toContain(first.address);
+      const [nfts] = expectOk(
+        await bufCurl(protocol, "WalletService/ListWalletNfts", { owner: ctx.collection.nftOwner }),
+      );
+      expect(nfts.items.map((n: any) => n.id)).toEqual(ctx.collection.nftOwnerIds);
+      const [holders] = expectOk(
+        await bufCurl(protocol, "TokenService/ListTokenHolders", {
+          mint: ctx.chain.mint,
+          limit: 1000,
+          includeZero: true,
+        }),
+      );
+      expect(holders.items.map((h: any) => h.tokenAccount).sort()).toEqual(
+        ctx.chain.tokenAccounts.map((a) => a.address).sort(),
+      );
+    },
+  );
 
   it.concurrent.each(PROTOCOLS)("CollectionService over --protocol %s", async (protocol) => {
     const get = { address: ctx.collection.address };
@@ -157,7 +188,11 @@ describe("buf curl (reflection, no schema)", () => {
       return;
     }
     const [collection] = expectOk(await bufCurl(protocol, "CollectionService/GetCollection", get));
-    expect(collection.collection).toMatchObject({ address: ctx.collection.address, name: ctx.collection.name, itemCount: ctx.collection.itemCount });
+    expect(collection.collection).toMatchObject({
+      address: ctx.collection.address,
+      name: ctx.collection.name,
+      itemCount: ctx.collection.itemCount,
+    });
     const [page] = expectOk(await bufCurl(protocol, "CollectionService/ListCollectionNfts", list));
     expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
   });
@@ -196,16 +231,23 @@ describe("grpcurl (reflection, no schema)", () => {
     }
   });
 
-  const expectCode = (call: { error: any }, code: number) => expect(call.error?.code, JSON.stringify(call.error)).toBe(code);
+  const expectCode = (call: { error: any }, code: number) =>
+    expect(call.error?.code, JSON.stringify(call.error)).toBe(code);
   const UNIMPLEMENTED = 12;
 
   it("calls ProgramService, and reads ErrorInfo from a failed call", async () => {
     const [programs] = expectOk(await grpcurl([], "ProgramService/ListProgramAccounts", query));
-    expect(programs.items?.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(ctx.chain.tokenAccounts.map((a) => a.raw));
+    expect(programs.items?.map((a: any) => a.data.parsed.info.tokenAmount.raw ?? "0")).toEqual(
+      ctx.chain.tokenAccounts.map((a) => a.raw),
+    );
     const bad = await grpcurl([], "ProgramService/ListProgramAccounts", { programId: "not-an-address" });
     expectCode(bad, 3); // INVALID_ARGUMENT
     // grpcurl resolves the detail's type through reflection, so it prints ErrorInfo decoded.
-    expect(bad.error.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_ADDRESS", domain: "solgate" });
+    expect(bad.error.details[0]).toMatchObject({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "INVALID_ADDRESS",
+      domain: "solgate",
+    });
   });
 
   it("calls FeeService", async () => {
@@ -233,22 +275,38 @@ describe("grpcurl (reflection, no schema)", () => {
     expect(prepared.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
     const garbage = await grpcurl([], "TransactionService/SendTransaction", { transaction: "AQID" });
     expectCode(garbage, 3);
-    expect(garbage.error.details[0]).toMatchObject({ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "INVALID_TRANSACTION" });
+    expect(garbage.error.details[0]).toMatchObject({
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "INVALID_TRANSACTION",
+    });
     const signature = await sendTransfer(ctx.localnetUrl, ctx.chain.payerSeed, 15);
-    const last = expectWatchEndsFinalized(expectOk(await grpcurl([], "TransactionService/WatchStatus", { signature })), signature);
+    const last = expectWatchEndsFinalized(
+      expectOk(await grpcurl([], "TransactionService/WatchStatus", { signature })),
+      signature,
+    );
     const [status] = expectOk(await grpcurl([], "TransactionService/GetTransactionStatus", { signature }));
     expect(status.record).toMatchObject({ status: "TRANSACTION_STATUS_FINALIZED", slot: last.slot });
   });
 
   it("calls CollectionService", async () => {
     if (!landed("CollectionService")) {
-      expectCode(await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }), UNIMPLEMENTED); // TODO(interop)
-      expectCode(await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address }), UNIMPLEMENTED);
+      expectCode(
+        await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }),
+        UNIMPLEMENTED,
+      ); // TODO(interop)
+      expectCode(
+        await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address }),
+        UNIMPLEMENTED,
+      );
       return;
     }
-    const [collection] = expectOk(await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }));
+    const [collection] = expectOk(
+      await grpcurl([], "CollectionService/GetCollection", { address: ctx.collection.address }),
+    );
     expect(collection.collection.itemCount).toBe(ctx.collection.itemCount);
-    const [page] = expectOk(await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address, limit: 1 }));
+    const [page] = expectOk(
+      await grpcurl([], "CollectionService/ListCollectionNfts", { address: ctx.collection.address, limit: 1 }),
+    );
     expect(page.items.map((n: any) => n.id)).toEqual(ctx.collection.members.slice(0, 1));
   });
 
@@ -256,9 +314,13 @@ describe("grpcurl (reflection, no schema)", () => {
     const first = ctx.chain.tokenAccounts[0];
     const [account] = expectOk(await grpcurl([], "AccountService/GetAccount", { address: first.address }));
     expect(account.account.data.parsed.info.tokenAmount.raw ?? "0").toBe(first.raw);
-    const [tokens] = expectOk(await grpcurl([], "WalletService/ListWalletTokens", { owner: first.owner, includeZero: true }));
+    const [tokens] = expectOk(
+      await grpcurl([], "WalletService/ListWalletTokens", { owner: first.owner, includeZero: true }),
+    );
     expect(tokens.items.map((t: any) => t.tokenAccount)).toContain(first.address);
-    const [nfts] = expectOk(await grpcurl([], "WalletService/ListWalletNfts", { owner: ctx.collection.nftOwner, limit: 1 }));
+    const [nfts] = expectOk(
+      await grpcurl([], "WalletService/ListWalletNfts", { owner: ctx.collection.nftOwner, limit: 1 }),
+    );
     expect(nfts.items.map((n: any) => n.id)).toEqual(ctx.collection.nftOwnerIds.slice(0, 1));
     const [holders] = expectOk(await grpcurl([], "TokenService/ListTokenHolders", { mint: ctx.chain.mint, limit: 2 }));
     expect(holders.items).toHaveLength(2);

@@ -35,7 +35,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = performance.now();
   // The localnet child inherits this process's environment: a small world, written where we can read it.
   const worldDir = mkdtempSync(join(tmpdir(), "solgate-interop-world-"));
-  for (const [name, value] of Object.entries({ ...INTEROP_WORLD_ENV, LOCALNET_WORLD_DIR: worldDir })) process.env[name] ??= value;
+  for (const [name, value] of Object.entries({ ...INTEROP_WORLD_ENV, LOCALNET_WORLD_DIR: worldDir }))
+    process.env[name] ??= value;
   // The demo page at /demo/ (src/demo) is on, so the browser test can load it from the gateway itself.
   const gw = await startInteropGateway({ SOLGATE_DEMO: "1" });
   try {
@@ -50,7 +51,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       collection,
       env: clientEnv(gw, chain, collection),
     });
-    console.log(`interop: gateway ${gw.url} with localnet ${gw.localnetUrl}, ready in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `interop: gateway ${gw.url} with localnet ${gw.localnetUrl}, ready in ${Math.round(performance.now() - started)} ms`,
+    );
   } catch (e) {
     await gw.close();
     rmSync(worldDir, { recursive: true, force: true });
@@ -60,6 +63,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await gw.close();
     rmSync(worldDir, { recursive: true, force: true });
     const problems = gw.logs.filter((l) => /"level":"(error|fatal)"/.test(l));
-    if (problems.length > 0) console.log(`interop: the gateway logged ${problems.length} errors:\n${problems.slice(0, 10).join("\n")}`);
+    if (problems.length > 0)
+      console.log(`interop: the gateway logged ${problems.length} errors:\n${problems.slice(0, 10).join("\n")}`);
   };
 }

@@ -13,7 +13,12 @@ const validator = JSON.parse(tokens("spl_token_fixture_accounts_with_validator_j
   accounts: Record<string, { account: unknown; [k: string]: unknown }>;
 };
 const mainnet = JSON.parse(tokens("real_mainnet_token_accounts_with_derived_jsonParsed.json")) as {
-  accounts: { pubkey: string; derived_getAccountInfo_jsonParsed_value: { data: { parsed: { info: { tokenAmount: { amount: string; decimals: number; uiAmountString: string } } } } } }[];
+  accounts: {
+    pubkey: string;
+    derived_getAccountInfo_jsonParsed_value: {
+      data: { parsed: { info: { tokenAmount: { amount: string; decimals: number; uiAmountString: string } } } };
+    };
+  }[];
 };
 
 let node: FaultServer | undefined;
@@ -28,13 +33,23 @@ async function throughUpstream(values: unknown[], addresses: string[]): Promise<
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { context: { slot: 1 }, value: values } });
   node = await startFaultServer({ kind: "json", body });
   upstream = createUpstream({ chain: "test", rpcUrls: [node.url] });
-  const { value } = await upstream.rpc.getMultipleAccounts(addresses.map((a) => address(a)), { encoding: "jsonParsed" }).send();
+  const { value } = await upstream.rpc
+    .getMultipleAccounts(
+      addresses.map((a) => address(a)),
+      { encoding: "jsonParsed" },
+    )
+    .send();
   return value as unknown as (RpcAccount | null)[];
 }
 
 describe("account mapping from real node output", () => {
   it("maps a real mainnet jsonParsed token account", async () => {
-    const recorded = JSON.parse(readFileSync(new URL("../fixtures/solana/rpc/getAccountInfo_jsonParsed_token_account_slot140702417.json", import.meta.url), "utf8"));
+    const recorded = JSON.parse(
+      readFileSync(
+        new URL("../fixtures/solana/rpc/getAccountInfo_jsonParsed_token_account_slot140702417.json", import.meta.url),
+        "utf8",
+      ),
+    );
     const [account] = await throughUpstream([recorded.result.value], ["11111111111111111111111111111111"]);
     const item = toProgramAccountItem("X", account!);
     expect(item).toEqual({
@@ -61,7 +76,10 @@ describe("account mapping from real node output", () => {
   it("maps validator jsonParsed output for Token and Token-2022 accounts, and gives mints as the validator parsed them", async () => {
     const entries = Object.entries(validator.accounts).filter(([, v]) => v.expected_getAccountInfo_jsonParsed);
     const values = entries.map(([, v]) => (v.expected_getAccountInfo_jsonParsed as { value: unknown }).value);
-    const accounts = await throughUpstream(values, entries.map(([k]) => k));
+    const accounts = await throughUpstream(
+      values,
+      entries.map(([k]) => k),
+    );
     const byAddress = new Map(entries.map(([k], i) => [k, toProgramAccountItem(k, accounts[i]!)]));
 
     const tokenAccount = byAddress.get("AyGCwnwxQMCqaU4ixReHt8h5W4dwmxU7eM3BEQBdWVca");
@@ -83,19 +101,41 @@ describe("account mapping from real node output", () => {
     // as the validator wrote it: type and info, byte for byte the same JSON.
     let others = 0;
     for (const [k, v] of entries) {
-      const data = (v.expected_getAccountInfo_jsonParsed as { value: { data: { program: string; parsed: { type: string; info: unknown } } } }).value.data;
+      const data = (
+        v.expected_getAccountInfo_jsonParsed as {
+          value: { data: { program: string; parsed: { type: string; info: unknown } } };
+        }
+      ).value.data;
       expect(byAddress.get(k)?.data.format).toBe("parsed");
       if (data.parsed.type === "account") continue;
       others++;
-      expect(byAddress.get(k)?.data).toEqual({ format: "parsed", program: data.program, parsed: { type: data.parsed.type, fields: unsafeAsStrings(data.parsed.info) } });
+      expect(byAddress.get(k)?.data).toEqual({
+        format: "parsed",
+        program: data.program,
+        parsed: { type: data.parsed.type, fields: unsafeAsStrings(data.parsed.info) },
+      });
     }
     expect(others).toBeGreaterThanOrEqual(2);
-    expect(byAddress.get("Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr")?.data).toMatchObject({ program: "spl-token", parsed: { type: "mint" } });
+    expect(byAddress.get("Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr")?.data).toMatchObject({
+      program: "spl-token",
+      parsed: { type: "mint" },
+    });
   });
 
   it("gives other accounts as base64 with their size", async () => {
-    const recorded = JSON.parse(readFileSync(new URL("../fixtures/solana/rpc/getMultipleAccounts_mixed_jsonParsed_and_base64_slot167617386.json", import.meta.url), "utf8"));
-    const accounts = await throughUpstream(recorded.result.value, ["So11111111111111111111111111111111111111112", "2WRuhE4GJFoE23DYzp2ij6ZnuQ8p9mJeU6gDgfsjR4or"]);
+    const recorded = JSON.parse(
+      readFileSync(
+        new URL(
+          "../fixtures/solana/rpc/getMultipleAccounts_mixed_jsonParsed_and_base64_slot167617386.json",
+          import.meta.url,
+        ),
+        "utf8",
+      ),
+    );
+    const accounts = await throughUpstream(recorded.result.value, [
+      "So11111111111111111111111111111111111111112",
+      "2WRuhE4GJFoE23DYzp2ij6ZnuQ8p9mJeU6gDgfsjR4or",
+    ]);
     const raw = recorded.result.value[1];
     const item = toProgramAccountItem("B", accounts[1]!);
     expect(item).toEqual({
@@ -109,7 +149,8 @@ describe("account mapping from real node output", () => {
 
   it("writes exact amounts as nodes write uiAmountString", () => {
     for (const a of mainnet.accounts) {
-      const { amount, decimals, uiAmountString } = a.derived_getAccountInfo_jsonParsed_value.data.parsed.info.tokenAmount;
+      const { amount, decimals, uiAmountString } =
+        a.derived_getAccountInfo_jsonParsed_value.data.parsed.info.tokenAmount;
       expect(formatUnits(BigInt(amount), decimals)).toBe(uiAmountString);
     }
     expect(formatUnits(9999999779500000n, 6)).toBe("9999999779.5");
@@ -128,8 +169,10 @@ describe("account mapping from real node output", () => {
  * so that no client rounds them (the fixture's are exact doubles, so BigInt recovers them).
  */
 function unsafeAsStrings(value: unknown): unknown {
-  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) return BigInt(value).toString();
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value))
+    return BigInt(value).toString();
   if (Array.isArray(value)) return value.map(unsafeAsStrings);
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unsafeAsStrings(v)]));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unsafeAsStrings(v)]));
   return value;
 }

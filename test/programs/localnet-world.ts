@@ -16,7 +16,11 @@ export interface SeededLocalnet {
 }
 
 /** Starts a localnet whose big mint has `tokenHolders` holders and whose small mint has `smallHolders`. */
-export async function startSeededLocalnet(options: { tokenHolders: number; smallHolders: number; startTimeoutMs?: number }): Promise<SeededLocalnet> {
+export async function startSeededLocalnet(options: {
+  tokenHolders: number;
+  smallHolders: number;
+  startTimeoutMs?: number;
+}): Promise<SeededLocalnet> {
   const dir = mkdtempSync(join(tmpdir(), "solgate-world-"));
   const localnet = await startLocalnet({
     startTimeoutMs: options.startTimeoutMs ?? 60_000,

@@ -47,7 +47,10 @@ async function listAll(query: Omit<ProgramAccountsQuery, "cursor">, programs = c
 }
 
 async function rejection(promise: Promise<unknown>): Promise<SolgateError> {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(SolgateError);
   return e as SolgateError;
 }
@@ -64,7 +67,12 @@ describe("program accounts against the real localnet", () => {
       .send();
     expect(direct.length).toBeGreaterThanOrEqual(HOLDERS);
 
-    const { items, pages } = await listAll({ programId: TOKEN_PROGRAM_ID, size: 165n, match: [`0:${gate.mint}`], limit: 97 });
+    const { items, pages } = await listAll({
+      programId: TOKEN_PROGRAM_ID,
+      size: 165n,
+      match: [`0:${gate.mint}`],
+      limit: 97,
+    });
     expect(pages).toBe(Math.ceil(direct.length / 97));
     const addresses = items.map((i) => i.address);
     expect(new Set(addresses).size).toBe(addresses.length);
@@ -87,7 +95,11 @@ describe("program accounts against the real localnet", () => {
   });
 
   it("returns exactly one owner's token accounts for an owner match", async () => {
-    const first = await createProgramAccounts({ upstream }).list({ programId: TOKEN_PROGRAM_ID, match: [`0:${bolt.mint}`], limit: 5 });
+    const first = await createProgramAccounts({ upstream }).list({
+      programId: TOKEN_PROGRAM_ID,
+      match: [`0:${bolt.mint}`],
+      limit: 5,
+    });
     const owner = first.items[3].data.format === "parsed" ? tokenInfo(first.items[3]).owner : "";
     const byOwner = await upstream.rpc
       .getTokenAccountsByOwner(address(owner), { programId: address(TOKEN_PROGRAM_ID) }, { encoding: "base64" })
@@ -112,13 +124,17 @@ describe("program accounts against the real localnet", () => {
   it("refuses a cursor of another query", async () => {
     const programs = createProgramAccounts({ upstream });
     const page = await programs.list({ programId: TOKEN_PROGRAM_ID, match: [`0:${gate.mint}`], limit: 10 });
-    const e = await rejection(programs.list({ programId: TOKEN_PROGRAM_ID, match: [`0:${bolt.mint}`], cursor: page.nextCursor! }));
+    const e = await rejection(
+      programs.list({ programId: TOKEN_PROGRAM_ID, match: [`0:${bolt.mint}`], cursor: page.nextCursor! }),
+    );
     expect([e.reason, e.details.field]).toEqual(["INVALID_PARAMETER", "cursor"]);
   });
 
   it("gives NOT_FOUND for an empty address and for an account that is not a program", async () => {
     const programs = createProgramAccounts({ upstream });
-    const missing = await rejection(programs.list({ programId: "GQCz7hQDBYTvJNPH4nGMtRWFyTDBB5KFf5fAr7ktRLWc", match: [] }));
+    const missing = await rejection(
+      programs.list({ programId: "GQCz7hQDBYTvJNPH4nGMtRWFyTDBB5KFf5fAr7ktRLWc", match: [] }),
+    );
     expect(missing.reason).toBe("NOT_FOUND");
     const notProgram = await rejection(programs.list({ programId: gate.mint, match: [] }));
     expect(notProgram.reason).toBe("NOT_FOUND");
@@ -130,18 +146,28 @@ describe("program accounts against the real localnet", () => {
     const e = await rejection(capped.list({ programId: TOKEN_PROGRAM_ID, match: [`0:${gate.mint}`] }));
     expect(e.reason).toBe("QUERY_TOO_BROAD");
     expect(e.details.matching).toBeGreaterThan(500);
-    const broad = await rejection(createProgramAccounts({ upstream }).list({ programId: TOKEN_PROGRAM_ID, size: 165n, match: [] }));
+    const broad = await rejection(
+      createProgramAccounts({ upstream }).list({ programId: TOKEN_PROGRAM_ID, size: 165n, match: [] }),
+    );
     expect(broad.reason).toBe("QUERY_TOO_BROAD");
   });
 
   it("gives mints parsed, as the node parses them", async () => {
     // With the token programs not marked broad, a size-only query lists every mint of this small chain.
-    const mints = await createProgramAccounts({ upstream }, { broadPrograms: [] }).list({ programId: TOKEN_PROGRAM_ID, size: 82n, match: [] });
+    const mints = await createProgramAccounts({ upstream }, { broadPrograms: [] }).list({
+      programId: TOKEN_PROGRAM_ID,
+      size: 82n,
+      match: [],
+    });
     const seeded = mints.items.filter((i) => i.address === gate.mint || i.address === bolt.mint);
     expect(seeded).toHaveLength(2);
     for (const mint of seeded) {
       expect(mint.space).toBe(82n);
-      expect(mint.data).toMatchObject({ format: "parsed", program: "spl-token", parsed: { type: "mint", fields: { isInitialized: true } } });
+      expect(mint.data).toMatchObject({
+        format: "parsed",
+        program: "spl-token",
+        parsed: { type: "mint", fields: { isInitialized: true } },
+      });
       const direct = await upstream.rpc.getAccountInfo(address(mint.address), { encoding: "base64" }).send();
       const bytes = Buffer.from(direct.value!.data[0], "base64");
       // decimals is byte 44 of a mint, the supply the u64 at 36.

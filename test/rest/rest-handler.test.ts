@@ -6,7 +6,16 @@
 import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRestHandler } from "../../src/rest/rest-handler.ts";
-import { API_KEY, BAD_PROGRAM, BUG_PROGRAM, LONG_SIGNATURE, SHORT_SIGNATURE, startTestServer, TOKEN_PROGRAM, UPSTREAM_PROGRAM } from "../server/helpers.ts";
+import {
+  API_KEY,
+  BAD_PROGRAM,
+  BUG_PROGRAM,
+  LONG_SIGNATURE,
+  SHORT_SIGNATURE,
+  startTestServer,
+  TOKEN_PROGRAM,
+  UPSTREAM_PROGRAM,
+} from "../server/helpers.ts";
 import type { TestServer } from "../server/helpers.ts";
 import { expectRestError, expectShape, PROGRAM_ACCOUNTS_PAGE } from "./shapes.ts";
 
@@ -33,7 +42,11 @@ describe("REST over the server's handlers", () => {
   });
 
   it("turns ErrorInfo metadata back into JSON details (logs as an array)", async () => {
-    const body = await expectRestError(await get(`/v1/localnet/programs/${BAD_PROGRAM}/accounts`), 400, "invalid_address");
+    const body = await expectRestError(
+      await get(`/v1/localnet/programs/${BAD_PROGRAM}/accounts`),
+      400,
+      "invalid_address",
+    );
     expect(body.details).toEqual({ field: "program_id", logs: ["a", "b"] });
     expect(body.message).toBe("program_id is not a base58 address");
   });
@@ -91,11 +104,27 @@ describe("REST over the server's handlers", () => {
       "invalid_parameter",
     );
     expect(bound.details.field).toBe("programId");
-    await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?chain=x`), 400, "invalid_parameter");
-    await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=1.5`), 400, "invalid_parameter");
-    await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551616`), 400, "invalid_parameter");
+    await expectRestError(
+      await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?chain=x`),
+      400,
+      "invalid_parameter",
+    );
+    await expectRestError(
+      await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=1.5`),
+      400,
+      "invalid_parameter",
+    );
+    await expectRestError(
+      await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551616`),
+      400,
+      "invalid_parameter",
+    );
     // A u64 parses, but the contract's rule caps size at 10 MiB (the largest account).
-    await expectRestError(await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551615`), 400, "invalid_parameter");
+    await expectRestError(
+      await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=18446744073709551615`),
+      400,
+      "invalid_parameter",
+    );
     expect((await get(`/v1/localnet/programs/${TOKEN_PROGRAM}/accounts?size=10485760`)).status).toBe(200);
   });
 
@@ -157,7 +186,10 @@ describe("SSE watch", () => {
 
   it("frees the stream when the client disconnects", async () => {
     const abort = new AbortController();
-    const res = await fetch(`${t.url}/v1/localnet/transactions/${LONG_SIGNATURE}/events`, { headers: { ...auth, "x-request-id": "sse-leave" }, signal: abort.signal });
+    const res = await fetch(`${t.url}/v1/localnet/transactions/${LONG_SIGNATURE}/events`, {
+      headers: { ...auth, "x-request-id": "sse-leave" },
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     const first = await reader.read();
     expect(new TextDecoder().decode(first.value)).toContain(": heartbeat slot=");

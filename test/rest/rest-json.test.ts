@@ -18,17 +18,34 @@ describe("renderMessage", () => {
   it("writes u64 as numbers, exactly beyond 2^53, and absent messages as null", () => {
     const collection = create(CollectionSchema, { address: "a", itemCount: 2n ** 64n - 1n });
     const text = JSON.stringify(renderMessage(CollectionSchema, collection as never));
-    expect(text).toBe('{"address":"a","name":"","symbol":"","description":"","image":"","itemCount":18446744073709551615,"floorPrice":null}');
+    expect(text).toBe(
+      '{"address":"a","name":"","symbol":"","description":"","image":"","itemCount":18446744073709551615,"floorPrice":null}',
+    );
     expect(render(CollectionSchema, create(CollectionSchema, { itemCount: 42n })).itemCount).toBe(42);
   });
 
   it("writes enums as lowercase words with hyphens, timestamps as ISO 8601 UTC, optionals as null", () => {
-    expect(render(NftSchema, create(NftSchema, { standard: TokenStandard.PROGRAMMABLE_NON_FUNGIBLE })).standard).toBe("programmable-non-fungible");
+    expect(render(NftSchema, create(NftSchema, { standard: TokenStandard.PROGRAMMABLE_NON_FUNGIBLE })).standard).toBe(
+      "programmable-non-fungible",
+    );
     const record = render(
       TransactionStatusRecordSchema,
-      create(TransactionStatusRecordSchema, { signature: "s", status: TransactionStatus.CONFIRMED, slot: 7n, updatedAt: timestampFromMs(Date.UTC(2026, 0, 2, 3, 4, 5, 678)) }),
+      create(TransactionStatusRecordSchema, {
+        signature: "s",
+        status: TransactionStatus.CONFIRMED,
+        slot: 7n,
+        updatedAt: timestampFromMs(Date.UTC(2026, 0, 2, 3, 4, 5, 678)),
+      }),
     );
-    expect(record).toEqual({ signature: "s", status: "confirmed", slot: 7, error: null, fee: null, lastValidBlockHeight: null, updatedAt: "2026-01-02T03:04:05.678Z" });
+    expect(record).toEqual({
+      signature: "s",
+      status: "confirmed",
+      slot: 7,
+      error: null,
+      fee: null,
+      lastValidBlockHeight: null,
+      updatedAt: "2026-01-02T03:04:05.678Z",
+    });
     const fees = render(FeeEstimateSchema, create(FeeEstimateSchema, { source: FeeSource.RECENT_PRIORITIZATION_FEES }));
     expect(fees.source).toBe("recent-prioritization-fees");
     expect(fees.priority).toBeNull();
@@ -37,7 +54,8 @@ describe("renderMessage", () => {
 });
 
 describe("parseMessage", () => {
-  const parse = (json: unknown) => create(SendTransactionRequestSchema, parseMessage(SendTransactionRequestSchema, json, "") as never);
+  const parse = (json: unknown) =>
+    create(SendTransactionRequestSchema, parseMessage(SendTransactionRequestSchema, json, "") as never);
   const fails = (json: unknown, field: string) => {
     let caught: unknown;
     try {
@@ -58,7 +76,10 @@ describe("parseMessage", () => {
     expect(req.skipPreflight).toBe(true);
     expect(req.priorityFee?.choice).toEqual({ case: "level", value: PriorityLevel.HIGH });
     expect(parse({ priorityFee: 1500 }).priorityFee?.choice).toEqual({ case: "microLamports", value: 1500n });
-    expect(parse({ priorityFee: "18446744073709551615" }).priorityFee?.choice).toEqual({ case: "microLamports", value: 2n ** 64n - 1n });
+    expect(parse({ priorityFee: "18446744073709551615" }).priorityFee?.choice).toEqual({
+      case: "microLamports",
+      value: 2n ** 64n - 1n,
+    });
     expect(parse({ priorityFee: 2n ** 60n }).priorityFee?.choice).toEqual({ case: "microLamports", value: 2n ** 60n });
     expect(parse({ priorityFee: null, confirm: null }).priorityFee).toBeUndefined();
   });
@@ -82,7 +103,17 @@ describe("parseMessage", () => {
   });
 
   it("renders a PriorityFee back in its shorthand", () => {
-    expect(renderMessage(PriorityFeeSchema, create(PriorityFeeSchema, { choice: { case: "level", value: PriorityLevel.LOW } }) as never)).toBe("low");
-    expect(renderMessage(PriorityFeeSchema, create(PriorityFeeSchema, { choice: { case: "microLamports", value: 9n } }) as never)).toBe(9);
+    expect(
+      renderMessage(
+        PriorityFeeSchema,
+        create(PriorityFeeSchema, { choice: { case: "level", value: PriorityLevel.LOW } }) as never,
+      ),
+    ).toBe("low");
+    expect(
+      renderMessage(
+        PriorityFeeSchema,
+        create(PriorityFeeSchema, { choice: { case: "microLamports", value: 9n } }) as never,
+      ),
+    ).toBe(9);
   });
 });

@@ -8,11 +8,17 @@ import { fromJson } from "@bufbuild/protobuf";
 import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
 import { createKeyPairSignerFromBytes, createSolanaRpc, devnet, generateKeyPairSigner } from "@solana/kit";
 import type { Blockhash, KeyPairSigner } from "@solana/kit";
-import { GetCollectionResponseSchema, ListCollectionNftsResponseSchema } from "../../gen/solgate/v1/collection_service_pb.js";
+import {
+  GetCollectionResponseSchema,
+  ListCollectionNftsResponseSchema,
+} from "../../gen/solgate/v1/collection_service_pb.js";
 import { EstimateFeesResponseSchema, GetFeesResponseSchema } from "../../gen/solgate/v1/fee_service_pb.js";
 import { ListProgramAccountsResponseSchema } from "../../gen/solgate/v1/program_service_pb.js";
 import { GetAccountResponseSchema } from "../../gen/solgate/v1/account_service_pb.js";
-import { ListWalletNftsResponseSchema, ListWalletTokensResponseSchema } from "../../gen/solgate/v1/wallet_service_pb.js";
+import {
+  ListWalletNftsResponseSchema,
+  ListWalletTokensResponseSchema,
+} from "../../gen/solgate/v1/wallet_service_pb.js";
 import { ListTokenHoldersResponseSchema } from "../../gen/solgate/v1/token_service_pb.js";
 import {
   GetTransactionStatusResponseSchema,
@@ -102,13 +108,24 @@ describe("GET /v1/{chain}/collections/{address}", () => {
     expect(body.address).toBe(collectionMint);
     expect(body.itemCount).toBe(seeded.verifiedMembers);
     expect(body.floorPrice).toBeNull(); // no marketplace is configured
-    expect(await viaConnect("CollectionService/GetCollection", { address: collectionMint }, GetCollectionResponseSchema, "collection")).toEqual(body);
+    expect(
+      await viaConnect(
+        "CollectionService/GetCollection",
+        { address: collectionMint },
+        GetCollectionResponseSchema,
+        "collection",
+      ),
+    ).toEqual(body);
   });
 
   it("answers invalid_address, not_found, unknown_chain", async () => {
     await expectRestError(await get("/collections/not-an-address"), 400, "invalid_address");
     await expectRestError(await get(`/collections/${UNKNOWN_ADDRESS}`), 404, "not_found");
-    const unknown = await expectRestError(await fetch(`${t.url}/v1/devnet/collections/${collectionMint}`, { headers: t.auth }), 404, "unknown_chain");
+    const unknown = await expectRestError(
+      await fetch(`${t.url}/v1/devnet/collections/${collectionMint}`, { headers: t.auth }),
+      404,
+      "unknown_chain",
+    );
     expect(unknown.message).toContain("localnet");
     expect(unknown.details.served).toEqual(["localnet"]);
   });
@@ -139,17 +156,31 @@ describe("GET /v1/{chain}/collections/{address}/nfts", () => {
 
   it("gives the same page as Connect JSON", async () => {
     const rest = await okJson(await get(`/collections/${collectionMint}/nfts?limit=4`));
-    expect(await viaConnect("CollectionService/ListCollectionNfts", { address: collectionMint, limit: 4 }, ListCollectionNftsResponseSchema)).toEqual(rest);
+    expect(
+      await viaConnect(
+        "CollectionService/ListCollectionNfts",
+        { address: collectionMint, limit: 4 },
+        ListCollectionNftsResponseSchema,
+      ),
+    ).toEqual(rest);
   });
 
   it("answers invalid_parameter for bad query values and unknown parameters", async () => {
-    const abc = await expectRestError(await get(`/collections/${collectionMint}/nfts?limit=abc`), 400, "invalid_parameter");
+    const abc = await expectRestError(
+      await get(`/collections/${collectionMint}/nfts?limit=abc`),
+      400,
+      "invalid_parameter",
+    );
     expect(abc.details.field).toBe("limit");
     await expectRestError(await get(`/collections/${collectionMint}/nfts?limit=5000`), 400, "invalid_parameter");
     await expectRestError(await get(`/collections/${collectionMint}/nfts?limit=-1`), 400, "invalid_parameter");
     await expectRestError(await get(`/collections/${collectionMint}/nfts?limit=1&limit=2`), 400, "invalid_parameter");
     await expectRestError(await get(`/collections/${collectionMint}/nfts?cursor=garbage!`), 400, "invalid_parameter");
-    const unknown = await expectRestError(await get(`/collections/${collectionMint}/nfts?colour=red`), 400, "invalid_parameter");
+    const unknown = await expectRestError(
+      await get(`/collections/${collectionMint}/nfts?colour=red`),
+      400,
+      "invalid_parameter",
+    );
     expect(unknown.details.field).toBe("colour");
   });
 });
@@ -163,7 +194,10 @@ describe("GET /v1/{chain}/network/fees", () => {
     // The window moves every slot (50 ms here): retry until both reads see the same one.
     for (let attempt = 0; ; attempt++) {
       const rest = await okJson(await get("/network/fees"));
-      const connect = (await viaConnect("FeeService/GetFees", {}, GetFeesResponseSchema, "estimate")) as Record<string, unknown>;
+      const connect = (await viaConnect("FeeService/GetFees", {}, GetFeesResponseSchema, "estimate")) as Record<
+        string,
+        unknown
+      >;
       if (connect.slot !== rest.slot && attempt < 20) continue;
       expect(connect).toEqual(rest);
       break;
@@ -179,7 +213,12 @@ describe("POST /v1/{chain}/network/fees/estimate", () => {
     expect(body.writableAccounts).toContain(payer.address);
     for (let attempt = 0; ; attempt++) {
       const rest = await okJson(await post("/network/fees/estimate", { transaction: base64(wire) }));
-      const connect = (await viaConnect("FeeService/EstimateFees", { transaction: base64(wire) }, EstimateFeesResponseSchema, "estimate")) as Record<string, unknown>;
+      const connect = (await viaConnect(
+        "FeeService/EstimateFees",
+        { transaction: base64(wire) },
+        EstimateFeesResponseSchema,
+        "estimate",
+      )) as Record<string, unknown>;
       if (connect.slot !== rest.slot && attempt < 20) continue;
       expect(connect).toEqual(rest);
       break;
@@ -188,11 +227,23 @@ describe("POST /v1/{chain}/network/fees/estimate", () => {
 
   it("answers invalid_transaction, and invalid_parameter for bodies that are not JSON or not the request", async () => {
     await expectRestError(await post("/network/fees/estimate", { transaction: "AAAA" }), 400, "invalid_transaction");
-    const notJson = await expectRestError(await post("/network/fees/estimate", "{transaction:"), 400, "invalid_parameter");
+    const notJson = await expectRestError(
+      await post("/network/fees/estimate", "{transaction:"),
+      400,
+      "invalid_parameter",
+    );
     expect(notJson.details.field).toBe("body");
     await expectRestError(await post("/network/fees/estimate", "[1,2]"), 400, "invalid_parameter");
-    await expectRestError(await post("/network/fees/estimate", { transaction: "not base64!" }), 400, "invalid_transaction");
-    const extra = await expectRestError(await post("/network/fees/estimate", { transaction: "AAAA", tip: 1 }), 400, "invalid_parameter");
+    await expectRestError(
+      await post("/network/fees/estimate", { transaction: "not base64!" }),
+      400,
+      "invalid_transaction",
+    );
+    const extra = await expectRestError(
+      await post("/network/fees/estimate", { transaction: "AAAA", tip: 1 }),
+      400,
+      "invalid_parameter",
+    );
     expect(extra.details.field).toBe("tip");
   });
 
@@ -214,7 +265,8 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
       expect(typeof body.slot).toBe("number");
       expect(body.fee).toEqual({ lamports: 5000, sol: 0.000005 });
       expect(body.error).toBeNull();
-      if (priorityFee === 1234 || priorityFee === "5678") expect(body.requestedComputeUnitPrice).toBe(Number(priorityFee));
+      if (priorityFee === 1234 || priorityFee === "5678")
+        expect(body.requestedComputeUnitPrice).toBe(Number(priorityFee));
     }
   });
 
@@ -228,7 +280,12 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
     expect(record.fee).toEqual({ lamports: 5000, sol: 0.000005 });
     for (let attempt = 0; ; attempt++) {
       const rest = await okJson(await get(`/transactions/${signature}/status`));
-      const connect = (await viaConnect("TransactionService/GetTransactionStatus", { signature }, GetTransactionStatusResponseSchema, "record")) as Record<string, unknown>;
+      const connect = (await viaConnect(
+        "TransactionService/GetTransactionStatus",
+        { signature },
+        GetTransactionStatusResponseSchema,
+        "record",
+      )) as Record<string, unknown>;
       if ((connect.status !== rest.status || connect.updatedAt !== rest.updatedAt) && attempt < 40) {
         await new Promise((r) => setTimeout(r, 50));
         continue;
@@ -242,20 +299,34 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
     const { wire, signature } = await transferTransaction({ payer, blockhash: await blockhash() });
     const rest = await okJson(await post("/transactions/send", { transaction: base64(wire) }));
     // The same bytes again, over Connect: the service knows the signature and answers for it.
-    const connect = (await viaConnect("TransactionService/SendTransaction", { transaction: base64(wire) }, SendTransactionResponseSchema, "result")) as Record<string, unknown>;
+    const connect = (await viaConnect(
+      "TransactionService/SendTransaction",
+      { transaction: base64(wire) },
+      SendTransactionResponseSchema,
+      "result",
+    )) as Record<string, unknown>;
     expect(connect.signature).toBe(signature);
     expect(rest.signature).toBe(signature);
-    for (const key of ["computeUnitPrice", "lastValidBlockHeight", "fee", "error", "slot"]) expect(connect[key], key).toEqual(rest[key]);
+    for (const key of ["computeUnitPrice", "lastValidBlockHeight", "fee", "error", "slot"])
+      expect(connect[key], key).toEqual(rest[key]);
   });
 
   it("answers simulation_failed with the logs as an array", async () => {
     const poor = await generateKeyPairSigner();
     await rpc.requestAirdrop(poor.address, 10_000_000n as never).send();
-    for (let i = 0; i < 100 && (await rpc.getBalance(poor.address, { commitment: "confirmed" }).send()).value === 0n; i++) {
+    for (
+      let i = 0;
+      i < 100 && (await rpc.getBalance(poor.address, { commitment: "confirmed" }).send()).value === 0n;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     const { wire } = await transferTransaction({ payer: poor, lamports: 9_000_000_000n, blockhash: await blockhash() });
-    const body = await expectRestError(await post("/transactions/send", { transaction: base64(wire) }), 422, "simulation_failed");
+    const body = await expectRestError(
+      await post("/transactions/send", { transaction: base64(wire) }),
+      422,
+      "simulation_failed",
+    );
     expect(Array.isArray(body.details.logs)).toBe(true);
     expect((body.details.logs as unknown[]).every((l) => typeof l === "string")).toBe(true);
     expect((body.details.logs as string[]).some((l) => l.includes("11111111111111111111111111111111"))).toBe(true);
@@ -264,7 +335,10 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
   it("answers blockhash_expired for a blockhash the chain never had", async () => {
     const { wire } = await transferTransaction({
       payer,
-      blockhash: { blockhash: (await generateKeyPairSigner()).address as unknown as Blockhash, lastValidBlockHeight: 1n },
+      blockhash: {
+        blockhash: (await generateKeyPairSigner()).address as unknown as Blockhash,
+        lastValidBlockHeight: 1n,
+      },
     });
     await expectRestError(await post("/transactions/send", { transaction: base64(wire) }), 409, "blockhash_expired");
   });
@@ -274,14 +348,30 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
     await expectRestError(await post("/transactions/send", {}), 400, "invalid_transaction");
     // The spec: "The body is not a decodable base64 transaction" is invalid_transaction, on every path that takes one.
     for (const path of ["/transactions/send", "/transactions/prepare", "/network/fees/estimate"]) {
-      const notBase64 = await expectRestError(await post(path, { transaction: "not base64!" }), 400, "invalid_transaction");
+      const notBase64 = await expectRestError(
+        await post(path, { transaction: "not base64!" }),
+        400,
+        "invalid_transaction",
+      );
       expect(notBase64.details.field).toBe("transaction");
     }
     const { wire, signature } = await transferTransaction({ payer, blockhash: await blockhash() });
-    const fee = await expectRestError(await post("/transactions/send", { transaction: base64(wire), priorityFee: "extreme" }), 400, "invalid_parameter");
+    const fee = await expectRestError(
+      await post("/transactions/send", { transaction: base64(wire), priorityFee: "extreme" }),
+      400,
+      "invalid_parameter",
+    );
     expect(fee.details.field).toBe("priorityFee");
-    await expectRestError(await post("/transactions/send", { transaction: base64(wire), priorityFee: -5 }), 400, "invalid_parameter");
-    await expectRestError(await post("/transactions/send", { transaction: base64(wire), confirm: "yes" }), 400, "invalid_parameter");
+    await expectRestError(
+      await post("/transactions/send", { transaction: base64(wire), priorityFee: -5 }),
+      400,
+      "invalid_parameter",
+    );
+    await expectRestError(
+      await post("/transactions/send", { transaction: base64(wire), confirm: "yes" }),
+      400,
+      "invalid_parameter",
+    );
     // Never sent: the chain does not know it.
     await expectRestError(await get(`/transactions/${signature}/status`), 404, "not_found");
     await expectRestError(await get("/transactions/not-a-signature/status"), 400, "invalid_parameter");
@@ -291,7 +381,9 @@ describe("POST /v1/{chain}/transactions/send and GET .../status", () => {
 describe("POST /v1/{chain}/transactions/prepare", () => {
   it("returns the prepared draft with 64-bit fields as numbers, like Connect JSON", async () => {
     const { wire } = await transferTransaction({ payer, blockhash: await blockhash() });
-    const body = await okJson(await post("/transactions/prepare", { transaction: base64(wire), priorityFee: "medium" }));
+    const body = await okJson(
+      await post("/transactions/prepare", { transaction: base64(wire), priorityFee: "medium" }),
+    );
     expectShape(body, {
       transaction: "string",
       blockhash: "string",
@@ -301,7 +393,11 @@ describe("POST /v1/{chain}/transactions/prepare", () => {
       estimate: { nullable: FEE_ESTIMATE },
       expectedFee: { lamports: "number", sol: "number" },
     });
-    const connect = (await viaConnect("TransactionService/PrepareTransaction", { transaction: base64(wire), priorityFee: { level: "PRIORITY_LEVEL_MEDIUM" } }, PrepareTransactionResponseSchema)) as Record<string, unknown>;
+    const connect = (await viaConnect(
+      "TransactionService/PrepareTransaction",
+      { transaction: base64(wire), priorityFee: { level: "PRIORITY_LEVEL_MEDIUM" } },
+      PrepareTransactionResponseSchema,
+    )) as Record<string, unknown>;
     for (const key of ["computeUnitLimit", "expectedFee"]) expect(connect[key], key).toEqual(body[key]);
   });
 });
@@ -312,7 +408,16 @@ describe("GET /v1/{chain}/programs/{programId}/accounts", () => {
     const page = await okJson(await get(`/programs/${TOKEN_PROGRAM}/accounts?size=165&match=0:${mint.mint}&limit=5`));
     expectShape(page, PROGRAM_ACCOUNTS_PAGE);
     expect(page.programId).toBe(TOKEN_PROGRAM);
-    const items = page.items as { address: string; space: number; data: { format: string; program: string | null; base64: string | null; parsed: { info: { mint: string; owner: string; tokenAmount: { decimals: number } } } } }[];
+    const items = page.items as {
+      address: string;
+      space: number;
+      data: {
+        format: string;
+        program: string | null;
+        base64: string | null;
+        parsed: { info: { mint: string; owner: string; tokenAmount: { decimals: number } } };
+      };
+    }[];
     expect(items).toHaveLength(5);
     expect(typeof page.nextCursor).toBe("string");
     for (const item of items) {
@@ -329,7 +434,11 @@ describe("GET /v1/{chain}/programs/{programId}/accounts", () => {
     expect((both.items as { address: string }[]).map((i) => i.address)).toContain(items[0].address);
     expect(both.nextCursor).toBeNull();
 
-    const next = await okJson(await get(`/programs/${TOKEN_PROGRAM}/accounts?size=165&match=0:${mint.mint}&limit=5&cursor=${encodeURIComponent(page.nextCursor as string)}`));
+    const next = await okJson(
+      await get(
+        `/programs/${TOKEN_PROGRAM}/accounts?size=165&match=0:${mint.mint}&limit=5&cursor=${encodeURIComponent(page.nextCursor as string)}`,
+      ),
+    );
     expect((next.items as { address: string }[])[0].address > items[4].address).toBe(true);
 
     const connect = await viaConnect(
@@ -362,9 +471,17 @@ describe("GET /v1/{chain}/programs/{programId}/accounts", () => {
 
   it("answers invalid_parameter for limit=abc, match=5, size=x; invalid_address; not_found", async () => {
     await expectRestError(await get(`/programs/${TOKEN_PROGRAM}/accounts?limit=abc`), 400, "invalid_parameter");
-    const match = await expectRestError(await get(`/programs/${TOKEN_PROGRAM}/accounts?match=5`), 400, "invalid_parameter");
+    const match = await expectRestError(
+      await get(`/programs/${TOKEN_PROGRAM}/accounts?match=5`),
+      400,
+      "invalid_parameter",
+    );
     expect(match.details.field).toBe("match");
-    await expectRestError(await get(`/programs/${TOKEN_PROGRAM}/accounts?size=x&match=0:${t.manifest.fungibleMints[0].mint}`), 400, "invalid_parameter");
+    await expectRestError(
+      await get(`/programs/${TOKEN_PROGRAM}/accounts?size=x&match=0:${t.manifest.fungibleMints[0].mint}`),
+      400,
+      "invalid_parameter",
+    );
     await expectRestError(await get(`/programs/not-base58!/accounts`), 400, "invalid_address");
     await expectRestError(await get(`/programs/${UNKNOWN_ADDRESS}/accounts`), 404, "not_found");
   });
@@ -375,16 +492,30 @@ describe("GET /v1/{chain}/accounts/{address}", () => {
     const held = t.manifest.demoWallet.tokenAccounts[0];
     const account = await okJson(await get(`/accounts/${held}`));
     expectShape(account, ACCOUNT);
-    expect(account).toMatchObject({ address: held, owner: TOKEN_PROGRAM, executable: false, space: 165, data: { format: "parsed", program: "spl-token", base64: null } });
+    expect(account).toMatchObject({
+      address: held,
+      owner: TOKEN_PROGRAM,
+      executable: false,
+      space: 165,
+      data: { format: "parsed", program: "spl-token", base64: null },
+    });
     expectShape((account.data as { parsed: { info: unknown } }).parsed.info, TOKEN_ACCOUNT_INFO);
-    expect(await viaConnect("AccountService/GetAccount", { address: held }, GetAccountResponseSchema, "account")).toEqual(account);
+    expect(
+      await viaConnect("AccountService/GetAccount", { address: held }, GetAccountResponseSchema, "account"),
+    ).toEqual(account);
   });
 
   it("returns a mint's info as the node parses it, 64-bit values as strings", async () => {
     const mint = t.manifest.fungibleMints[0];
     const account = await okJson(await get(`/accounts/${mint.mint}`));
-    expect(account.data).toMatchObject({ format: "parsed", program: "spl-token", parsed: { type: "mint", info: { decimals: mint.decimals, supply: mint.supply } } });
-    expect(await viaConnect("AccountService/GetAccount", { address: mint.mint }, GetAccountResponseSchema, "account")).toEqual(account);
+    expect(account.data).toMatchObject({
+      format: "parsed",
+      program: "spl-token",
+      parsed: { type: "mint", info: { decimals: mint.decimals, supply: mint.supply } },
+    });
+    expect(
+      await viaConnect("AccountService/GetAccount", { address: mint.mint }, GetAccountResponseSchema, "account"),
+    ).toEqual(account);
   });
 
   it("answers invalid_address and not_found", async () => {
@@ -400,7 +531,8 @@ describe("GET /v1/{chain}/wallets/{owner}/tokens and /nfts", () => {
     expectShape(page, WALLET_TOKENS_PAGE);
     const items = page.items as { mint: string; symbol: string; amount: { raw: string } }[];
     expect(items.map((i) => i.mint).sort()).toEqual(t.manifest.fungibleMints.map((m) => m.mint).sort());
-    for (const item of items) expect(item.symbol).toBe(t.manifest.fungibleMints.find((m) => m.mint === item.mint)!.symbol);
+    for (const item of items)
+      expect(item.symbol).toBe(t.manifest.fungibleMints.find((m) => m.mint === item.mint)!.symbol);
     expect(page.nextCursor).toBeNull();
     expect(await viaConnect("WalletService/ListWalletTokens", { owner }, ListWalletTokensResponseSchema)).toEqual(page);
     const one = await okJson(await get(`/wallets/${owner}/tokens?limit=1`));
@@ -413,13 +545,19 @@ describe("GET /v1/{chain}/wallets/{owner}/tokens and /nfts", () => {
     expectShape(page, WALLET_NFTS_PAGE);
     const ids = (page.items as { id: string }[]).map((i) => i.id);
     expect(new Set(ids)).toEqual(new Set([...t.manifest.demoWallet.nfts, ...t.manifest.demoWallet.compressedNfts]));
-    expect(await viaConnect("WalletService/ListWalletNfts", { owner, limit: 1000 }, ListWalletNftsResponseSchema)).toEqual(page);
+    expect(
+      await viaConnect("WalletService/ListWalletNfts", { owner, limit: 1000 }, ListWalletNftsResponseSchema),
+    ).toEqual(page);
   });
 
   it("answers invalid_address and invalid_parameter", async () => {
     await expectRestError(await get("/wallets/nope/tokens"), 400, "invalid_address");
     await expectRestError(await get("/wallets/nope/nfts"), 400, "invalid_address");
-    const limit = await expectRestError(await get(`/wallets/${t.manifest.demoWallet.address}/tokens?limit=1001`), 400, "invalid_parameter");
+    const limit = await expectRestError(
+      await get(`/wallets/${t.manifest.demoWallet.address}/tokens?limit=1001`),
+      400,
+      "invalid_parameter",
+    );
     expect(limit.details.field).toBe("limit");
   });
 });
@@ -430,11 +568,15 @@ describe("GET /v1/{chain}/tokens/{mint}/holders", () => {
     const page = await okJson(await get(`/tokens/${mint.mint}/holders?limit=3`));
     expectShape(page, TOKEN_HOLDERS_PAGE);
     expect(page.items).toHaveLength(3);
-    expect(await viaConnect("TokenService/ListTokenHolders", { mint: mint.mint, limit: 3 }, ListTokenHoldersResponseSchema)).toEqual(page);
+    expect(
+      await viaConnect("TokenService/ListTokenHolders", { mint: mint.mint, limit: 3 }, ListTokenHoldersResponseSchema),
+    ).toEqual(page);
     let cursor = page.nextCursor as string | null;
     let seen = 3;
     while (cursor !== null) {
-      const next = await okJson(await get(`/tokens/${mint.mint}/holders?limit=1000&cursor=${encodeURIComponent(cursor)}`));
+      const next = await okJson(
+        await get(`/tokens/${mint.mint}/holders?limit=1000&cursor=${encodeURIComponent(cursor)}`),
+      );
       seen += (next.items as unknown[]).length;
       cursor = next.nextCursor as string | null;
     }
@@ -444,7 +586,11 @@ describe("GET /v1/{chain}/tokens/{mint}/holders", () => {
   it("answers invalid_address, not_found and invalid_parameter", async () => {
     await expectRestError(await get("/tokens/nope/holders"), 400, "invalid_address");
     await expectRestError(await get(`/tokens/${UNKNOWN_ADDRESS}/holders`), 404, "not_found");
-    await expectRestError(await get(`/tokens/${t.manifest.fungibleMints[0].mint}/holders?limit=0x`), 400, "invalid_parameter");
+    await expectRestError(
+      await get(`/tokens/${t.manifest.fungibleMints[0].mint}/holders?limit=0x`),
+      400,
+      "invalid_parameter",
+    );
   });
 });
 
@@ -518,7 +664,10 @@ describe("GET /v1/{chain}/transactions/{signature}/events (SSE)", () => {
     await okJson(await post("/transactions/send", { transaction: base64(wire), confirm: true }));
     const requestId = `sse-${Date.now()}`;
     const abort = new AbortController();
-    const res = await fetch(`${t.base}/transactions/${signature}/events`, { headers: { ...t.auth, "x-request-id": requestId }, signal: abort.signal });
+    const res = await fetch(`${t.base}/transactions/${signature}/events`, {
+      headers: { ...t.auth, "x-request-id": requestId },
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     await reader.read(); // the first event
     abort.abort();

@@ -41,10 +41,14 @@ export function expectShape(value: unknown, shape: Shape, path = "$"): void {
     expect(shape.oneOf as string[], `${path} should be one of ${String(shape.oneOf)}`).toContain(value);
     return;
   }
-  expect(typeof value === "object" && value !== null && !Array.isArray(value), `${path} should be an object: ${JSON.stringify(value)}`).toBe(true);
+  expect(
+    typeof value === "object" && value !== null && !Array.isArray(value),
+    `${path} should be an object: ${JSON.stringify(value)}`,
+  ).toBe(true);
   const fields = shape as Record<string, Shape>;
   expect(Object.keys(value as object).sort(), `${path} fields`).toEqual(Object.keys(fields).sort());
-  for (const [name, fieldShape] of Object.entries(fields)) expectShape((value as Record<string, unknown>)[name], fieldShape, `${path}.${name}`);
+  for (const [name, fieldShape] of Object.entries(fields))
+    expectShape((value as Record<string, unknown>)[name], fieldShape, `${path}.${name}`);
 }
 
 const ISO = "string";
@@ -59,7 +63,15 @@ export const COLLECTION: Shape = {
   itemCount: "number",
   floorPrice: nullable(FLOOR_PRICE),
 };
-export const TOKEN_STANDARDS = ["unspecified", "non-fungible", "programmable-non-fungible", "edition", "fungible-asset", "fungible", "core"];
+export const TOKEN_STANDARDS = [
+  "unspecified",
+  "non-fungible",
+  "programmable-non-fungible",
+  "edition",
+  "fungible-asset",
+  "fungible",
+  "core",
+];
 export const NFT: Shape = {
   id: "string",
   name: "string",
@@ -71,7 +83,11 @@ export const NFT: Shape = {
 export const NFT_PAGE: Shape = { address: "string", items: [NFT], nextCursor: nullable("string") };
 
 export const FEE_ESTIMATE: Shape = {
-  priority: nullable({ levels: { low: "number", medium: "number", high: "number", veryHigh: "number" }, recommended: "number", unit: "string" }),
+  priority: nullable({
+    levels: { low: "number", medium: "number", high: "number", veryHigh: "number" },
+    recommended: "number",
+    unit: "string",
+  }),
   baseFee: { lamportsPerSignature: "number", signatures: "number", lamports: "number" },
   updatedAt: nullable(ISO),
   source: oneOf("blocks", "recent-prioritization-fees", "none"),
@@ -117,9 +133,28 @@ export const ACCOUNT_DATA: Shape = {
   parsed: nullable({ type: "string", info: "any" }),
   base64: nullable("string"),
 };
-export const PROGRAM_ACCOUNT: Shape = { address: "string", lamports: "number", sol: "number", space: "number", data: nullable(ACCOUNT_DATA) };
-export const TOKEN_ACCOUNT_INFO: Shape = { mint: "string", owner: "string", tokenAmount: TOKEN_AMOUNT, state: "string" };
-export const ACCOUNT: Shape = { address: "string", lamports: "number", sol: "number", space: "number", owner: "string", executable: "boolean", data: ACCOUNT_DATA };
+export const PROGRAM_ACCOUNT: Shape = {
+  address: "string",
+  lamports: "number",
+  sol: "number",
+  space: "number",
+  data: nullable(ACCOUNT_DATA),
+};
+export const TOKEN_ACCOUNT_INFO: Shape = {
+  mint: "string",
+  owner: "string",
+  tokenAmount: TOKEN_AMOUNT,
+  state: "string",
+};
+export const ACCOUNT: Shape = {
+  address: "string",
+  lamports: "number",
+  sol: "number",
+  space: "number",
+  owner: "string",
+  executable: "boolean",
+  data: ACCOUNT_DATA,
+};
 export const WALLET_TOKEN: Shape = {
   tokenAccount: "string",
   mint: "string",
@@ -130,16 +165,36 @@ export const WALLET_TOKEN: Shape = {
   symbol: nullable("string"),
 };
 export const WALLET_TOKENS_PAGE: Shape = { owner: "string", items: [WALLET_TOKEN], nextCursor: nullable("string") };
-export const WALLET_NFT: Shape = { id: "string", name: "string", image: "string", standard: oneOf(...TOKEN_STANDARDS), compressed: "boolean", collection: nullable("string") };
+export const WALLET_NFT: Shape = {
+  id: "string",
+  name: "string",
+  image: "string",
+  standard: oneOf(...TOKEN_STANDARDS),
+  compressed: "boolean",
+  collection: nullable("string"),
+};
 export const WALLET_NFTS_PAGE: Shape = { owner: "string", items: [WALLET_NFT], nextCursor: nullable("string") };
 export const TOKEN_HOLDER: Shape = { tokenAccount: "string", owner: "string", amount: TOKEN_AMOUNT };
-export const TOKEN_HOLDERS_PAGE: Shape = { mint: "string", program: oneOf("spl-token", "spl-token-2022"), items: [TOKEN_HOLDER], nextCursor: nullable("string") };
-export const PROGRAM_ACCOUNTS_PAGE: Shape = { programId: "string", items: [PROGRAM_ACCOUNT], nextCursor: nullable("string") };
+export const TOKEN_HOLDERS_PAGE: Shape = {
+  mint: "string",
+  program: oneOf("spl-token", "spl-token-2022"),
+  items: [TOKEN_HOLDER],
+  nextCursor: nullable("string"),
+};
+export const PROGRAM_ACCOUNTS_PAGE: Shape = {
+  programId: "string",
+  items: [PROGRAM_ACCOUNT],
+  nextCursor: nullable("string"),
+};
 
 export const ERROR_BODY: Shape = { code: "string", message: "string", details: "any" };
 
 /** Checks a REST error response: status, seed code, and the `{code, message, details}` shape. */
-export async function expectRestError(res: Response, status: number, code: string): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+export async function expectRestError(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
   const text = await res.text();
   expect(res.status, `status of ${text}`).toBe(status);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);

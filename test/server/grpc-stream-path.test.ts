@@ -10,7 +10,14 @@ import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_det
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { SolgateError } from "../../src/errors.ts";
 import { streamRoute } from "../../src/server/grpc-stream-path.ts";
-import { API_KEY, LONG_SIGNATURE, MISSING_SIGNATURE, SHORT_SIGNATURE, startTestServer, type TestServer } from "./helpers.ts";
+import {
+  API_KEY,
+  LONG_SIGNATURE,
+  MISSING_SIGNATURE,
+  SHORT_SIGNATURE,
+  startTestServer,
+  type TestServer,
+} from "./helpers.ts";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 let calls: { signature: string; signal: AbortSignal }[] = [];
@@ -21,7 +28,8 @@ const route = streamRoute({
   method: TransactionService.method.watchStatus,
   async *handle(request, signal) {
     calls.push({ signature: request.signature, signal });
-    if (request.signature === MISSING_SIGNATURE) throw new SolgateError("NOT_FOUND", "no such transaction", { signature: MISSING_SIGNATURE });
+    if (request.signature === MISSING_SIGNATURE)
+      throw new SolgateError("NOT_FOUND", "no such transaction", { signature: MISSING_SIGNATURE });
     for (let slot = 1000n; !signal.aborted; slot++) {
       yield { event: { case: "heartbeat" as const, value: { slot } } };
       if (request.signature === SHORT_SIGNATURE && slot === 1002n) return;
@@ -41,7 +49,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function collect(stream: AsyncIterable<{ event: { case?: string; value?: unknown } }>): Promise<{ slots: bigint[]; error?: ConnectError }> {
+async function collect(
+  stream: AsyncIterable<{ event: { case?: string; value?: unknown } }>,
+): Promise<{ slots: bigint[]; error?: ConnectError }> {
   const slots: bigint[] = [];
   try {
     for await (const m of stream) slots.push((m.event.value as { slot: bigint }).slot);
@@ -55,12 +65,25 @@ describe("the lean gRPC stream path", () => {
   it("serves binary gRPC itself, to the end, with an rpc log line; gRPC-Web and Connect go to the router", async () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
-    expect(await collect(grpc.watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth }))).toEqual({ slots: [1000n, 1001n, 1002n] });
-    for (const transport of [createGrpcWebTransport({ baseUrl: t.url, httpVersion: "2" }), createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" })]) {
-      expect(await collect(createClient(TransactionService, transport).watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth }))).toEqual({ slots: [1n, 2n, 3n] });
+    expect(await collect(grpc.watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth }))).toEqual({
+      slots: [1000n, 1001n, 1002n],
+    });
+    for (const transport of [
+      createGrpcWebTransport({ baseUrl: t.url, httpVersion: "2" }),
+      createConnectTransport({ baseUrl: t.url, httpVersion: "1.1" }),
+    ]) {
+      expect(
+        await collect(
+          createClient(TransactionService, transport).watchStatus({ signature: SHORT_SIGNATURE }, { headers: auth }),
+        ),
+      ).toEqual({ slots: [1n, 2n, 3n] });
     }
     expect(calls.map((c) => c.signature)).toEqual([SHORT_SIGNATURE]);
-    expect(t.logs.filter((l) => l.msg === "rpc" && l.procedure === "solgate.v1.TransactionService/WatchStatus").map((l) => [l.protocol, l.code])).toEqual([
+    expect(
+      t.logs
+        .filter((l) => l.msg === "rpc" && l.procedure === "solgate.v1.TransactionService/WatchStatus")
+        .map((l) => [l.protocol, l.code]),
+    ).toEqual([
       ["grpc", "ok"],
       ["grpc-web", "ok"],
       ["connect", "ok"],
@@ -85,7 +108,10 @@ describe("the lean gRPC stream path", () => {
     const { error } = await collect(grpc.watchStatus({ signature: MISSING_SIGNATURE }, { headers: auth }));
     expect(error?.code).toBe(Code.NotFound);
     expect(error?.rawMessage).toBe("no such transaction");
-    expect(error?.findDetails(ErrorInfoSchema)[0]).toMatchObject({ reason: "NOT_FOUND", metadata: { signature: MISSING_SIGNATURE } });
+    expect(error?.findDetails(ErrorInfoSchema)[0]).toMatchObject({
+      reason: "NOT_FOUND",
+      metadata: { signature: MISSING_SIGNATURE },
+    });
   });
 
   it("ends at the client's deadline, and frees the handler when the client goes away", async () => {

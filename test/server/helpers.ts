@@ -50,7 +50,9 @@ export function testRoutes(router: ConnectRouter): void {
       if (req.programId === BUG_PROGRAM) throw new TypeError("secret internal detail");
       return create(ListProgramAccountsResponseSchema, {
         programId: req.programId,
-        items: [create(ProgramAccountSchema, { address: TOKEN_PROGRAM, lamports: 1_000_000_000n, sol: 1, space: 165n })],
+        items: [
+          create(ProgramAccountSchema, { address: TOKEN_PROGRAM, lamports: 1_000_000_000n, sol: 1, space: 165n }),
+        ],
         nextCursor: ctx.requestHeader.get("x-request-id") ?? undefined,
       });
     },

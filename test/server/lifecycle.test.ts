@@ -60,19 +60,27 @@ describe("handler chain", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-methods")).toContain("POST");
     const allowed = res.headers.get("access-control-allow-headers")!.toLowerCase();
-    for (const h of ["authorization", "content-type", "connect-protocol-version", "x-grpc-web"]) expect(allowed).toContain(h);
+    for (const h of ["authorization", "content-type", "connect-protocol-version", "x-grpc-web"])
+      expect(allowed).toContain(h);
   });
 
   it("exposes grpc-status and x-request-id to browsers on a real call, echoing the caller's id", async () => {
     const res = await fetch(`${t.url}/solgate.v1.ProgramService/ListProgramAccounts`, {
       method: "POST",
-      headers: { ...auth, Origin: "https://app.example.com", "content-type": "application/json", "x-request-id": "abc-1" },
+      headers: {
+        ...auth,
+        Origin: "https://app.example.com",
+        "content-type": "application/json",
+        "x-request-id": "abc-1",
+      },
       body: JSON.stringify({ programId: TOKEN_PROGRAM }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const exposed = res.headers.get("access-control-expose-headers")!.toLowerCase().split(/,\s*/);
-    expect(exposed).toEqual(expect.arrayContaining(["grpc-status", "grpc-message", "grpc-status-details-bin", "x-request-id", "retry-after"]));
+    expect(exposed).toEqual(
+      expect.arrayContaining(["grpc-status", "grpc-message", "grpc-status-details-bin", "x-request-id", "retry-after"]),
+    );
     expect(res.headers.get("x-request-id")).toBe("abc-1");
     expect((await res.json()).nextCursor).toBe("abc-1");
   });
@@ -100,7 +108,9 @@ describe("handler chain", () => {
 
   it("logs one line per RPC with request id and code, never the key", async () => {
     const client = createClient(ProgramService, createGrpcTransport({ baseUrl: t.url }));
-    await client.listProgramAccounts({ programId: BAD_PROGRAM }, { headers: { ...auth, "x-request-id": "log-1" } }).catch(() => {});
+    await client
+      .listProgramAccounts({ programId: BAD_PROGRAM }, { headers: { ...auth, "x-request-id": "log-1" } })
+      .catch(() => {});
     const line = t.logs.find((l) => l.requestId === "log-1");
     expect(line).toMatchObject({
       msg: "rpc",
@@ -119,7 +129,9 @@ describe("handler chain", () => {
     const metrics = await startMetricsServer({ registry: t.metrics.registry, port: 0, host: "127.0.0.1" });
     try {
       const text = await (await fetch(`http://127.0.0.1:${metrics.port}/metrics`)).text();
-      expect(text).toMatch(/solgate_rpc_requests_total\{service="solgate.v1.ProgramService",method="ListProgramAccounts",code="ok"\} [1-9]/);
+      expect(text).toMatch(
+        /solgate_rpc_requests_total\{service="solgate.v1.ProgramService",method="ListProgramAccounts",code="ok"\} [1-9]/,
+      );
       expect(text).toMatch(/solgate_rpc_requests_total\{[^}]*code="unauthenticated"\} [1-9]/);
       expect(text).toContain("solgate_rpc_duration_seconds_bucket");
       expect((await fetch(`http://127.0.0.1:${metrics.port}/other`)).status).toBe(404);
@@ -137,7 +149,11 @@ describe("close()", () => {
     const watch = async (transport: typeof grpcTransport) => {
       let n = 0;
       try {
-        for await (const _ of createClient(TransactionService, transport).watchStatus({ signature: LONG_SIGNATURE }, { headers: auth })) n++;
+        for await (const _ of createClient(TransactionService, transport).watchStatus(
+          { signature: LONG_SIGNATURE },
+          { headers: auth },
+        ))
+          n++;
       } catch (e) {
         return { n, err: ConnectError.from(e) };
       }

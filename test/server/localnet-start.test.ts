@@ -72,19 +72,34 @@ describe("npm start with no upstream", () => {
   it("answers the printed buf curl and curl lines", async () => {
     const lines = stderr.split("\n");
     const at = lines.findIndex((l) => l.includes("--protocol grpc"));
-    const command = lines.slice(at, at + 2).join(" ").replace(/\\\s*/g, " ");
+    const command = lines
+      .slice(at, at + 2)
+      .join(" ")
+      .replace(/\\\s*/g, " ");
     const key = /Bearer ([\w-]+)/.exec(command)![1];
     const url = /(http:\/\/\S+\/solgate\.v1\.FeeService\/GetFees)/.exec(command)![1];
-    const out = await run(BUF, ["curl", "--protocol", "grpc", "--http2-prior-knowledge", "-H", `Authorization: Bearer ${key}`, url]);
+    const out = await run(BUF, [
+      "curl",
+      "--protocol",
+      "grpc",
+      "--http2-prior-knowledge",
+      "-H",
+      `Authorization: Bearer ${key}`,
+      url,
+    ]);
     // An empty test chain has no market yet: the answer says so rather than inventing levels.
     const body = JSON.parse(out.stdout) as { estimate: { source: string; baseFee: { lamportsPerSignature: string } } };
     expect(body.estimate.baseFee.lamportsPerSignature).toBe("5000");
-    expect(["FEE_SOURCE_NONE", "FEE_SOURCE_BLOCKS", "FEE_SOURCE_RECENT_PRIORITIZATION_FEES"]).toContain(body.estimate.source);
+    expect(["FEE_SOURCE_NONE", "FEE_SOURCE_BLOCKS", "FEE_SOURCE_RECENT_PRIORITIZATION_FEES"]).toContain(
+      body.estimate.source,
+    );
 
     const rest = /curl -H "Authorization: Bearer [\w-]+" (\S+)/.exec(stderr)![1];
     const response = await fetch(rest, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { baseFee: { lamportsPerSignature: number } }).baseFee.lamportsPerSignature).toBe(5000);
+    expect(
+      ((await response.json()) as { baseFee: { lamportsPerSignature: number } }).baseFee.lamportsPerSignature,
+    ).toBe(5000);
   });
 
   it("exits non-zero when the localnet dies", async () => {

@@ -41,13 +41,20 @@ beforeAll(async () => {
 afterAll(() => gateway.close());
 
 describe("startGateway", () => {
-  const client = () => createClient(ProgramService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${gateway.port}` }));
+  const client = () =>
+    createClient(ProgramService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${gateway.port}` }));
   const headers = { Authorization: "Bearer main-test-key" };
 
   it("answers UNAVAILABLE with RetryInfo when the chain's node is down", async () => {
     const err = await client()
-      .listProgramAccounts({ programId: TOKEN_PROGRAM, match: ["0:So11111111111111111111111111111111111111112"] }, { headers })
-      .then(() => undefined, (e: unknown) => ConnectError.from(e));
+      .listProgramAccounts(
+        { programId: TOKEN_PROGRAM, match: ["0:So11111111111111111111111111111111111111112"] },
+        { headers },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => ConnectError.from(e),
+      );
     expect(err?.code).toBe(Code.Unavailable);
     expect(err?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("UPSTREAM_UNAVAILABLE");
     expect(err?.findDetails(RetryInfoSchema)).toHaveLength(1);
@@ -56,7 +63,10 @@ describe("startGateway", () => {
   it("answers UNKNOWN_CHAIN naming the chains served", async () => {
     const err = await client()
       .listProgramAccounts({ chain: "devnet", programId: TOKEN_PROGRAM }, { headers })
-      .then(() => undefined, (e: unknown) => ConnectError.from(e));
+      .then(
+        () => undefined,
+        (e: unknown) => ConnectError.from(e),
+      );
     expect(err?.code).toBe(Code.NotFound);
     expect(err?.rawMessage).toBe('unknown chain "devnet"; this server serves: mainnet');
     expect(err?.findDetails(ErrorInfoSchema)[0]?.metadata.served).toBe('["mainnet"]');

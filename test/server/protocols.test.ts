@@ -16,9 +16,20 @@ import {
   ListProgramAccountsResponseSchema,
   ProgramService,
 } from "../../gen/solgate/v1/program_service_pb.js";
-import type { ListProgramAccountsRequest, ListProgramAccountsResponse } from "../../gen/solgate/v1/program_service_pb.js";
+import type {
+  ListProgramAccountsRequest,
+  ListProgramAccountsResponse,
+} from "../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { API_KEY, BAD_PROGRAM, BUG_PROGRAM, SHORT_SIGNATURE, startTestServer, TOKEN_PROGRAM, UPSTREAM_PROGRAM } from "./helpers.ts";
+import {
+  API_KEY,
+  BAD_PROGRAM,
+  BUG_PROGRAM,
+  SHORT_SIGNATURE,
+  startTestServer,
+  TOKEN_PROGRAM,
+  UPSTREAM_PROGRAM,
+} from "./helpers.ts";
 import type { TestServer } from "./helpers.ts";
 
 let t: TestServer;

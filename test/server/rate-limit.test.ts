@@ -10,13 +10,17 @@ describe("parseRateLimit", () => {
     expect(parseRateLimit(" 10 / h burst 5 ")).toEqual({ points: 10, durationMs: 3_600_000, burst: 5 });
   });
   it("refuses anything else", () => {
-    for (const bad of ["", "50", "0/s", "50/d", "-1/s", "50/s burst", "fifty/s"]) expect(parseRateLimit(bad), bad).toBeUndefined();
+    for (const bad of ["", "50", "0/s", "50/d", "-1/s", "50/s burst", "fifty/s"])
+      expect(parseRateLimit(bad), bad).toBeUndefined();
   });
 });
 
 describe("createRateLimiter", () => {
   it("refuses past the limit with RATE_LIMITED and the wait, per key, and lets unlimited keys through", async () => {
-    const limiter = createRateLimiter({ limits: new Map([["free", null]]), defaultLimit: { points: 3, durationMs: 60_000, burst: 0 } });
+    const limiter = createRateLimiter({
+      limits: new Map([["free", null]]),
+      defaultLimit: { points: 3, durationMs: 60_000, burst: 0 },
+    });
     for (let i = 0; i < 3; i++) await limiter.consume("alice");
     const error = await limiter.consume("alice").then(
       () => undefined,
@@ -33,7 +37,11 @@ describe("createRateLimiter", () => {
   it("takes a burst beyond the rate, then refuses", async () => {
     const limiter = createRateLimiter({ limits: new Map(), defaultLimit: { points: 2, durationMs: 60_000, burst: 3 } });
     let allowed = 0;
-    for (let i = 0; i < 10; i++) allowed += await limiter.consume("k").then(() => 1, () => 0);
+    for (let i = 0; i < 10; i++)
+      allowed += await limiter.consume("k").then(
+        () => 1,
+        () => 0,
+      );
     expect(allowed).toBe(5);
   });
 });

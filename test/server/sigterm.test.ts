@@ -84,7 +84,10 @@ describe("node src/main.ts", () => {
     p.child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 300));
     p.child.stdout!.destroy();
-    const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r("still running after 8 s"), 8_000))]);
+    const code = await Promise.race([
+      p.exited,
+      new Promise((r) => setTimeout(() => r("still running after 8 s"), 8_000)),
+    ]);
     expect(code).not.toBe("still running after 8 s");
   });
 

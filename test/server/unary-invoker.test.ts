@@ -18,13 +18,18 @@ const path = `/v1/localnet/programs/${TOKEN_PROGRAM}/accounts`;
 
 beforeAll(async () => {
   t = await startTestServer({
-    rateLimiter: createRateLimiter({ limits: new Map([["unlimited", null]]), defaultLimit: { points: 3, durationMs: 60_000, burst: 0 } }),
+    rateLimiter: createRateLimiter({
+      limits: new Map([["unlimited", null]]),
+      defaultLimit: { points: 3, durationMs: 60_000, burst: 0 },
+    }),
     inProcessHandlers: (context) => [createRestHandler({ ...context, openapi: "{}" }).handle],
   });
 });
 afterAll(() => t.listening.close({ timeoutMs: 500 }));
 
-function rawGet(headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function rawGet(
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: "127.0.0.1", port: t.port, path, headers }, (res) => {
@@ -51,10 +56,19 @@ describe("REST calls through the unary invoker", () => {
     await rawGet({ ...auth, "x-request-id": "invoker-2" });
     const lines = t.logs.filter((l) => l.msg === "rpc" && l.requestId === "invoker-2");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ procedure: "solgate.v1.ProgramService/ListProgramAccounts", protocol: "rest", code: "ok", key: defaultKeyName(API_KEY) });
+    expect(lines[0]).toMatchObject({
+      procedure: "solgate.v1.ProgramService/ListProgramAccounts",
+      protocol: "rest",
+      code: "ok",
+      key: defaultKeyName(API_KEY),
+    });
     const text = await t.metrics.registry.metrics();
-    expect(text).toMatch(new RegExp(`solgate_rpc_requests_by_key_total\\{key="${defaultKeyName(API_KEY)}",code="ok"\\} [1-9]`));
-    expect(text).toMatch(/solgate_rpc_requests_total\{service="solgate.v1.ProgramService",method="ListProgramAccounts",code="ok"\} [1-9]/);
+    expect(text).toMatch(
+      new RegExp(`solgate_rpc_requests_by_key_total\\{key="${defaultKeyName(API_KEY)}",code="ok"\\} [1-9]`),
+    );
+    expect(text).toMatch(
+      /solgate_rpc_requests_total\{service="solgate.v1.ProgramService",method="ListProgramAccounts",code="ok"\} [1-9]/,
+    );
   });
 
   it("is rate limited per key like every protocol (429 with Retry-After once the key's 3 calls are spent)", async () => {

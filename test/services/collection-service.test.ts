@@ -41,7 +41,8 @@ let baseUrl: string;
 function chain(context: Pick<ChainContext, "name" | "upstream" | "collections">): ChainContext {
   return new Proxy(context as Record<string, unknown>, {
     get(target, key) {
-      if (typeof key === "string" && !(key in target) && key !== "then") throw new Error(`CollectionService touched chain.${key}`);
+      if (typeof key === "string" && !(key in target) && key !== "then")
+        throw new Error(`CollectionService touched chain.${key}`);
       return target[key as string];
     },
   }) as unknown as ChainContext;
@@ -50,7 +51,10 @@ function chain(context: Pick<ChainContext, "name" | "upstream" | "collections">)
 beforeAll(async () => {
   world = await startCollectionWorld(1000);
   market = await startHttpFixture();
-  market.routes.set("/v2/collections/sentinels/stats", json({ symbol: "sentinels", floorPrice: 1_250_000_000, listedCount: 12 }));
+  market.routes.set(
+    "/v2/collections/sentinels/stats",
+    json({ symbol: "sentinels", floorPrice: 1_250_000_000, listedCount: 12 }),
+  );
   market.routes.set("/v2/collections/broken/stats", json({ error: "internal" }, 503));
   market.routes.set("/api/v1/collections/find?query=smb_gen3", stall);
   upstream = createUpstream({ chain: "localnet", rpcUrls: [world.localnet.rpcUrl], maxRetries: 0 });
@@ -85,7 +89,10 @@ const grpc = () => createClient(CollectionService, createGrpcTransport({ baseUrl
 const connect = () => createClient(CollectionService, createConnectTransport({ baseUrl, httpVersion: "1.1" }));
 
 async function connectError(promise: Promise<unknown>): Promise<ConnectError> {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ConnectError);
   return e as ConnectError;
 }
@@ -105,7 +112,12 @@ describe("GetCollection", () => {
     const before = Date.now();
     const { collection } = await grpc().getCollection({ address: world.generated.mint }, { headers });
     const onChain = world.metadata.get(world.generated.mint)!;
-    expect(collection).toMatchObject({ address: world.generated.mint, name: onChain.name, symbol: onChain.symbol, itemCount: 1000n });
+    expect(collection).toMatchObject({
+      address: world.generated.mint,
+      name: onChain.name,
+      symbol: onChain.symbol,
+      itemCount: 1000n,
+    });
     expect(collection!.floorPrice).toMatchObject({ lamports: 1_250_000_000n, sol: 1.25, source: "magiceden" });
     expect(timestampDate(collection!.floorPrice!.updatedAt!).getTime()).toBeGreaterThanOrEqual(before - 1000);
     await grpc().getCollection({ address: world.generated.mint }, { headers });
@@ -116,7 +128,12 @@ describe("GetCollection", () => {
   it("over Connect JSON: the seed's field names, u64s as strings", async () => {
     const { status, json: body } = await postJson("GetCollection", { address: world.generated.mint });
     expect(status).toBe(200);
-    expect(body.collection).toMatchObject({ address: world.generated.mint, name: "Solgate Sentinels", symbol: "SNTL", itemCount: "1000" });
+    expect(body.collection).toMatchObject({
+      address: world.generated.mint,
+      name: "Solgate Sentinels",
+      symbol: "SNTL",
+      itemCount: "1000",
+    });
     expect(body.collection.floorPrice).toMatchObject({ lamports: "1250000000", sol: 1.25, source: "magiceden" });
     expect(body.collection.floorPrice.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT/u);
   });
@@ -181,8 +198,14 @@ describe("ListCollectionNfts", () => {
     const first = await postJson("ListCollectionNfts", { address: world.generated.mint, limit: 2 });
     expect(first.status).toBe(200);
     expect(first.json.items).toHaveLength(2);
-    expect(first.json.items[0]).toMatchObject({ id: expect.any(String), name: expect.stringMatching(/^Solgate Sentinel #\d+$/u), owner: expect.any(String) });
-    expect(["TOKEN_STANDARD_NON_FUNGIBLE", "TOKEN_STANDARD_PROGRAMMABLE_NON_FUNGIBLE"]).toContain(first.json.items[0].standard);
+    expect(first.json.items[0]).toMatchObject({
+      id: expect.any(String),
+      name: expect.stringMatching(/^Solgate Sentinel #\d+$/u),
+      owner: expect.any(String),
+    });
+    expect(["TOKEN_STANDARD_NON_FUNGIBLE", "TOKEN_STANDARD_PROGRAMMABLE_NON_FUNGIBLE"]).toContain(
+      first.json.items[0].standard,
+    );
     expect(typeof first.json.nextCursor).toBe("string");
     const smb = await postJson("ListCollectionNfts", { address: world.smb.mint });
     expect(smb.json.items).toHaveLength(3);
@@ -191,7 +214,9 @@ describe("ListCollectionNfts", () => {
 
   it("refuses bad limits and cursors as INVALID_PARAMETER", async () => {
     for (const request of [{ limit: 1001 }, { cursor: "garbage" }]) {
-      const e = await connectError(grpc().listCollectionNfts({ address: world.generated.mint, ...request }, { headers }));
+      const e = await connectError(
+        grpc().listCollectionNfts({ address: world.generated.mint, ...request }, { headers }),
+      );
       expect([e.code, reasonOf(e)]).toEqual([Code.InvalidArgument, "INVALID_PARAMETER"]);
     }
   });

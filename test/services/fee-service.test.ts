@@ -23,7 +23,14 @@ import { REAL_BLOCK_FILE, referenceLevels, referenceTransactions } from "../fees
 
 /** A core this service must never touch: any use fails the test. */
 function unused(name: string): never {
-  return new Proxy({}, { get: (_t, key) => { throw new Error(`FeeService used ${name}.${String(key)}`); } }) as never;
+  return new Proxy(
+    {},
+    {
+      get: (_t, key) => {
+        throw new Error(`FeeService used ${name}.${String(key)}`);
+      },
+    },
+  ) as never;
 }
 
 let localnet: LocalnetHandle;
@@ -56,7 +63,10 @@ afterAll(async () => {
 });
 
 async function connectError(promise: Promise<unknown>): Promise<ConnectError> {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ConnectError);
   return e as ConnectError;
 }
@@ -68,13 +78,20 @@ describe("FeeService", () => {
     const response = await client.getFees({});
     const estimate = response.estimate!;
     expect(estimate.source).toBe(FeeSource.BLOCKS);
-    expect(estimate.priority).toMatchObject({ ...referenceLevels(nonVote.map((t) => t.price)), unit: "microLamportsPerComputeUnit" });
+    expect(estimate.priority).toMatchObject({
+      ...referenceLevels(nonVote.map((t) => t.price)),
+      unit: "microLamportsPerComputeUnit",
+    });
     expect(estimate.baseFee).toMatchObject({ lamportsPerSignature: 5000n, signatures: 1n, lamports: 5000n });
     expect(estimate.sampleSize).toBe(BigInt(nonVote.length));
     expect(estimate.updatedAt).toBeDefined();
     // Levels of 0 are proto3 defaults: plain toJson would omit them (all are 0 in this 2022 block).
-    const json = toJson(GetFeesResponseSchema, response, { alwaysEmitImplicit: true }) as { estimate: Record<string, any> };
-    expect(Object.keys(json.estimate.priority).sort()).toEqual(["high", "low", "medium", "recommended", "unit", "veryHigh"].sort());
+    const json = toJson(GetFeesResponseSchema, response, { alwaysEmitImplicit: true }) as {
+      estimate: Record<string, any>;
+    };
+    expect(Object.keys(json.estimate.priority).sort()).toEqual(
+      ["high", "low", "medium", "recommended", "unit", "veryHigh"].sort(),
+    );
     expect(json.estimate.baseFee).toEqual({ lamportsPerSignature: "5000", signatures: "1", lamports: "5000" });
     expect(json.estimate.source).toBe("FEE_SOURCE_BLOCKS");
     expect(json.estimate).toHaveProperty("updatedAt");
@@ -92,13 +109,23 @@ describe("FeeService", () => {
     const priced = nonVote.find((t) => t.price > 0n)!;
     const { estimate } = await client.estimateFees({ transaction: priced.wire });
     expect(estimate!.writableAccounts).toEqual(priced.writable);
-    expect(estimate!.priority).toMatchObject({ low: priced.price, medium: priced.price, high: priced.price, veryHigh: priced.price, recommended: priced.price });
+    expect(estimate!.priority).toMatchObject({
+      low: priced.price,
+      medium: priced.price,
+      high: priced.price,
+      veryHigh: priced.price,
+      recommended: priced.price,
+    });
     expect(estimate!.baseFee).toMatchObject({ signatures: 1n, lamports: 5000n });
   });
 
   it("answers bad input with INVALID_TRANSACTION saying what is wrong, and unknown chains with UNKNOWN_CHAIN", async () => {
     const empty = await connectError(client.estimateFees({ transaction: new Uint8Array() }));
-    expect([empty.code, reasonOf(empty), empty.rawMessage]).toEqual([Code.InvalidArgument, "INVALID_TRANSACTION", "transaction is empty"]);
+    expect([empty.code, reasonOf(empty), empty.rawMessage]).toEqual([
+      Code.InvalidArgument,
+      "INVALID_TRANSACTION",
+      "transaction is empty",
+    ]);
     const junk = await connectError(client.estimateFees({ transaction: new Uint8Array([1, 2, 3]) }));
     expect([junk.code, reasonOf(junk)]).toEqual([Code.InvalidArgument, "INVALID_TRANSACTION"]);
     expect(junk.rawMessage).toMatch(/truncated/);

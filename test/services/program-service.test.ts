@@ -30,7 +30,8 @@ function chain(programs: ProgramAccounts): ChainContext {
   const used: Record<string, unknown> = { name: "localnet", upstream, programs };
   return new Proxy(used, {
     get(target, key) {
-      if (typeof key === "string" && !(key in target) && key !== "then") throw new Error(`ProgramService touched chain.${key}`);
+      if (typeof key === "string" && !(key in target) && key !== "then")
+        throw new Error(`ProgramService touched chain.${key}`);
       return target[key as string];
     },
   }) as unknown as ChainContext;
@@ -46,7 +47,10 @@ function clientFor(chains: ChainContext[]) {
 }
 
 async function connectError(promise: Promise<unknown>): Promise<ConnectError> {
-  const e = await promise.then(() => undefined, (x: unknown) => x);
+  const e = await promise.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ConnectError);
   return e as ConnectError;
 }
@@ -87,10 +91,16 @@ describe("ProgramService over an in-memory Connect transport", () => {
 
   it("turns a page of the core into the response message and seed JSON names", async () => {
     const recorded = JSON.parse(
-      readFileSync(new URL("../fixtures/solana/rpc/getAccountInfo_jsonParsed_token_account_slot140702417.json", import.meta.url), "utf8"),
+      readFileSync(
+        new URL("../fixtures/solana/rpc/getAccountInfo_jsonParsed_token_account_slot140702417.json", import.meta.url),
+        "utf8",
+      ),
     );
     // Node JSON as parsed by JSON.parse (numbers, not kit's bigints): the mapping takes either.
-    const parsed = toProgramAccountItem("7UX2i7SucgLMQcfZ75s3VXmZZY4YRUyJN9X1RgfMoDUi", recorded.result.value as RpcAccount)!;
+    const parsed = toProgramAccountItem(
+      "7UX2i7SucgLMQcfZ75s3VXmZZY4YRUyJN9X1RgfMoDUi",
+      recorded.result.value as RpcAccount,
+    )!;
     const raw = toProgramAccountItem("So11111111111111111111111111111111111111112", {
       lamports: 18446744073709551615n,
       owner: TOKEN,
@@ -115,7 +125,12 @@ describe("ProgramService over an in-memory Connect transport", () => {
 
     const json = toJson(ListProgramAccountsResponseSchema, first) as Record<string, any>;
     expect(json.nextCursor).toBe("next-page");
-    expect(json.items[0].data.parsed.info.tokenAmount).toEqual({ raw: "36010000000", decimals: 6, ui: 36010, uiString: "36010" });
+    expect(json.items[0].data.parsed.info.tokenAmount).toEqual({
+      raw: "36010000000",
+      decimals: 6,
+      ui: 36010,
+      uiString: "36010",
+    });
     expect(json.items[0].data.format).toBe("DATA_FORMAT_PARSED");
 
     const last = await client.listProgramAccounts({ programId: TOKEN, match: [`0:${USDC}`], cursor: "next-page" });

@@ -9,7 +9,11 @@ import { base58OfKey } from "../../src/solana/base58-key.ts";
 describe("base58 of 32-byte keys", () => {
   it("matches kit's codec on random keys, leading zeros and the extremes", () => {
     const kit = getBase58Decoder();
-    const keys = [new Uint8Array(32), new Uint8Array(32).fill(255), Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0))];
+    const keys = [
+      new Uint8Array(32),
+      new Uint8Array(32).fill(255),
+      Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 1 : 0)),
+    ];
     for (let i = 0; i < 3000; i++) {
       const key = new Uint8Array(randomBytes(32));
       key.fill(0, 0, i % 34); // 0..32 leading zero bytes

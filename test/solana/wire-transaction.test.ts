@@ -38,7 +38,10 @@ async function transfer(withBudget: boolean): Promise<Uint8Array> {
   const payer = await generateKeyPairSigner();
   const to = await generateKeyPairSigner();
   const budget = withBudget
-    ? [getSetComputeUnitLimitInstruction({ units: 1_000 }), getSetComputeUnitPriceInstruction({ microLamports: 2_500n })]
+    ? [
+        getSetComputeUnitLimitInstruction({ units: 1_000 }),
+        getSetComputeUnitPriceInstruction({ microLamports: 2_500n }),
+      ]
     : [];
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -80,7 +83,9 @@ describe("decodeWireTransaction", () => {
 
   it("rejects empty, oversized, truncated and trailing-byte input with INVALID_TRANSACTION", async () => {
     const wire = await transfer(false);
-    expect(reasonOf(() => decodeWireTransaction(new Uint8Array()))).toMatch(/INVALID_TRANSACTION: transaction is empty/);
+    expect(reasonOf(() => decodeWireTransaction(new Uint8Array()))).toMatch(
+      /INVALID_TRANSACTION: transaction is empty/,
+    );
     expect(reasonOf(() => decodeWireTransaction(new Uint8Array(1233)))).toMatch(/1233 bytes; the limit is 1232/);
     expect(reasonOf(() => decodeWireTransaction(wire.subarray(0, wire.length - 3)))).toMatch(/^INVALID_TRANSACTION/);
     expect(reasonOf(() => decodeWireTransaction(Buffer.concat([wire, Buffer.from([0])])))).toMatch(/trailing/);
@@ -102,7 +107,7 @@ describe("decodeWireTransaction", () => {
   it("survives 20,000 random mutations with either a decoded transaction or INVALID_TRANSACTION", async () => {
     const wire = await transfer(true);
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     let rejected = 0;
     for (let i = 0; i < 20_000; i++) {
       const copy = Buffer.from(wire);

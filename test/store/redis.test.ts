@@ -49,10 +49,12 @@ describe("connectRedis", () => {
     await server.kill();
     await until(() => !redis.isReady());
     const started = Date.now();
-    const error = await redis.run("get", (c) => c.get("k")).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await redis
+      .run("get", (c) => c.get("k"))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(Date.now() - started).toBeLessThan(400);
     expect(isSolgateError(error) && error.reason).toBe("STORE_UNAVAILABLE");
     await server.start();

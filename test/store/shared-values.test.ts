@@ -12,7 +12,10 @@ let a: Redis;
 let b: Redis;
 beforeAll(async () => {
   server = await startRedisServer();
-  [a, b] = await Promise.all([connectRedis({ url: server.url, commandTimeoutMs: 300 }), connectRedis({ url: server.url, commandTimeoutMs: 300 })]);
+  [a, b] = await Promise.all([
+    connectRedis({ url: server.url, commandTimeoutMs: 300 }),
+    connectRedis({ url: server.url, commandTimeoutMs: 300 }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);

@@ -69,7 +69,8 @@ describe("ListTokenHolders' core", () => {
 
     const held = [...chain].filter(([, raw]) => raw > 0n);
     expect(items.map((i) => i.tokenAccount).sort()).toEqual(held.map(([a]) => a).sort());
-    for (let i = 1; i < items.length; i++) expect(compareAddresses(items[i - 1].tokenAccount, items[i].tokenAccount)).toBeLessThan(0);
+    for (let i = 1; i < items.length; i++)
+      expect(compareAddresses(items[i - 1].tokenAccount, items[i].tokenAccount)).toBeLessThan(0);
     let total = 0n;
     for (const item of items) {
       expect(item.amount.raw).toBe(chain.get(item.tokenAccount));
@@ -78,16 +79,22 @@ describe("ListTokenHolders' core", () => {
     }
     expect(total).toBe(BigInt(gate.supply));
     const sample = items[Math.floor(items.length / 2)];
-    const { value } = await upstream.rpc.getAccountInfo(address(sample.tokenAccount), { encoding: "jsonParsed" }).send();
+    const { value } = await upstream.rpc
+      .getAccountInfo(address(sample.tokenAccount), { encoding: "jsonParsed" })
+      .send();
     expect((value!.data as { parsed: { info: { owner: string } } }).parsed.info.owner).toBe(sample.owner);
   });
 
   it("refuses another mint's cursor, a non-mint, a missing account and a malformed address", async () => {
     const [gate, bolt] = world.manifest.fungibleMints;
     const first = await holders.list({ mint: gate.mint, limit: 5 });
-    expect((await rejection(holders.list({ mint: bolt.mint, cursor: first.nextCursor! }))).details.field).toBe("cursor");
+    expect((await rejection(holders.list({ mint: bolt.mint, cursor: first.nextCursor! }))).details.field).toBe(
+      "cursor",
+    );
     expect((await rejection(holders.list({ mint: world.manifest.demoWallet.address }))).reason).toBe("NOT_FOUND");
-    expect((await rejection(holders.list({ mint: world.manifest.demoWallet.tokenAccounts[0] }))).reason).toBe("NOT_FOUND");
+    expect((await rejection(holders.list({ mint: world.manifest.demoWallet.tokenAccounts[0] }))).reason).toBe(
+      "NOT_FOUND",
+    );
     expect((await rejection(holders.list({ mint: "11111111111111111111111111111112" }))).reason).toBe("NOT_FOUND");
     expect((await rejection(holders.list({ mint: "0OIl" }))).reason).toBe("INVALID_ADDRESS");
     expect((await rejection(holders.list({ mint: gate.mint, limit: 1001 }))).details.field).toBe("limit");

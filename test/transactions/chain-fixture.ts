@@ -105,7 +105,8 @@ export interface TransferOptions {
 export async function transferTransaction(options: TransferOptions): Promise<{ wire: Uint8Array; signature: string }> {
   const to = options.to ?? (await generateKeyPairSigner()).address;
   const budget: Instruction[] = [];
-  if (options.budget?.units !== undefined) budget.push(getSetComputeUnitLimitInstruction({ units: options.budget.units }));
+  if (options.budget?.units !== undefined)
+    budget.push(getSetComputeUnitLimitInstruction({ units: options.budget.units }));
   if (options.budget?.microLamports !== undefined) {
     budget.push(getSetComputeUnitPriceInstruction({ microLamports: options.budget.microLamports }));
   }

@@ -44,7 +44,10 @@ describe("parsePriorityFee", () => {
     expect(priceOfChoice({ kind: "level", level: "low" }, pricer, ["A"])).toBeUndefined();
     expect(priceOfChoice({ kind: "level", level: "low" }, undefined, ["A"])).toBeUndefined();
     expect(priceOfChoice({ kind: "microLamports", microLamports: 5n }, pricer, [])).toBe(5n);
-    expect(asked).toEqual([["high", ["A"]], ["low", ["A"]]]);
+    expect(asked).toEqual([
+      ["high", ["A"]],
+      ["low", ["A"]],
+    ]);
   });
 });
 

@@ -54,7 +54,11 @@ describe("describeTransactionError (real node output)", () => {
 describe("observeStatus (real node output)", () => {
   it("maps a finalized success and a finalized failure", () => {
     const ok = fixture("getSignatureStatuses_finalized_ok.json").result.value[0];
-    expect(observeStatus({ ...ok, slot: BigInt(ok.slot) })).toEqual({ state: "finalized", slot: 361781236n, landed: true });
+    expect(observeStatus({ ...ok, slot: BigInt(ok.slot) })).toEqual({
+      state: "finalized",
+      slot: 361781236n,
+      landed: true,
+    });
     const failed = fixture("getSignatureStatuses_InstructionError_Custom3012.json").result.value[0];
     const observed = observeStatus({ ...failed, slot: BigInt(failed.slot) });
     expect(observed.state).toBe("failed");

@@ -42,7 +42,9 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
-export async function startFaultServer(fallback: Behaviour = { kind: "fixture", name: "getEpochInfo.json" }): Promise<FaultServer> {
+export async function startFaultServer(
+  fallback: Behaviour = { kind: "fixture", name: "getEpochInfo.json" },
+): Promise<FaultServer> {
   let inFlight = 0;
   const stalled = new Set<ServerResponse>();
   const state: FaultServer = {

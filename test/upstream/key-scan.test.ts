@@ -39,7 +39,10 @@ describe("streamed key scans (getProgramAccountKeys)", () => {
     const bodies: string[] = [];
     node.onBody = (b) => bodies.push(b);
     await upstream.getProgramAccountKeys(TOKEN, {
-      filters: [{ dataSize: 165n }, { memcmp: { offset: 32n, bytes: "vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg", encoding: "base58" } }],
+      filters: [
+        { dataSize: 165n },
+        { memcmp: { offset: 32n, bytes: "vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg", encoding: "base58" } },
+      ],
       limit: 1000,
     });
     const sent = JSON.parse(bodies[0]);
@@ -50,7 +53,10 @@ describe("streamed key scans (getProgramAccountKeys)", () => {
         encoding: "base64",
         dataSlice: { offset: 0, length: 0 },
         commitment: "confirmed",
-        filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: "vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg", encoding: "base58" } }],
+        filters: [
+          { dataSize: 165 },
+          { memcmp: { offset: 32, bytes: "vines1vzrYbzLMRdu58ou5XTby4qAqVRLmqo36NKPTg", encoding: "base58" } },
+        ],
       },
     ]);
     expect(Object.keys(sent)).not.toContain("__solgateKeyLimit");

@@ -29,12 +29,18 @@ const until = async (condition: () => boolean, timeoutMs = 5000) => {
 };
 
 async function submit(lamports: bigint) {
-  const tx = await transferTransaction({ payer: await chain.funded(1), lamports, blockhash: await chain.latestBlockhash() });
+  const tx = await transferTransaction({
+    payer: await chain.funded(1),
+    lamports,
+    blockhash: await chain.latestBlockhash(),
+  });
   return {
     signature: tx.signature,
     send: () =>
       chain.upstream.rpc
-        .sendTransaction(Buffer.from(tx.wire).toString("base64") as Base64EncodedWireTransaction, { encoding: "base64" })
+        .sendTransaction(Buffer.from(tx.wire).toString("base64") as Base64EncodedWireTransaction, {
+          encoding: "base64",
+        })
         .send(),
   };
 }
@@ -98,10 +104,17 @@ describe("signature feed on a real localnet", () => {
     const { port } = server.address() as AddressInfo;
     let clock = 1_000;
     const errors: unknown[] = [];
-    const feed = createSignatureFeed({ url: `ws://127.0.0.1:${port}`, retryAfterMs: 30_000, now: () => clock, onError: (e) => errors.push(e) });
+    const feed = createSignatureFeed({
+      url: `ws://127.0.0.1:${port}`,
+      retryAfterMs: 30_000,
+      now: () => clock,
+      onError: (e) => errors.push(e),
+    });
     const signature = (await submit(1_000_004n)).signature;
     let failed = 0;
-    expect(feed.follow(signature, "confirmed", new AbortController().signal, { onNotified() {}, onFailed: () => failed++ })).toBe(true);
+    expect(
+      feed.follow(signature, "confirmed", new AbortController().signal, { onNotified() {}, onFailed: () => failed++ }),
+    ).toBe(true);
     await until(() => errors.length === 1);
     expect(failed).toBe(1);
     await until(() => feed.size() === 0);
@@ -119,11 +132,20 @@ describe("signature feed on a real localnet", () => {
     const { port } = server.address() as AddressInfo;
     const dead = `ws://127.0.0.1:${port}`;
     const errors: unknown[] = [];
-    const feed = createSignatureFeed({ url: [dead, chain.localnet.wsUrl], retryAfterMs: 30_000, onError: (e) => errors.push(e) });
+    const feed = createSignatureFeed({
+      url: [dead, chain.localnet.wsUrl],
+      retryAfterMs: 30_000,
+      onError: (e) => errors.push(e),
+    });
     expect(feed.endpoint).toBe(`ws://127.0.0.1:${port}`);
     const first = await submit(1_000_005n);
     let failed = 0;
-    expect(feed.follow(first.signature, "confirmed", new AbortController().signal, { onNotified() {}, onFailed: () => failed++ })).toBe(true);
+    expect(
+      feed.follow(first.signature, "confirmed", new AbortController().signal, {
+        onNotified() {},
+        onFailed: () => failed++,
+      }),
+    ).toBe(true);
     await until(() => failed === 1);
     expect(errors).toHaveLength(1);
     // Not standing down: the next follow goes to the live localnet and hears the confirmation.

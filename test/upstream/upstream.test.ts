@@ -19,7 +19,15 @@ async function server(...args: Parameters<typeof startFaultServer>): Promise<Fau
 }
 
 function upstream(urls: string[], extra: Partial<UpstreamOptions> = {}): Upstream {
-  const u = createUpstream({ chain: "test", rpcUrls: urls, timeoutMs: 2000, maxRetries: 3, baseDelayMs: 20, maxDelayMs: 200, ...extra });
+  const u = createUpstream({
+    chain: "test",
+    rpcUrls: urls,
+    timeoutMs: 2000,
+    maxRetries: 3,
+    baseDelayMs: 20,
+    maxDelayMs: 200,
+    ...extra,
+  });
   upstreams.push(u);
   return u;
 }
@@ -166,7 +174,10 @@ describe("upstream over real HTTP with recorded node output", () => {
   it("keeps node JSON-RPC errors as kit SolanaErrors without retrying them", async () => {
     const node = await server({ kind: "fixture", name: "error_-32602_invalid_param_WrongSize.json" });
     const u = upstream([node.url]);
-    const error = await u.rpc.getEpochInfo().send().catch((e: unknown) => e);
+    const error = await u.rpc
+      .getEpochInfo()
+      .send()
+      .catch((e: unknown) => e);
     expect(isSolanaError(error, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)).toBe(true);
     expect(rpcErrorOf(error)).toEqual({ code: -32602, message: "Invalid param: WrongSize", data: undefined });
     expect(isRpcErrorCode(error, -32602)).toBe(true);
@@ -174,11 +185,19 @@ describe("upstream over real HTTP with recorded node output", () => {
   });
 
   it("exposes a preflight failure's raw data (err, logs) as the node sent it", async () => {
-    const node = await server({ kind: "fixture", name: "sendTransaction_-32002_preflight_Custom1_insufficient_lamports.json" });
+    const node = await server({
+      kind: "fixture",
+      name: "sendTransaction_-32002_preflight_Custom1_insufficient_lamports.json",
+    });
     const u = upstream([node.url]);
-    const error = await u.rpc.getEpochInfo().send().catch((e: unknown) => e);
+    const error = await u.rpc
+      .getEpochInfo()
+      .send()
+      .catch((e: unknown) => e);
     const info = rpcErrorOf(error);
-    const recorded = JSON.parse(fixtureText("sendTransaction_-32002_preflight_Custom1_insufficient_lamports.json")).error;
+    const recorded = JSON.parse(
+      fixtureText("sendTransaction_-32002_preflight_Custom1_insufficient_lamports.json"),
+    ).error;
     expect(info?.code).toBe(-32002);
     expect(info?.message).toBe(recorded.message);
     const data = info?.data as { err: unknown; logs: string[] };
@@ -215,7 +234,10 @@ describe("upstream over real HTTP with recorded node output", () => {
 
   it("sends DAS calls to the DAS URL and returns their result", async () => {
     const rpcNode = await server();
-    const dasNode = await server({ kind: "json", body: '{"jsonrpc":"2.0","id":1,"result":{"total":1,"items":[{"id":"x"}]}}' });
+    const dasNode = await server({
+      kind: "json",
+      body: '{"jsonrpc":"2.0","id":1,"result":{"total":1,"items":[{"id":"x"}]}}',
+    });
     const u = upstream([rpcNode.url], { dasUrl: dasNode.url });
     const result = await u.das.call<{ total: number }>("getAssetsByGroup", { groupKey: "collection", groupValue: "x" });
     expect(result).toEqual({ total: 1, items: [{ id: "x" }] });
@@ -234,7 +256,10 @@ describe("upstream over real HTTP with recorded node output", () => {
       (e: unknown) => e,
     );
     expect(error).not.toBeInstanceOf(TypeError);
-    expect(rpcErrorOf(error)).toMatchObject({ code: -32000, message: "Database Error: RecordNotFound Error: Asset Not Found" });
+    expect(rpcErrorOf(error)).toMatchObject({
+      code: -32000,
+      message: "Database Error: RecordNotFound Error: Asset Not Found",
+    });
   });
 
   it("fails calls in flight with UPSTREAM_UNAVAILABLE on close, and refuses new ones", async () => {

@@ -55,7 +55,8 @@ describe("ListWalletTokens' core", () => {
       expect(token.amount.raw).toBe(bytes.readBigUInt64LE(64));
       expect(token.amount.decimals).toBe(mint.decimals);
     }
-    for (let i = 1; i < tokens.length; i++) expect(compareAddresses(tokens[i - 1].tokenAccount, tokens[i].tokenAccount)).toBeLessThan(0);
+    for (let i = 1; i < tokens.length; i++)
+      expect(compareAddresses(tokens[i - 1].tokenAccount, tokens[i].tokenAccount)).toBeLessThan(0);
   });
 
   it("pages one balance at a time to the same list, and refuses another wallet's cursor", async () => {
@@ -72,8 +73,16 @@ describe("ListWalletTokens' core", () => {
   });
 
   it("refuses a malformed owner and an out-of-range limit", async () => {
-    expect(((await wallets.listTokens({ owner: "x" }).catch((e: unknown) => e)) as SolgateError).reason).toBe("INVALID_ADDRESS");
-    expect(((await wallets.listTokens({ owner: world.manifest.demoWallet.address, limit: 1001 }).catch((e: unknown) => e)) as SolgateError).details.field).toBe("limit");
+    expect(((await wallets.listTokens({ owner: "x" }).catch((e: unknown) => e)) as SolgateError).reason).toBe(
+      "INVALID_ADDRESS",
+    );
+    expect(
+      (
+        (await wallets
+          .listTokens({ owner: world.manifest.demoWallet.address, limit: 1001 })
+          .catch((e: unknown) => e)) as SolgateError
+      ).details.field,
+    ).toBe("limit");
   });
 });
 

@@ -28,7 +28,10 @@ export interface FaultSettings {
 }
 
 /** What the HTTP layer should do with one request. */
-export type RequestFault = { kind: "stall" } | { kind: "status"; status: 429 | 503 } | { kind: "none"; delayMs: number };
+export type RequestFault =
+  | { kind: "stall" }
+  | { kind: "status"; status: 429 | 503 }
+  | { kind: "none"; delayMs: number };
 
 /** Live fault state. */
 export interface Faults {
@@ -64,7 +67,8 @@ export function mergeFaults(current: FaultSettings, update: unknown): FaultSetti
   const next: FaultSettings = { ...current };
   for (const [key, value] of Object.entries(update)) {
     if ((RATES as readonly string[]).includes(key)) {
-      if (typeof value !== "number" || !(value >= 0 && value <= 1)) throw invalidParams(`Invalid params: ${key} must be a number in [0, 1]`);
+      if (typeof value !== "number" || !(value >= 0 && value <= 1))
+        throw invalidParams(`Invalid params: ${key} must be a number in [0, 1]`);
       next[key as (typeof RATES)[number]] = value;
     } else if ((COUNTS as readonly string[]).includes(key)) {
       if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
@@ -89,7 +93,8 @@ export function createFaults(initial: FaultSettings, onChange?: (settings: Fault
     get: () => ({ ...settings }),
     set(update) {
       const next = mergeFaults(settings, update);
-      if (next.seed !== settings.seed || (update as { seed?: number }).seed !== undefined) random = createPrng(next.seed);
+      if (next.seed !== settings.seed || (update as { seed?: number }).seed !== undefined)
+        random = createPrng(next.seed);
       settings = next;
       onChange?.(settings);
       return { ...settings };

@@ -76,23 +76,30 @@ export function parseRecordedBlock(json: unknown, source = "block"): Block {
   }
   if (!isObject(result)) throw new RecordError(source, "not a getBlock result (expected an object with transactions)");
   if (!Array.isArray(result.transactions)) {
-    throw new RecordError(source, "the block has no transactions array: record it with transactionDetails \"full\"");
+    throw new RecordError(source, 'the block has no transactions array: record it with transactionDetails "full"');
   }
   const parentSlot = u64(result.parentSlot, source, "parentSlot");
   const slot = result.slot === undefined ? parentSlot + 1n : u64(result.slot, source, "slot");
-  if (slot <= parentSlot && slot !== 0n) throw new RecordError(source, `slot ${slot} is not above parentSlot ${parentSlot}`);
+  if (slot <= parentSlot && slot !== 0n)
+    throw new RecordError(source, `slot ${slot} is not above parentSlot ${parentSlot}`);
   const blockhash = text(result.blockhash, source, "blockhash");
   const previousBlockhash = text(result.previousBlockhash, source, "previousBlockhash");
-  for (const [field, hash] of [["blockhash", blockhash], ["previousBlockhash", previousBlockhash]] as const) {
+  for (const [field, hash] of [
+    ["blockhash", blockhash],
+    ["previousBlockhash", previousBlockhash],
+  ] as const) {
     if (!is32Bytes(hash)) throw new RecordError(source, `${field} is not a 32-byte hash`);
   }
 
-  const transactions = result.transactions.map((entry, index) => parseTransaction(entry, `${source}: transaction ${index}`, slot, index));
+  const transactions = result.transactions.map((entry, index) =>
+    parseTransaction(entry, `${source}: transaction ${index}`, slot, index),
+  );
   let minUnitPrice: bigint | null = null;
   const accountMinUnitPrice = new Map<string, bigint>();
   for (const record of transactions) {
     // As agave's prioritization fee cache: vote transactions do not count.
-    if (record.tx.message.instructions.some((ix) => record.tx.message.staticKeys[ix.programIdIndex] === VOTE_PROGRAM)) continue;
+    if (record.tx.message.instructions.some((ix) => record.tx.message.staticKeys[ix.programIdIndex] === VOTE_PROGRAM))
+      continue;
     if (minUnitPrice === null || record.unitPrice < minUnitPrice) minUnitPrice = record.unitPrice;
     record.keys.keys.forEach((key, i) => {
       if (!record.keys.writable[i]) return;
@@ -168,7 +175,10 @@ function parseOutcome(meta: Json, where: string): ExecutionOutcome {
     returnData:
       returnData === null
         ? null
-        : { programId: text(returnData.programId, where, "meta.returnData.programId"), data: Buffer.from(String((returnData.data as unknown[])[0]), "base64") },
+        : {
+            programId: text(returnData.programId, where, "meta.returnData.programId"),
+            data: Buffer.from(String((returnData.data as unknown[])[0]), "base64"),
+          },
     preBalances: u64List(meta.preBalances, where, "meta.preBalances"),
     postBalances: u64List(meta.postBalances, where, "meta.postBalances"),
     preTokenBalances: (Array.isArray(meta.preTokenBalances) ? meta.preTokenBalances : []) as TokenBalanceJson[],
@@ -182,7 +192,8 @@ function parseInnerInstructions(value: unknown, where: string): InnerInstruction
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new RecordError(where, "meta.innerInstructions must be an array");
   return value.map((set, i) => {
-    if (!isObject(set) || !Array.isArray(set.instructions)) throw new RecordError(where, `meta.innerInstructions[${i}] is malformed`);
+    if (!isObject(set) || !Array.isArray(set.instructions))
+      throw new RecordError(where, `meta.innerInstructions[${i}] is malformed`);
     return {
       index: Number(u64(set.index, where, `meta.innerInstructions[${i}].index`)),
       instructions: set.instructions.map((ix: unknown, j: number) => {
@@ -217,7 +228,8 @@ export function loadRecordedBlocks(paths: readonly string[]): Block[] {
   blocks.sort((a, b) => (a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0));
   let count = 0n;
   for (let i = 0; i < blocks.length; i++) {
-    if (i > 0 && blocks[i].slot === blocks[i - 1].slot) throw new Error(`two recorded blocks claim slot ${blocks[i].slot}`);
+    if (i > 0 && blocks[i].slot === blocks[i - 1].slot)
+      throw new Error(`two recorded blocks claim slot ${blocks[i].slot}`);
     count += BigInt(blocks[i].transactions.length);
     blocks[i].transactionCount = count;
   }

@@ -20,8 +20,14 @@ it("moves a transaction processed -> confirmed -> finalized at the configured de
   const payer = await fundedSigner(net, 1_000_000_000n);
   const to = await generateKeyPairSigner();
   const { value: bh } = await net.rpc.getLatestBlockhash({ commitment: "processed" }).send();
-  const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: 2_000_000n })], bh);
-  expect((await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }])).result).toBe(tx.signature);
+  const tx = await signedTransaction(
+    payer,
+    [getTransferSolInstruction({ source: payer, destination: to.address, amount: 2_000_000n })],
+    bh,
+  );
+  expect((await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }])).result).toBe(
+    tx.signature,
+  );
 
   const seen: string[] = [];
   const observations: { level: string; depth: number; confirmations: number | null; tx: unknown; block: any }[] = [];
@@ -35,8 +41,16 @@ it("moves a transaction processed -> confirmed -> finalized at the configured de
       const level = status.confirmationStatus as string;
       if (seen.at(-1) !== level) {
         seen.push(level);
-        const confirmedTx = (await net.call("getTransaction", [tx.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }])).result;
-        const block = await net.call("getBlock", [status.slot, { commitment: "finalized", transactionDetails: "none" }]);
+        const confirmedTx = (
+          await net.call("getTransaction", [
+            tx.signature,
+            { commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+          ])
+        ).result;
+        const block = await net.call("getBlock", [
+          status.slot,
+          { commitment: "finalized", transactionDetails: "none" },
+        ]);
         observations.push({ level, depth, confirmations: status.confirmations, tx: confirmedTx, block });
       }
       // The rule, checked on every observation whatever the timing.
@@ -55,15 +69,23 @@ it("moves a transaction processed -> confirmed -> finalized at the configured de
   expect(confirmed!.tx).not.toBeNull();
   expect(confirmed!.block.error.code).toBe(-32004); // not yet finalized
   expect(finalized!.block.result.blockhash).toEqual(expect.any(String));
-  expect(BigInt((await net.call("getTransaction", [tx.signature, { maxSupportedTransactionVersion: 0 }])).result.slot)).toBeGreaterThan(0n);
+  expect(
+    BigInt((await net.call("getTransaction", [tx.signature, { maxSupportedTransactionVersion: 0 }])).result.slot),
+  ).toBeGreaterThan(0n);
 });
 
 it("notifies signature subscriptions at the requested commitment", async () => {
   const payer = await fundedSigner(net, 1_000_000_000n);
   const { value: bh } = await net.rpc.getLatestBlockhash({ commitment: "processed" }).send();
-  const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })], bh);
+  const tx = await signedTransaction(
+    payer,
+    [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })],
+    bh,
+  );
   const abort = new AbortController();
-  const notifications = await net.subscriptions.signatureNotifications(tx.signature as never, { commitment: "finalized" }).subscribe({ abortSignal: abort.signal });
+  const notifications = await net.subscriptions
+    .signatureNotifications(tx.signature as never, { commitment: "finalized" })
+    .subscribe({ abortSignal: abort.signal });
   await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
   for await (const n of notifications) {
     expect(n.value.err).toBeNull();

@@ -29,15 +29,23 @@ describe("faults", () => {
     const round = async (offset: number) => {
       const txs = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: payer.address, amount: BigInt(offset + i + 1) })], bh),
+          signedTransaction(
+            payer,
+            [getTransferSolInstruction({ source: payer, destination: payer.address, amount: BigInt(offset + i + 1) })],
+            bh,
+          ),
         ),
       );
       await net.handle.control({ dropRate: 0.5, seed: 42 });
-      for (const tx of txs) expect((await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }])).result).toBe(tx.signature);
+      for (const tx of txs)
+        expect(
+          (await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }])).result,
+        ).toBe(tx.signature);
       await net.handle.control({ dropRate: 0 });
       const start = await processedSlot();
       await waitFor("slots", async () => (await processedSlot()) > start + 3n);
-      const statuses = (await net.call("getSignatureStatuses", [txs.map((t) => t.signature)])).result.value as unknown[];
+      const statuses = (await net.call("getSignatureStatuses", [txs.map((t) => t.signature)])).result
+        .value as unknown[];
       return statuses.map((s) => s !== null);
     };
     const first = await round(0);
@@ -72,7 +80,9 @@ describe("faults", () => {
 
   it("stalls requests without answering", async () => {
     await net.handle.control({ stallRate: 1 });
-    await expect(net.post({ jsonrpc: "2.0", id: 1, method: "getSlot" }, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+    await expect(
+      net.post({ jsonrpc: "2.0", id: 1, method: "getSlot" }, { signal: AbortSignal.timeout(300) }),
+    ).rejects.toThrow();
     expect((await net.handle.status()).frozen).toBe(false); // control still answers
   });
 
@@ -85,7 +95,11 @@ describe("faults", () => {
     expect((await net.call("getHealth")).result).toBe("ok");
     await net.handle.control({ lagSlots: 200 });
     const health = await net.call("getHealth");
-    expect(health.error).toEqual({ code: -32005, message: "Node is behind by 200 slots", data: { numSlotsBehind: 200 } });
+    expect(health.error).toEqual({
+      code: -32005,
+      message: "Node is behind by 200 slots",
+      data: { numSlotsBehind: 200 },
+    });
   }, 30_000);
 
   it("freezes block production and resumes it", async () => {
@@ -94,8 +108,14 @@ describe("faults", () => {
     await net.handle.control({ freeze: true });
     const frozenAt = await processedSlot();
     const { value: bh } = await net.rpc.getLatestBlockhash({ commitment: "processed" }).send();
-    const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: 3_000_000n })], bh);
-    expect((await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }])).result).toBe(tx.signature);
+    const tx = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: to.address, amount: 3_000_000n })],
+      bh,
+    );
+    expect(
+      (await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }])).result,
+    ).toBe(tx.signature);
     await new Promise((r) => setTimeout(r, 150));
     expect(await processedSlot()).toBe(frozenAt);
     expect((await net.call("getSignatureStatuses", [[tx.signature]])).result.value[0]).toBeNull();
@@ -114,7 +134,10 @@ describe("launcher", () => {
   it("applies faults given at start, and reports a localnet that died", async () => {
     const other = await startLocalnet({ slotMs: 20, faults: { rate503: 1 } });
     try {
-      const response = await fetch(other.rpcUrl, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot" }) });
+      const response = await fetch(other.rpcUrl, {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getSlot" }),
+      });
       expect(response.status).toBe(503);
       process.kill(other.pid, "SIGKILL");
       const exit = await other.exited;

@@ -27,7 +27,10 @@ export interface TestLocalnet {
   rpc: ReturnType<typeof createSolanaRpc<ReturnType<typeof devnet>>>;
   subscriptions: ReturnType<typeof createSolanaRpcSubscriptions<ReturnType<typeof devnet>>>;
   /** Posts a raw body; returns HTTP status and parsed JSON (null when empty). */
-  post(body: unknown, init?: { raw?: boolean; signal?: AbortSignal }): Promise<{ status: number; json: any; text: string }>;
+  post(
+    body: unknown,
+    init?: { raw?: boolean; signal?: AbortSignal },
+  ): Promise<{ status: number; json: any; text: string }>;
   /** One JSON-RPC call; returns the whole response object. */
   call(method: string, params?: unknown[]): Promise<any>;
   stop(): Promise<void>;
@@ -88,7 +91,11 @@ export async function signedTransaction(
 }
 
 /** Polls until `predicate` returns a truthy value (or throws after `timeoutMs`). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();

@@ -16,11 +16,31 @@ afterAll(async () => {
 });
 
 it("answers unparsable bodies with -32700 and malformed calls with -32600", async () => {
-  expect((await net.post("{", { raw: true })).json).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" }, id: null });
-  for (const body of [5, "x", null, {}, { jsonrpc: "1.0", id: 1, method: "getSlot" }, { jsonrpc: "2.0", id: 1, method: 7 }, { jsonrpc: "2.0", id: {}, method: "getSlot" }]) {
-    expect((await net.post(body)).json).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" }, id: null });
+  expect((await net.post("{", { raw: true })).json).toEqual({
+    jsonrpc: "2.0",
+    error: { code: -32700, message: "Parse error" },
+    id: null,
+  });
+  for (const body of [
+    5,
+    "x",
+    null,
+    {},
+    { jsonrpc: "1.0", id: 1, method: "getSlot" },
+    { jsonrpc: "2.0", id: 1, method: 7 },
+    { jsonrpc: "2.0", id: {}, method: "getSlot" },
+  ]) {
+    expect((await net.post(body)).json).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid request" },
+      id: null,
+    });
   }
-  expect((await net.post([])).json).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: "Invalid request" }, id: null });
+  expect((await net.post([])).json).toEqual({
+    jsonrpc: "2.0",
+    error: { code: -32600, message: "Invalid request" },
+    id: null,
+  });
 });
 
 it("answers unknown methods with -32601 and bad parameters with -32602, keeping the id", async () => {
@@ -29,7 +49,10 @@ it("answers unknown methods with -32601 and bad parameters with -32602, keeping 
     error: { code: -32601, message: "Method not found" },
     id: "abc",
   });
-  expect((await net.call("getTransaction")).error).toEqual({ code: -32602, message: "`params` should have at least 1 argument(s)" });
+  expect((await net.call("getTransaction")).error).toEqual({
+    code: -32602,
+    message: "`params` should have at least 1 argument(s)",
+  });
   expect((await net.call("getSlot", ["finalized"])).error).toEqual({
     code: -32602,
     message: 'Invalid params: invalid type: string "finalized", expected struct config.',
@@ -38,16 +61,26 @@ it("answers unknown methods with -32601 and bad parameters with -32602, keeping 
     code: -32602,
     message: "Invalid params: unknown variant `recent`, expected one of `processed`, `confirmed`, `finalized`.",
   });
-  expect((await net.call("getBlock", [-1])).error).toEqual({ code: -32602, message: "Invalid params: invalid value: integer `-1`, expected u64." });
+  expect((await net.call("getBlock", [-1])).error).toEqual({
+    code: -32602,
+    message: "Invalid params: invalid value: integer `-1`, expected u64.",
+  });
   expect((await net.call("sendTransaction", ["AQID", { encoding: "base64" }])).error.message).toMatch(
     /^failed to deserialize solana_transaction::versioned::VersionedTransaction: /,
   );
-  expect((await net.call("sendTransaction", ["AQ=I", { encoding: "base64" }])).error.message).toMatch(/^invalid base64 encoding: /);
+  expect((await net.call("sendTransaction", ["AQ=I", { encoding: "base64" }])).error.message).toMatch(
+    /^invalid base64 encoding: /,
+  );
   expect((await net.call("sendTransaction", ["AQID", { encoding: "json" }])).error.message).toBe(
     "unsupported encoding: json. Supported encodings: base58, base64",
   );
-  expect((await net.call("getSignatureStatuses", [["abc"]])).error).toEqual({ code: -32602, message: "Invalid param: WrongSize" });
-  expect((await net.post({ jsonrpc: "2.0", id: 1, method: "getSlot", params: { commitment: "processed" } })).json.error.code).toBe(-32602);
+  expect((await net.call("getSignatureStatuses", [["abc"]])).error).toEqual({
+    code: -32602,
+    message: "Invalid param: WrongSize",
+  });
+  expect(
+    (await net.post({ jsonrpc: "2.0", id: 1, method: "getSlot", params: { commitment: "processed" } })).json.error.code,
+  ).toBe(-32602);
 });
 
 it("runs batches in order, omitting notifications", async () => {
@@ -77,9 +110,17 @@ it("refuses bodies over 50 kB and serves GET /health", async () => {
 it("keeps u64 values beyond 2^53 exact in requests and responses", async () => {
   const who = await generateKeyPairSigner();
   const lamports = 2n ** 58n + 12_345n; // not representable as a double
-  const sent = await net.post(`{"jsonrpc":"2.0","id":1,"method":"requestAirdrop","params":["${who.address}",${lamports}]}`, { raw: true });
+  const sent = await net.post(
+    `{"jsonrpc":"2.0","id":1,"method":"requestAirdrop","params":["${who.address}",${lamports}]}`,
+    { raw: true },
+  );
   const signature = sent.json.result;
   await waitFor("airdrop", async () => (await net.call("getSignatureStatuses", [[signature]])).result.value[0]);
-  const { text } = await net.post({ jsonrpc: "2.0", id: 2, method: "getBalance", params: [who.address, { commitment: "processed" }] });
+  const { text } = await net.post({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "getBalance",
+    params: [who.address, { commitment: "processed" }],
+  });
   expect(text).toContain(`"value":${lamports}`);
 });

@@ -33,7 +33,14 @@ import {
   getTransferInstruction,
 } from "@solana-program/token";
 import { stringifyJson } from "../src/rpc/json.ts";
-import { balanceOf, fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "./helpers.ts";
+import {
+  balanceOf,
+  fundedSigner,
+  signedTransaction,
+  startTestLocalnet,
+  waitFor,
+  type TestLocalnet,
+} from "./helpers.ts";
 
 let net: TestLocalnet;
 beforeAll(async () => {
@@ -56,7 +63,10 @@ async function landed(signature: string, level: "processed" | "confirmed" | "fin
 /** Waits for `n` more slots at processed commitment. */
 async function slotsPass(n: number) {
   const start = (await net.call("getSlot", [{ commitment: "processed" }])).result as number;
-  await waitFor(`${n} slots`, async () => ((await net.call("getSlot", [{ commitment: "processed" }])).result as number) >= start + n);
+  await waitFor(
+    `${n} slots`,
+    async () => ((await net.call("getSlot", [{ commitment: "processed" }])).result as number) >= start + n,
+  );
 }
 
 describe("localnet with kit clients", () => {
@@ -70,11 +80,17 @@ describe("localnet with kit clients", () => {
         createTransactionMessage({ version: 0 }),
         (m) => setTransactionMessageFeePayerSigner(alice, m),
         (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-        (m) => appendTransactionMessageInstructions([getTransferSolInstruction({ source: alice, destination: bob.address, amount: 123_456_789n })], m),
+        (m) =>
+          appendTransactionMessageInstructions(
+            [getTransferSolInstruction({ source: alice, destination: bob.address, amount: 123_456_789n })],
+            m,
+          ),
       ),
     );
     assertIsTransactionWithBlockhashLifetime(tx);
-    await sendAndConfirmTransactionFactory({ rpc: net.rpc, rpcSubscriptions: net.subscriptions })(tx, { commitment: "confirmed" });
+    await sendAndConfirmTransactionFactory({ rpc: net.rpc, rpcSubscriptions: net.subscriptions })(tx, {
+      commitment: "confirmed",
+    });
     expect(await balanceOf(net, bob.address)).toBe(123_456_789n);
     expect(await balanceOf(net, alice.address)).toBe(2_000_000_000n - 123_456_789n - 5000n);
     const status = (await net.rpc.getSignatureStatuses([getSignatureFromTransaction(tx)]).send()).value[0];
@@ -87,8 +103,16 @@ describe("localnet with kit clients", () => {
     const mint = await generateKeyPairSigner();
     const holder = await generateKeyPairSigner();
     const rent = await net.rpc.getMinimumBalanceForRentExemption(BigInt(getMintSize())).send();
-    const [payerAta] = await findAssociatedTokenPda({ mint: mint.address, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const [holderAta] = await findAssociatedTokenPda({ mint: mint.address, owner: holder.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [payerAta] = await findAssociatedTokenPda({
+      mint: mint.address,
+      owner: payer.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    const [holderAta] = await findAssociatedTokenPda({
+      mint: mint.address,
+      owner: holder.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const send = sendAndConfirmTransactionFactory({ rpc: net.rpc, rpcSubscriptions: net.subscriptions });
     const run = async (instructions: Parameters<typeof appendTransactionMessageInstructions>[0]) => {
       const blockhash = (await net.rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
@@ -105,14 +129,24 @@ describe("localnet with kit clients", () => {
       return getSignatureFromTransaction(tx);
     };
     await run([
-      getCreateAccountInstruction({ payer, newAccount: mint, lamports: rent, space: getMintSize(), programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer,
+        newAccount: mint,
+        lamports: rent,
+        space: getMintSize(),
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer.address }),
       await getCreateAssociatedTokenInstructionAsync({ payer, mint: mint.address, owner: payer.address }),
       await getCreateAssociatedTokenInstructionAsync({ payer, mint: mint.address, owner: holder.address }),
       getMintToInstruction({ mint: mint.address, token: payerAta, mintAuthority: payer, amount: 5_000_000n }),
     ]);
-    const signature = await run([getTransferInstruction({ source: payerAta, destination: holderAta, authority: payer, amount: 1_250_000n })]);
-    const tx = await net.rpc.getTransaction(signature, { commitment: "confirmed", encoding: "json", maxSupportedTransactionVersion: 0 }).send();
+    const signature = await run([
+      getTransferInstruction({ source: payerAta, destination: holderAta, authority: payer, amount: 1_250_000n }),
+    ]);
+    const tx = await net.rpc
+      .getTransaction(signature, { commitment: "confirmed", encoding: "json", maxSupportedTransactionVersion: 0 })
+      .send();
     expect(tx?.meta?.err).toBeNull();
     const post = tx!.meta!.postTokenBalances!;
     const byOwner = Object.fromEntries(post.map((b) => [b.owner, b.uiTokenAmount]));
@@ -144,7 +178,13 @@ describe("localnet with kit clients", () => {
     expect(status.err).toEqual({ InstructionError: [2, { Custom: 1 }] });
     const expectedFee = 5000n + (333_333n * 30_001n + 999_999n) / 1_000_000n;
     expect(before - (await balanceOf(net, payer.address))).toBe(expectedFee);
-    const record = await net.rpc.getTransaction(failing.signature as Signature, { commitment: "confirmed", encoding: "json", maxSupportedTransactionVersion: 0 }).send();
+    const record = await net.rpc
+      .getTransaction(failing.signature as Signature, {
+        commitment: "confirmed",
+        encoding: "json",
+        maxSupportedTransactionVersion: 0,
+      })
+      .send();
     expect(record?.meta?.fee).toBe(expectedFee);
     expect(record?.meta?.status).toEqual({ Err: { InstructionError: [2n, { Custom: 1n }] } });
 
@@ -164,7 +204,12 @@ describe("localnet with kit clients", () => {
     await landed(twoSigners.signature);
     const fee = 2n * 5000n + 9_000n;
     expect(payerBefore - (await balanceOf(net, payer.address))).toBe(fee + 1_000_000n);
-    const meta = (await net.call("getTransaction", [twoSigners.signature, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }])).result.meta;
+    const meta = (
+      await net.call("getTransaction", [
+        twoSigners.signature,
+        { commitment: "confirmed", maxSupportedTransactionVersion: 0 },
+      ])
+    ).result.meta;
     expect(BigInt(meta.fee)).toBe(fee);
     expect(BigInt(meta.preBalances[0]) - BigInt(meta.postBalances[0])).toBe(fee + 1_000_000n);
   });
@@ -172,7 +217,11 @@ describe("localnet with kit clients", () => {
   it("never executes a transaction twice (AlreadyProcessed in preflight, silent with skipPreflight)", async () => {
     const payer = await fundedSigner(net, 1_000_000_000n);
     const recipient = await generateKeyPairSigner();
-    const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 5_000_000n })], await processedBlockhash());
+    const tx = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: 5_000_000n })],
+      await processedBlockhash(),
+    );
     // Twice before the next slot: one execution.
     // Default preflight commitment is finalized, like agave: a processed blockhash is not known there yet.
     const early = await net.call("sendTransaction", [tx.base64, { encoding: "base64" }]);
@@ -184,7 +233,10 @@ describe("localnet with kit clients", () => {
     expect(a.result).toBe(tx.signature);
     expect(b.result).toBe(tx.signature);
     await landed(tx.signature, "processed");
-    const again = await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }]);
+    const again = await net.call("sendTransaction", [
+      tx.base64,
+      { encoding: "base64", preflightCommitment: "processed" },
+    ]);
     expect(again.error.code).toBe(-32002);
     expect(again.error.message).toBe("Transaction simulation failed: This transaction has already been processed");
     expect(again.error.data.err).toBe("AlreadyProcessed");
@@ -202,17 +254,32 @@ describe("localnet with kit clients", () => {
     const { value: height } = { value: await net.rpc.getBlockHeight({ commitment: "processed" }).send() };
     expect(value.lastValidBlockHeight - height).toBeLessThanOrEqual(150n);
     expect(value.lastValidBlockHeight - height).toBeGreaterThanOrEqual(145n);
-    const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })], value);
+    const tx = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })],
+      value,
+    );
     expect((await net.rpc.isBlockhashValid(value.blockhash, { commitment: "processed" }).send()).value).toBe(true);
-    await waitFor("expiry", async () => (await net.rpc.getBlockHeight({ commitment: "processed" }).send()) > value.lastValidBlockHeight, 20_000);
+    await waitFor(
+      "expiry",
+      async () => (await net.rpc.getBlockHeight({ commitment: "processed" }).send()) > value.lastValidBlockHeight,
+      20_000,
+    );
     expect((await net.rpc.isBlockhashValid(value.blockhash, { commitment: "processed" }).send()).value).toBe(false);
-    const sent = await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }]);
+    const sent = await net.call("sendTransaction", [
+      tx.base64,
+      { encoding: "base64", preflightCommitment: "processed" },
+    ]);
     expect(sent.error).toMatchObject({ code: -32002, message: "Transaction simulation failed: Blockhash not found" });
     expect(sent.error.data).toMatchObject({ err: "BlockhashNotFound", logs: [], unitsConsumed: 0, accounts: null });
     // Skipping preflight: accepted, never lands.
-    expect((await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }])).result).toBe(tx.signature);
+    expect((await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }])).result).toBe(
+      tx.signature,
+    );
     await slotsPass(3);
-    expect((await net.call("getSignatureStatuses", [[tx.signature], { searchTransactionHistory: true }])).result.value).toEqual([null]);
+    expect(
+      (await net.call("getSignatureStatuses", [[tx.signature], { searchTransactionHistory: true }])).result.value,
+    ).toEqual([null]);
   }, 30_000);
 
   it("reports prioritization fees per slot as agave computes them", async () => {
@@ -221,15 +288,27 @@ describe("localnet with kit clients", () => {
     const other = await generateKeyPairSigner();
     const bh = await processedBlockhash();
     const priced = (price: bigint, to: Address, amount: bigint) =>
-      signedTransaction(payer, [getSetComputeUnitPriceInstruction({ microLamports: price }), getTransferSolInstruction({ source: payer, destination: to, amount })], bh);
-    const txs = await Promise.all([priced(300n, hot.address, 1_000_000n), priced(100n, hot.address, 1_000_001n), priced(50n, other.address, 1_000_002n)]);
+      signedTransaction(
+        payer,
+        [
+          getSetComputeUnitPriceInstruction({ microLamports: price }),
+          getTransferSolInstruction({ source: payer, destination: to, amount }),
+        ],
+        bh,
+      );
+    const txs = await Promise.all([
+      priced(300n, hot.address, 1_000_000n),
+      priced(100n, hot.address, 1_000_001n),
+      priced(50n, other.address, 1_000_002n),
+    ]);
     await net.handle.control({ freeze: true });
     for (const tx of txs) await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
     await net.handle.control({ freeze: false });
     const status = await landed(txs[0]!.signature, "processed");
     const slot = BigInt(status.slot);
     const at = async (accounts: string[]) =>
-      (await net.rpc.getRecentPrioritizationFees(accounts as Address[]).send()).find((f) => f.slot === slot)?.prioritizationFee;
+      (await net.rpc.getRecentPrioritizationFees(accounts as Address[]).send()).find((f) => f.slot === slot)
+        ?.prioritizationFee;
     expect(await at([hot.address])).toBe(100n); // max(block min 50, hot's min 100)
     expect(await at([])).toBe(50n);
     expect(await at([payer.address])).toBe(50n);
@@ -241,7 +320,11 @@ describe("localnet with kit clients", () => {
 
   it("serves getBlock in every encoding and detail level, with agave's version rule", async () => {
     const payer = await fundedSigner(net, 1_000_000_000n);
-    const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })], await processedBlockhash());
+    const tx = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })],
+      await processedBlockhash(),
+    );
     await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }]);
     const slot = BigInt((await landed(tx.signature, "confirmed")).slot);
     const noVersion = await net.call("getBlock", [slot, { commitment: "confirmed" }]);
@@ -249,21 +332,35 @@ describe("localnet with kit clients", () => {
     const block = await net.rpc.getBlock(slot, { commitment: "confirmed", maxSupportedTransactionVersion: 0 }).send();
     expect(block?.transactions.map((t) => t.transaction.signatures[0])).toContain(tx.signature);
     expect(block?.blockHeight).toBe(slot);
-    const parent = await net.rpc.getBlock(slot - 1n, { commitment: "confirmed", maxSupportedTransactionVersion: 0, transactionDetails: "none" }).send();
+    const parent = await net.rpc
+      .getBlock(slot - 1n, { commitment: "confirmed", maxSupportedTransactionVersion: 0, transactionDetails: "none" })
+      .send();
     expect(block?.previousBlockhash).toBe(parent?.blockhash);
-    const signatures = await net.rpc.getBlock(slot, { commitment: "confirmed", transactionDetails: "signatures" }).send();
+    const signatures = await net.rpc
+      .getBlock(slot, { commitment: "confirmed", transactionDetails: "signatures" })
+      .send();
     expect(signatures?.signatures).toContain(tx.signature);
     for (const encoding of ["base64", "base58", "jsonParsed"] as const) {
-      const b = await net.call("getBlock", [slot, { commitment: "confirmed", encoding, maxSupportedTransactionVersion: 0 }]);
+      const b = await net.call("getBlock", [
+        slot,
+        { commitment: "confirmed", encoding, maxSupportedTransactionVersion: 0 },
+      ]);
       const entry = b.result.transactions.find((t: any) =>
         encoding === "jsonParsed" ? t.transaction.signatures[0] === tx.signature : t.transaction[1] === encoding,
       );
       expect(entry).toBeDefined();
       expect(entry.version).toBe(0);
     }
-    const accounts = await net.call("getBlock", [slot, { commitment: "confirmed", transactionDetails: "accounts", maxSupportedTransactionVersion: 0, rewards: false }]);
+    const accounts = await net.call("getBlock", [
+      slot,
+      { commitment: "confirmed", transactionDetails: "accounts", maxSupportedTransactionVersion: 0, rewards: false },
+    ]);
     expect(accounts.result.rewards).toBeUndefined();
-    expect(accounts.result.transactions[0].transaction.accountKeys[0]).toMatchObject({ signer: true, writable: true, source: "transaction" });
+    expect(accounts.result.transactions[0].transaction.accountKeys[0]).toMatchObject({
+      signer: true,
+      writable: true,
+      source: "transaction",
+    });
     const future = await net.call("getBlock", [slot + 100_000n]);
     expect(future.error).toEqual({ code: -32004, message: `Block not available for slot ${slot + 100_000n}` });
     const processed = await net.call("getBlock", [slot, { commitment: "processed" }]);
@@ -284,7 +381,11 @@ describe("localnet with kit clients", () => {
               (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash as never, m),
               (m) =>
                 appendTransactionMessageInstructions(
-                  [getSetComputeUnitLimitInstruction({ units: 10_000 }), getSetComputeUnitPriceInstruction({ microLamports: 2_500_000n }), getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })],
+                  [
+                    getSetComputeUnitLimitInstruction({ units: 10_000 }),
+                    getSetComputeUnitPriceInstruction({ microLamports: 2_500_000n }),
+                    getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n }),
+                  ],
                   m,
                 ),
             ),
@@ -293,7 +394,10 @@ describe("localnet with kit clients", () => {
       ).toString("base64");
     const fee = await net.call("getFeeForMessage", [message(await processedBlockhash()), { commitment: "processed" }]);
     expect(BigInt(fee.result.value)).toBe(5000n + 25_000n);
-    const unknown = await net.call("getFeeForMessage", [message({ blockhash: "11111111111111111111111111111111", lastValidBlockHeight: 0n }), { commitment: "processed" }]);
+    const unknown = await net.call("getFeeForMessage", [
+      message({ blockhash: "11111111111111111111111111111111", lastValidBlockHeight: 0n }),
+      { commitment: "processed" },
+    ]);
     expect(unknown.result.value).toBeNull();
   });
 
@@ -301,12 +405,22 @@ describe("localnet with kit clients", () => {
     const payer = await fundedSigner(net, 1_000_000_000n);
     const to = await generateKeyPairSigner();
     const stale = { blockhash: "11111111111111111111111111111111", lastValidBlockHeight: 0n };
-    const tx = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: 7_000_000n })], stale);
+    const tx = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: to.address, amount: 7_000_000n })],
+      stale,
+    );
     const plain = await net.call("simulateTransaction", [tx.base64, { encoding: "base64", commitment: "processed" }]);
     expect(plain.result.value.err).toBe("BlockhashNotFound");
     const replaced = await net.call("simulateTransaction", [
       tx.base64,
-      { encoding: "base64", commitment: "processed", replaceRecentBlockhash: true, innerInstructions: true, accounts: { addresses: [to.address], encoding: "base64" } },
+      {
+        encoding: "base64",
+        commitment: "processed",
+        replaceRecentBlockhash: true,
+        innerInstructions: true,
+        accounts: { addresses: [to.address], encoding: "base64" },
+      },
     ]);
     const value = replaced.result.value;
     expect(value.err, stringifyJson(value)).toBeNull();
@@ -316,21 +430,38 @@ describe("localnet with kit clients", () => {
     expect(value.logs).toContain("Program 11111111111111111111111111111111 success");
     expect(BigInt(value.unitsConsumed)).toBe(150n);
     expect(value.innerInstructions).toEqual([]);
-    expect((await net.call("simulateTransaction", [tx.base64, { encoding: "base64", replaceRecentBlockhash: true, sigVerify: true }])).error).toEqual({
+    expect(
+      (
+        await net.call("simulateTransaction", [
+          tx.base64,
+          { encoding: "base64", replaceRecentBlockhash: true, sigVerify: true },
+        ])
+      ).error,
+    ).toEqual({
       code: -32602,
       message: "sigVerify may not be used with replaceRecentBlockhash",
     });
-    const good = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: to.address, amount: 1_000_000n })], await processedBlockhash());
+    const good = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: to.address, amount: 1_000_000n })],
+      await processedBlockhash(),
+    );
     const bytes = Buffer.from(good.base64, "base64");
     bytes[10]! ^= 0xff; // corrupt the signature
     const forged = bytes.toString("base64");
-    const verified = await net.call("simulateTransaction", [forged, { encoding: "base64", sigVerify: true, commitment: "processed" }]);
+    const verified = await net.call("simulateTransaction", [
+      forged,
+      { encoding: "base64", sigVerify: true, commitment: "processed" },
+    ]);
     // agave 3.0: the simulation's error, not -32003 (shapes in test/rpc/transaction-methods.test.ts).
     expect(verified.result.value.err).toBe("SignatureFailure");
     const sent = await net.call("sendTransaction", [forged, { encoding: "base64", preflightCommitment: "processed" }]);
     expect(sent.error.code).toBe(-32002);
     expect(sent.error.data.err).toBe("SignatureFailure");
-    expect((await net.call("simulateTransaction", [forged, { encoding: "base64", commitment: "processed" }])).result.value.err).toBeNull();
+    expect(
+      (await net.call("simulateTransaction", [forged, { encoding: "base64", commitment: "processed" }])).result.value
+        .err,
+    ).toBeNull();
   });
 
   it("answers minContextSlot beyond the context with -32016", async () => {

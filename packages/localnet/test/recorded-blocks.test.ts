@@ -7,7 +7,9 @@ import { loadRecordedBlocks, parseRecordedBlock } from "../src/recorded-blocks.t
 import { startLocalnet } from "../src/launcher.ts";
 import type { LocalnetHandle } from "../src/launcher.ts";
 
-const FIXTURE = fileURLToPath(new URL("../../../test/fixtures/solana/blocks/get_block_base64_encoding.json", import.meta.url));
+const FIXTURE = fileURLToPath(
+  new URL("../../../test/fixtures/solana/blocks/get_block_base64_encoding.json", import.meta.url),
+);
 const response = JSON.parse(readFileSync(FIXTURE, "utf8"));
 const recorded = response.result;
 const SLOT = BigInt(recorded.parentSlot) + 1n;
@@ -17,7 +19,12 @@ describe("recorded blocks", () => {
   it("parses a real getBlock response, with or without its JSON-RPC envelope", () => {
     const block = parseRecordedBlock(response);
     expect(parseRecordedBlock(recorded)).toEqual(block);
-    expect(block).toMatchObject({ slot: SLOT, parentSlot: SLOT - 1n, blockHeight: BigInt(recorded.blockHeight), blockhash: recorded.blockhash });
+    expect(block).toMatchObject({
+      slot: SLOT,
+      parentSlot: SLOT - 1n,
+      blockHeight: BigInt(recorded.blockHeight),
+      blockhash: recorded.blockhash,
+    });
     expect(block.transactions).toHaveLength(recorded.transactions.length);
     block.transactions.forEach((record, i) => {
       expect(Buffer.from(record.tx.wire).toString("base64")).toBe(recorded.transactions[i].transaction[0]);
@@ -47,7 +54,9 @@ describe("recorded blocks", () => {
     const truncated = clone();
     truncated.transactions[1].transaction[0] = truncated.transactions[1].transaction[0].slice(0, 40);
     expect(() => parseRecordedBlock(truncated, "f.json")).toThrow(/transaction 1: transaction does not decode/);
-    expect(() => parseRecordedBlock({ jsonrpc: "2.0", id: 1, error: { code: -32004, message: "x" } })).toThrow(/JSON-RPC error/);
+    expect(() => parseRecordedBlock({ jsonrpc: "2.0", id: 1, error: { code: -32004, message: "x" } })).toThrow(
+      /JSON-RPC error/,
+    );
     expect(() => parseRecordedBlock({ ...clone(), blockhash: "nope" })).toThrow(/blockhash is not a 32-byte hash/);
   });
 
@@ -86,7 +95,10 @@ describe("a localnet with LOCALNET_BLOCKS", () => {
   });
 
   it("serves the recorded block through getBlock, as recorded, and starts the chain right after it", async () => {
-    const { result } = await call("getBlock", [Number(SLOT), { encoding: "base64", maxSupportedTransactionVersion: 0, commitment: "confirmed" }]);
+    const { result } = await call("getBlock", [
+      Number(SLOT),
+      { encoding: "base64", maxSupportedTransactionVersion: 0, commitment: "confirmed" },
+    ]);
     expect(result).toMatchObject({
       blockhash: recorded.blockhash,
       previousBlockhash: recorded.previousBlockhash,
@@ -95,7 +107,9 @@ describe("a localnet with LOCALNET_BLOCKS", () => {
       blockTime: recorded.blockTime,
     });
     const transactions = result!.transactions as { transaction: [string, string]; meta: Record<string, unknown> }[];
-    expect(transactions.map((t) => t.transaction)).toEqual(recorded.transactions.map((t: { transaction: unknown }) => t.transaction));
+    expect(transactions.map((t) => t.transaction)).toEqual(
+      recorded.transactions.map((t: { transaction: unknown }) => t.transaction),
+    );
     transactions.forEach((t, i) => {
       const meta = recorded.transactions[i].meta;
       expect(t.meta).toMatchObject({
@@ -108,7 +122,10 @@ describe("a localnet with LOCALNET_BLOCKS", () => {
         status: meta.status,
       });
     });
-    const next = await call("getBlock", [Number(SLOT) + 1, { encoding: "base64", transactionDetails: "signatures", rewards: false }]);
+    const next = await call("getBlock", [
+      Number(SLOT) + 1,
+      { encoding: "base64", transactionDetails: "signatures", rewards: false },
+    ]);
     expect(next.result).toMatchObject({ parentSlot: Number(SLOT) });
     const earlier = await call("getBlock", [Number(SLOT) - 1, { encoding: "base64" }]);
     expect(earlier.error?.code).toBe(-32001); // below the first block held: "cleaned up", as a node answers

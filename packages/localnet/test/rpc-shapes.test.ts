@@ -14,9 +14,22 @@ import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestL
 
 /** Fields agave added after some fixtures were captured (the fixtures span agave 1.14 to 4.1). */
 const NEWER_FIELDS = new Set([
-  "costUnits", "transactionIndex", "computeUnitsConsumed", "loadedAddresses", "returnData",
-  "fee", "innerInstructions", "loadedAccountsDataSize", "replacementBlockhash", "preBalances", "postBalances",
-  "preTokenBalances", "postTokenBalances", "apiVersion", "stackHeight", "source",
+  "costUnits",
+  "transactionIndex",
+  "computeUnitsConsumed",
+  "loadedAddresses",
+  "returnData",
+  "fee",
+  "innerInstructions",
+  "loadedAccountsDataSize",
+  "replacementBlockhash",
+  "preBalances",
+  "postBalances",
+  "preTokenBalances",
+  "postTokenBalances",
+  "apiVersion",
+  "stackHeight",
+  "source",
 ]);
 
 /** Program-specific payloads (a vote's `info` is not a transfer's): compared by JSON type only. */
@@ -39,7 +52,8 @@ function shapeDiff(ours: unknown, theirs: unknown, path = "$"): string[] {
     if (theirs.length === 0 || mine.length === 0) return [];
     const tuple = theirs.some((x) => kind(x) !== kind(theirs[0]));
     if (tuple) {
-      if (mine.length !== theirs.length) return [`${path}: tuple of ${mine.length} where the node has ${theirs.length}`];
+      if (mine.length !== theirs.length)
+        return [`${path}: tuple of ${mine.length} where the node has ${theirs.length}`];
       return theirs.flatMap((t, i) => shapeDiff(mine[i], t, `${path}[${i}]`));
     }
     return mine.flatMap((m, i) => shapeDiff(m, theirs[0], `${path}[${i}]`)).slice(0, 5);
@@ -50,7 +64,8 @@ function shapeDiff(ours: unknown, theirs: unknown, path = "$"): string[] {
     const problems: string[] = [];
     for (const key of Object.keys(t)) {
       if (!(key in mine)) problems.push(`${path}.${key}: missing`);
-      else if (OPAQUE.has(key)) problems.push(...(kind(mine[key]) === kind(t[key]) ? [] : [`${path}.${key}: ${kind(mine[key])}`]));
+      else if (OPAQUE.has(key))
+        problems.push(...(kind(mine[key]) === kind(t[key]) ? [] : [`${path}.${key}: ${kind(mine[key])}`]));
       else problems.push(...shapeDiff(mine[key], t[key], `${path}.${key}`));
     }
     for (const key of Object.keys(mine)) {
@@ -91,25 +106,56 @@ beforeAll(async () => {
     payer,
     [
       getSetComputeUnitPriceInstruction({ microLamports: 10n }),
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner: owner.address, mint: "So11111111111111111111111111111111111111112" as never }),
+      await getCreateAssociatedTokenIdempotentInstructionAsync({
+        payer,
+        owner: owner.address,
+        mint: "So11111111111111111111111111111111111111112" as never,
+      }),
     ],
     bh,
   );
-  const legacy = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: owner.address, amount: 1_000_000n })], bh, "legacy");
-  const failing = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: owner.address, amount: 10n ** 15n })], bh);
-  for (const tx of [ata, legacy]) await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
+  const legacy = await signedTransaction(
+    payer,
+    [getTransferSolInstruction({ source: payer, destination: owner.address, amount: 1_000_000n })],
+    bh,
+    "legacy",
+  );
+  const failing = await signedTransaction(
+    payer,
+    [getTransferSolInstruction({ source: payer, destination: owner.address, amount: 10n ** 15n })],
+    bh,
+  );
+  for (const tx of [ata, legacy])
+    await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
   // The failing one in a later block: the json block fixture holds successful transactions only.
   await waitFor("legacy", async () => statusOf(legacy.signature));
   // A legacy transaction failing with a named InstructionError: a transfer missing its destination.
   const named = await signedTransaction(
     payer,
-    [{ programAddress: "11111111111111111111111111111111" as never, accounts: [{ address: payer.address, role: 3 }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }],
+    [
+      {
+        programAddress: "11111111111111111111111111111111" as never,
+        accounts: [{ address: payer.address, role: 3 }],
+        data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+      },
+    ],
     bh,
     "legacy",
   );
-  for (const tx of [failing, named]) await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
-  Object.assign(sigs, { ata: ata.signature, legacy: legacy.signature, failing: failing.signature, named: named.signature });
-  await waitFor("finalized", async () => (await statusOf(named.signature))?.confirmationStatus === "finalized" && (await statusOf(failing.signature))?.confirmationStatus === "finalized");
+  for (const tx of [failing, named])
+    await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
+  Object.assign(sigs, {
+    ata: ata.signature,
+    legacy: legacy.signature,
+    failing: failing.signature,
+    named: named.signature,
+  });
+  await waitFor(
+    "finalized",
+    async () =>
+      (await statusOf(named.signature))?.confirmationStatus === "finalized" &&
+      (await statusOf(failing.signature))?.confirmationStatus === "finalized",
+  );
 });
 afterAll(async () => {
   await net?.stop();
@@ -119,12 +165,21 @@ describe("response shapes against real node output", () => {
   it("getLatestBlockhash, getEpochInfo, getRecentPrioritizationFees", async () => {
     expectShape(await net.call("getLatestBlockhash"), "rpc/getLatestBlockhash.json");
     expectShape(await net.call("getEpochInfo"), "rpc/getEpochInfo.json");
-    expectShape(await net.call("getRecentPrioritizationFees", [[payer.address]]), "rpc/getRecentPrioritizationFees.json");
+    expectShape(
+      await net.call("getRecentPrioritizationFees", [[payer.address]]),
+      "rpc/getRecentPrioritizationFees.json",
+    );
   });
 
   it("getSignatureStatuses, successful and failed", async () => {
-    expectShape(await net.call("getSignatureStatuses", [[sigs.legacy], { searchTransactionHistory: true }]), "rpc/getSignatureStatuses_finalized_ok.json");
-    expectShape(await net.call("getSignatureStatuses", [[sigs.failing]]), "rpc/getSignatureStatuses_InstructionError_Custom3012.json");
+    expectShape(
+      await net.call("getSignatureStatuses", [[sigs.legacy], { searchTransactionHistory: true }]),
+      "rpc/getSignatureStatuses_finalized_ok.json",
+    );
+    expectShape(
+      await net.call("getSignatureStatuses", [[sigs.failing]]),
+      "rpc/getSignatureStatuses_InstructionError_Custom3012.json",
+    );
   });
 
   it("getTransaction in base64, json and jsonParsed, successful and failed, legacy and v0", async () => {
@@ -132,12 +187,30 @@ describe("response shapes against real node output", () => {
     for (const f of ["getTransaction.json", "getTransaction_v0_success_slot302649801.json"]) {
       expectShape(await net.call("getTransaction", [sigs.ata, v0]), `rpc/${f}`);
     }
-    expectShape(await net.call("getTransaction", [sigs.legacy, v0]), "rpc/getTransaction_vote_with_transactionIndex_slot432674372.json");
-    expectShape(await net.call("getTransaction", [sigs.legacy, { encoding: "base64" }]), "rpc/getTransaction_base64_slot369139986.json");
-    expectShape(await net.call("getTransaction", [sigs.failing, v0]), "rpc/getTransaction_failed_Custom30_slot303573396.json");
-    expectShape(await net.call("getTransaction", [sigs.named, v0]), "rpc/getTransaction_failed_IncorrectProgramId_slot303576101.json");
-    expectShape(await net.call("getTransaction", [sigs.legacy, { encoding: "json" }]), "blocks/get_transaction_json_encoding.json");
-    expectShape(await net.call("getTransaction", [sigs.legacy, { encoding: "jsonParsed" }]), "blocks/get_transaction_json_parsed_encoding.json");
+    expectShape(
+      await net.call("getTransaction", [sigs.legacy, v0]),
+      "rpc/getTransaction_vote_with_transactionIndex_slot432674372.json",
+    );
+    expectShape(
+      await net.call("getTransaction", [sigs.legacy, { encoding: "base64" }]),
+      "rpc/getTransaction_base64_slot369139986.json",
+    );
+    expectShape(
+      await net.call("getTransaction", [sigs.failing, v0]),
+      "rpc/getTransaction_failed_Custom30_slot303573396.json",
+    );
+    expectShape(
+      await net.call("getTransaction", [sigs.named, v0]),
+      "rpc/getTransaction_failed_IncorrectProgramId_slot303576101.json",
+    );
+    expectShape(
+      await net.call("getTransaction", [sigs.legacy, { encoding: "json" }]),
+      "blocks/get_transaction_json_encoding.json",
+    );
+    expectShape(
+      await net.call("getTransaction", [sigs.legacy, { encoding: "jsonParsed" }]),
+      "blocks/get_transaction_json_parsed_encoding.json",
+    );
   });
 
   it("getBlock with full json transactions and with signatures only", async () => {
@@ -148,37 +221,70 @@ describe("response shapes against real node output", () => {
     expect(full.result.transactions.length).toBeGreaterThan(0);
     for (const tx of full.result.transactions) delete tx.version;
     expectShape(full, "blocks/get_block_json_encoding.json");
-    expectShape(await net.call("getBlock", [slot, { transactionDetails: "signatures" }]), "rpc/getBlock_transactionDetails_signatures.json");
+    expectShape(
+      await net.call("getBlock", [slot, { transactionDetails: "signatures" }]),
+      "rpc/getBlock_transactionDetails_signatures.json",
+    );
   });
 
   it("sendTransaction preflight failures and simulateTransaction errors", async () => {
     const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
     const stranger = await generateKeyPairSigner();
     const config = { encoding: "base64", preflightCommitment: "processed" };
-    const insufficient = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: stranger.address, amount: 10n ** 16n })], bh);
-    expectShape(await net.call("sendTransaction", [insufficient.base64, config]), "rpc/sendTransaction_-32002_preflight_Custom1_insufficient_lamports.json");
-    const unfunded = await signedTransaction(stranger, [getTransferSolInstruction({ source: stranger, destination: payer.address, amount: 1n })], bh);
+    const insufficient = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: stranger.address, amount: 10n ** 16n })],
+      bh,
+    );
+    expectShape(
+      await net.call("sendTransaction", [insufficient.base64, config]),
+      "rpc/sendTransaction_-32002_preflight_Custom1_insufficient_lamports.json",
+    );
+    const unfunded = await signedTransaction(
+      stranger,
+      [getTransferSolInstruction({ source: stranger, destination: payer.address, amount: 1n })],
+      bh,
+    );
     const notFound = await net.call("sendTransaction", [unfunded.base64, config]);
     expect(notFound.error.data.err).toBe("AccountNotFound");
     expectShape(notFound, "rpc/sendTransaction_-32002_preflight_AccountNotFound.json");
-    const stale = await signedTransaction(payer, [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })], {
-      blockhash: "4gmejZCH4Hokk3YWmZfKyV1Y1Yj2rkChnejHmEeLSJ3e",
-      lastValidBlockHeight: 0n,
-    });
-    expectShape(await net.call("sendTransaction", [stale.base64, config]), "rpc/sendTransaction_-32002_BlockhashNotFound.json");
+    const stale = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: payer.address, amount: 1n })],
+      {
+        blockhash: "4gmejZCH4Hokk3YWmZfKyV1Y1Yj2rkChnejHmEeLSJ3e",
+        lastValidBlockHeight: 0n,
+      },
+    );
+    expectShape(
+      await net.call("sendTransaction", [stale.base64, config]),
+      "rpc/sendTransaction_-32002_BlockhashNotFound.json",
+    );
     // A system transfer missing its destination account: InstructionError MissingAccount.
     const missing = await signedTransaction(
       payer,
-      [{ programAddress: "11111111111111111111111111111111" as never, accounts: [{ address: payer.address, role: 3 }], data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]) }],
+      [
+        {
+          programAddress: "11111111111111111111111111111111" as never,
+          accounts: [{ address: payer.address, role: 3 }],
+          data: new Uint8Array([2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]),
+        },
+      ],
       bh,
     );
-    const simulated = await net.call("simulateTransaction", [missing.base64, { encoding: "base64", replaceRecentBlockhash: true, commitment: "confirmed" }]);
+    const simulated = await net.call("simulateTransaction", [
+      missing.base64,
+      { encoding: "base64", replaceRecentBlockhash: true, commitment: "confirmed" },
+    ]);
     expect(simulated.result.value.err).toEqual({ InstructionError: [0, "MissingAccount"] });
     expectShape(simulated, "rpc/simulateTransaction_err_MissingAccount_apiVersion4.1.0.json");
   });
 
   it("error shapes: -32005 unhealthy and -32602 WrongSize", async () => {
-    expectShape(await net.call("getTransaction", ["3vZ67CGoRYkuT76TtpRaKG5PjNTrSAiX4n7Ykn4zBrxp"]), "rpc/error_-32602_invalid_param_WrongSize.json");
+    expectShape(
+      await net.call("getTransaction", ["3vZ67CGoRYkuT76TtpRaKG5PjNTrSAiX4n7Ykn4zBrxp"]),
+      "rpc/error_-32602_invalid_param_WrongSize.json",
+    );
     await net.handle.control({ lagSlots: 500 });
     try {
       expectShape(await net.call("getHealth"), "rpc/getHealth_error_-32005_node_unhealthy.json");

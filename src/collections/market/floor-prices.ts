@@ -50,10 +50,14 @@ export function createFloorPrices(options: FloorPricesOptions): FloorPrices {
   const failureTtlMs = options.failureTtlMs ?? 15_000;
   const timeoutMs = options.timeoutMs ?? 1000;
   const maxStaleMs = options.maxStaleMs ?? 5 * 60_000;
-  const mapping = options.collections instanceof Map ? options.collections : new Map(Object.entries(options.collections));
+  const mapping =
+    options.collections instanceof Map ? options.collections : new Map(Object.entries(options.collections));
   const sources = new Map(options.sources.map((s) => [s.name, s]));
   const buckets = new Map<string, TokenBucket>(
-    options.sources.map((s) => [s.name, createTokenBucket({ perSecond: options.ratePerSecond ?? 2, burst: options.burst ?? 4, now })]),
+    options.sources.map((s) => [
+      s.name,
+      createTokenBucket({ perSecond: options.ratePerSecond ?? 2, burst: options.burst ?? 4, now }),
+    ]),
   );
   const cache = createLruCache<Cached>({ maxEntries: 10_000, now });
   // The last price per listing, kept apart from the cache so a failure does not erase it.
@@ -71,7 +75,12 @@ export function createFloorPrices(options: FloorPricesOptions): FloorPrices {
       const lamports = await source.fetchFloor(ref.id, AbortSignal.timeout(timeoutMs));
       if (lamports === null) return { value: { kind: "none" }, ttlMs };
       // Display only: SOL is derived once here and never fed back into any computation.
-      const price: FloorPrice = { lamports, sol: Number(lamports) / 1e9, updatedAt: new Date(now()), source: source.name };
+      const price: FloorPrice = {
+        lamports,
+        sol: Number(lamports) / 1e9,
+        updatedAt: new Date(now()),
+        source: source.name,
+      };
       lastPrice.set(`${ref.source}:${ref.id}`, price, maxStaleMs);
       return { value: { kind: "price", price }, ttlMs };
     } catch (error) {
@@ -92,7 +101,8 @@ export function createFloorPrices(options: FloorPricesOptions): FloorPrices {
       const hit = cache.get(key);
       if (hit !== undefined) return hit.kind === "price" ? hit.price : null;
       const loaded = await cache.getOrLoad(key, async () => {
-        const allowed = options.budget === undefined ? buckets.get(source.name)!.tryTake() : await options.budget(source.name);
+        const allowed =
+          options.budget === undefined ? buckets.get(source.name)!.tryTake() : await options.budget(source.name);
         if (!allowed) {
           stats.rateLimited++;
           // Not cached: the next call after a refill asks the marketplace.

@@ -14,8 +14,9 @@ export function createSharedMarketBudget(redis: Redis, perSecond = 2, burst = 2)
     redis,
     keyPrefix: "solgate:market",
   });
-  return (source) => limiter.consume(source).then(
-    () => true,
-    () => false,
-  );
+  return (source) =>
+    limiter.consume(source).then(
+      () => true,
+      () => false,
+    );
 }

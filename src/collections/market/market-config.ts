@@ -62,7 +62,10 @@ export function parseMarketConfig(get: (name: string) => string | undefined, pro
   };
 
   const floorSources: Record<string, FloorSourceRef> = {};
-  for (const entry of (get("SOLGATE_FLOOR_SOURCES") ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "")) {
+  for (const entry of (get("SOLGATE_FLOOR_SOURCES") ?? "")
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => e !== "")) {
     const match = /^([^=\s]+)=([a-z]+):(.+)$/u.exec(entry);
     const where = `SOLGATE_FLOOR_SOURCES entry ${JSON.stringify(entry.slice(0, 120))}`;
     if (match === null) {
@@ -71,7 +74,8 @@ export function parseMarketConfig(get: (name: string) => string | undefined, pro
     }
     const [, address, source, id] = match;
     if (!isAddress(address)) problems.push(`${where}: ${JSON.stringify(address)} is not a base58 address`);
-    else if (!(SOURCES as readonly string[]).includes(source)) problems.push(`${where}: the source must be one of ${SOURCES.join(", ")}`);
+    else if (!(SOURCES as readonly string[]).includes(source))
+      problems.push(`${where}: the source must be one of ${SOURCES.join(", ")}`);
     else if (!LISTING_ID.test(id)) problems.push(`${where}: the symbol must be 1-100 letters, digits, _ . or -`);
     else if (Object.hasOwn(floorSources, address)) problems.push(`${where}: ${address} is mapped twice`);
     else floorSources[address] = { source, id };

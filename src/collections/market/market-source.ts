@@ -48,7 +48,8 @@ export const noFloorPrices: FloorPriceLookup = { floorPrice: async () => null };
 export function lamportsFrom(value: unknown): bigint | null {
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   // Some answers carry fractional lamports from averaging; a floor is a listing price, so round down.
-  if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value < 2 ** 63) return BigInt(Math.floor(value));
+  if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value < 2 ** 63)
+    return BigInt(Math.floor(value));
   if (typeof value === "string" && /^\d{1,20}$/u.test(value)) {
     const n = BigInt(value);
     return n <= 0xffff_ffff_ffff_ffffn ? n : null;

@@ -67,8 +67,12 @@ function pick(body: unknown, slug: string): Entry | undefined {
         : [];
   const entries = list.filter((e): e is Entry => typeof e === "object" && e !== null && !Array.isArray(e));
   const wanted = slug.toLowerCase();
-  const match = entries.find((e) => [e.slug, e.slugDisplay].some((s) => typeof s === "string" && s.toLowerCase() === wanted));
+  const match = entries.find((e) =>
+    [e.slug, e.slugDisplay].some((s) => typeof s === "string" && s.toLowerCase() === wanted),
+  );
   if (match) return match;
   // A lone answer without a slug field is the collection asked for; a lone one with another slug is not.
-  return entries.length === 1 && entries[0].slug === undefined && entries[0].slugDisplay === undefined ? entries[0] : undefined;
+  return entries.length === 1 && entries[0].slug === undefined && entries[0].slugDisplay === undefined
+    ? entries[0]
+    : undefined;
 }

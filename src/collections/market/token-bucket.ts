@@ -21,7 +21,8 @@ export interface TokenBucket {
 }
 
 export function createTokenBucket(options: TokenBucketOptions): TokenBucket {
-  if (!(options.perSecond > 0) || !(options.burst >= 1)) throw new RangeError("a token bucket needs perSecond > 0 and burst >= 1");
+  if (!(options.perSecond > 0) || !(options.burst >= 1))
+    throw new RangeError("a token bucket needs perSecond > 0 and burst >= 1");
   const now = options.now ?? Date.now;
   let tokens = options.burst;
   let at = now();

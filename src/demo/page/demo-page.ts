@@ -16,7 +16,6 @@ import { TOKEN_PROGRAM } from "../../solana/program-ids.ts";
 import { createSolgateClients, describeError } from "./solgate-client.ts";
 import type { BrowserProtocol, SolgateClients } from "./solgate-client.ts";
 
-
 const params = new URLSearchParams(location.search);
 const settings = {
   server: params.get("server") ?? location.origin,
@@ -40,11 +39,16 @@ function feeSummary(est: FeeEstimate | undefined) {
     lamportsPerSignature: String(est?.baseFee?.lamportsPerSignature),
     lamportsPerSignatureType: typeof est?.baseFee?.lamportsPerSignature,
     slot: String(est?.slot),
-    updatedAt: est?.updatedAt === undefined ? null : new Date(Number(est.updatedAt.seconds) * 1000 + est.updatedAt.nanos / 1e6).toISOString(),
+    updatedAt:
+      est?.updatedAt === undefined
+        ? null
+        : new Date(Number(est.updatedAt.seconds) * 1000 + est.updatedAt.nanos / 1e6).toISOString(),
     levels:
       est?.priority === undefined
         ? null
-        : Object.fromEntries((["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, String(est.priority?.[k])])),
+        : Object.fromEntries(
+            (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, String(est.priority?.[k])]),
+          ),
   };
 }
 
@@ -53,7 +57,12 @@ function eventSummary(ev: WatchStatusResponse) {
   if (ev.event.case === "heartbeat") return { kind: "heartbeat", slot: String(ev.event.value.slot) };
   if (ev.event.case === "record") {
     const r = ev.event.value;
-    return { kind: "record", status: TransactionStatus[r.status], slot: r.slot === undefined ? null : String(r.slot), fee: String(r.fee?.lamports) };
+    return {
+      kind: "record",
+      status: TransactionStatus[r.status],
+      slot: r.slot === undefined ? null : String(r.slot),
+      fee: String(r.fee?.lamports),
+    };
   }
   return { kind: "empty" };
 }
@@ -82,12 +91,19 @@ async function listPrograms(c: SolgateClients) {
 }
 
 /** Follows a watch to its end (or `signal`), calling `onEvent` for each event. */
-async function watch(c: SolgateClients, signature: string, onEvent: (e: ReturnType<typeof eventSummary>) => void, signal?: AbortSignal) {
+async function watch(
+  c: SolgateClients,
+  signature: string,
+  onEvent: (e: ReturnType<typeof eventSummary>) => void,
+  signal?: AbortSignal,
+) {
   for await (const ev of c.transactions.watchStatus({ signature }, { signal })) onEvent(eventSummary(ev));
 }
 
 /** Runs `fn`, turning a thrown error into `{ ok: false, error }`. */
-async function attempt<T>(fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: ReturnType<typeof describeError> }> {
+async function attempt<T>(
+  fn: () => Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: ReturnType<typeof describeError> }> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
@@ -111,14 +127,21 @@ async function runScript(): Promise<void> {
     account: await attempt(async () => {
       const address = programs.ok ? (programs.value.items[0]?.address ?? "") : "";
       const { account } = await c.accounts.getAccount({ address });
-      return { address: account?.address, owner: account?.owner, mint: account?.data?.parsed?.info?.mint ?? null, raw: String(account?.data?.parsed?.info?.tokenAmount?.raw) };
+      return {
+        address: account?.address,
+        owner: account?.owner,
+        mint: account?.data?.parsed?.info?.mint ?? null,
+        raw: String(account?.data?.parsed?.info?.tokenAmount?.raw),
+      };
     }),
     holders: await attempt(async () => {
       const page = await c.tokens.listTokenHolders({ mint, limit: 1000, includeZero: true });
       return { mint: page.mint, tokenAccounts: page.items.map((h) => h.tokenAccount) };
     }),
     badAddress: await attempt(async () => void (await c.programs.listProgramAccounts({ programId: "not-an-address" }))),
-    noKey: await attempt(async () => void (await clients("").programs.listProgramAccounts({ programId: settings.program, limit: 1 }))),
+    noKey: await attempt(
+      async () => void (await clients("").programs.listProgramAccounts({ programId: settings.program, limit: 1 })),
+    ),
     watch: { ...(await attempt(() => watch(c, signature, (e) => events.push(e)))), events },
   };
   (window as unknown as { solgateReport: unknown }).solgateReport = report;
@@ -145,7 +168,11 @@ function runLive(): void {
       return;
     }
     for (const [k, v] of Object.entries(r.value.levels ?? {})) out.append(row(k, `${v} µlamports/CU`));
-    out.append(row("base fee", `${r.value.lamportsPerSignature} lamports/signature`), row("source", r.value.source), row("slot", r.value.slot));
+    out.append(
+      row("base fee", `${r.value.lamportsPerSignature} lamports/signature`),
+      row("source", r.value.source),
+      row("slot", r.value.slot),
+    );
     out.append(row("updated", r.value.updatedAt ?? "-"));
   };
   void refreshFees();
@@ -157,9 +184,17 @@ function runLive(): void {
     const controller = (current = new AbortController());
     const list = $("statuses");
     list.replaceChildren();
-    const add = (text: string) => list.append(Object.assign(document.createElement("li"), { textContent: `${new Date().toLocaleTimeString()}  ${text}` }));
+    const add = (text: string) =>
+      list.append(
+        Object.assign(document.createElement("li"), { textContent: `${new Date().toLocaleTimeString()}  ${text}` }),
+      );
     add(`watching ${signature}`);
-    watch(clients(), signature, (e) => add(e.kind === "record" ? `${e.status} slot ${e.slot ?? "-"} fee ${e.fee}` : `heartbeat slot ${e.slot}`), controller.signal)
+    watch(
+      clients(),
+      signature,
+      (e) => add(e.kind === "record" ? `${e.status} slot ${e.slot ?? "-"} fee ${e.fee}` : `heartbeat slot ${e.slot}`),
+      controller.signal,
+    )
       .then(() => add("stream ended"))
       .catch((e: unknown) => {
         if (!controller.signal.aborted) add(`error: ${JSON.stringify(describeError(e))}`);
@@ -180,7 +215,10 @@ function runLive(): void {
 
 function row(label: string, value: string): HTMLElement {
   const tr = document.createElement("tr");
-  tr.append(Object.assign(document.createElement("th"), { textContent: label }), Object.assign(document.createElement("td"), { textContent: value }));
+  tr.append(
+    Object.assign(document.createElement("th"), { textContent: label }),
+    Object.assign(document.createElement("td"), { textContent: value }),
+  );
   return tr;
 }
 

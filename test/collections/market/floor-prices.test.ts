@@ -24,24 +24,45 @@ let tensor: HttpFixture;
 beforeAll(async () => {
   me = await startHttpFixture();
   tensor = await startHttpFixture();
-  me.routes.set("/v2/collections/mad_lads/stats", json({ symbol: "mad_lads", floorPrice: 78_500_000_000, listedCount: 412, avgPrice24hr: 80_000_000_000.5, volumeAll: 1e18 }));
+  me.routes.set(
+    "/v2/collections/mad_lads/stats",
+    json({
+      symbol: "mad_lads",
+      floorPrice: 78_500_000_000,
+      listedCount: 412,
+      avgPrice24hr: 80_000_000_000.5,
+      volumeAll: 1e18,
+    }),
+  );
   me.routes.set("/v2/collections/broken/stats", json({ error: "boom" }, 500));
   me.routes.set("/v2/collections/slow/stats", stall);
   me.routes.set("/v2/collections/unlisted/stats", json({ symbol: "unlisted", listedCount: 0 }));
-  tensor.routes.set("/api/v1/collections/find?query=smb_gen3", json([
-    { slug: "smb_gen3_lookalike", name: "SMB Gen3 copy", buyNowPrice: "1" },
-    { slug: "smb_gen3", name: "SMB Gen3", buyNowPrice: "12345000000", sellNowPrice: "12000000000" },
-  ]));
-  tensor.routes.set("/api/v1/collections/find?query=stats_only", json({ collections: [{ slugDisplay: "STATS_ONLY", stats: { buyNowPrice: 42 } }] }));
+  tensor.routes.set(
+    "/api/v1/collections/find?query=smb_gen3",
+    json([
+      { slug: "smb_gen3_lookalike", name: "SMB Gen3 copy", buyNowPrice: "1" },
+      { slug: "smb_gen3", name: "SMB Gen3", buyNowPrice: "12345000000", sellNowPrice: "12000000000" },
+    ]),
+  );
+  tensor.routes.set(
+    "/api/v1/collections/find?query=stats_only",
+    json({ collections: [{ slugDisplay: "STATS_ONLY", stats: { buyNowPrice: 42 } }] }),
+  );
 });
 afterAll(async () => {
   await me.close();
   await tensor.close();
 });
 
-function prices(collections: Record<string, { source: string; id: string }>, options: Partial<Parameters<typeof createFloorPrices>[0]> = {}) {
+function prices(
+  collections: Record<string, { source: string; id: string }>,
+  options: Partial<Parameters<typeof createFloorPrices>[0]> = {},
+) {
   return createFloorPrices({
-    sources: [createMagicEdenSource({ url: me.url, apiKey: "me-key" }), createTensorSource({ url: `${tensor.url}/`, apiKey: "t-key" })],
+    sources: [
+      createMagicEdenSource({ url: me.url, apiKey: "me-key" }),
+      createTensorSource({ url: `${tensor.url}/`, apiKey: "t-key" }),
+    ],
     collections,
     timeoutMs: 200,
     ...options,
@@ -61,14 +82,21 @@ describe("createFloorPrices", () => {
   });
 
   it("reads Tensor's buy-now price for the configured slug, wherever it sits", async () => {
-    const floor = prices({ [SMB]: { source: "tensor", id: "smb_gen3" }, [FOXES]: { source: "tensor", id: "stats_only" } });
+    const floor = prices({
+      [SMB]: { source: "tensor", id: "smb_gen3" },
+      [FOXES]: { source: "tensor", id: "stats_only" },
+    });
     expect(await floor.floorPrice(SMB)).toMatchObject({ lamports: 12_345_000_000n, sol: 12.345, source: "tensor" });
     expect(tensor.headers.get("/api/v1/collections/find?query=smb_gen3")?.["x-tensor-api-key"]).toBe("t-key");
     expect(await floor.floorPrice(FOXES)).toMatchObject({ lamports: 42n });
   });
 
   it("is null without a call for collections not configured, and null for unknown or unlisted ones", async () => {
-    const floor = prices({ [MAD_LADS]: { source: "magiceden", id: "nope" }, [SMB]: { source: "magiceden", id: "unlisted" }, [FOXES]: { source: "opensea", id: "x" } });
+    const floor = prices({
+      [MAD_LADS]: { source: "magiceden", id: "nope" },
+      [SMB]: { source: "magiceden", id: "unlisted" },
+      [FOXES]: { source: "opensea", id: "x" },
+    });
     expect(await floor.floorPrice(OKAY)).toBeNull();
     expect(await floor.floorPrice(FOXES)).toBeNull();
     expect(await floor.floorPrice(MAD_LADS)).toBeNull();
@@ -79,7 +107,10 @@ describe("createFloorPrices", () => {
   it("is null when the marketplace fails, and does not ask again until the failure expires", async () => {
     let t = 1_000_000;
     const errors: unknown[] = [];
-    const floor = prices({ [MAD_LADS]: { source: "magiceden", id: "broken" } }, { now: () => t, failureTtlMs: 15_000, onError: (e) => errors.push(e) });
+    const floor = prices(
+      { [MAD_LADS]: { source: "magiceden", id: "broken" } },
+      { now: () => t, failureTtlMs: 15_000, onError: (e) => errors.push(e) },
+    );
     expect(await floor.floorPrice(MAD_LADS)).toBeNull();
     expect(await floor.floorPrice(MAD_LADS)).toBeNull();
     expect(me.hitsOf("/v2/collections/broken/stats")).toBe(1);
@@ -101,7 +132,11 @@ describe("createFloorPrices", () => {
   it("spends a token per call: when the bucket is empty it serves the last price or null, without a call", async () => {
     let t = 5_000_000;
     const floor = prices(
-      { [MAD_LADS]: { source: "magiceden", id: "mad_lads" }, [SMB]: { source: "tensor", id: "smb_gen3" }, [OKAY]: { source: "magiceden", id: "unlisted" } },
+      {
+        [MAD_LADS]: { source: "magiceden", id: "mad_lads" },
+        [SMB]: { source: "tensor", id: "smb_gen3" },
+        [OKAY]: { source: "magiceden", id: "unlisted" },
+      },
       { now: () => t, ttlMs: 1_000, ratePerSecond: 1, burst: 1 },
     );
     const first = await floor.floorPrice(MAD_LADS);
@@ -131,18 +166,28 @@ describe("market pieces", () => {
     expect(lamportsFrom(5)).toBe(5n);
     expect(lamportsFrom("18446744073709551615")).toBe(18446744073709551615n);
     expect(lamportsFrom(1.9)).toBe(1n);
-    for (const bad of [-1, "-1", "1e9", "18446744073709551616", Number.NaN, null, {}, "0x10"]) expect(lamportsFrom(bad)).toBeNull();
+    for (const bad of [-1, "-1", "1e9", "18446744073709551616", Number.NaN, null, {}, "0x10"])
+      expect(lamportsFrom(bad)).toBeNull();
   });
 
   it("configuration: defaults, the collection mapping, and every problem at once", () => {
     const env = (vars: Record<string, string>) => (name: string) => vars[name];
     const problems: string[] = [];
-    const ok = parseMarketConfig(env({ SOLGATE_FLOOR_SOURCES: ` ${MAD_LADS}=magiceden:mad_lads , ${SMB}=tensor:smb_gen3`, SOLGATE_TENSOR_API_KEY: "k" }), problems);
+    const ok = parseMarketConfig(
+      env({
+        SOLGATE_FLOOR_SOURCES: ` ${MAD_LADS}=magiceden:mad_lads , ${SMB}=tensor:smb_gen3`,
+        SOLGATE_TENSOR_API_KEY: "k",
+      }),
+      problems,
+    );
     expect(problems).toEqual([]);
     expect(ok).toMatchObject({
       magicEden: { url: "https://api-mainnet.magiceden.dev" },
       tensor: { url: "https://api.mainnet.tensordev.io", apiKey: "k" },
-      floorSources: { [MAD_LADS]: { source: "magiceden", id: "mad_lads" }, [SMB]: { source: "tensor", id: "smb_gen3" } },
+      floorSources: {
+        [MAD_LADS]: { source: "magiceden", id: "mad_lads" },
+        [SMB]: { source: "tensor", id: "smb_gen3" },
+      },
       timeoutMs: 1000,
     });
     parseMarketConfig(

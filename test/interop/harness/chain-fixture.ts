@@ -77,21 +77,46 @@ export async function createChainFixture(rpcUrl: string): Promise<ChainFixture> 
   const accountRent = await rpc.getMinimumBalanceForRentExemption(165n).send();
 
   const instructions: Instruction[] = [
-    getCreateAccountInstruction({ payer, newAccount: mint, lamports: mintRent, space: 82, programAddress: TOKEN_PROGRAM_ADDRESS }),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: payer.address, freezeAuthority: payer.address }),
+    getCreateAccountInstruction({
+      payer,
+      newAccount: mint,
+      lamports: mintRent,
+      space: 82,
+      programAddress: TOKEN_PROGRAM_ADDRESS,
+    }),
+    getInitializeMint2Instruction({
+      mint: mint.address,
+      decimals: DECIMALS,
+      mintAuthority: payer.address,
+      freezeAuthority: payer.address,
+    }),
   ];
   holders.forEach((holder, i) => {
     instructions.push(
-      getCreateAccountInstruction({ payer, newAccount: holder, lamports: accountRent, space: 165, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer,
+        newAccount: holder,
+        lamports: accountRent,
+        space: 165,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeAccount3Instruction({ account: holder.address, mint: mint.address, owner: owners[i].address }),
     );
-    if (amounts[i] > 0n) instructions.push(getMintToInstruction({ mint: mint.address, token: holder.address, mintAuthority: payer, amount: amounts[i] }));
+    if (amounts[i] > 0n)
+      instructions.push(
+        getMintToInstruction({ mint: mint.address, token: holder.address, mintAuthority: payer, amount: amounts[i] }),
+      );
   });
   instructions.push(getFreezeAccountInstruction({ account: holders[2].address, mint: mint.address, owner: payer }));
   await waitForConfirmation(rpc, await sendSigned(rpc, payer, instructions));
 
   // Read back what the chain holds, so a failed setup is caught here and not blamed on the gateway.
-  const { value } = await rpc.getMultipleAccounts(holders.map((h) => h.address), { encoding: "base64" }).send();
+  const { value } = await rpc
+    .getMultipleAccounts(
+      holders.map((h) => h.address),
+      { encoding: "base64" },
+    )
+    .send();
   const tokenAccounts = holders.map((holder, i): TokenAccountFixture => {
     const account = value[i];
     if (account === null) throw new Error(`token account ${holder.address} was not created`);
@@ -110,16 +135,28 @@ export async function createChainFixture(rpcUrl: string): Promise<ChainFixture> 
       state: data[108] === 2 ? "frozen" : "initialized",
     };
   });
-  tokenAccounts.sort((a, b) => Buffer.compare(Buffer.from(bs58.decode(a.address)), Buffer.from(bs58.decode(b.address))));
+  tokenAccounts.sort((a, b) =>
+    Buffer.compare(Buffer.from(bs58.decode(a.address)), Buffer.from(bs58.decode(b.address))),
+  );
 
-  return { payerSeed: Buffer.from(payerSeed).toString("hex"), payer: payer.address, mint: mint.address, decimals: DECIMALS, tokenAccounts };
+  return {
+    payerSeed: Buffer.from(payerSeed).toString("hex"),
+    payer: payer.address,
+    mint: mint.address,
+    decimals: DECIMALS,
+    tokenAccounts,
+  };
 }
 
 /** A transfer from the payer to a new account, distinct per `index`. */
 async function transfer(payer: KeyPairSigner, index: number): Promise<Instruction> {
   const recipient = await generateKeyPairSigner();
   // Above the rent-exempt minimum, so the new account may exist.
-  return getTransferSolInstruction({ source: payer, destination: recipient.address, amount: lamports(1_000_000n + BigInt(index)) });
+  return getTransferSolInstruction({
+    source: payer,
+    destination: recipient.address,
+    amount: lamports(1_000_000n + BigInt(index)),
+  });
 }
 
 /** An unsigned transfer from the payer (zeros in its signature slot), for a client to prepare, sign and send. */
@@ -170,12 +207,20 @@ function waitForConfirmation(rpc: SolanaRpc, signature: Signature): Promise<void
 }
 
 /** Polls until `signature` reaches one of `statuses`; throws if it failed or after `timeoutMs`. */
-async function waitForStatus(rpc: SolanaRpc, signature: Signature, statuses: readonly string[], timeoutMs = 30_000): Promise<void> {
+async function waitForStatus(
+  rpc: SolanaRpc,
+  signature: Signature,
+  statuses: readonly string[],
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
-    if (status?.err) throw new Error(`fixture transaction ${signature} failed: ${JSON.stringify(status.err, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
+    if (status?.err)
+      throw new Error(
+        `fixture transaction ${signature} failed: ${JSON.stringify(status.err, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`,
+      );
     if (status?.confirmationStatus != null && statuses.includes(status.confirmationStatus)) return;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -39,7 +39,12 @@ export async function startInteropGateway(env: Record<string, string> = {}): Pro
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString().split("\n").filter((l) => l !== ""));
+      logs.push(
+        ...chunk
+          .toString()
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
       done();
     },
   });

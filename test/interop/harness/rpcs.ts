@@ -7,7 +7,15 @@ import { AccountService } from "../../../gen/solgate/v1/account_service_pb.js";
 import { TokenService } from "../../../gen/solgate/v1/token_service_pb.js";
 import { WalletService } from "../../../gen/solgate/v1/wallet_service_pb.js";
 
-export const SOLGATE_SERVICES = [ProgramService, FeeService, TransactionService, CollectionService, AccountService, WalletService, TokenService];
+export const SOLGATE_SERVICES = [
+  ProgramService,
+  FeeService,
+  TransactionService,
+  CollectionService,
+  AccountService,
+  WalletService,
+  TokenService,
+];
 
 /** One RPC. */
 export interface Rpc {
@@ -22,7 +30,12 @@ export interface Rpc {
 
 /** All RPCs of the services. */
 export const ALL_RPCS: readonly Rpc[] = SOLGATE_SERVICES.flatMap((s) =>
-  s.methods.map((m) => ({ service: s.name, typeName: s.typeName, method: m.name, serverStreaming: m.methodKind === "server_streaming" })),
+  s.methods.map((m) => ({
+    service: s.name,
+    typeName: s.typeName,
+    method: m.name,
+    serverStreaming: m.methodKind === "server_streaming",
+  })),
 );
 
 /** The RPCs no check name mentions. */

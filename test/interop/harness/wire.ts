@@ -14,7 +14,11 @@ const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "he
 export function signWire(wire: Uint8Array, seedHex: string): { signed: Buffer; signature: string } {
   const count = wire[0];
   if (count === 0 || count >= 128) throw new Error(`cannot sign a transaction with ${count} signature slots`);
-  const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seedHex, "hex")]), format: "der", type: "pkcs8" });
+  const key = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seedHex, "hex")]),
+    format: "der",
+    type: "pkcs8",
+  });
   const sig = sign(null, wire.subarray(1 + 64 * count), key);
   const signed = Buffer.from(wire);
   sig.copy(signed, 1);

@@ -34,13 +34,31 @@ export async function readCollectionFixture(worldDir: string, rpcUrl: string): P
   if (collection === undefined) throw new Error(`no seeded collection in ${worldDir}/world-manifest.json`);
   const sortBy = { sortBy: "id", sortDirection: "asc" };
   // One object of named parameters inside the array: the localnet takes that form (and positional ones).
-  const members = await dasIds(rpcUrl, "getAssetsByGroup", { groupKey: "collection", groupValue: collection.mint, page: 1, limit: 1000, sortBy });
+  const members = await dasIds(rpcUrl, "getAssetsByGroup", {
+    groupKey: "collection",
+    groupValue: collection.mint,
+    page: 1,
+    limit: 1000,
+    sortBy,
+  });
   const nftOwner = manifest.demoWallet.address;
-  const nftOwnerIds = await dasIds(rpcUrl, "getAssetsByOwner", { ownerAddress: nftOwner, page: 1, limit: 1000, sortBy });
+  const nftOwnerIds = await dasIds(rpcUrl, "getAssetsByOwner", {
+    ownerAddress: nftOwner,
+    page: 1,
+    limit: 1000,
+    sortBy,
+  });
   if (members.length !== collection.verifiedMembers) {
     throw new Error(`the manifest says ${collection.verifiedMembers} verified members, DAS lists ${members.length}`);
   }
-  return { address: collection.mint, name: collection.name, itemCount: String(collection.verifiedMembers), members, nftOwner, nftOwnerIds };
+  return {
+    address: collection.mint,
+    name: collection.name,
+    itemCount: String(collection.verifiedMembers),
+    members,
+    nftOwner,
+    nftOwnerIds,
+  };
 }
 
 /** The ids of a DAS listing, from the localnet itself (not through the gateway). */

@@ -84,7 +84,9 @@ function memoOf(account: EncodableAccount): EncodingMemo {
 function toBase64(account: EncodableAccount, slice: DataSlice | undefined): string {
   if (slice === undefined) {
     const memo = memoOf(account);
-    memo.base64 ??= Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength).toString("base64");
+    memo.base64 ??= Buffer.from(account.data.buffer, account.data.byteOffset, account.data.byteLength).toString(
+      "base64",
+    );
     return memo.base64;
   }
   const part = sliceData(account.data, slice);
@@ -123,7 +125,8 @@ export function encodeParsedTokenAccount(account: EncodableAccount, mints: MintL
   const timeless = mint === null || (mint.interestBearing === undefined && mint.scaledUiAmount === undefined);
   const decimals = mint === null ? null : mint.decimals;
   const memo = memoOf(account);
-  if (timeless && memo.parsedToken !== undefined && memo.parsedToken.decimals === decimals) return memo.parsedToken.account;
+  if (timeless && memo.parsedToken !== undefined && memo.parsedToken.decimals === decimals)
+    return memo.parsedToken.account;
   const parsed = parseTokenData(account.data, mint);
   const program = account.owner === TOKEN_PROGRAM ? "spl-token" : "spl-token-2022";
   const encoded = parsed === null ? null : uiAccount(account, { program, parsed, space: account.data.length });
@@ -148,7 +151,10 @@ export function encodeAccount(
       const sliced = slice === undefined ? full : Math.min(slice.length, Math.max(0, full - slice.offset));
       if (sliced > MAX_BASE58_BYTES) throw base58TooLargeError();
       // agave checks the unsliced length again inside `encode_bs58` and answers with this text.
-      const text = full <= MAX_BASE58_BYTES ? encodeBase58(sliceData(account.data, slice)) : "error: data too large for bs58 encoding";
+      const text =
+        full <= MAX_BASE58_BYTES
+          ? encodeBase58(sliceData(account.data, slice))
+          : "error: data too large for bs58 encoding";
       return uiAccount(account, encoding === "binary" ? text : [text, "base58"]);
     }
     case "base64":
@@ -165,7 +171,11 @@ export function encodeAccount(
       }
       const parsed = parseProgramData(account.owner, account.data, account.address);
       if (parsed === null) return uiAccount(account, [toBase64(account, slice), "base64"]);
-      return uiAccount(account, { program: parsed.program, parsed: sortKeysDeep(parsed.parsed), space: account.data.length });
+      return uiAccount(account, {
+        program: parsed.program,
+        parsed: sortKeysDeep(parsed.parsed),
+        space: account.data.length,
+      });
     }
   }
 }

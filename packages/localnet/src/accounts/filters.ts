@@ -150,6 +150,8 @@ export function tokenIndexKey(program: string, filters: readonly Filter[], keyOf
     else if (filter.offset === keyOffset && filter.bytes.length === 32) key = filter.bytes;
   }
   const confined =
-    dataSize === TOKEN_ACCOUNT_LENGTH || (accountTypeByte?.length === 1 && accountTypeByte[0] === 2) || tokenAccountState;
+    dataSize === TOKEN_ACCOUNT_LENGTH ||
+    (accountTypeByte?.length === 1 && accountTypeByte[0] === 2) ||
+    tokenAccountState;
   return confined ? key : null;
 }

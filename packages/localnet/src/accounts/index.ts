@@ -21,7 +21,13 @@ import { DEFAULT_API_VERSION } from "./response.ts";
 import type { AccountServices } from "./services.ts";
 import { createTokenMethods } from "./token-methods.ts";
 
-export { createAccountIndex, type AccountIndex, type AccountIndexOptions, type IndexedAccount, type SeedAccount } from "./account-index.ts";
+export {
+  createAccountIndex,
+  type AccountIndex,
+  type AccountIndexOptions,
+  type IndexedAccount,
+  type SeedAccount,
+} from "./account-index.ts";
 export { jsonU64, parseJson, toJson, type JsonU64 } from "./json.ts";
 export { DEFAULT_API_VERSION } from "./response.ts";
 export { encodeAccount, type AccountEncoding, type EncodableAccount, type UiAccount } from "./encode-account.ts";

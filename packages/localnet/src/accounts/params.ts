@@ -15,7 +15,8 @@ export class SerdeError extends Error {}
 export function unexpected(value: unknown): string {
   if (value === null || value === undefined) return "unit value";
   if (typeof value === "boolean") return `boolean \`${value}\``;
-  if (typeof value === "number") return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === "number")
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
   if (typeof value === "bigint") return `integer \`${value}\``;
   if (typeof value === "string") return `string ${JSON.stringify(value)}`;
   if (Array.isArray(value)) return "sequence";
@@ -64,7 +65,8 @@ export function expectUnsigned(value: unknown, rustType: "usize" | "u64"): numbe
 }
 
 export function expectObject(value: unknown, structName: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidType(value, `struct ${structName}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw invalidType(value, `struct ${structName}`);
   return value as Record<string, unknown>;
 }
 
@@ -79,7 +81,11 @@ export function expectVariant<T extends string>(value: unknown, variants: readon
 export function unknownVariant(value: string, variants: readonly string[]): SerdeError {
   const names = variants.map((v) => `\`${v}\``);
   const expected =
-    names.length === 1 ? `expected ${names[0]}` : names.length === 2 ? `expected ${names[0]} or ${names[1]}` : `expected one of ${names.join(", ")}`;
+    names.length === 1
+      ? `expected ${names[0]}`
+      : names.length === 2
+        ? `expected ${names[0]} or ${names[1]}`
+        : `expected one of ${names.join(", ")}`;
   return new SerdeError(`unknown variant \`${value}\`, ${expected}`);
 }
 

@@ -52,7 +52,8 @@ class Reader {
   /** A bincode `Vec` length, refusing lengths the data cannot hold. */
   length(itemSize: number): number {
     const length = this.u64();
-    if (length * BigInt(itemSize) > BigInt(this.#bytes.length - this.offset)) throw new RangeError("vector overruns data");
+    if (length * BigInt(itemSize) > BigInt(this.#bytes.length - this.offset))
+      throw new RangeError("vector overruns data");
     return Number(length);
   }
 }
@@ -82,16 +83,25 @@ const PARSERS: Record<string, (reader: Reader) => ParsedProgramData> = {
     const epochStartTimestamp = jsonI64(r.i64());
     const epoch = u64(r);
     const leaderScheduleEpoch = u64(r);
-    return { type: "clock", info: { slot, epoch, epochStartTimestamp, leaderScheduleEpoch, unixTimestamp: jsonI64(r.i64()) } };
+    return {
+      type: "clock",
+      info: { slot, epoch, epochStartTimestamp, leaderScheduleEpoch, unixTimestamp: jsonI64(r.i64()) },
+    };
   },
   SysvarEpochSchedu1e111111111111111111111111: (r) => ({
     type: "epochSchedule",
-    info: { slotsPerEpoch: u64(r), leaderScheduleSlotOffset: u64(r), warmup: r.bool(), firstNormalEpoch: u64(r), firstNormalSlot: u64(r) },
+    info: {
+      slotsPerEpoch: u64(r),
+      leaderScheduleSlotOffset: u64(r),
+      warmup: r.bool(),
+      firstNormalEpoch: u64(r),
+      firstNormalSlot: u64(r),
+    },
   }),
   SysvarFees111111111111111111111111111111111: (r) => ({ type: "fees", info: { feeCalculator: feeCalculator(r) } }),
   SysvarRecentB1ockHashes11111111111111111111: (r) => ({
     type: "recentBlockhashes",
-    info: Array.from({ length: r.length(40) }, () => ({ blockhash: r.hash(), feeCalculator: feeCalculator(r) }))
+    info: Array.from({ length: r.length(40) }, () => ({ blockhash: r.hash(), feeCalculator: feeCalculator(r) })),
   }),
   SysvarRent111111111111111111111111111111111: (r) => ({
     type: "rent",
@@ -100,7 +110,7 @@ const PARSERS: Record<string, (reader: Reader) => ParsedProgramData> = {
   SysvarRewards111111111111111111111111111111: (r) => ({ type: "rewards", info: { validatorPointValue: r.f64() } }),
   SysvarS1otHashes111111111111111111111111111: (r) => ({
     type: "slotHashes",
-    info: Array.from({ length: r.length(40) }, () => ({ slot: u64(r), hash: r.hash() }))
+    info: Array.from({ length: r.length(40) }, () => ({ slot: u64(r), hash: r.hash() })),
   }),
   SysvarS1otHistory11111111111111111111111111: slotHistory,
   SysvarStakeHistory1111111111111111111111111: (r) => ({
@@ -108,7 +118,7 @@ const PARSERS: Record<string, (reader: Reader) => ParsedProgramData> = {
     info: Array.from({ length: r.length(32) }, () => ({
       epoch: u64(r),
       stakeHistory: { effective: u64(r), activating: u64(r), deactivating: u64(r) },
-    }))
+    })),
   }),
   SysvarLastRestartS1ot1111111111111111111111: (r) => ({ type: "lastRestartSlot", info: { lastRestartSlot: u64(r) } }),
   SysvarEpochRewards1111111111111111111111111: (r) => ({

@@ -5,7 +5,13 @@
  */
 import type { MethodTable } from "../rpc/protocol.ts";
 import type { AccountIndex, IndexedAccount } from "./account-index.ts";
-import { encodeAccount, encodeParsedTokenAccount, type AccountEncoding, type DataSlice, type MintLookup } from "./encode-account.ts";
+import {
+  encodeAccount,
+  encodeParsedTokenAccount,
+  type AccountEncoding,
+  type DataSlice,
+  type MintLookup,
+} from "./encode-account.ts";
 import { decodeFilters, filtersAllow, tokenIndexKey, verifyFilters, type Filter } from "./filters.ts";
 import {
   accountInfoConfig,
@@ -30,7 +36,11 @@ export interface KeyedAccount {
 }
 
 /** The accounts a scan must look at: an index bucket when the filters allow it, else the program. */
-export function scanCandidates(index: AccountIndex, program: Address, filters: readonly Filter[]): readonly IndexedAccount[] {
+export function scanCandidates(
+  index: AccountIndex,
+  program: Address,
+  filters: readonly Filter[],
+): readonly IndexedAccount[] {
   const owner = tokenIndexKey(program, filters, 32);
   if (owner !== null) return index.tokenAccountsByOwner(program, owner);
   const mint = tokenIndexKey(program, filters, 0);
@@ -86,7 +96,14 @@ export function createProgramAccountsMethods(services: AccountServices): MethodT
       const slot = contextSlot(ctx, request.config);
       const candidates = scanCandidates(services.index, program, filters);
       const encoding = request.config.encoding ?? "binary";
-      const results = encodeMatches(candidates, filters, program, encoding, request.config.dataSlice, scanMintLookup(services.store));
+      const results = encodeMatches(
+        candidates,
+        filters,
+        program,
+        encoding,
+        request.config.dataSlice,
+        scanMintLookup(services.store),
+      );
       return request.withContext ? rpcResponse(slot, services.apiVersion, results) : results;
     },
   };

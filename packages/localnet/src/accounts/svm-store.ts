@@ -101,10 +101,13 @@ export function createSvmStore(svm: LiteSVM): SvmStore {
       native.setAccount(key, value);
     },
     programAccounts(owner) {
-      return native.getProgramAccounts(owner).filter((entry) => !isHiddenAccount(entry.address)).map((entry) => ({
-        key: entry.address,
-        account: snapshotOf(entry.account()),
-      }));
+      return native
+        .getProgramAccounts(owner)
+        .filter((entry) => !isHiddenAccount(entry.address))
+        .map((entry) => ({
+          key: entry.address,
+          account: snapshotOf(entry.account()),
+        }));
     },
     minimumBalance(dataLen) {
       if (dataLen <= BigInt(MAX_ACCOUNT_DATA_LENGTH)) return native.minimumBalanceForRentExemption(dataLen);

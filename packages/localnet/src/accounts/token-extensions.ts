@@ -114,7 +114,11 @@ const DECODERS: Record<number, Decoder> = {
   4: {
     size: 65,
     name: "confidentialTransferMint",
-    state: (b) => ({ authority: optionalKey(b, 0), autoApproveNewAccounts: bool(b, 32), auditorElgamalPubkey: optionalElGamal(b, 33) }),
+    state: (b) => ({
+      authority: optionalKey(b, 0),
+      autoApproveNewAccounts: bool(b, 32),
+      auditorElgamalPubkey: optionalElGamal(b, 33),
+    }),
   },
   5: {
     size: 295,
@@ -157,7 +161,11 @@ const DECODERS: Record<number, Decoder> = {
   11: { size: 1, name: "cpiGuard", state: (b) => ({ lockCpi: bool(b, 0) }) },
   12: { size: 32, name: "permanentDelegate", state: (b) => ({ delegate: optionalKey(b, 0) }) },
   13: { size: 0, name: "nonTransferableAccount" },
-  14: { size: 64, name: "transferHook", state: (b) => ({ authority: optionalKey(b, 0), programId: optionalKey(b, 32) }) },
+  14: {
+    size: 64,
+    name: "transferHook",
+    state: (b) => ({ authority: optionalKey(b, 0), programId: optionalKey(b, 32) }),
+  },
   15: { size: 1, name: "transferHookAccount", state: (b) => ({ transferring: bool(b, 0) }) },
   16: {
     size: 129,
@@ -176,7 +184,11 @@ const DECODERS: Record<number, Decoder> = {
     state: (b) => ({ authority: optionalKey(b, 0), metadataAddress: optionalKey(b, 32) }),
   },
   19: { size: "variable", name: "tokenMetadata", state: tokenMetadata },
-  20: { size: 64, name: "groupPointer", state: (b) => ({ authority: optionalKey(b, 0), groupAddress: optionalKey(b, 32) }) },
+  20: {
+    size: 64,
+    name: "groupPointer",
+    state: (b) => ({ authority: optionalKey(b, 0), groupAddress: optionalKey(b, 32) }),
+  },
   21: {
     size: 80,
     name: "tokenGroup",
@@ -204,7 +216,11 @@ const DECODERS: Record<number, Decoder> = {
   24: {
     size: 196,
     name: "confidentialMintBurn",
-    state: (b) => ({ confidentialSupply: pod(b, 0, 64), decryptableSupply: pod(b, 64, 36), supplyElgamalPubkey: pod(b, 100, 32) }),
+    state: (b) => ({
+      confidentialSupply: pod(b, 0, 64),
+      decryptableSupply: pod(b, 64, 36),
+      supplyElgamalPubkey: pod(b, 100, 32),
+    }),
   },
   25: {
     size: 56,

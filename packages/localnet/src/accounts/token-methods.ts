@@ -80,7 +80,11 @@ export function createTokenMethods(services: AccountServices): MethodTable {
   ): unknown {
     const request = decodeParams(() => {
       checkArity(params, 2, 3);
-      return { key: expectString(params[0]), filter: decodeTokenFilter(params[1]), config: accountInfoConfig(params[2]) };
+      return {
+        key: expectString(params[0]),
+        filter: decodeTokenFilter(params[1]),
+        config: accountInfoConfig(params[2]),
+      };
     });
     const key = verifyPubkey(request.key);
     // agave's verify_token_account_filter runs before the slot check, like the owner's verify_pubkey.
@@ -92,7 +96,14 @@ export function createTokenMethods(services: AccountServices): MethodTable {
     const [program, mint] = programAndMint(filter);
     const [candidates, filters] = candidatesOf(key.bytes, program, mint);
     const encoding = request.config.encoding ?? "binary";
-    const accounts = encodeMatches(candidates, filters, program, encoding, request.config.dataSlice, scanMintLookup(store));
+    const accounts = encodeMatches(
+      candidates,
+      filters,
+      program,
+      encoding,
+      request.config.dataSlice,
+      scanMintLookup(store),
+    );
     return rpcResponse(slot, services.apiVersion, accounts);
   }
 
@@ -175,7 +186,15 @@ export function createTokenMethods(services: AccountServices): MethodTable {
 /** Sorts by (amount, pubkey) descending and keeps the first {@link NUM_LARGEST_ACCOUNTS}. */
 function prune(list: Array<{ amount: bigint; entry: IndexedAccount }>): void {
   list.sort((a, b) =>
-    a.amount !== b.amount ? (a.amount > b.amount ? -1 : 1) : a.entry.sortKey > b.entry.sortKey ? -1 : a.entry.sortKey < b.entry.sortKey ? 1 : 0,
+    a.amount !== b.amount
+      ? a.amount > b.amount
+        ? -1
+        : 1
+      : a.entry.sortKey > b.entry.sortKey
+        ? -1
+        : a.entry.sortKey < b.entry.sortKey
+          ? 1
+          : 0,
   );
   list.length = Math.min(list.length, NUM_LARGEST_ACCOUNTS);
 }

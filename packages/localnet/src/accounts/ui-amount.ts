@@ -47,7 +47,10 @@ export function realNumberStringTrimmed(amount: bigint, decimals: number): strin
   const digits = amount.toString();
   if (decimals === 0) return digits;
   const padded = digits.padStart(decimals + 1, "0");
-  return trimUiAmount(`${padded.slice(0, padded.length - decimals)}.${padded.slice(padded.length - decimals)}`, decimals);
+  return trimUiAmount(
+    `${padded.slice(0, padded.length - decimals)}.${padded.slice(padded.length - decimals)}`,
+    decimals,
+  );
 }
 
 function trimUiAmount(text: string, decimals: number): string {
@@ -98,7 +101,11 @@ function totalScale(mint: MintInfo): number | null {
   const now = mint.unixTimestamp ?? 0n;
   const interest = mint.interestBearing;
   if (interest !== undefined) {
-    const before = rateExp(interest.preUpdateAverageRate, interest.initializationTimestamp, interest.lastUpdateTimestamp);
+    const before = rateExp(
+      interest.preUpdateAverageRate,
+      interest.initializationTimestamp,
+      interest.lastUpdateTimestamp,
+    );
     const after = rateExp(interest.currentRate, interest.lastUpdateTimestamp, now);
     return before === null || after === null ? null : (before * after) / 10 ** mint.decimals;
   }

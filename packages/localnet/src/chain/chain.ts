@@ -158,11 +158,16 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
 
   const genesisSlot = options.startSlot;
   for (const recorded of options.recordedBlocks ?? []) {
-    if (recorded.slot >= genesisSlot) throw new RangeError(`recorded block ${recorded.slot} is not below the start slot ${genesisSlot}`);
+    if (recorded.slot >= genesisSlot)
+      throw new RangeError(`recorded block ${recorded.slot} is not below the start slot ${genesisSlot}`);
     blocks.add(recorded);
     addressSignatures.addBlock(
       recorded.slot,
-      recorded.transactions.map((record) => ({ signature: record.signature, index: record.index, keys: record.keys.keys })),
+      recorded.transactions.map((record) => ({
+        signature: record.signature,
+        index: record.index,
+        keys: record.keys.keys,
+      })),
     );
   }
   blocks.add(genesis.block);
@@ -174,7 +179,10 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   };
 
   const slotAt = (commitment: Commitment): bigint => {
-    const depth = commitment === "processed" ? 0n : BigInt(commitment === "confirmed" ? options.confirmSlots : options.finalizeSlots);
+    const depth =
+      commitment === "processed"
+        ? 0n
+        : BigInt(commitment === "confirmed" ? options.confirmSlots : options.finalizeSlots);
     const slot = tip.slot - depth;
     return slot < genesisSlot ? genesisSlot : slot;
   };
@@ -185,7 +193,9 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   };
 
   const accountKeys = (tx: DecodedTransaction): AccountKeys =>
-    tx.message.lookups.length === 0 ? staticAccountKeys(tx.message) : resolveAccountKeys(tx.message, readForLookup, tip.slot);
+    tx.message.lookups.length === 0
+      ? staticAccountKeys(tx.message)
+      : resolveAccountKeys(tx.message, readForLookup, tip.slot);
 
   const nonceValid = (tx: DecodedTransaction): boolean => isNonceValid(tx, (address) => executor.readAccount(address));
 
@@ -217,7 +227,11 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     tip = block;
     addressSignatures.addBlock(
       block.slot,
-      block.transactions.map((record) => ({ signature: record.signature, index: record.index, keys: record.keys.keys })),
+      block.transactions.map((record) => ({
+        signature: record.signature,
+        index: record.index,
+        keys: record.keys.keys,
+      })),
     );
     const written = cluster.afterBlock(block.slot, block.blockTime, block.blockhash);
     notifyTouched({ addresses: written, keys: written.map((address) => bs58.decode(address)), slot: block.slot });
@@ -274,7 +288,10 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       if (key.length !== 32) throw new RangeError("address must be 32 bytes");
       const owner = bs58.decode(account.owner);
       if (owner.length !== 32) throw new RangeError("owner must be 32 bytes");
-      svm.setAccount(key, new Account(account.lamports, account.data, owner, account.executable ?? false, account.rentEpoch ?? 0n));
+      svm.setAccount(
+        key,
+        new Account(account.lamports, account.data, owner, account.executable ?? false, account.rentEpoch ?? 0n),
+      );
       notifyTouched({ addresses: [address], keys: [key], slot: tip.slot });
     },
     produceBlock,

@@ -24,7 +24,10 @@ export interface TransactionQueue {
 }
 
 /** Creates the queue; `isKnown` says whether a signature is already in the history (then it is not queued). */
-export function createTransactionQueue(options: { maxQueue: number; isKnown: (signature: string) => boolean }): TransactionQueue {
+export function createTransactionQueue(options: {
+  maxQueue: number;
+  isKnown: (signature: string) => boolean;
+}): TransactionQueue {
   const queue: QueuedTransaction[] = [];
   /** Signature -> whether a queued copy has verified signatures. */
   const pending = new Map<string, boolean>();

@@ -9,7 +9,14 @@
  */
 import bs58 from "bs58";
 import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../world/program-ids.ts";
-import { decodeMint, decodeTokenAccount, MINT_SIZE, TOKEN_ACCOUNT_SIZE, TokenAccountState, type MintFields } from "../world/spl-token-layout.ts";
+import {
+  decodeMint,
+  decodeTokenAccount,
+  MINT_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+  TokenAccountState,
+  type MintFields,
+} from "../world/spl-token-layout.ts";
 import { decodeMetadata, METADATA_KEY, TokenStandard, type TokenMetadata } from "../world/token-metadata.ts";
 import type { CompressedAsset, OffchainJson } from "../world/world-types.ts";
 
@@ -75,7 +82,8 @@ export interface AssetIndexOptions {
   offchainJson?: ReadonlyMap<string, OffchainJson>;
 }
 
-const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+const latin1 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 
 /** Fungible standards are owned by many accounts: DAS does not track a single holder for them. */
 export function isSingleOwner(metadata: TokenMetadata, mint: MintFields | null): boolean {
@@ -101,7 +109,10 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
 
   function relist(record: AssetRecord): void {
     const collection = record.metadata.collection;
-    const next = collection === null || isBurnt(record) ? null : { group: collection.key as string, verified: collection.verified };
+    const next =
+      collection === null || isBurnt(record)
+        ? null
+        : { group: collection.key as string, verified: collection.verified };
     const prev = record.listedIn;
     if (prev?.group === next?.group && prev?.verified === next?.verified) return;
     if (prev !== null) {
@@ -185,7 +196,10 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
   function applyTokenAccount(address: string, account: AccountView | null): void {
     const previous = byTokenAccount.get(address);
     // Most token accounts hold fungible tokens: look the mint up before decoding anything.
-    const tracked = account !== null && account.data.length === TOKEN_ACCOUNT_SIZE ? bySortKey.get(latin1(account.data.subarray(0, 32))) : undefined;
+    const tracked =
+      account !== null && account.data.length === TOKEN_ACCOUNT_SIZE
+        ? bySortKey.get(latin1(account.data.subarray(0, 32)))
+        : undefined;
     if (tracked === undefined && previous === undefined) return;
     const fields = tracked !== undefined && account!.owner === TOKEN_PROGRAM ? decodeTokenAccount(account!.data) : null;
     const record = fields === null ? undefined : tracked;
@@ -245,7 +259,9 @@ export function createAssetIndex(options: AssetIndexOptions = {}): AssetIndex {
       const record = assets.get(asset.id) ?? newRecord(asset.id, bs58.decode(asset.id), asset.metadata);
       record.metadata = asset.metadata;
       record.compressed = asset;
-      record.holdings = new Map([[asset.id, { tokenAccount: "", owner: asset.owner, delegate: asset.delegate, frozen: false }]]);
+      record.holdings = new Map([
+        [asset.id, { tokenAccount: "", owner: asset.owner, delegate: asset.delegate, frozen: false }],
+      ]);
       record.updated = ++clock;
       relist(record);
     },

@@ -100,7 +100,12 @@ function tokenInfo(record: AssetRecord): Json | undefined {
  * `showUnverifiedCollections` (`verified` is shown only then), as in the reference's list calls;
  * u64 values (token supply) stay bigint for the JSON writer.
  */
-export function renderAsset(record: AssetRecord, index: AssetIndex, options: DisplayOptions, allowUnverified = true): Json {
+export function renderAsset(
+  record: AssetRecord,
+  index: AssetIndex,
+  options: DisplayOptions,
+  allowUnverified = true,
+): Json {
   const m = record.metadata;
   const iface = interfaceOf(record);
   const grouping: Json[] = [];
@@ -109,7 +114,8 @@ export function renderAsset(record: AssetRecord, index: AssetIndex, options: Dis
     if (options.showUnverifiedCollections) group.verified = m.collection.verified;
     if (options.showCollectionMetadata) {
       const parent = index.get(m.collection.key);
-      group.collection_metadata = parent === undefined ? {} : { name: clean(parent.metadata.name), symbol: clean(parent.metadata.symbol) };
+      group.collection_metadata =
+        parent === undefined ? {} : { name: clean(parent.metadata.name), symbol: clean(parent.metadata.symbol) };
     }
     grouping.push(group);
   }
@@ -132,7 +138,11 @@ export function renderAsset(record: AssetRecord, index: AssetIndex, options: Dis
     ownership: ownership(record),
   };
   if (m.uses !== null) {
-    asset.uses = { use_method: USE_METHODS[m.uses.useMethod] ?? "Single", remaining: m.uses.remaining, total: m.uses.total };
+    asset.uses = {
+      use_method: USE_METHODS[m.uses.useMethod] ?? "Single",
+      remaining: m.uses.remaining,
+      total: m.uses.total,
+    };
   }
   if (iface === "V1_NFT" || iface === "ProgrammableNFT" || iface === "Custom") {
     asset.supply = { print_max_supply: 0, print_current_supply: 0, edition_nonce: m.editionNonce };

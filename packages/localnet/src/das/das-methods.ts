@@ -53,7 +53,12 @@ function slice(items: readonly AssetRecord[], start: number, count: number, desc
 }
 
 /** Selects one page of `members` (ascending by id) as the reference's `paginate` would. */
-function selectPage(members: readonly AssetRecord[], p: PageParams, mode: "cursor" | "page" | "keyset", limit: number): AssetRecord[] {
+function selectPage(
+  members: readonly AssetRecord[],
+  p: PageParams,
+  mode: "cursor" | "page" | "keyset",
+  limit: number,
+): AssetRecord[] {
   const descending = p.sortBy.sortDirection === "desc";
   let ordered = members;
   if (p.sortBy.sortBy === "created" || p.sortBy.sortBy === "updated" || p.sortBy.sortBy === "recent_action") {
@@ -78,7 +83,8 @@ function getAssetsByGroup(index: AssetIndex, params: unknown[]): Record<string, 
   const mode = validatePagination(p);
   const limit = p.limit ?? 1000;
   // Only collections are indexed; any other group key matches nothing, as in the reference.
-  const members = p.groupKey === "collection" ? index.groupMembers(p.groupValue, p.options.showUnverifiedCollections) : [];
+  const members =
+    p.groupKey === "collection" ? index.groupMembers(p.groupValue, p.options.showUnverifiedCollections) : [];
   const page = limit === 0 ? [] : selectPage(members, p, mode, limit);
   const result: Record<string, unknown> = { total: page.length, limit };
   if (p.options.showGrandTotal) result.grand_total = members.length;
@@ -121,7 +127,9 @@ function getAssets(index: AssetIndex, params: unknown[]): (Record<string, unknow
   // Unknown ids and assets without supply come back as null, in the order asked.
   return ids.map((id) => {
     const record = index.get(id);
-    return record === undefined || (record.mint !== null && record.mint.supply === 0n) ? null : renderAsset(record, index, options, false);
+    return record === undefined || (record.mint !== null && record.mint.supply === 0n)
+      ? null
+      : renderAsset(record, index, options, false);
   });
 }
 
@@ -145,6 +153,12 @@ export function createDasMethods(index: AssetIndex): MethodTable {
     getAssetsByOwner: withNamedParams((params) => getAssetsByOwner(index, params)),
     getGrouping: withNamedParams((params) => getGrouping(index, params)),
   };
-  return { ...table, get_asset: table.getAsset, get_assets: table.getAssets, get_assets_by_group: table.getAssetsByGroup, get_assets_by_owner: table.getAssetsByOwner, get_grouping: table.getGrouping };
+  return {
+    ...table,
+    get_asset: table.getAsset,
+    get_assets: table.getAssets,
+    get_assets_by_group: table.getAssetsByGroup,
+    get_assets_by_owner: table.getAssetsByOwner,
+    get_grouping: table.getGrouping,
+  };
 }
-

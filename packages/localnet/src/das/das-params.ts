@@ -69,7 +69,8 @@ function toNamed(params: unknown[], fields: readonly string[]): Raw {
   if (params.length === 1 && typeof params[0] === "object" && params[0] !== null && !Array.isArray(params[0])) {
     return params[0] as Raw;
   }
-  if (params.length > fields.length) throw paramsError(`invalid length ${params.length}, expected at most ${fields.length} elements`);
+  if (params.length > fields.length)
+    throw paramsError(`invalid length ${params.length}, expected at most ${fields.length} elements`);
   const named: Raw = {};
   params.forEach((value, i) => {
     if (value !== null && value !== undefined) named[fields[i]] = value;
@@ -118,7 +119,8 @@ function parseOptions(raw: Raw): DisplayOptions {
     showGrandTotal: false,
   };
   if (value === undefined || value === null) return options;
-  if (typeof value !== "object" || Array.isArray(value)) throw paramsError("invalid type for `options`: expected struct Options");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw paramsError("invalid type for `options`: expected struct Options");
   denyUnknown(value as Raw, OPTION_FIELDS);
   for (const field of OPTION_FIELDS) {
     const flag = (value as Raw)[field];
@@ -132,11 +134,14 @@ function parseOptions(raw: Raw): DisplayOptions {
 function parseSorting(raw: Raw): Sorting {
   const value = raw.sortBy;
   if (value === undefined || value === null) return { sortBy: "id", sortDirection: "desc" };
-  if (typeof value !== "object" || Array.isArray(value)) throw paramsError("invalid type for `sortBy`: expected struct AssetSorting");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw paramsError("invalid type for `sortBy`: expected struct AssetSorting");
   denyUnknown(value as Raw, ["sortBy", "sortDirection"]);
   const { sortBy, sortDirection } = value as Raw;
   if (!["id", "created", "updated", "recent_action", "none"].includes(sortBy as string)) {
-    throw paramsError("unknown variant for `sortBy`, expected one of `id`, `created`, `updated`, `recent_action`, `none`");
+    throw paramsError(
+      "unknown variant for `sortBy`, expected one of `id`, `created`, `updated`, `recent_action`, `none`",
+    );
   }
   if (sortDirection !== undefined && sortDirection !== null && sortDirection !== "asc" && sortDirection !== "desc") {
     throw paramsError("unknown variant for `sortDirection`, expected `asc` or `desc`");
@@ -191,7 +196,17 @@ export function parseGetAssetsByOwner(params: unknown[]): GetAssetsByOwnerParams
   return parsed;
 }
 
-const GROUP_FIELDS = ["groupKey", "groupValue", "sortBy", "limit", "page", "before", "after", "options", "cursor"] as const;
+const GROUP_FIELDS = [
+  "groupKey",
+  "groupValue",
+  "sortBy",
+  "limit",
+  "page",
+  "before",
+  "after",
+  "options",
+  "cursor",
+] as const;
 
 export function parseGetAssetsByGroup(params: unknown[]): GetAssetsByGroupParams {
   const raw = toNamed(params, GROUP_FIELDS);
@@ -212,7 +227,9 @@ export function parseGetAssetsByGroup(params: unknown[]): GetAssetsByGroupParams
 }
 
 /** The reference's `validate_pagination`, in its order. */
-export function validatePagination(p: Pick<GetAssetsByGroupParams, "limit" | "page" | "before" | "after" | "cursor" | "sortBy">): "cursor" | "page" | "keyset" {
+export function validatePagination(
+  p: Pick<GetAssetsByGroupParams, "limit" | "page" | "before" | "after" | "cursor" | "sortBy">,
+): "cursor" | "page" | "keyset" {
   if (p.limit !== null && p.limit > 1000) throw dasError("Pagination Error. Limit should not be greater than 1000.");
   const sortedById = p.sortBy.sortBy === "id";
   if (p.page !== null) {
@@ -262,7 +279,8 @@ export function parseGetAssets(params: unknown[]): GetAssetsParams {
   denyUnknown(raw, GET_ASSETS_FIELDS, ["displayOptions"]);
   const ids = raw.ids;
   if (ids === undefined || ids === null) throw paramsError("missing field `ids`");
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) throw paramsError("invalid type for `ids`: expected a sequence of strings");
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string"))
+    throw paramsError("invalid type for `ids`: expected a sequence of strings");
   const options = parseOptions(raw);
   const unique = (ids as string[]).filter((id, i) => i === 0 || id !== ids[i - 1]);
   if (unique.length > 1000) throw dasError("Batch Size Error. Batch size should not be greater than 1000.");

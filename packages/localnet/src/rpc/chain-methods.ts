@@ -56,7 +56,9 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       expectArity(params, 0, 0);
       const behind = BigInt(lagSlots());
       if (behind > HEALTH_CHECK_SLOT_DISTANCE) {
-        throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${behind} slots`, { numSlotsBehind: behind });
+        throw new JsonRpcError(RpcErrorCode.NODE_UNHEALTHY, `Node is behind by ${behind} slots`, {
+          numSlotsBehind: behind,
+        });
       }
       return "ok";
     },
@@ -126,7 +128,10 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       expectArity(params, 0, 1);
       const slot = contextSlot(ctx, configParam(params[0]));
       const block = blockOf(slot);
-      return withContext(slot, { blockhash: block.blockhash, lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE });
+      return withContext(slot, {
+        blockhash: block.blockhash,
+        lastValidBlockHeight: block.blockHeight + MAX_PROCESSING_AGE,
+      });
     },
 
     isBlockhashValid(params, ctx) {
@@ -150,10 +155,14 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       try {
         message = decodeMessage(bytes, VERSIONED_MESSAGE_TYPE);
         if (message.lookups.length > 0) {
-          resolveAccountKeys(message, (address) => {
-            const account = chain.executor.readAccount(address);
-            return account && { owner: account.owner, data: account.data };
-          }, slot);
+          resolveAccountKeys(
+            message,
+            (address) => {
+              const account = chain.executor.readAccount(address);
+              return account && { owner: account.owner, data: account.data };
+            },
+            slot,
+          );
         }
       } catch (err) {
         if (err instanceof JsonRpcError && err.message.startsWith("invalid transaction: ")) {
@@ -171,7 +180,8 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       expectArity(params, 0, 1);
       const raw = params[0] ?? [];
       if (!Array.isArray(raw)) throw invalidParams(`Invalid params: invalid type: ${typeof raw}, expected a sequence.`);
-      if (raw.length > MAX_TX_ACCOUNT_LOCKS) throw invalidParams(`Too many inputs provided; max ${MAX_TX_ACCOUNT_LOCKS}`);
+      if (raw.length > MAX_TX_ACCOUNT_LOCKS)
+        throw invalidParams(`Too many inputs provided; max ${MAX_TX_ACCOUNT_LOCKS}`);
       const accounts = raw.map((a) => base58Key(a, decode58));
       const tip = ctx.slotAt("processed");
       const from = tip >= PRIORITIZATION_FEE_SLOTS ? tip - PRIORITIZATION_FEE_SLOTS + 1n : 0n;

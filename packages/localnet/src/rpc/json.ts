@@ -7,7 +7,12 @@ type Reviver = (this: unknown, key: string, value: unknown, context?: { source?:
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 const bigNumberReviver: Reviver = (_key, value, context) => {
-  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source)) {
+  if (
+    typeof value === "number" &&
+    !Number.isSafeInteger(value) &&
+    context?.source !== undefined &&
+    /^-?\d+$/.test(context.source)
+  ) {
     return BigInt(context.source);
   }
   return value;

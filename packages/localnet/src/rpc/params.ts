@@ -32,7 +32,8 @@ export function describe(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "boolean") return `boolean \`${value}\``;
   if (typeof value === "bigint") return `integer \`${value}\``;
-  if (typeof value === "number") return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === "number")
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
   if (typeof value === "string") return `string ${JSON.stringify(value)}`;
   if (Array.isArray(value)) return "sequence";
   return "map";
@@ -48,7 +49,9 @@ export function expectArity(params: unknown[], required: number, max: number): v
     throw invalidParams(`\`params\` should have at least ${required} argument(s)`);
   }
   if (params.length > max) {
-    throw invalidParams(`Invalid params: invalid length ${params.length}, expected at most ${max} elements in sequence.`);
+    throw invalidParams(
+      `Invalid params: invalid length ${params.length}, expected at most ${max} elements in sequence.`,
+    );
   }
 }
 
@@ -61,7 +64,8 @@ export function stringParam(value: unknown): string {
 /** A u64 (or usize) parameter; JSON numbers beyond 2^53 arrive as bigint from the server's parser. */
 export function u64Param(value: unknown, what = "u64"): bigint {
   if (typeof value === "bigint") {
-    if (value < 0n || value > 0xffffffffffffffffn) throw invalidParams(`Invalid params: invalid value: integer \`${value}\`, expected ${what}.`);
+    if (value < 0n || value > 0xffffffffffffffffn)
+      throw invalidParams(`Invalid params: invalid value: integer \`${value}\`, expected ${what}.`);
     return value;
   }
   if (typeof value === "number" && Number.isInteger(value)) {
@@ -94,7 +98,11 @@ export function u64Field(config: Record<string, unknown>, name: string): bigint 
 }
 
 /** An optional enum config field. */
-export function enumField<T extends string>(config: Record<string, unknown>, name: string, variants: readonly T[]): T | undefined {
+export function enumField<T extends string>(
+  config: Record<string, unknown>,
+  name: string,
+  variants: readonly T[],
+): T | undefined {
   const value = config[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") throw invalidType(value, `one of ${variants.map((v) => `\`${v}\``).join(", ")}`);
@@ -131,7 +139,11 @@ export function checkMinContextSlot(slot: bigint, minContextSlot: bigint | undef
  * The slot a read observes for a `{ commitment, minContextSlot }` config, as agave's
  * `get_bank_with_config` computes it (including the -32016 check).
  */
-export function contextSlot(ctx: MethodContext, config: Record<string, unknown>, fallback: Commitment = "finalized"): bigint {
+export function contextSlot(
+  ctx: MethodContext,
+  config: Record<string, unknown>,
+  fallback: Commitment = "finalized",
+): bigint {
   const slot = ctx.slotAt(commitmentField(config, fallback));
   checkMinContextSlot(slot, u64Field(config, "minContextSlot"));
   return slot;

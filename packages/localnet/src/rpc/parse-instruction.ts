@@ -7,7 +7,6 @@
 import bs58 from "bs58";
 import { SYSTEM_PROGRAM } from "../accounts/program-ids.ts";
 
-
 type Info = Record<string, unknown>;
 
 function u64(data: Uint8Array, at: number): bigint | undefined {
@@ -26,7 +25,13 @@ function parseSystem(data: Uint8Array, accounts: string[]): { type: string; info
       if (lamports === undefined || space === undefined || data.length !== 52 || !need(2)) return undefined;
       return {
         type: "createAccount",
-        info: { source: accounts[0], newAccount: accounts[1], lamports, space, owner: bs58.encode(data.subarray(20, 52)) },
+        info: {
+          source: accounts[0],
+          newAccount: accounts[1],
+          lamports,
+          space,
+          owner: bs58.encode(data.subarray(20, 52)),
+        },
       };
     }
     case 1:
@@ -54,7 +59,12 @@ function parseSystem(data: Uint8Array, accounts: string[]): { type: string; info
 }
 
 /** One instruction in jsonParsed form. */
-export function parseInstruction(programId: string, accounts: string[], data: Uint8Array, stackHeight: number | null): Record<string, unknown> {
+export function parseInstruction(
+  programId: string,
+  accounts: string[],
+  data: Uint8Array,
+  stackHeight: number | null,
+): Record<string, unknown> {
   const parsed = programId === SYSTEM_PROGRAM ? parseSystem(data, accounts) : undefined;
   if (parsed !== undefined) return { parsed, program: "system", programId, stackHeight };
   return { accounts, data: bs58.encode(data), programId, stackHeight };

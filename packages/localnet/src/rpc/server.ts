@@ -46,7 +46,9 @@ interface ErrorObject {
 const errorResponse = (id: Id, error: ErrorObject) => ({ jsonrpc: "2.0", error, id });
 
 function isValidId(id: unknown): id is Id {
-  return id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || typeof id === "bigint";
+  return (
+    id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || typeof id === "bigint"
+  );
 }
 
 /** Creates the server (not yet listening). */
@@ -65,7 +67,9 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     }
     const replyId = (isNotification ? null : id) as Id;
     if (params !== undefined && (params === null || typeof params !== "object")) {
-      return isNotification ? null : errorResponse(replyId, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" });
+      return isNotification
+        ? null
+        : errorResponse(replyId, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" });
     }
     const handler = Object.hasOwn(options.controlMethods, method)
       ? options.controlMethods[method]
@@ -73,7 +77,9 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         ? options.methods[method]
         : undefined;
     if (handler === undefined) {
-      return isNotification ? null : errorResponse(replyId, { code: RpcErrorCode.METHOD_NOT_FOUND, message: "Method not found" });
+      return isNotification
+        ? null
+        : errorResponse(replyId, { code: RpcErrorCode.METHOD_NOT_FOUND, message: "Method not found" });
     }
     let result: unknown;
     try {
@@ -100,7 +106,8 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
 
   async function handleParsed(parsed: unknown): Promise<string | null> {
     if (Array.isArray(parsed)) {
-      if (parsed.length === 0) return stringifyJson(errorResponse(null, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" }));
+      if (parsed.length === 0)
+        return stringifyJson(errorResponse(null, { code: RpcErrorCode.INVALID_REQUEST, message: "Invalid request" }));
       const responses: object[] = [];
       // Calls run in order: a batch that sends then queries sees its own send.
       for (const request of parsed) {
@@ -133,7 +140,12 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     const calls = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
     return (
       calls.length > 0 &&
-      calls.every((c) => c !== null && typeof c === "object" && Object.hasOwn(options.controlMethods, String((c as { method?: unknown }).method)))
+      calls.every(
+        (c) =>
+          c !== null &&
+          typeof c === "object" &&
+          Object.hasOwn(options.controlMethods, String((c as { method?: unknown }).method)),
+      )
     );
   }
 
@@ -186,7 +198,12 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       }
       if (fault.kind === "status") {
         const message = fault.status === 429 ? "Too Many Requests" : "Service Unavailable";
-        send(res, fault.status, stringifyJson(errorResponse(null, { code: fault.status, message })), fault.status === 429 ? { "retry-after": "1" } : {});
+        send(
+          res,
+          fault.status,
+          stringifyJson(errorResponse(null, { code: fault.status, message })),
+          fault.status === 429 ? { "retry-after": "1" } : {},
+        );
         return;
       }
       if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));

@@ -14,7 +14,10 @@ export interface PriceSampler {
   sample(hot: boolean): bigint;
 }
 
-type PriceOptions = Pick<TrafficOptions, "medianPrice" | "spread" | "unpricedShare" | "hotMultiplier" | "hotFloorPrice">;
+type PriceOptions = Pick<
+  TrafficOptions,
+  "medianPrice" | "spread" | "unpricedShare" | "hotMultiplier" | "hotFloorPrice"
+>;
 
 export function createPriceSampler(random: Random, options: PriceOptions): PriceSampler {
   return {

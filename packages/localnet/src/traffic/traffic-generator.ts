@@ -28,14 +28,27 @@ export interface TrafficPlan {
 
 export function planTraffic(options: TrafficOptions): TrafficPlan {
   const wallets = Array.from({ length: options.wallets }, (_, i) => deriveKeypair(options.seed, "traffic/wallet", i));
-  const hot = Array.from({ length: options.hotAccounts }, (_, i) => bs58.encode(deriveKey(options.seed, "traffic/hot", i)));
-  const cold = Array.from({ length: options.coldAccounts }, (_, i) => bs58.encode(deriveKey(options.seed, "traffic/cold", i)));
-  const system = (address: string, lamports: bigint): WorldAccount => ({ address, owner: SYSTEM_PROGRAM, lamports, data: new Uint8Array(0), executable: false });
+  const hot = Array.from({ length: options.hotAccounts }, (_, i) =>
+    bs58.encode(deriveKey(options.seed, "traffic/hot", i)),
+  );
+  const cold = Array.from({ length: options.coldAccounts }, (_, i) =>
+    bs58.encode(deriveKey(options.seed, "traffic/cold", i)),
+  );
+  const system = (address: string, lamports: bigint): WorldAccount => ({
+    address,
+    owner: SYSTEM_PROGRAM,
+    lamports,
+    data: new Uint8Array(0),
+    executable: false,
+  });
   return {
     wallets,
     hot,
     cold,
-    accounts: [...wallets.map((w) => system(w.address, WALLET_LAMPORTS)), ...[...hot, ...cold].map((a) => system(a, SYSTEM_ACCOUNT_RENT))],
+    accounts: [
+      ...wallets.map((w) => system(w.address, WALLET_LAMPORTS)),
+      ...[...hot, ...cold].map((a) => system(a, SYSTEM_ACCOUNT_RENT)),
+    ],
   };
 }
 
@@ -79,7 +92,14 @@ export function createTrafficGenerator(plan: TrafficPlan, options: TrafficOption
         // The counter keeps every transaction distinct (same payer, recipient and price would
         // otherwise repeat a signature within one blockhash).
         const lamports = failing ? FAILING_LAMPORTS : 1_000n + BigInt(generated % 1_000_000);
-        const wire = buildTransfer({ payer, recipient: pool[recipientIndex], lamports, unitLimit, unitPrice, blockhash: hash });
+        const wire = buildTransfer({
+          payer,
+          recipient: pool[recipientIndex],
+          lamports,
+          unitLimit,
+          unitPrice,
+          blockhash: hash,
+        });
         out.push({
           wire,
           payer: payer.address,

@@ -64,7 +64,8 @@ function number(env: Env, name: string, fallback: number, min: number, max: numb
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number ${min}-${max}, got "${raw}"`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new Error(`${name} must be a number ${min}-${max}, got "${raw}"`);
   return value;
 }
 

@@ -19,7 +19,11 @@ export interface TrafficRunner {
 }
 
 /** Starts sending; `onError` hears about a transaction the gate refused (a bug, not an expected case). */
-export function startTraffic(chain: TrafficChain, generator: TrafficGenerator, onError: (err: unknown) => void = () => {}): TrafficRunner {
+export function startTraffic(
+  chain: TrafficChain,
+  generator: TrafficGenerator,
+  onError: (err: unknown) => void = () => {},
+): TrafficRunner {
   let submitted = 0;
   const unsubscribe = chain.onBlock((block) => {
     for (const tx of generator.next(block.blockhash)) {

@@ -125,7 +125,10 @@ export function staticAccountKeys(message: DecodedMessage): AccountKeys {
  * Keys of a recorded transaction whose lookup tables a node already resolved (`meta.loadedAddresses`):
  * recorded blocks are served, not executed, so their tables need not exist here.
  */
-export function recordedAccountKeys(message: DecodedMessage, loaded: { writable: string[]; readonly: string[] }): AccountKeys {
+export function recordedAccountKeys(
+  message: DecodedMessage,
+  loaded: { writable: string[]; readonly: string[] },
+): AccountKeys {
   const keys = [...message.staticKeys, ...loaded.writable, ...loaded.readonly];
   return {
     ...flagsFor(message, keys),

@@ -8,7 +8,7 @@
  * dropped, as agave ignores them) are handed on.
  */
 import bs58 from "bs58";
-import { invalidParams, JsonRpcError } from "../rpc/protocol.ts";
+import { invalidParams, type JsonRpcError } from "../rpc/protocol.ts";
 
 /** The Rust type name agave prints in deserialization errors. */
 export const VERSIONED_TRANSACTION_TYPE = "solana_transaction::versioned::VersionedTransaction";
@@ -126,7 +126,11 @@ const ALIAS = "invalid value: a compact-u16 must be encoded in as few bytes as p
 export function decodeMessage(bytes: Uint8Array, typeName: string): DecodedMessage {
   const r = new Reader(bytes);
   let version: "legacy" | 0;
-  const header: MessageHeader = { numRequiredSignatures: 0, numReadonlySignedAccounts: 0, numReadonlyUnsignedAccounts: 0 };
+  const header: MessageHeader = {
+    numRequiredSignatures: 0,
+    numReadonlySignedAccounts: 0,
+    numReadonlyUnsignedAccounts: 0,
+  };
   const staticKeyBytes: Uint8Array[] = [];
   const instructions: CompiledInstruction[] = [];
   const lookups: AddressTableLookup[] = [];
@@ -134,7 +138,8 @@ export function decodeMessage(bytes: Uint8Array, typeName: string): DecodedMessa
   try {
     const first = r.u8();
     if (first & 0x80) {
-      if ((first & 0x7f) !== 0) throw `invalid value: integer \`${first & 0x7f}\`, expected a supported message version`;
+      if ((first & 0x7f) !== 0)
+        throw `invalid value: integer \`${first & 0x7f}\`, expected a supported message version`;
       version = 0;
       header.numRequiredSignatures = r.u8();
     } else {

@@ -70,7 +70,8 @@ export function computeBudgetOf(message: DecodedMessage): ComputeBudgetRequest {
     if (d[0] === 2 && d.length === 5) requestedLimit = readU32(d, 1);
     else if (d[0] === 3 && d.length === 9) unitPrice = readU64(d, 1);
   }
-  const defaultLimit = builtin * MAX_BUILTIN_ALLOCATION_COMPUTE_UNIT_LIMIT + other * DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT;
+  const defaultLimit =
+    builtin * MAX_BUILTIN_ALLOCATION_COMPUTE_UNIT_LIMIT + other * DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT;
   const unitLimit = Math.min(requestedLimit ?? defaultLimit, MAX_COMPUTE_UNIT_LIMIT);
   return { unitLimit, unitPrice };
 }

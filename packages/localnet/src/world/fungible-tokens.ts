@@ -7,8 +7,22 @@ import bs58 from "bs58";
 import type { KeyBytes } from "./pda.ts";
 import { associatedTokenAddress, metadataAddress, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "./program-ids.ts";
 import { createRandom, deriveKey } from "./seeded-random.ts";
-import { encodeMint, encodeTokenAccount, MINT_RENT_LAMPORTS, TOKEN_ACCOUNT_RENT_LAMPORTS, TokenAccountState } from "./spl-token-layout.ts";
-import { encodeMetadata, MAX_NAME_LENGTH, MAX_SYMBOL_LENGTH, MAX_URI_LENGTH, METADATA_KEY, padNul, TokenStandard } from "./token-metadata.ts";
+import {
+  encodeMint,
+  encodeTokenAccount,
+  MINT_RENT_LAMPORTS,
+  TOKEN_ACCOUNT_RENT_LAMPORTS,
+  TokenAccountState,
+} from "./spl-token-layout.ts";
+import {
+  encodeMetadata,
+  MAX_NAME_LENGTH,
+  MAX_SYMBOL_LENGTH,
+  MAX_URI_LENGTH,
+  METADATA_KEY,
+  padNul,
+  TokenStandard,
+} from "./token-metadata.ts";
 import { METADATA_RENT_LAMPORTS } from "./nft-accounts.ts";
 import type { ManifestMint, WorldAccount } from "./world-types.ts";
 
@@ -51,7 +65,15 @@ function tokenAccount(address: KeyBytes, mint: KeyBytes, owner: KeyBytes, amount
     address: bs58.encode(address),
     owner: TOKEN_PROGRAM,
     lamports: TOKEN_ACCOUNT_RENT_LAMPORTS,
-    data: encodeTokenAccount({ mint, owner, amount, delegate: null, state: TokenAccountState.Initialized, delegatedAmount: 0n, closeAuthority: null }),
+    data: encodeTokenAccount({
+      mint,
+      owner,
+      amount,
+      delegate: null,
+      state: TokenAccountState.Initialized,
+      delegatedAmount: 0n,
+      closeAuthority: null,
+    }),
     executable: false,
   };
 }
@@ -62,7 +84,12 @@ function tokenAccount(address: KeyBytes, mint: KeyBytes, owner: KeyBytes, amount
  * accounts rather than associated ones because deriving 100k ATAs costs ~7 s of curve checks
  * (both kinds exist on mainnet). The demo wallet gets an associated token account of each mint.
  */
-export function buildFungibleTokens(seed: string, tokenHolders: number, smallHolders: readonly number[], demoWallet: KeyBytes): FungibleTokens {
+export function buildFungibleTokens(
+  seed: string,
+  tokenHolders: number,
+  smallHolders: readonly number[],
+  demoWallet: KeyBytes,
+): FungibleTokens {
   const authority = deriveKey(seed, "fungible/authority");
   const accounts: WorldAccount[] = [];
   const mints: ManifestMint[] = [];
@@ -121,7 +148,13 @@ export function buildFungibleTokens(seed: string, tokenHolders: number, smallHol
     );
     // not push(...holderAccounts): 100k spread arguments overflow the stack
     for (const account of holderAccounts) accounts.push(account);
-    mints.push({ symbol: plan.symbol, mint: bs58.encode(mint), decimals: plan.decimals, holders: plan.holders, supply: supply.toString() });
+    mints.push({
+      symbol: plan.symbol,
+      mint: bs58.encode(mint),
+      decimals: plan.decimals,
+      holders: plan.holders,
+      supply: supply.toString(),
+    });
   }
   return { accounts, mints, demoTokenAccounts };
 }

@@ -26,7 +26,10 @@ export function writeWorldFiles(world: World, dir: string): WrittenManifest {
   const keypairPath = join(dir, "demo-wallet.json");
   const manifestPath = join(dir, "world-manifest.json");
   writeAtomic(keypairPath, solanaCliKeypairJson(world.demoWallet), 0o600);
-  const manifest: WorldManifest = { ...world.manifest, demoWallet: { ...world.manifest.demoWallet, keypairFile: keypairPath } };
+  const manifest: WorldManifest = {
+    ...world.manifest,
+    demoWallet: { ...world.manifest.demoWallet, keypairFile: keypairPath },
+  };
   writeAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o644);
   return { manifestPath, keypairPath, manifest };
 }
@@ -34,13 +37,22 @@ export function writeWorldFiles(world: World, dir: string): WrittenManifest {
 /** The console summary: enough to start using the chain without opening the manifest. */
 export function summarize(written: WrittenManifest, seconds: number): string[] {
   const m = written.manifest;
-  const lines = [`world seeded in ${seconds.toFixed(1)} s: ${m.counts.accounts} accounts, ${m.counts.compressedAssets} compressed assets (seed "${m.seed}")`];
+  const lines = [
+    `world seeded in ${seconds.toFixed(1)} s: ${m.counts.accounts} accounts, ${m.counts.compressedAssets} compressed assets (seed "${m.seed}")`,
+  ];
   for (const c of m.collections) {
-    lines.push(`  collection ${c.name}: ${c.mint} (${c.verifiedMembers} verified members${c.seeded ? "" : ", real mainnet members"})`);
+    lines.push(
+      `  collection ${c.name}: ${c.mint} (${c.verifiedMembers} verified members${c.seeded ? "" : ", real mainnet members"})`,
+    );
   }
-  lines.push(`  look-alike collection: ${m.spoofs.lookalikeCollection}; unverified spoofs: ${m.spoofs.unverifiedMembers.length}`);
-  for (const t of m.fungibleMints) lines.push(`  token ${t.symbol}: ${t.mint} (${t.holders} holders, ${t.decimals} decimals)`);
-  lines.push(`  demo wallet: ${m.demoWallet.address} (${Number(BigInt(m.demoWallet.lamports) / 1_000_000_000n)} SOL), keypair ${written.keypairPath}`);
+  lines.push(
+    `  look-alike collection: ${m.spoofs.lookalikeCollection}; unverified spoofs: ${m.spoofs.unverifiedMembers.length}`,
+  );
+  for (const t of m.fungibleMints)
+    lines.push(`  token ${t.symbol}: ${t.mint} (${t.holders} holders, ${t.decimals} decimals)`);
+  lines.push(
+    `  demo wallet: ${m.demoWallet.address} (${Number(BigInt(m.demoWallet.lamports) / 1_000_000_000n)} SOL), keypair ${written.keypairPath}`,
+  );
   lines.push(`  manifest: ${written.manifestPath}`);
   return lines;
 }

@@ -6,8 +6,20 @@
  */
 import bs58 from "bs58";
 import type { KeyBytes } from "./pda.ts";
-import { associatedTokenAddress, masterEditionAddress, metadataAddress, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "./program-ids.ts";
-import { encodeMint, encodeTokenAccount, MINT_RENT_LAMPORTS, TOKEN_ACCOUNT_RENT_LAMPORTS, TokenAccountState } from "./spl-token-layout.ts";
+import {
+  associatedTokenAddress,
+  masterEditionAddress,
+  metadataAddress,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+} from "./program-ids.ts";
+import {
+  encodeMint,
+  encodeTokenAccount,
+  MINT_RENT_LAMPORTS,
+  TOKEN_ACCOUNT_RENT_LAMPORTS,
+  TokenAccountState,
+} from "./spl-token-layout.ts";
 import {
   encodeMetadata,
   METADATA_KEY,

@@ -4,10 +4,21 @@
  */
 import bs58 from "bs58";
 import { findProgramAddressSync, type KeyBytes } from "./pda.ts";
-import { ASSOCIATED_TOKEN_PROGRAM, BUBBLEGUM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  BUBBLEGUM_PROGRAM,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+} from "../accounts/program-ids.ts";
 
 // The ids themselves are in the one table (accounts/program-ids.ts); the world's modules take them from here too.
-export { ASSOCIATED_TOKEN_PROGRAM, BUBBLEGUM_PROGRAM, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
+export {
+  ASSOCIATED_TOKEN_PROGRAM,
+  BUBBLEGUM_PROGRAM,
+  SYSTEM_PROGRAM,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+} from "../accounts/program-ids.ts";
 
 const TOKEN_BYTES = bs58.decode(TOKEN_PROGRAM);
 const ATA_BYTES = bs58.decode(ASSOCIATED_TOKEN_PROGRAM);

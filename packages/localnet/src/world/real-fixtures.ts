@@ -25,8 +25,13 @@ interface FixtureFile {
 function isFixtureFile(value: unknown): value is FixtureFile {
   const v = value as FixtureFile;
   return (
-    typeof v === "object" && v !== null && typeof v.pubkey === "string" && typeof v.owner === "string" &&
-    Number.isSafeInteger(v.lamports) && Array.isArray(v.data) && v.data[1] === "base64"
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.pubkey === "string" &&
+    typeof v.owner === "string" &&
+    Number.isSafeInteger(v.lamports) &&
+    Array.isArray(v.data) &&
+    v.data[1] === "base64"
   );
 }
 

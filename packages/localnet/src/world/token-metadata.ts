@@ -142,7 +142,15 @@ const headCodec: Codec<Head> = getStructCodec([
   ["isMutable", getBooleanCodec()],
   ["editionNonce", getNullableCodec(getU8Codec())],
   ["tokenStandard", getNullableCodec(getU8Codec())],
-  ["collection", getNullableCodec(getStructCodec([["verified", getBooleanCodec()], ["key", addressCodec()]]))],
+  [
+    "collection",
+    getNullableCodec(
+      getStructCodec([
+        ["verified", getBooleanCodec()],
+        ["key", addressCodec()],
+      ]),
+    ),
+  ],
   [
     "uses",
     getNullableCodec(
@@ -167,7 +175,9 @@ const tailCodec: Codec<Tail> = getStructCodec([
   ],
   [
     "programmableConfig",
-    getNullableCodec(getDiscriminatedUnionCodec([["V1", getStructCodec([["ruleSet", getNullableCodec(addressCodec())]])]])),
+    getNullableCodec(
+      getDiscriminatedUnionCodec([["V1", getStructCodec([["ruleSet", getNullableCodec(addressCodec())]])]]),
+    ),
   ],
 ]) as Codec<Tail>;
 

@@ -24,7 +24,13 @@ function realCollections(): { accounts: WorldAccount[]; manifest: ManifestCollec
       .map((m) => m.mint as string)
       .sort();
     accounts.push(...loaded);
-    manifest.push({ name: real.name, mint: real.mint, seeded: false, verifiedMembers: members.length, sampleMembers: members });
+    manifest.push({
+      name: real.name,
+      mint: real.mint,
+      seeded: false,
+      verifiedMembers: members.length,
+      sampleMembers: members,
+    });
   }
   return { accounts, manifest };
 }
@@ -34,10 +40,21 @@ export function buildWorld(options: WorldOptions): World {
   const demoWallet = deriveKeypair(options.seed, "demo-wallet");
   const real = options.realAccounts ? realCollections() : { accounts: [], manifest: [] };
   const generated = buildGeneratedCollection(options, demoWallet.publicKey);
-  const fungibles = buildFungibleTokens(options.seed, options.tokenHolders, options.smallMintHolders, demoWallet.publicKey);
+  const fungibles = buildFungibleTokens(
+    options.seed,
+    options.tokenHolders,
+    options.smallMintHolders,
+    demoWallet.publicKey,
+  );
 
   const accounts: WorldAccount[] = [
-    { address: demoWallet.address, owner: SYSTEM_PROGRAM, lamports: options.demoWalletLamports, data: new Uint8Array(0), executable: false },
+    {
+      address: demoWallet.address,
+      owner: SYSTEM_PROGRAM,
+      lamports: options.demoWalletLamports,
+      data: new Uint8Array(0),
+      executable: false,
+    },
   ];
   for (const part of [real.accounts, generated.accounts, fungibles.accounts]) {
     for (const account of part) accounts.push(account);
@@ -78,4 +95,3 @@ function assertUniqueAddresses(accounts: readonly WorldAccount[]): void {
     seen.add(account.address);
   }
 }
-

@@ -58,8 +58,14 @@ export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined)
   const code = worldCodeVersion();
   const file = join(dir, `world-${code}-${optionsKey(options)}.v8`);
   try {
-    const stored = v8.deserialize(readFileSync(file)) as Omit<World, "demoWallet"> & { demoWallet: { secretSeed: Uint8Array } };
-    return { world: { ...stored, demoWallet: keypairFromSeed(new Uint8Array(stored.demoWallet.secretSeed)) }, source: "hit", file };
+    const stored = v8.deserialize(readFileSync(file)) as Omit<World, "demoWallet"> & {
+      demoWallet: { secretSeed: Uint8Array };
+    };
+    return {
+      world: { ...stored, demoWallet: keypairFromSeed(new Uint8Array(stored.demoWallet.secretSeed)) },
+      source: "hit",
+      file,
+    };
   } catch {
     // Missing or unreadable: build it.
   }

@@ -58,7 +58,9 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   return {
     seed({ chain, index }) {
       const started = performance.now();
-      const cached = options.world.enabled ? loadOrBuildWorld(options.world.options, options.world.cacheDir) : undefined;
+      const cached = options.world.enabled
+        ? loadOrBuildWorld(options.world.options, options.world.cacheDir)
+        : undefined;
       const world = cached?.world;
       const das = createAssetIndex({ offchainJson: world?.offchainJson });
       assets = das;
@@ -78,7 +80,10 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
         const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
         written = writeWorldFiles(world, dir);
         for (const line of summarize(written, (performance.now() - started) / 1000)) log(line);
-        if (cached?.file !== undefined) log(`  world cache: ${cached.source === "hit" ? "read from" : "written to"} ${cached.file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`);
+        if (cached?.file !== undefined)
+          log(
+            `  world cache: ${cached.source === "hit" ? "read from" : "written to"} ${cached.file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
+          );
       }
       if (options.traffic.enabled) {
         traffic = planTraffic(options.traffic.options);
@@ -94,7 +99,9 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
       const generator = createTrafficGenerator(traffic, options.traffic.options);
       traffic.runner = startTraffic(chain, generator, (err) => log(`traffic: transaction refused: ${String(err)}`));
       const o = options.traffic.options;
-      log(`traffic: ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`);
+      log(
+        `traffic: ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`,
+      );
     },
     get assets() {
       return assets;

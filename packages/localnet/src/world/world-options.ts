@@ -117,7 +117,11 @@ export function parseWorldConfig(env: Env, enabledByDefault = true): WorldConfig
   const smallMintHolders =
     smallRaw === undefined || smallRaw === ""
       ? d.smallMintHolders
-      : smallRaw.split(",").map((part) => parseCount({ [WORLD_ENV.smallMintHolders]: part.trim() }, WORLD_ENV.smallMintHolders, 0, 1_000_000));
+      : smallRaw
+          .split(",")
+          .map((part) =>
+            parseCount({ [WORLD_ENV.smallMintHolders]: part.trim() }, WORLD_ENV.smallMintHolders, 0, 1_000_000),
+          );
   return {
     enabled: parseSwitch(env, WORLD_ENV.enabled, enabledByDefault),
     outDir: env[WORLD_ENV.dir] || undefined,

@@ -48,7 +48,14 @@ export interface WorldManifest {
   collections: ManifestCollection[];
   spoofs: { unverifiedMembers: string[]; lookalikeCollection: string; lookalikeMembers: number };
   fungibleMints: ManifestMint[];
-  demoWallet: { address: string; lamports: string; nfts: string[]; compressedNfts: string[]; tokenAccounts: string[]; keypairFile?: string };
+  demoWallet: {
+    address: string;
+    lamports: string;
+    nfts: string[];
+    compressedNfts: string[];
+    tokenAccounts: string[];
+    keypairFile?: string;
+  };
   counts: { accounts: number; compressedAssets: number };
 }
 

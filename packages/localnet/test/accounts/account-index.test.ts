@@ -11,7 +11,9 @@ describe("createAccountIndex", () => {
   it("starts with the accounts LiteSVM has at genesis (programs, sysvars)", () => {
     const index = createAccountIndex(new LiteSVM());
     expect(index.get(TOKEN)?.executable).toBe(true);
-    expect(index.get("SysvarC1ock11111111111111111111111111111111" as Address)?.owner).toBe("Sysvar1111111111111111111111111111111111111");
+    expect(index.get("SysvarC1ock11111111111111111111111111111111" as Address)?.owner).toBe(
+      "Sysvar1111111111111111111111111111111111111",
+    );
     expect(index.byOwner("BPFLoaderUpgradeab1e11111111111111111111111" as Address).length).toBeGreaterThan(3);
   });
 
@@ -74,7 +76,12 @@ describe("createAccountIndex", () => {
     expect(byMint).toEqual([...accounts].sort(byPubkeyBytes));
     expect(index.tokenAccountsByOwner(TOKEN, bs58.decode(owner)).map((e) => e.address)).toEqual(byMint);
     // Uninitializing an account (state 0) takes it out of the token buckets, not out of the program.
-    index.seedAccount({ address: accounts[0], owner: TOKEN, lamports: 1n, data: tokenAccountData({ mint, owner, amount: 1n, state: 0 }) });
+    index.seedAccount({
+      address: accounts[0],
+      owner: TOKEN,
+      lamports: 1n,
+      data: tokenAccountData({ mint, owner, amount: 1n, state: 0 }),
+    });
     expect(index.tokenAccountsByMint(TOKEN, bs58.decode(mint))).toHaveLength(39);
     expect(index.byOwner(TOKEN).some((e) => e.address === accounts[0])).toBe(true);
   });
@@ -83,7 +90,7 @@ describe("createAccountIndex", () => {
 describe("SortedBucket", () => {
   it("keeps its cached order through updates, inserts and deletes, like a fresh sort", () => {
     const bucket = new SortedBucket<{ sortKey: string; v: number }>();
-    const keys = Array.from({ length: 300 }, (_, i) => String.fromCharCode(65 + (i * 7919) % 26) + i.toString(36));
+    const keys = Array.from({ length: 300 }, (_, i) => String.fromCharCode(65 + ((i * 7919) % 26)) + i.toString(36));
     for (const [i, key] of keys.entries()) bucket.upsert({ sortKey: key, v: i });
     const fresh = () => [...new Set(keys)].filter((k) => bucket.get(k) !== undefined).sort();
     expect(bucket.inOrder().map((e) => e.sortKey)).toEqual(fresh());

@@ -7,7 +7,18 @@ import { describe, expect, it } from "vitest";
 import bs58 from "bs58";
 import type { Address } from "@solana/kit";
 import { toJson } from "../../src/accounts/index.ts";
-import { createTestChain, fixture, mintData, randomAddress, seedFromValue, shapeDiff, SLOT, TOKEN, tokenAccountData, U64_MAX } from "./helpers.ts";
+import {
+  createTestChain,
+  fixture,
+  mintData,
+  randomAddress,
+  seedFromValue,
+  shapeDiff,
+  SLOT,
+  TOKEN,
+  tokenAccountData,
+  U64_MAX,
+} from "./helpers.ts";
 
 const USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" as Address;
 
@@ -30,7 +41,9 @@ describe("getAccountInfo", () => {
     const theirs = zstdDecompressSync(Buffer.from(zstdRecorded.result.value.data[0], "base64"));
     expect(ours.equals(theirs)).toBe(true);
     // Same frame header as agave's streaming encoder (no content size); only the window byte may differ.
-    expect(Buffer.from(zstd.value.data[0], "base64").subarray(0, 5)).toEqual(Buffer.from(zstdRecorded.result.value.data[0], "base64").subarray(0, 5));
+    expect(Buffer.from(zstd.value.data[0], "base64").subarray(0, 5)).toEqual(
+      Buffer.from(zstdRecorded.result.value.data[0], "base64").subarray(0, 5),
+    );
   });
 
   it("answers recorded 2.1 and 1.10 responses (a 904-byte program account; a USDC token account as jsonParsed)", async () => {
@@ -93,7 +106,10 @@ describe("getAccountInfo", () => {
     chain.index.seedAccount(seedFromValue(USDC, recorded.result.value));
     const raw = Buffer.from(recorded.result.value.data[0], "base64");
 
-    expect((await chain.call("getAccountInfo", USDC, { encoding: "base58" })).value.data).toEqual([bs58.encode(raw), "base58"]);
+    expect((await chain.call("getAccountInfo", USDC, { encoding: "base58" })).value.data).toEqual([
+      bs58.encode(raw),
+      "base58",
+    ]);
     // No encoding means agave's legacy "binary": a bare base58 string.
     expect((await chain.call("getAccountInfo", USDC)).value.data).toBe(bs58.encode(raw));
 
@@ -117,12 +133,19 @@ describe("getAccountInfo", () => {
     const data = Uint8Array.from({ length: 10 }, (_, i) => i);
     chain.index.seedAccount({ address, owner: randomAddress(), lamports: 1_000_000n, data });
     const slice = async (offset: number, length: number) =>
-      Buffer.from((await chain.call("getAccountInfo", address, { encoding: "base64", dataSlice: { offset, length } })).value.data[0], "base64");
+      Buffer.from(
+        (await chain.call("getAccountInfo", address, { encoding: "base64", dataSlice: { offset, length } })).value
+          .data[0],
+        "base64",
+      );
     expect([...(await slice(2, 3))]).toEqual([2, 3, 4]);
     expect([...(await slice(8, 100))]).toEqual([8, 9]);
     expect([...(await slice(10, 1))]).toEqual([]);
     expect([...(await slice(50, 0))]).toEqual([]);
-    const full = await chain.call("getAccountInfo", address, { encoding: "base64", dataSlice: { offset: 2, length: 3 } });
+    const full = await chain.call("getAccountInfo", address, {
+      encoding: "base64",
+      dataSlice: { offset: 2, length: 3 },
+    });
     expect(full.value.space).toBe(10);
   });
 
@@ -198,7 +221,8 @@ describe("getAccountInfo", () => {
   it("parses sysvars by address, agreeing with LiteSVM's own typed getters", async () => {
     const chain = createTestChain();
     chain.svm.warpToSlot(123_456n);
-    const parsed = async (address: string) => (await chain.call("getAccountInfo", address, { encoding: "jsonParsed" })).value.data;
+    const parsed = async (address: string) =>
+      (await chain.call("getAccountInfo", address, { encoding: "jsonParsed" })).value.data;
     const clock = chain.svm.getClock();
     expect(await parsed("SysvarC1ock11111111111111111111111111111111")).toEqual({
       program: "sysvar",
@@ -226,13 +250,22 @@ describe("getAccountInfo", () => {
     const rent = chain.svm.getRent();
     expect((await parsed("SysvarRent111111111111111111111111111111111")).parsed).toEqual({
       type: "rent",
-      info: { lamportsPerByteYear: rent.lamportsPerByteYear.toString(), exemptionThreshold: rent.exemptionThreshold, burnPercent: rent.burnPercent },
+      info: {
+        lamportsPerByteYear: rent.lamportsPerByteYear.toString(),
+        exemptionThreshold: rent.exemptionThreshold,
+        burnPercent: rent.burnPercent,
+      },
     });
     const hashes = (await parsed("SysvarS1otHashes111111111111111111111111111")).parsed.info;
     expect(hashes.map((h: { slot: number }) => BigInt(h.slot))).toEqual(chain.svm.getSlotHashes().map((h) => h.slot));
     // A sysvar-owned account at an unknown address does not parse.
     const stray = randomAddress();
-    chain.index.seedAccount({ address: stray, owner: "Sysvar1111111111111111111111111111111111111" as never, lamports: 1n, data: new Uint8Array(8) });
+    chain.index.seedAccount({
+      address: stray,
+      owner: "Sysvar1111111111111111111111111111111111111" as never,
+      lamports: 1n,
+      data: new Uint8Array(8),
+    });
     expect(await parsed(stray)).toEqual(["AAAAAAAAAAA=", "base64"]);
   });
 
@@ -247,10 +280,26 @@ describe("getAccountInfo", () => {
       [["💥"], -32602, "Invalid param: Invalid"],
       [[5], -32602, "Invalid params: invalid type: integer `5`, expected a string."],
       [[null], -32602, "Invalid params: invalid type: unit value, expected a string."],
-      [[USDC, "base64"], -32602, 'Invalid params: invalid type: string "base64", expected struct RpcAccountInfoConfig.'],
-      [[USDC, { encoding: "hex" }], -32602, "Invalid params: unknown variant `hex`, expected one of `binary`, `base58`, `base64`, `jsonParsed`, `base64+zstd`."],
-      [[USDC, { commitment: "max" }], -32602, "Invalid params: unknown variant `max`, expected one of `processed`, `confirmed`, `finalized`."],
-      [[USDC, { dataSlice: { offset: -1, length: 2 } }], -32602, "Invalid params: invalid value: integer `-1`, expected usize."],
+      [
+        [USDC, "base64"],
+        -32602,
+        'Invalid params: invalid type: string "base64", expected struct RpcAccountInfoConfig.',
+      ],
+      [
+        [USDC, { encoding: "hex" }],
+        -32602,
+        "Invalid params: unknown variant `hex`, expected one of `binary`, `base58`, `base64`, `jsonParsed`, `base64+zstd`.",
+      ],
+      [
+        [USDC, { commitment: "max" }],
+        -32602,
+        "Invalid params: unknown variant `max`, expected one of `processed`, `confirmed`, `finalized`.",
+      ],
+      [
+        [USDC, { dataSlice: { offset: -1, length: 2 } }],
+        -32602,
+        "Invalid params: invalid value: integer `-1`, expected usize.",
+      ],
       [[USDC, { dataSlice: { offset: 1 } }], -32602, "Invalid params: missing field `length`."],
       [[USDC, {}, 3], -32602, "Invalid params: invalid length 3, expected fewer elements in array."],
     ];
@@ -262,7 +311,11 @@ describe("getAccountInfo", () => {
   it("enforces minContextSlot with agave's -32016 and contextSlot data", async () => {
     const chain = createTestChain();
     const error = await chain.fail("getAccountInfo", USDC, { minContextSlot: Number(SLOT) + 1 });
-    expect(error).toEqual({ code: -32016, message: "Minimum context slot has not been reached", data: { contextSlot: Number(SLOT) } });
+    expect(error).toEqual({
+      code: -32016,
+      message: "Minimum context slot has not been reached",
+      data: { contextSlot: Number(SLOT) },
+    });
     expect((await chain.call("getAccountInfo", USDC, { minContextSlot: Number(SLOT) })).value).toBeNull();
   });
 });
@@ -290,7 +343,13 @@ describe("getMultipleAccounts", () => {
     const other = randomAddress();
     const info = mintValue.data.parsed.info;
     chain.index.seedAccounts([
-      { address: mint, owner: TOKEN, lamports: BigInt(mintValue.lamports), rentEpoch: BigInt(mintValue.rentEpoch), data: mintData({ decimals: info.decimals, supply: BigInt(info.supply) }) },
+      {
+        address: mint,
+        owner: TOKEN,
+        lamports: BigInt(mintValue.lamports),
+        rentEpoch: BigInt(mintValue.rentEpoch),
+        data: mintData({ decimals: info.decimals, supply: BigInt(info.supply) }),
+      },
       seedFromValue(other, rawValue),
     ]);
     const result = await chain.call("getMultipleAccounts", [mint, other], { encoding: "jsonParsed" });
@@ -302,10 +361,16 @@ describe("getMultipleAccounts", () => {
   it("caps the batch at 100 before looking at any key, then verifies every key", async () => {
     const chain = createTestChain();
     const keys = Array.from({ length: 101 }, () => "not-a-key");
-    expect(await chain.fail("getMultipleAccounts", keys)).toMatchObject({ code: -32602, message: "Too many inputs provided; max 100" });
-    expect(await chain.fail("getMultipleAccounts", [USDC, "abc"])).toMatchObject({ message: "Invalid param: WrongSize" });
+    expect(await chain.fail("getMultipleAccounts", keys)).toMatchObject({
+      code: -32602,
+      message: "Too many inputs provided; max 100",
+    });
+    expect(await chain.fail("getMultipleAccounts", [USDC, "abc"])).toMatchObject({
+      message: "Invalid param: WrongSize",
+    });
     expect(await chain.fail("getMultipleAccounts", USDC)).toMatchObject({
-      message: 'Invalid params: invalid type: string "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", expected a sequence.',
+      message:
+        'Invalid params: invalid type: string "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", expected a sequence.',
     });
     expect((await chain.call("getMultipleAccounts", Array(100).fill(USDC))).value).toHaveLength(100);
   });
@@ -316,7 +381,10 @@ describe("getBalance and getMinimumBalanceForRentExemption", () => {
     const chain = createTestChain();
     const address = randomAddress();
     chain.svm.airdrop(address, 1_234_567n as never);
-    expect(await chain.call("getBalance", address)).toEqual({ context: { slot: Number(SLOT), apiVersion: "2.2.7" }, value: 1_234_567 });
+    expect(await chain.call("getBalance", address)).toEqual({
+      context: { slot: Number(SLOT), apiVersion: "2.2.7" },
+      value: 1_234_567,
+    });
     expect((await chain.call("getBalance", randomAddress(), { commitment: "processed" })).value).toBe(0);
     expect((await chain.fail("getBalance", "zz")).message).toBe("Invalid param: WrongSize");
   });
@@ -325,15 +393,24 @@ describe("getBalance and getMinimumBalanceForRentExemption", () => {
     const chain = createTestChain();
     expect(await chain.call("getMinimumBalanceForRentExemption", 165)).toBe(2_039_280);
     expect(await chain.call("getMinimumBalanceForRentExemption", 0, { commitment: "confirmed" })).toBe(890_880);
-    expect(await chain.call("getMinimumBalanceForRentExemption", 82)).toBe(Number(chain.svm.minimumBalanceForRentExemption(82n)));
+    expect(await chain.call("getMinimumBalanceForRentExemption", 82)).toBe(
+      Number(chain.svm.minimumBalanceForRentExemption(82n)),
+    );
     // agave: data_len > MAX_PERMITTED_DATA_LENGTH is an invalid request (-32600), not a saturated sum.
     const max = 10 * 1024 * 1024;
-    expect(await chain.call("getMinimumBalanceForRentExemption", max)).toBe(Number(chain.svm.minimumBalanceForRentExemption(BigInt(max))));
+    expect(await chain.call("getMinimumBalanceForRentExemption", max)).toBe(
+      Number(chain.svm.minimumBalanceForRentExemption(BigInt(max))),
+    );
     for (const length of [max + 1, 2 ** 52]) {
-      expect(await chain.fail("getMinimumBalanceForRentExemption", length)).toMatchObject({ code: -32600, message: "Invalid request" });
+      expect(await chain.fail("getMinimumBalanceForRentExemption", length)).toMatchObject({
+        code: -32600,
+        message: "Invalid request",
+      });
     }
     // The config is `Option<CommitmentConfig>`: an object must name `commitment`.
-    expect((await chain.fail("getMinimumBalanceForRentExemption", 0, {})).message).toBe("Invalid params: missing field `commitment`.");
+    expect((await chain.fail("getMinimumBalanceForRentExemption", 0, {})).message).toBe(
+      "Invalid params: missing field `commitment`.",
+    );
     expect((await chain.fail("getMinimumBalanceForRentExemption", "165")).message).toBe(
       'Invalid params: invalid type: string "165", expected usize.',
     );

@@ -19,7 +19,11 @@ describe("JSON at the edge", () => {
 
 describe("base58", () => {
   it("encodes 32-byte keys exactly like bs58 (fast path), including leading zero bytes", () => {
-    const keys = [new Uint8Array(32), new Uint8Array(32).fill(255), Uint8Array.from({ length: 32 }, (_, i) => (i < 7 ? 0 : i))];
+    const keys = [
+      new Uint8Array(32),
+      new Uint8Array(32).fill(255),
+      Uint8Array.from({ length: 32 }, (_, i) => (i < 7 ? 0 : i)),
+    ];
     for (let i = 0; i < 2000; i++) keys.push(randomBytes(32).fill(0, 0, i % 9));
     for (const key of keys) expect(encodeBase58(key)).toBe(bs58.encode(key));
     expect(encodeBase58(Uint8Array.of(0, 1, 2))).toBe(bs58.encode(Uint8Array.of(0, 1, 2)));
@@ -85,18 +89,39 @@ describe("UI amounts", () => {
     const year = 31_556_736n; // spl-token-2022's 365.24-day year
     const mint = {
       decimals: 6,
-      interestBearing: { initializationTimestamp: 0n, preUpdateAverageRate: 500, lastUpdateTimestamp: year, currentRate: 500 },
+      interestBearing: {
+        initializationTimestamp: 0n,
+        preUpdateAverageRate: 500,
+        lastUpdateTimestamp: year,
+        currentRate: 500,
+      },
       unixTimestamp: year,
     };
     // exp(0.05) = 1.0512710963760241 (spl-token-2022's own test value)
-    expect(uiTokenAmount(1_000_000n, mint)).toEqual({ uiAmount: 1.051271, decimals: 6, amount: "1000000", uiAmountString: "1.051271" });
+    expect(uiTokenAmount(1_000_000n, mint)).toEqual({
+      uiAmount: 1.051271,
+      decimals: 6,
+      amount: "1000000",
+      uiAmountString: "1.051271",
+    });
     const later = { ...mint, unixTimestamp: year * 2n };
-    expect(uiTokenAmount(1_000_000_000_000n, later).uiAmountString).toBe(formatFixed(1e6 * Math.exp(0.1), 6).replace(/0+$/, ""));
+    expect(uiTokenAmount(1_000_000_000_000n, later).uiAmountString).toBe(
+      formatFixed(1e6 * Math.exp(0.1), 6).replace(/0+$/, ""),
+    );
   });
 
   it("applies a scaled-UI-amount mint's multiplier, switching at its effective time", () => {
-    const mint = { decimals: 2, scaledUiAmount: { multiplier: 1.5, newMultiplierEffectiveTimestamp: 100n, newMultiplier: 3 }, unixTimestamp: 99n };
+    const mint = {
+      decimals: 2,
+      scaledUiAmount: { multiplier: 1.5, newMultiplierEffectiveTimestamp: 100n, newMultiplier: 3 },
+      unixTimestamp: 99n,
+    };
     expect(uiTokenAmount(1000n, mint)).toEqual({ uiAmount: 15, decimals: 2, amount: "1000", uiAmountString: "15" });
-    expect(uiTokenAmount(1001n, { ...mint, unixTimestamp: 100n })).toEqual({ uiAmount: 30.03, decimals: 2, amount: "1001", uiAmountString: "30.03" });
+    expect(uiTokenAmount(1001n, { ...mint, unixTimestamp: 100n })).toEqual({
+      uiAmount: 30.03,
+      decimals: 2,
+      amount: "1001",
+      uiAmountString: "30.03",
+    });
   });
 });

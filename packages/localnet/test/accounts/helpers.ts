@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { LiteSVM } from "litesvm";
 import bs58 from "bs58";
 import type { Address } from "@solana/kit";
-import { createAccountIndex, createAccountMethods, parseJson, toJson, type AccountIndex } from "../../src/accounts/index.ts";
+import {
+  createAccountIndex,
+  createAccountMethods,
+  parseJson,
+  toJson,
+  type AccountIndex,
+} from "../../src/accounts/index.ts";
 import type { MethodContext, MethodTable } from "../../src/rpc/protocol.ts";
 import { JsonRpcError } from "../../src/rpc/protocol.ts";
 
@@ -67,7 +73,10 @@ export function createTestChain(): TestChain {
 }
 
 /** A getAccountInfo-shaped fixture value as a seed for the index. */
-export function seedFromValue(address: string, value: { lamports: number | bigint; data: [string, string]; owner: string; rentEpoch: number | bigint }) {
+export function seedFromValue(
+  address: string,
+  value: { lamports: number | bigint; data: [string, string]; owner: string; rentEpoch: number | bigint },
+) {
   return {
     address: address as Address,
     owner: value.owner as Address,
@@ -78,7 +87,12 @@ export function seedFromValue(address: string, value: { lamports: number | bigin
 }
 
 /** 82 bytes of an initialized mint. */
-export function mintData(fields: { decimals: number; supply?: bigint; mintAuthority?: string | null; freezeAuthority?: string | null }): Uint8Array {
+export function mintData(fields: {
+  decimals: number;
+  supply?: bigint;
+  mintAuthority?: string | null;
+  freezeAuthority?: string | null;
+}): Uint8Array {
   const data = new Uint8Array(82);
   const view = new DataView(data.buffer);
   if (fields.mintAuthority) {

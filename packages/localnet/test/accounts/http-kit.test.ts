@@ -30,11 +30,28 @@ beforeAll(async () => {
   const tx = await signedTransaction(
     payer,
     [
-      getCreateAccountInstruction({ payer, newAccount: mint, lamports: rentMint, space: 82, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer,
+        newAccount: mint,
+        lamports: rentMint,
+        space: 82,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer.address }),
-      getCreateAccountInstruction({ payer, newAccount: tokenAccount, lamports: rentAccount, space: 165, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer,
+        newAccount: tokenAccount,
+        lamports: rentAccount,
+        space: 165,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeAccount3Instruction({ account: tokenAccount.address, mint: mint.address, owner: holder }),
-      getMintToInstruction({ mint: mint.address, token: tokenAccount.address, mintAuthority: payer, amount: 1_500_000n }),
+      getMintToInstruction({
+        mint: mint.address,
+        token: tokenAccount.address,
+        mintAuthority: payer,
+        amount: 1_500_000n,
+      }),
     ],
     blockhash,
   );
@@ -61,9 +78,17 @@ describe("account methods through @solana/kit", () => {
     expect(bytes.readBigUInt64LE(64)).toBe(1_500_000n);
 
     const parsed = await net.rpc.getAccountInfo(mint.address, { encoding: "jsonParsed" }).send();
-    const data = parsed.value!.data as { program: string; parsed: { type: string; info: { supply: string; decimals: number } } };
+    const data = parsed.value!.data as {
+      program: string;
+      parsed: { type: string; info: { supply: string; decimals: number } };
+    };
     expect(data.program).toBe("spl-token");
-    expect(data.parsed.info).toMatchObject({ supply: "1500000", decimals: 6, mintAuthority: payer.address, isInitialized: true });
+    expect(data.parsed.info).toMatchObject({
+      supply: "1500000",
+      decimals: 6,
+      mintAuthority: payer.address,
+      isInitialized: true,
+    });
 
     const many = await net.rpc.getMultipleAccounts([mint.address, holder, tokenAccount.address]).send();
     expect(many.value.map((v) => v?.owner ?? null)).toEqual([TOKEN_PROGRAM_ADDRESS, null, TOKEN_PROGRAM_ADDRESS]);
@@ -79,7 +104,11 @@ describe("account methods through @solana/kit", () => {
       .send();
     expect(byMint.map((k) => k.pubkey)).toEqual([tokenAccount.address]);
     const info = (byMint[0].account.data as { parsed: { info: Record<string, unknown> } }).parsed.info;
-    expect(info).toMatchObject({ owner: holder, state: "initialized", tokenAmount: { amount: "1500000", decimals: 6, uiAmount: 1.5, uiAmountString: "1.5" } });
+    expect(info).toMatchObject({
+      owner: holder,
+      state: "initialized",
+      tokenAmount: { amount: "1500000", decimals: 6, uiAmount: 1.5, uiAmountString: "1.5" },
+    });
 
     const byOwner = await net.rpc
       .getProgramAccounts(TOKEN_PROGRAM_ADDRESS, {
@@ -93,7 +122,9 @@ describe("account methods through @solana/kit", () => {
   });
 
   it("token methods answer for the new mint", async () => {
-    const byOwner = await net.rpc.getTokenAccountsByOwner(holder, { mint: mint.address }, { encoding: "jsonParsed" }).send();
+    const byOwner = await net.rpc
+      .getTokenAccountsByOwner(holder, { mint: mint.address }, { encoding: "jsonParsed" })
+      .send();
     expect(byOwner.value.map((k) => k.pubkey)).toEqual([tokenAccount.address]);
     expect((await net.rpc.getTokenAccountBalance(tokenAccount.address).send()).value).toEqual({
       amount: "1500000",
@@ -103,17 +134,30 @@ describe("account methods through @solana/kit", () => {
     });
     expect((await net.rpc.getTokenSupply(mint.address).send()).value.uiAmountString).toBe("1.5");
     const largest = await net.rpc.getTokenLargestAccounts(mint.address).send();
-    expect(largest.value).toEqual([{ address: tokenAccount.address, amount: "1500000", decimals: 6, uiAmount: 1.5, uiAmountString: "1.5" }]);
+    expect(largest.value).toEqual([
+      { address: tokenAccount.address, amount: "1500000", decimals: 6, uiAmount: 1.5, uiAmountString: "1.5" },
+    ]);
   });
 
   it("speaks raw JSON-RPC: bare u64 numbers and agave's errors", async () => {
-    const response = await net.post({ jsonrpc: "2.0", id: 7, method: "getAccountInfo", params: [tokenAccount.address, { encoding: "base64" }] });
+    const response = await net.post({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "getAccountInfo",
+      params: [tokenAccount.address, { encoding: "base64" }],
+    });
     expect(response.text).toContain('"rentEpoch":18446744073709551615');
     const refused = await net.call("getAccountInfo", [tokenAccount.address]);
-    expect(refused.error).toEqual({ code: -32600, message: "Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding." });
+    expect(refused.error).toEqual({
+      code: -32600,
+      message: "Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.",
+    });
     const badKey = await net.call("getProgramAccounts", ["nope"]);
     expect(badKey.error).toEqual({ code: -32602, message: "Invalid param: WrongSize" });
-    const tooMany = await net.call("getProgramAccounts", [TOKEN_PROGRAM_ADDRESS, { filters: Array(5).fill({ dataSize: 165 }) }]);
+    const tooMany = await net.call("getProgramAccounts", [
+      TOKEN_PROGRAM_ADDRESS,
+      { filters: Array(5).fill({ dataSize: 165 }) },
+    ]);
     expect(tooMany.error).toEqual({ code: -32602, message: "Too many filters provided; max 4" });
   });
 });

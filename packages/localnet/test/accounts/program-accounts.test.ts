@@ -25,22 +25,36 @@ function tokenWorld() {
   const mints = [randomAddress(), randomAddress()];
   const owners = [randomAddress(), randomAddress(), randomAddress()];
   const accounts: Address[] = [];
-  chain.index.seedAccounts(mints.map((mint) => ({ address: mint, owner: TOKEN, lamports: 1_461_600n, data: mintData({ decimals: 6 }) })));
+  chain.index.seedAccounts(
+    mints.map((mint) => ({ address: mint, owner: TOKEN, lamports: 1_461_600n, data: mintData({ decimals: 6 }) })),
+  );
   for (let i = 0; i < 60; i++) {
     const address = randomAddress();
     accounts.push(address);
-    const data = tokenAccountData({ mint: mints[i % 2], owner: owners[i % 3], amount: BigInt(i), state: i % 10 === 9 ? 0 : i % 7 === 0 ? 2 : 1 });
+    const data = tokenAccountData({
+      mint: mints[i % 2],
+      owner: owners[i % 3],
+      amount: BigInt(i),
+      state: i % 10 === 9 ? 0 : i % 7 === 0 ? 2 : 1,
+    });
     chain.index.seedAccount({ address, owner: TOKEN, lamports: 2_039_280n, data });
   }
   // Same mint bytes at offset 0 but not a token account (wrong size), and a Token-2022 account.
   const lookalike = new Uint8Array(200);
   lookalike.set(bs58.decode(mints[0]));
   chain.index.seedAccount({ address: randomAddress(), owner: TOKEN, lamports: 5_000_000n, data: lookalike });
-  chain.index.seedAccount({ address: randomAddress(), owner: TOKEN_2022, lamports: 2_039_280n, data: tokenAccountData({ mint: mints[0], owner: owners[0], amount: 1n }) });
+  chain.index.seedAccount({
+    address: randomAddress(),
+    owner: TOKEN_2022,
+    lamports: 2_039_280n,
+    data: tokenAccountData({ mint: mints[0], owner: owners[0], amount: 1n }),
+  });
   return { chain, mints, owners, accounts };
 }
 
-const memcmp = (offset: number, bytes: string, encoding?: string) => ({ memcmp: { offset, bytes, ...(encoding ? { encoding } : {}) } });
+const memcmp = (offset: number, bytes: string, encoding?: string) => ({
+  memcmp: { offset, bytes, ...(encoding ? { encoding } : {}) },
+});
 
 describe("getProgramAccounts filters", () => {
   it("returns the same accounts through the token index as a scan that cannot use it", async () => {
@@ -71,7 +85,10 @@ describe("getProgramAccounts filters", () => {
     // Without a dataSize the scan also sees the 200-byte look-alike that starts with mint 0, and
     // the six uninitialized accounts of mint 1 (i % 10 === 9) the token index leaves out.
     const loose = [await pubkeys([memcmp(0, mints[0])]), await pubkeys([memcmp(0, mints[1])])];
-    const strict = [await pubkeys([{ dataSize: 165 }, memcmp(0, mints[0])]), await pubkeys([{ dataSize: 165 }, memcmp(0, mints[1])])];
+    const strict = [
+      await pubkeys([{ dataSize: 165 }, memcmp(0, mints[0])]),
+      await pubkeys([{ dataSize: 165 }, memcmp(0, mints[1])]),
+    ];
     expect(loose[0].length - strict[0].length).toBe(1);
     expect(loose[1].length - strict[1].length).toBe(6);
   });
@@ -96,7 +113,8 @@ describe("getProgramAccounts filters", () => {
     const { chain, mints } = tokenWorld();
     const mintBytes = bs58.decode(mints[0]);
     const run = async (filter: unknown) =>
-      (await chain.call("getProgramAccounts", TOKEN, { encoding: "base64", filters: [{ dataSize: 165 }, filter] })).length;
+      (await chain.call("getProgramAccounts", TOKEN, { encoding: "base64", filters: [{ dataSize: 165 }, filter] }))
+        .length;
     const expected = await run(memcmp(0, mints[0]));
     expect(expected).toBeGreaterThan(0);
     expect(await run(memcmp(0, mints[0], "base58"))).toBe(expected);
@@ -111,30 +129,53 @@ describe("getProgramAccounts filters", () => {
   it("refuses bad filters with agave's errors", async () => {
     const { chain } = tokenWorld();
     const fail = (config: unknown) => chain.fail("getProgramAccounts", TOKEN, config);
-    expect(await fail({ filters: Array(5).fill({ dataSize: 165 }) })).toMatchObject({ code: -32602, message: "Too many filters provided; max 4" });
-    expect(await fail({ filters: [memcmp(0, "1".repeat(176))] })).toMatchObject({ message: "Invalid param: DataTooLarge" });
-    expect(await fail({ filters: [memcmp(0, bs58.encode(new Uint8Array(129).fill(1)))] })).toMatchObject({ message: "Invalid param: DataTooLarge" });
-    expect(await fail({ filters: [memcmp(0, Buffer.alloc(129).toString("base64"), "base64")] })).toMatchObject({ message: "Invalid param: DataTooLarge" });
-    expect(await fail({ filters: [{ memcmp: { offset: 0, bytes: Array(129).fill(0) } }] })).toMatchObject({ message: "Invalid param: DataTooLarge" });
+    expect(await fail({ filters: Array(5).fill({ dataSize: 165 }) })).toMatchObject({
+      code: -32602,
+      message: "Too many filters provided; max 4",
+    });
+    expect(await fail({ filters: [memcmp(0, "1".repeat(176))] })).toMatchObject({
+      message: "Invalid param: DataTooLarge",
+    });
+    expect(await fail({ filters: [memcmp(0, bs58.encode(new Uint8Array(129).fill(1)))] })).toMatchObject({
+      message: "Invalid param: DataTooLarge",
+    });
+    expect(await fail({ filters: [memcmp(0, Buffer.alloc(129).toString("base64"), "base64")] })).toMatchObject({
+      message: "Invalid param: DataTooLarge",
+    });
+    expect(await fail({ filters: [{ memcmp: { offset: 0, bytes: Array(129).fill(0) } }] })).toMatchObject({
+      message: "Invalid param: DataTooLarge",
+    });
     expect(await fail({ filters: [memcmp(0, "abc0")] })).toMatchObject({
       message: "Invalid param: Base58DecodeError(InvalidCharacter { character: '0', index: 3 })",
     });
-    expect(await fail({ filters: [memcmp(0, "ab!c", "base64")] })).toMatchObject({ message: "Invalid param: Base64DecodeError(InvalidByte(2, 33))" });
-    expect(await fail({ filters: [memcmp(0, "abc", "base64")] })).toMatchObject({ message: "Invalid param: Base64DecodeError(InvalidPadding)" });
+    expect(await fail({ filters: [memcmp(0, "ab!c", "base64")] })).toMatchObject({
+      message: "Invalid param: Base64DecodeError(InvalidByte(2, 33))",
+    });
+    expect(await fail({ filters: [memcmp(0, "abc", "base64")] })).toMatchObject({
+      message: "Invalid param: Base64DecodeError(InvalidPadding)",
+    });
     expect(await fail({ filters: [memcmp(0, "abc", "binary")] })).toMatchObject({
       message: "Invalid params: unknown variant `binary`, expected one of `base58`, `base64`, `bytes`.",
     });
-    expect(await fail({ filters: [{ memcmp: { bytes: "abc" } }] })).toMatchObject({ message: "Invalid params: missing field `offset`." });
+    expect(await fail({ filters: [{ memcmp: { bytes: "abc" } }] })).toMatchObject({
+      message: "Invalid params: missing field `offset`.",
+    });
     expect(await fail({ filters: [{ size: 165 }] })).toMatchObject({
       message: "Invalid params: unknown variant `size`, expected one of `dataSize`, `memcmp`, `tokenAccountState`.",
     });
     expect(await fail({ filters: [{ dataSize: 165, memcmp: {} }] })).toMatchObject({
       message: "Invalid params: invalid value: map, expected map with a single key.",
     });
-    expect(await fail({ filters: [{ dataSize: "165" }] })).toMatchObject({ message: 'Invalid params: invalid type: string "165", expected u64.' });
+    expect(await fail({ filters: [{ dataSize: "165" }] })).toMatchObject({
+      message: 'Invalid params: invalid type: string "165", expected u64.',
+    });
     // Serde errors come before the pubkey check, the pubkey before the filter count.
-    expect(await chain.fail("getProgramAccounts", "bad", { filters: [{ size: 1 }] })).toMatchObject({ message: expect.stringContaining("unknown variant") });
-    expect(await chain.fail("getProgramAccounts", "bad", { filters: Array(5).fill({ dataSize: 1 }) })).toMatchObject({ message: "Invalid param: WrongSize" });
+    expect(await chain.fail("getProgramAccounts", "bad", { filters: [{ size: 1 }] })).toMatchObject({
+      message: expect.stringContaining("unknown variant"),
+    });
+    expect(await chain.fail("getProgramAccounts", "bad", { filters: Array(5).fill({ dataSize: 1 }) })).toMatchObject({
+      message: "Invalid param: WrongSize",
+    });
   });
 });
 
@@ -170,7 +211,12 @@ describe("getProgramAccounts responses", () => {
     const chain = createTestChain();
     const clockData = async () =>
       Buffer.from(
-        (await chain.call("getProgramAccounts", "Sysvar1111111111111111111111111111111111111", { encoding: "base64", filters: [{ dataSize: 40 }] }))[0].account.data[0],
+        (
+          await chain.call("getProgramAccounts", "Sysvar1111111111111111111111111111111111111", {
+            encoding: "base64",
+            filters: [{ dataSize: 40 }],
+          })
+        )[0].account.data[0],
         "base64",
       );
     const before = (await clockData()).readBigUInt64LE(0);
@@ -181,26 +227,61 @@ describe("getProgramAccounts responses", () => {
   it("follows accounts through owner changes, data changes and closes via record()", async () => {
     const { chain, mints, owners } = tokenWorld();
     const count = async (mint: string) =>
-      (await chain.call("getProgramAccounts", TOKEN, { encoding: "base64", filters: [{ dataSize: 165 }, memcmp(0, mint)] })).length;
+      (
+        await chain.call("getProgramAccounts", TOKEN, {
+          encoding: "base64",
+          filters: [{ dataSize: 165 }, memcmp(0, mint)],
+        })
+      ).length;
     const [before0, before1] = [await count(mints[0]), await count(mints[1])];
     const address = randomAddress();
     // A write straight into LiteSVM is invisible until recorded...
-    chain.svm.setAccount({ address, programAddress: TOKEN, lamports: 2_039_280n as never, executable: false, data: tokenAccountData({ mint: mints[0], owner: owners[0], amount: 1n }), space: 165n } as never);
+    chain.svm.setAccount({
+      address,
+      programAddress: TOKEN,
+      lamports: 2_039_280n as never,
+      executable: false,
+      data: tokenAccountData({ mint: mints[0], owner: owners[0], amount: 1n }),
+      space: 165n,
+    } as never);
     expect(await count(mints[0])).toBe(before0);
     chain.index.record([address]);
     expect(await count(mints[0])).toBe(before0 + 1);
     // ...moves between mint buckets when its data changes...
-    chain.svm.setAccount({ address, programAddress: TOKEN, lamports: 2_039_280n as never, executable: false, data: tokenAccountData({ mint: mints[1], owner: owners[0], amount: 1n }), space: 165n } as never);
+    chain.svm.setAccount({
+      address,
+      programAddress: TOKEN,
+      lamports: 2_039_280n as never,
+      executable: false,
+      data: tokenAccountData({ mint: mints[1], owner: owners[0], amount: 1n }),
+      space: 165n,
+    } as never);
     chain.index.record([address]);
     expect([await count(mints[0]), await count(mints[1])]).toEqual([before0, before1 + 1]);
     // ...leaves the program when its owner changes...
     const other = randomAddress();
-    chain.svm.setAccount({ address, programAddress: other, lamports: 2_039_280n as never, executable: false, data: new Uint8Array(165), space: 165n } as never);
+    chain.svm.setAccount({
+      address,
+      programAddress: other,
+      lamports: 2_039_280n as never,
+      executable: false,
+      data: new Uint8Array(165),
+      space: 165n,
+    } as never);
     chain.index.record([address]);
     expect(await count(mints[1])).toBe(before1);
-    expect((await chain.call("getProgramAccounts", other, { encoding: "base64" })).map((k: any) => k.pubkey)).toEqual([address]);
+    expect((await chain.call("getProgramAccounts", other, { encoding: "base64" })).map((k: any) => k.pubkey)).toEqual([
+      address,
+    ]);
     // ...and disappears once closed to zero lamports.
-    chain.svm.setAccount({ address, programAddress: other, lamports: 0n as never, executable: false, data: new Uint8Array(0), space: 0n } as never);
+    chain.svm.setAccount({
+      address,
+      programAddress: other,
+      lamports: 0n as never,
+      executable: false,
+      data: new Uint8Array(0),
+      space: 0n,
+    } as never);
     chain.index.record([address]);
     expect(await chain.call("getProgramAccounts", other, { encoding: "base64" })).toEqual([]);
   });

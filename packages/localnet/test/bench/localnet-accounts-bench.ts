@@ -66,12 +66,22 @@ for (const mint of [mainMint, ...otherMints]) {
 }
 for (let i = 0; i < MAIN_ACCOUNTS; i++) {
   const owner = i % 1000 === 0 ? whale : nextKey();
-  seeds.push({ address: nextKey(), owner: TOKEN_PROGRAM as never, lamports: 2_039_280n, data: tokenAccountData(mainMint, owner, BigInt(i)) });
+  seeds.push({
+    address: nextKey(),
+    owner: TOKEN_PROGRAM as never,
+    lamports: 2_039_280n,
+    data: tokenAccountData(mainMint, owner, BigInt(i)),
+  });
 }
 for (let i = 0; i < OTHER_ACCOUNTS; i++) {
   const mint = otherMints[i % otherMints.length];
   const owner = i % 500 === 0 ? whale : nextKey();
-  seeds.push({ address: nextKey(), owner: TOKEN_PROGRAM as never, lamports: 2_039_280n, data: tokenAccountData(mint, owner, BigInt(i)) });
+  seeds.push({
+    address: nextKey(),
+    owner: TOKEN_PROGRAM as never,
+    lamports: 2_039_280n,
+    data: tokenAccountData(mint, owner, BigInt(i)),
+  });
 }
 const [seeded, seedMs] = time(() => index.seedAccounts(seeds));
 console.log(
@@ -120,9 +130,13 @@ const matches = index.tokenAccountsByMint(TOKEN_PROGRAM as never, mainMint);
 const [, liveMs] = time(() => {
   for (const entry of matches) index.store.read(entry.key);
 });
-console.log(`re-reading the ${matches.length} matches from LiteSVM instead: ${liveMs.toFixed(0)} ms wall, ${lastCpuMs.toFixed(0)} ms CPU`);
+console.log(
+  `re-reading the ${matches.length} matches from LiteSVM instead: ${liveMs.toFixed(0)} ms wall, ${lastCpuMs.toFixed(0)} ms CPU`,
+);
 
 // A transfer-sized update after the order is cached must not cost a re-sort.
 const [, recordMs] = time(() => index.record([matches[5].address, matches[500].address]));
 const [, afterMs] = time(() => methods.getProgramAccounts(mintQuery, ctx));
-console.log(`record(2 accounts) ${recordMs.toFixed(2)} ms; next mint query ${afterMs.toFixed(1)} ms wall, ${lastCpuMs.toFixed(0)} ms CPU`);
+console.log(
+  `record(2 accounts) ${recordMs.toFixed(2)} ms; next mint query ${afterMs.toFixed(1)} ms wall, ${lastCpuMs.toFixed(0)} ms CPU`,
+);

@@ -23,7 +23,11 @@ interface Payer {
 function keypair(): Payer {
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   const key = new Uint8Array(Buffer.from(publicKey.export({ format: "jwk" }).x!, "base64url"));
-  return { address: bs58.encode(key), key, privateKey: createPrivateKey(privateKey.export({ format: "pem", type: "pkcs8" })) };
+  return {
+    address: bs58.encode(key),
+    key,
+    privateKey: createPrivateKey(privateKey.export({ format: "pem", type: "pkcs8" })),
+  };
 }
 
 /** A signed legacy System transfer, base64 (built by hand: kit's builders cost ~1 ms each). */
@@ -57,7 +61,14 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 function post(url: URL, body: string): Promise<any> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, method: "POST", path: "/", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path: "/",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -92,7 +103,15 @@ async function blast(url: URL, bodies: string[]): Promise<{ ms: number; accepted
 }
 
 async function main() {
-  const localnet = await startLocalnet({ port: 0, maxQueue: 1_000_000, world: false, traffic: false, execArgv: process.env.LOCALNET_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.LOCALNET_PROFILE_DIR}`] : [] });
+  const localnet = await startLocalnet({
+    port: 0,
+    maxQueue: 1_000_000,
+    world: false,
+    traffic: false,
+    execArgv: process.env.LOCALNET_PROFILE_DIR
+      ? ["--cpu-prof", `--cpu-prof-dir=${process.env.LOCALNET_PROFILE_DIR}`]
+      : [],
+  });
   const url = new URL(localnet.rpcUrl);
   try {
     const payers = Array.from({ length: PAYERS }, keypair);
@@ -110,7 +129,14 @@ async function main() {
       const bodies: string[] = [];
       for (let i = 0; i < TRANSFERS; i++) {
         const tx = transfer(payers[i % PAYERS]!, recipients[i % recipients.length]!, hash, 1_000_000n + BigInt(i));
-        bodies.push(JSON.stringify({ jsonrpc: "2.0", id: i, method: "sendTransaction", params: [tx, { encoding: "base64", ...config }] }));
+        bodies.push(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: i,
+            method: "sendTransaction",
+            params: [tx, { encoding: "base64", ...config }],
+          }),
+        );
       }
       const signMs = performance.now() - signStart;
       const before = BigInt((await call(url, "localnet_status")).transactionCount);
@@ -140,7 +166,10 @@ async function main() {
         localnetCpuMicrosPerTransaction: cpuPerTx,
       };
     };
-    const results = [await round("skipPreflight", { skipPreflight: true }), await round("preflight (processed)", { preflightCommitment: "processed" })];
+    const results = [
+      await round("skipPreflight", { skipPreflight: true }),
+      await round("preflight (processed)", { preflightCommitment: "processed" }),
+    ];
     const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
     console.log(JSON.stringify({ transfers: TRANSFERS, concurrency: CONCURRENCY, loadAverage: load, results }));
   } finally {

@@ -26,7 +26,9 @@ function lap(label: string, since: number): number {
   return now;
 }
 
-console.log(`world: ${nfts} collection members, ${holders} holders of the big mint (machine load ${(await import("node:os")).loadavg()[0].toFixed(1)})`);
+console.log(
+  `world: ${nfts} collection members, ${holders} holders of the big mint (machine load ${(await import("node:os")).loadavg()[0].toFixed(1)})`,
+);
 const start = performance.now();
 let t = start;
 const world = buildWorld({ ...DEFAULT_WORLD_OPTIONS, collectionSize: nfts, tokenHolders: holders });
@@ -45,7 +47,10 @@ const das = createDasMethods(assets);
 let cursor: string | undefined;
 let served = 0;
 for (;;) {
-  const page = (await das.getAssetsByGroup([{ groupKey: "collection", groupValue: world.manifest.collections[0].mint, limit: 1000, cursor }], { slotAt: () => 0n })) as {
+  const page = (await das.getAssetsByGroup(
+    [{ groupKey: "collection", groupValue: world.manifest.collections[0].mint, limit: 1000, cursor }],
+    { slotAt: () => 0n },
+  )) as {
     items: unknown[];
     cursor?: string;
   };

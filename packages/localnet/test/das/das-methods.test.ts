@@ -55,7 +55,13 @@ async function pageAll(group: string, limit: number, extra: Record<string, unkno
 }
 
 beforeAll(() => {
-  world = buildWorld({ ...DEFAULT_WORLD_OPTIONS, collectionSize: 2_500, tokenHolders: 50, smallMintHolders: [5], nftOwners: 300 });
+  world = buildWorld({
+    ...DEFAULT_WORLD_OPTIONS,
+    collectionSize: 2_500,
+    tokenHolders: 50,
+    smallMintHolders: [5],
+    nftOwners: 300,
+  });
   index = createAssetIndex({ offchainJson: world.offchainJson });
   index.applyAccounts(world.accounts.map((a) => [a.address, a]));
   for (const c of world.compressedAssets) index.addCompressed(c);
@@ -83,9 +89,25 @@ describe("getAsset", () => {
         links: {},
       },
       authorities: [{ address: "2RtGg6fsFiiF1EQzHqbd66AhW7R5bWeQGpTbv2UMkCdW", scopes: ["full"] }],
-      compression: { eligible: false, compressed: false, data_hash: "", creator_hash: "", asset_hash: "", tree: "", seq: 0, leaf_id: 0 },
+      compression: {
+        eligible: false,
+        compressed: false,
+        data_hash: "",
+        creator_hash: "",
+        asset_hash: "",
+        tree: "",
+        seq: 0,
+        leaf_id: 0,
+      },
       grouping: [{ group_key: "collection", group_value: "J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w" }],
-      royalty: { royalty_model: "creators", target: null, percent: 0.042, basis_points: 420, primary_sale_happened: true, locked: false },
+      royalty: {
+        royalty_model: "creators",
+        target: null,
+        percent: 0.042,
+        basis_points: 420,
+        primary_sale_happened: true,
+        locked: false,
+      },
       creators: [
         { address: "5XvhfmRjwXkGp3jHGmaKpqeerNYjkuZZBYLVQYdeVcRv", share: 0, verified: true },
         { address: "2RtGg6fsFiiF1EQzHqbd66AhW7R5bWeQGpTbv2UMkCdW", share: 100, verified: true },
@@ -105,9 +127,17 @@ describe("getAsset", () => {
 
   it("answers SMB Gen3 #5518 with the name, uri and verified collection its metadata holds", async () => {
     const asset = await call("getAsset", ["7jFuJ73mBPDdLMvCYxzrpFTD9FeDudRxdXGDALP5Cp2W"]);
-    expect(asset.content.metadata).toEqual({ name: "SMB Gen3 #5518", symbol: "", token_standard: "ProgrammableNonFungible" });
-    expect(asset.content.json_uri).toBe("https://nftstorage.link/ipfs/bafybeidbjja4gycfx2ywaicfpdv2czog6qp75zasluknexukidqgnzby3y/5517.json");
-    expect(asset.grouping).toEqual([{ group_key: "collection", group_value: "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH" }]);
+    expect(asset.content.metadata).toEqual({
+      name: "SMB Gen3 #5518",
+      symbol: "",
+      token_standard: "ProgrammableNonFungible",
+    });
+    expect(asset.content.json_uri).toBe(
+      "https://nftstorage.link/ipfs/bafybeidbjja4gycfx2ywaicfpdv2czog6qp75zasluknexukidqgnzby3y/5517.json",
+    );
+    expect(asset.grouping).toEqual([
+      { group_key: "collection", group_value: "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH" },
+    ]);
     expect(asset.royalty.percent).toBe(0.05);
     expect(asset.supply.edition_nonce).toBe(254);
   });
@@ -119,10 +149,18 @@ describe("getAsset", () => {
     expect(asset.content.links.image).toMatch(/^https:\/\/assets\.solgate\.localnet\/sentinels\/\d+\.png$/u);
     expect(asset.ownership.owner).toBe(world.manifest.demoWallet.address);
     const compressed = await call("getAsset", { id: world.manifest.demoWallet.compressedNfts[0] });
-    expect(compressed.compression).toMatchObject({ compressed: true, tree: world.compressedAssets[0].tree, leaf_id: 0, seq: 1 });
+    expect(compressed.compression).toMatchObject({
+      compressed: true,
+      tree: world.compressedAssets[0].tree,
+      leaf_id: 0,
+      seq: 1,
+    });
     expect(compressed.compression.data_hash).not.toBe("");
     expect(compressed.grouping[0].group_value).toBe(collection);
-    const fungible = await call("getAsset", { id: world.manifest.fungibleMints[0].mint, options: { showFungible: true } });
+    const fungible = await call("getAsset", {
+      id: world.manifest.fungibleMints[0].mint,
+      options: { showFungible: true },
+    });
     expect(fungible.interface).toBe("FungibleToken");
     expect(fungible.ownership).toMatchObject({ ownership_model: "token", owner: "" });
     expect(String(fungible.token_info.supply)).toBe(world.manifest.fungibleMints[0].supply);
@@ -173,7 +211,13 @@ describe("getAssetsByGroup", () => {
       byPage.push(...res.items.map((i: { id: string }) => i.id));
     }
     expect(byPage).toEqual(byCursor);
-    const after = await call("getAssetsByGroup", { groupKey: "collection", groupValue: collection, after: byCursor[10], before: byCursor[2], limit: 5 });
+    const after = await call("getAssetsByGroup", {
+      groupKey: "collection",
+      groupValue: collection,
+      after: byCursor[10],
+      before: byCursor[2],
+      limit: 5,
+    });
     expect(after.items.map((i: { id: string }) => i.id)).toEqual(byCursor.slice(3, 8));
   });
 
@@ -183,12 +227,22 @@ describe("getAssetsByGroup", () => {
       group_name: collection,
       group_size: 2_500,
     });
-    const res = await call("getAssetsByGroup", { groupKey: "collection", groupValue: collection, limit: 1, options: { showGrandTotal: true } });
+    const res = await call("getAssetsByGroup", {
+      groupKey: "collection",
+      groupValue: collection,
+      limit: 1,
+      options: { showGrandTotal: true },
+    });
     expect(res).toMatchObject({ total: 1, limit: 1, grand_total: 2_500 });
-    const smb = await call("getAssetsByGroup", { groupKey: "collection", groupValue: "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH" });
+    const smb = await call("getAssetsByGroup", {
+      groupKey: "collection",
+      groupValue: "8Rt3Ayqth4DAiPnW9MDFi63TiQJHmohfTWLMQFHi4KZH",
+    });
     expect(smb.items.map((i: { id: string }) => i.id).sort()).toEqual(world.manifest.collections[2].sampleMembers);
     expect((await call("getAssetsByGroup", { groupKey: "creator", groupValue: collection })).items).toEqual([]);
-    expect((await call("getAssetsByGroup", { groupKey: "collection", groupValue: world.manifest.demoWallet.address })).items).toEqual([]);
+    expect(
+      (await call("getAssetsByGroup", { groupKey: "collection", groupValue: world.manifest.demoWallet.address })).items,
+    ).toEqual([]);
   });
 
   it("refuses what the reference refuses, with its codes and words", async () => {
@@ -196,9 +250,17 @@ describe("getAssetsByGroup", () => {
     const cases: [unknown, number, string][] = [
       [{ ...group, limit: 1001 }, -32000, "Pagination Error. Limit should not be greater than 1000."],
       [{ ...group, page: 0 }, -32000, "Pagination Error. No Pagination Method Selected"],
-      [{ ...group, page: 2, cursor: "abc" }, -32000, "Pagination Error. Only one pagination parameter supported per query."],
+      [
+        { ...group, page: 2, cursor: "abc" },
+        -32000,
+        "Pagination Error. Only one pagination parameter supported per query.",
+      ],
       [{ ...group, cursor: "not-base58-0OIl" }, -32000, "Cursor Validation Err: not-base58-0OIl is invalid"],
-      [{ ...group, sortBy: { sortBy: "created" } }, -32000, "Pagination Sorting Error. Only sorting based on id is supported for this pagination option."],
+      [
+        { ...group, sortBy: { sortBy: "created" } },
+        -32000,
+        "Pagination Sorting Error. Only sorting based on id is supported for this pagination option.",
+      ],
       [{ ...group, after: "xyz" }, -32000, "Pubkey Validation Err: xyz is invalid"],
       [{ groupKey: "collection", groupValue: "nope" }, -32000, "Pubkey Validation Err: nope is invalid"],
       [{ ...group, limit: -1 }, -32602, "Invalid params"],
@@ -211,7 +273,9 @@ describe("getAssetsByGroup", () => {
       const err = await failure("getAssetsByGroup", params);
       expect([err.code, err.message]).toEqual([code, message]);
     }
-    expect((await failure("getAsset", { id: "11111111111111111111111111111111" })).message).toBe("Database Error: RecordNotFound Error: Asset Not Found");
+    expect((await failure("getAsset", { id: "11111111111111111111111111111111" })).message).toBe(
+      "Database Error: RecordNotFound Error: Asset Not Found",
+    );
     expect((await failure("getAsset", { id: "CMVu" })).message).toBe("Pubkey Validation Err: CMVu is invalid");
     expect((await failure("getAsset", {})).code).toBe(-32602);
   });
@@ -225,7 +289,12 @@ describe("getAssetsByOwner", () => {
     const ids: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 100; pages++) {
-      const res = await call("getAssetsByOwner", { ownerAddress: demo.address, sortBy: { sortBy: "id", sortDirection: "asc" }, limit: 1, cursor });
+      const res = await call("getAssetsByOwner", {
+        ownerAddress: demo.address,
+        sortBy: { sortBy: "id", sortDirection: "asc" },
+        limit: 1,
+        cursor,
+      });
       expect(res.total).toBe(res.items.length);
       for (const item of res.items) expect(item.ownership.owner).toBe(demo.address);
       ids.push(...res.items.map((i: { id: string }) => i.id));
@@ -239,21 +308,33 @@ describe("getAssetsByOwner", () => {
 
   it("takes keyset bounds and positional params, and nothing for a wallet with no assets", async () => {
     const demo = world.manifest.demoWallet.address;
-    const all = (await call("getAssetsByOwner", { ownerAddress: demo, sortBy: { sortBy: "id", sortDirection: "asc" } })).items.map((i: { id: string }) => i.id);
-    const after = await call("getAssetsByOwner", { ownerAddress: demo, sortBy: { sortBy: "id", sortDirection: "asc" }, after: all[0] });
+    const all = (
+      await call("getAssetsByOwner", { ownerAddress: demo, sortBy: { sortBy: "id", sortDirection: "asc" } })
+    ).items.map((i: { id: string }) => i.id);
+    const after = await call("getAssetsByOwner", {
+      ownerAddress: demo,
+      sortBy: { sortBy: "id", sortDirection: "asc" },
+      after: all[0],
+    });
     expect(after.items.map((i: { id: string }) => i.id)).toEqual(all.slice(1));
     expect(after.after).toBe(all[0]);
     const positional = await call("getAssetsByOwner", [demo, { sortBy: "id", sortDirection: "asc" }, 2]);
     expect(positional.items.map((i: { id: string }) => i.id)).toEqual(all.slice(0, 2));
-    expect((await call("getAssetsByOwner", { ownerAddress: bs58.encode(new Uint8Array(32).fill(7)) })).items).toEqual([]);
-    expect((await failure("getAssetsByOwner", { ownerAddress: "nope" })).message).toBe("Pubkey Validation Err: nope is invalid");
+    expect((await call("getAssetsByOwner", { ownerAddress: bs58.encode(new Uint8Array(32).fill(7)) })).items).toEqual(
+      [],
+    );
+    expect((await failure("getAssetsByOwner", { ownerAddress: "nope" })).message).toBe(
+      "Pubkey Validation Err: nope is invalid",
+    );
   });
 });
 
 describe("following the chain", () => {
   const entry = (address: string) => world.accounts.find((a) => a.address === address)!;
   const holding = (mint: string) =>
-    world.accounts.find((a) => a.owner === TOKEN_PROGRAM && a.data.length === 165 && bs58.encode(a.data.subarray(0, 32)) === mint)!;
+    world.accounts.find(
+      (a) => a.owner === TOKEN_PROGRAM && a.data.length === 165 && bs58.encode(a.data.subarray(0, 32)) === mint,
+    )!;
 
   it("moves ownership when the token moves to another account", async () => {
     const nft = world.manifest.demoWallet.nfts[0];
@@ -281,9 +362,19 @@ describe("following the chain", () => {
 
   it("drops a member whose verification is removed", async () => {
     const nft = world.manifest.demoWallet.nfts[2];
-    const metadataAccount = world.accounts.find((a) => a.owner === TOKEN_METADATA_PROGRAM && decodeMetadata(a.data).mint === nft)!;
+    const metadataAccount = world.accounts.find(
+      (a) => a.owner === TOKEN_METADATA_PROGRAM && decodeMetadata(a.data).mint === nft,
+    )!;
     const m = decodeMetadata(metadataAccount.data);
-    index.applyAccounts([[metadataAccount.address, { owner: TOKEN_METADATA_PROGRAM, data: encodeMetadata({ ...m, collection: { ...m.collection!, verified: false } }) }]]);
+    index.applyAccounts([
+      [
+        metadataAccount.address,
+        {
+          owner: TOKEN_METADATA_PROGRAM,
+          data: encodeMetadata({ ...m, collection: { ...m.collection!, verified: false } }),
+        },
+      ],
+    ]);
     expect(await pageAll(collection, 1000)).not.toContain(nft);
     expect(await pageAll(collection, 1000, { options: { showUnverifiedCollections: true } })).toContain(nft);
   });
@@ -291,12 +382,16 @@ describe("following the chain", () => {
 
 describe("getAssets", () => {
   it("answers a batch in order, null for unknown ids", async () => {
-    const ids = ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE", "11111111111111111111111111111111", "7jFuJ73mBPDdLMvCYxzrpFTD9FeDudRxdXGDALP5Cp2W"];
+    const ids = [
+      "CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE",
+      "11111111111111111111111111111111",
+      "7jFuJ73mBPDdLMvCYxzrpFTD9FeDudRxdXGDALP5Cp2W",
+    ];
     const res = await call("getAssets", { ids });
     expect(res.map((a: { id: string } | null) => a?.id ?? null)).toEqual([ids[0], null, ids[2]]);
-    expect((await failure("getAssets", { ids: Array.from({ length: 1001 }, (_, i) => (i % 2 ? ids[0] : ids[2])) })).message).toBe(
-      "Batch Size Error. Batch size should not be greater than 1000.",
-    );
+    expect(
+      (await failure("getAssets", { ids: Array.from({ length: 1001 }, (_, i) => (i % 2 ? ids[0] : ids[2])) })).message,
+    ).toBe("Batch Size Error. Batch size should not be greater than 1000.");
     expect((await failure("getAssets", { ids: ["nope"] })).message).toBe("Pubkey Validation Err: nope is invalid");
     expect((await failure("getAssets", {})).code).toBe(-32602);
   });
@@ -304,11 +399,28 @@ describe("getAssets", () => {
 
 describe("params forms", () => {
   it("takes positional params in the reference's field order, as clients fall back to", async () => {
-    const byName = await call("getAssetsByGroup", { groupKey: "collection", groupValue: collection, sortBy: { sortBy: "id", sortDirection: "asc" }, limit: 7 });
+    const byName = await call("getAssetsByGroup", {
+      groupKey: "collection",
+      groupValue: collection,
+      sortBy: { sortBy: "id", sortDirection: "asc" },
+      limit: 7,
+    });
     const after = byName.items[2].id;
-    const positional = await call("getAssetsByGroup", ["collection", collection, { sortBy: "id", sortDirection: "asc" }, 4, null, null, after]);
-    expect(positional.items.map((i: { id: string }) => i.id)).toEqual(byName.items.slice(3, 7).map((i: { id: string }) => i.id));
-    expect((await call("getAsset", ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE"])).id).toBe("CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE");
+    const positional = await call("getAssetsByGroup", [
+      "collection",
+      collection,
+      { sortBy: "id", sortDirection: "asc" },
+      4,
+      null,
+      null,
+      after,
+    ]);
+    expect(positional.items.map((i: { id: string }) => i.id)).toEqual(
+      byName.items.slice(3, 7).map((i: { id: string }) => i.id),
+    );
+    expect((await call("getAsset", ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE"])).id).toBe(
+      "CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE",
+    );
     expect((await failure("getAsset", ["CMVuYDS9nTeujfTPJb8ik7CRhAqZv4DfjfdamFLkJgxE", null, 3])).code).toBe(-32602);
   });
 });

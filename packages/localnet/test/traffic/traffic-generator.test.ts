@@ -17,7 +17,8 @@ import { startTraffic } from "../../src/traffic/traffic-runner.ts";
 import { COMPUTE_BUDGET_PROGRAM } from "../../src/traffic/transfer-transaction.ts";
 
 const BLOCKHASH = "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY";
-const quantile = (values: bigint[], q: number) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[Math.floor(q * (values.length - 1))];
+const quantile = (values: bigint[], q: number) =>
+  [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[Math.floor(q * (values.length - 1))];
 
 describe("traffic generator", () => {
   const plan = planTraffic(DEFAULT_TRAFFIC_OPTIONS);
@@ -35,13 +36,20 @@ describe("traffic generator", () => {
       const message = getCompiledTransactionMessageDecoder().decode(kitTx.messageBytes);
       if (message.version !== "legacy") throw new Error("expected a legacy message");
       expect(message.staticAccounts[3]).toBe(COMPUTE_BUDGET_PROGRAM as Address);
-      const budget = message.instructions.filter((ix) => ix.programAddressIndex === 3).map((ix) => Buffer.from(ix.data!));
+      const budget = message.instructions
+        .filter((ix) => ix.programAddressIndex === 3)
+        .map((ix) => Buffer.from(ix.data!));
       expect(budget[0][0]).toBe(2);
       expect(budget[0].readUInt32LE(1)).toBe(tx.unitLimit);
       if (tx.unitPrice > 0n) expect(budget[1].readBigUInt64LE(1)).toBe(tx.unitPrice);
       else expect(budget).toHaveLength(1);
-      const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(bs58.decode(tx.payer)).toString("base64url") }, format: "jwk" });
-      expect(verify(null, kitTx.messageBytes as unknown as Uint8Array, publicKey, kitTx.signatures[tx.payer as Address]!)).toBe(true);
+      const publicKey = createPublicKey({
+        key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(bs58.decode(tx.payer)).toString("base64url") },
+        format: "jwk",
+      });
+      expect(
+        verify(null, kitTx.messageBytes as unknown as Uint8Array, publicKey, kitTx.signatures[tx.payer as Address]!),
+      ).toBe(true);
     }
   });
 
@@ -52,7 +60,9 @@ describe("traffic generator", () => {
     for (let slot = 0; slot < 20; slot++) {
       const x = a.next(BLOCKHASH);
       const y = b.next(BLOCKHASH);
-      expect(x.map((t) => Buffer.from(t.wire).toString("hex"))).toEqual(y.map((t) => Buffer.from(t.wire).toString("hex")));
+      expect(x.map((t) => Buffer.from(t.wire).toString("hex"))).toEqual(
+        y.map((t) => Buffer.from(t.wire).toString("hex")),
+      );
       for (const t of x) seen.add(Buffer.from(t.wire.subarray(1, 65)).toString("hex"));
     }
     expect(seen.size).toBe(20 * DEFAULT_TRAFFIC_OPTIONS.ratePerSlot);
@@ -78,7 +88,10 @@ describe("traffic generator", () => {
 
   it("reads its settings from the environment, off by default in tests", () => {
     expect(parseTrafficConfig({}, false).enabled).toBe(false);
-    const c = parseTrafficConfig({ LOCALNET_TRAFFIC: "1", LOCALNET_TRAFFIC_RATE: "3", LOCALNET_TRAFFIC_SPREAD: "0.5" }, false);
+    const c = parseTrafficConfig(
+      { LOCALNET_TRAFFIC: "1", LOCALNET_TRAFFIC_RATE: "3", LOCALNET_TRAFFIC_SPREAD: "0.5" },
+      false,
+    );
     expect(c.enabled).toBe(true);
     expect(c.options).toMatchObject({ ratePerSlot: 3, spread: 0.5 });
     expect(() => parseTrafficConfig({ LOCALNET_TRAFFIC_RATE: "many" })).toThrow(/LOCALNET_TRAFFIC_RATE/u);

@@ -17,7 +17,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 beforeAll(async () => {
   net = await startTestLocalnet({ slotMs: 60, world: false, traffic: true });
   // enough slots of traffic for a market to show
-  await waitFor("40 slots", async () => ((await net.call("getSlot", [{ commitment: "confirmed" }])).result as number) >= 40, 30_000);
+  await waitFor(
+    "40 slots",
+    async () => ((await net.call("getSlot", [{ commitment: "confirmed" }])).result as number) >= 40,
+    30_000,
+  );
 });
 
 afterAll(async () => {
@@ -41,7 +45,12 @@ describe("background traffic", () => {
     const prices: number[] = [];
     let failed = 0;
     for (let slot = tip - 20; slot <= tip; slot++) {
-      const block = (await net.call("getBlock", [slot, { encoding: "json", maxSupportedTransactionVersion: 0, rewards: false, commitment: "confirmed" }])).result;
+      const block = (
+        await net.call("getBlock", [
+          slot,
+          { encoding: "json", maxSupportedTransactionVersion: 0, rewards: false, commitment: "confirmed" },
+        ])
+      ).result;
       expect(block.transactions.length).toBe(DEFAULT_TRAFFIC_OPTIONS.ratePerSlot);
       for (const tx of block.transactions) {
         prices.push(unitPrice(tx));
@@ -57,7 +66,12 @@ describe("background traffic", () => {
 
   it("prices the hot accounts' market above a cold account's", async () => {
     const fees = async (accounts: string[]) =>
-      ((await net.call("getRecentPrioritizationFees", [accounts])).result as { slot: number; prioritizationFee: number }[]).filter((f) => f.slot > 2);
+      (
+        (await net.call("getRecentPrioritizationFees", [accounts])).result as {
+          slot: number;
+          prioritizationFee: number;
+        }[]
+      ).filter((f) => f.slot > 2);
     const hot = await fees([plan.hot[0]]);
     const cold = await fees([plan.cold[0]]);
     expect(hot.length).toBeGreaterThan(30);

@@ -34,7 +34,10 @@ async function build(version: 0 | "legacy"): Promise<Uint8Array> {
       (m) => setTransactionMessageLifetimeUsingBlockhash(BLOCKHASH, m),
       (m) =>
         appendTransactionMessageInstructions(
-          [getSetComputeUnitPriceInstruction({ microLamports: 5n }), getTransferSolInstruction({ source: other, destination: payer.address, amount: 9n })],
+          [
+            getSetComputeUnitPriceInstruction({ microLamports: 5n }),
+            getTransferSolInstruction({ source: other, destination: payer.address, amount: 9n }),
+          ],
           m,
         ),
     ),
@@ -61,8 +64,24 @@ function viaKit(bytes: Uint8Array) {
     return {
       staticKeys: message.staticAccounts as string[],
       blockhash: (message as { lifetimeToken: string }).lifetimeToken,
-      header: [message.header.numSignerAccounts, message.header.numReadonlySignerAccounts, message.header.numReadonlyNonSignerAccounts],
-      instructions: (message as { instructions: readonly { programAddressIndex: number; accountIndices?: readonly number[]; data?: Uint8Array }[] }).instructions.map((ix) => [ix.programAddressIndex, [...(ix.accountIndices ?? [])], Buffer.from(ix.data ?? []).toString("hex")]),
+      header: [
+        message.header.numSignerAccounts,
+        message.header.numReadonlySignerAccounts,
+        message.header.numReadonlyNonSignerAccounts,
+      ],
+      instructions: (
+        message as {
+          instructions: readonly {
+            programAddressIndex: number;
+            accountIndices?: readonly number[];
+            data?: Uint8Array;
+          }[];
+        }
+      ).instructions.map((ix) => [
+        ix.programAddressIndex,
+        [...(ix.accountIndices ?? [])],
+        Buffer.from(ix.data ?? []).toString("hex"),
+      ]),
     };
   } catch {
     return null;
@@ -80,7 +99,9 @@ describe("decodeTransaction", () => {
       expect(tx.message.recentBlockhash).toBe(kit.blockhash);
       const h = tx.message.header;
       expect([h.numRequiredSignatures, h.numReadonlySignedAccounts, h.numReadonlyUnsignedAccounts]).toEqual(kit.header);
-      expect(tx.message.instructions.map((ix) => [ix.programIdIndex, ix.accounts, Buffer.from(ix.data).toString("hex")])).toEqual(kit.instructions);
+      expect(
+        tx.message.instructions.map((ix) => [ix.programIdIndex, ix.accounts, Buffer.from(ix.data).toString("hex")]),
+      ).toEqual(kit.instructions);
       expect(tx.wire).toEqual(bytes);
       expect(tx.signatures).toHaveLength(2);
     }
@@ -91,8 +112,12 @@ describe("decodeTransaction", () => {
     const seeds = [await build("legacy"), await build(0)];
     let accepted = 0;
     for (let i = 0; i < 20_000; i++) {
-      const bytes = seeds[i % 2]!.slice(0, randomInt(random, 4) === 0 ? randomInt(random, seeds[i % 2]!.length + 1) : undefined);
-      for (let m = 1 + randomInt(random, 3); m > 0 && bytes.length > 0; m--) bytes[randomInt(random, bytes.length)] = randomInt(random, 256);
+      const bytes = seeds[i % 2]!.slice(
+        0,
+        randomInt(random, 4) === 0 ? randomInt(random, seeds[i % 2]!.length + 1) : undefined,
+      );
+      for (let m = 1 + randomInt(random, 3); m > 0 && bytes.length > 0; m--)
+        bytes[randomInt(random, bytes.length)] = randomInt(random, 256);
       let mine;
       try {
         mine = decodeTransaction(bytes);
@@ -106,7 +131,9 @@ describe("decodeTransaction", () => {
       expect(kit, `kit refused bytes the decoder accepted: ${Buffer.from(bytes).toString("hex")}`).not.toBeNull();
       expect(mine.message.staticKeys).toEqual(kit!.staticKeys);
       expect(mine.message.recentBlockhash).toBe(kit!.blockhash);
-      expect(mine.message.instructions.map((ix) => [ix.programIdIndex, ix.accounts, Buffer.from(ix.data).toString("hex")])).toEqual(kit!.instructions);
+      expect(
+        mine.message.instructions.map((ix) => [ix.programIdIndex, ix.accounts, Buffer.from(ix.data).toString("hex")]),
+      ).toEqual(kit!.instructions);
     }
     expect(accepted).toBeGreaterThan(1000); // mutations in signatures and keys stay decodable
   });
@@ -120,7 +147,9 @@ describe("decodeTransaction", () => {
     expect(readShortU16(new Uint8Array([0xff, 0xff, 0x04]), 0)).toBeNull();
     // Signature count encoded as 0x82 0x00 instead of 0x02.
     const aliased = new Uint8Array([0x82, 0x00, ...bytes.subarray(1)]);
-    expect(() => decodeTransaction(aliased)).toThrow(/failed to deserialize solana_transaction::versioned::VersionedTransaction/);
+    expect(() => decodeTransaction(aliased)).toThrow(
+      /failed to deserialize solana_transaction::versioned::VersionedTransaction/,
+    );
   });
 
   it("applies agave's sanitize rules", async () => {

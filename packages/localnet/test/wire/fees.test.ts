@@ -74,8 +74,17 @@ it("matches LiteSVM's charge for every instruction mix tried", async () => {
     getSetComputeUnitPriceInstruction({ microLamports: 999_999n }),
     getTransferSolInstruction({ source: other, destination: payer.address, amount: 10n ** 18n }), // fails, still charged
   ]);
-  cases.push([getSetComputeUnitLimitInstruction({ units: 5_000_000 }), getSetComputeUnitPriceInstruction({ microLamports: 3n })]);
-  cases.push([{ programAddress: "Ed25519SigVerify111111111111111111111111111" as never, accounts: [], data: new Uint8Array([3, 0]) }]);
+  cases.push([
+    getSetComputeUnitLimitInstruction({ units: 5_000_000 }),
+    getSetComputeUnitPriceInstruction({ microLamports: 3n }),
+  ]);
+  cases.push([
+    {
+      programAddress: "Ed25519SigVerify111111111111111111111111111" as never,
+      accounts: [],
+      data: new Uint8Array([3, 0]),
+    },
+  ]);
   let charged = 0;
   for (const instructions of cases) {
     const { spent, computed } = await charge(instructions);

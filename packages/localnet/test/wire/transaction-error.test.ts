@@ -31,9 +31,15 @@ it("maps every InstructionErrorFieldless code by litesvm's declared order", () =
 
 it("words errors like agave's Display", () => {
   expect(transactionErrorText("BlockhashNotFound")).toBe("Blockhash not found");
-  expect(transactionErrorText({ InstructionError: [0, { Custom: 1 }] })).toBe("Error processing Instruction 0: custom program error: 0x1");
-  expect(transactionErrorText({ InstructionError: [0, "ProgramFailedToComplete"] })).toBe("Error processing Instruction 0: Program failed to complete");
-  expect(transactionErrorText("AccountNotFound")).toBe("Attempt to debit an account but found no record of a prior credit.");
+  expect(transactionErrorText({ InstructionError: [0, { Custom: 1 }] })).toBe(
+    "Error processing Instruction 0: custom program error: 0x1",
+  );
+  expect(transactionErrorText({ InstructionError: [0, "ProgramFailedToComplete"] })).toBe(
+    "Error processing Instruction 0: Program failed to complete",
+  );
+  expect(transactionErrorText("AccountNotFound")).toBe(
+    "Attempt to debit an account but found no record of a prior credit.",
+  );
   expect(transactionErrorText({ InsufficientFundsForRent: { account_index: 2 } })).toBe(
     "Transaction results in an account (2) with insufficient funds for rent",
   );

@@ -8,7 +8,14 @@ import { describe, expect, it } from "vitest";
 import bs58 from "bs58";
 import { getAddressDecoder, getProgramDerivedAddress, isOffCurveAddress, type Address } from "@solana/kit";
 import { findProgramAddressSync, isOnCurve } from "../../src/world/pda.ts";
-import { associatedTokenAddress, compressedAssetId, masterEditionAddress, metadataAddress, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../../src/world/program-ids.ts";
+import {
+  associatedTokenAddress,
+  compressedAssetId,
+  masterEditionAddress,
+  metadataAddress,
+  TOKEN_METADATA_PROGRAM,
+  TOKEN_PROGRAM,
+} from "../../src/world/program-ids.ts";
 import { loadRealAccounts } from "../../src/world/real-fixtures.ts";
 import { decodeMetadata } from "../../src/world/token-metadata.ts";
 import { decodeTokenAccount } from "../../src/world/spl-token-layout.ts";
@@ -38,9 +45,17 @@ describe("findProgramAddressSync", () => {
   it("derives what kit derives, bump included", async () => {
     const program = bs58.decode(TOKEN_METADATA_PROGRAM);
     for (let i = 0; i < 60; i++) {
-      const seeds = [Buffer.from("metadata"), program, new Uint8Array(randomBytes(32)), new Uint8Array(randomBytes(i % 5))];
+      const seeds = [
+        Buffer.from("metadata"),
+        program,
+        new Uint8Array(randomBytes(32)),
+        new Uint8Array(randomBytes(i % 5)),
+      ];
       const [key, bump] = findProgramAddressSync(seeds, program);
-      const [kitAddress, kitBump] = await getProgramDerivedAddress({ programAddress: TOKEN_METADATA_PROGRAM as Address, seeds });
+      const [kitAddress, kitBump] = await getProgramDerivedAddress({
+        programAddress: TOKEN_METADATA_PROGRAM as Address,
+        seeds,
+      });
       expect(bs58.encode(key)).toBe(kitAddress);
       expect(bump).toBe(kitBump);
     }

@@ -55,7 +55,9 @@ describe("SPL Token layouts", () => {
       expect(Buffer.from(encodeTokenAccount(mine)).equals(Buffer.from(account.data))).toBe(true);
     }
     // Mad Lads #9964 is delegated (to a marketplace program): the delegate must come through.
-    const madLads = decodeTokenAccount(accounts.find((a) => a.address === "Fc1MSqW3eifoMuDupvimtu2DbSYmGUtSQ7wBUoz87uK5")!.data)!;
+    const madLads = decodeTokenAccount(
+      accounts.find((a) => a.address === "Fc1MSqW3eifoMuDupvimtu2DbSYmGUtSQ7wBUoz87uK5")!.data,
+    )!;
     expect(bs58.encode(madLads.delegate!)).toBe("GBkD9WsmSPNBF7bnFxyC4BCC2ZiBzYq9iWStPZ9Kj9cU");
     expect(madLads.delegatedAmount).toBe(1n);
   });
@@ -76,7 +78,9 @@ describe("SPL Token layouts", () => {
     expect(optional(theirs.delegate)).toBe(bs58.encode(key(3)));
     expect(optional(theirs.closeAuthority)).toBe(bs58.encode(key(4)));
     expect(optional(theirs.isNative)).toBeNull();
-    const mint = getMintDecoder().decode(encodeMint({ mintAuthority: null, supply: 42n, decimals: 9, freezeAuthority: key(5) }));
+    const mint = getMintDecoder().decode(
+      encodeMint({ mintAuthority: null, supply: 42n, decimals: 9, freezeAuthority: key(5) }),
+    );
     expect(mint.isInitialized).toBe(true);
     expect(optional(mint.mintAuthority)).toBeNull();
     expect(mint.supply).toBe(42n);

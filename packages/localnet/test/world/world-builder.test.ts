@@ -7,14 +7,31 @@ import { createHash, createPublicKey, sign, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import bs58 from "bs58";
 import { buildWorld } from "../../src/world/world-builder.ts";
-import { DEFAULT_WORLD_CACHE_DIR, DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
+import {
+  DEFAULT_WORLD_CACHE_DIR,
+  DEFAULT_WORLD_OPTIONS,
+  parseWorldConfig,
+  type WorldOptions,
+} from "../../src/world/world-options.ts";
 import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../../src/world/program-ids.ts";
 import { decodeMetadata, TokenStandard, trimNul } from "../../src/world/token-metadata.ts";
-import { decodeMint, decodeTokenAccount, MINT_SIZE, TOKEN_ACCOUNT_SIZE, TokenAccountState } from "../../src/world/spl-token-layout.ts";
+import {
+  decodeMint,
+  decodeTokenAccount,
+  MINT_SIZE,
+  TOKEN_ACCOUNT_SIZE,
+  TokenAccountState,
+} from "../../src/world/spl-token-layout.ts";
 import { keypairFromSeed, solanaCliKeypairJson } from "../../src/world/seeded-random.ts";
 import type { World } from "../../src/world/world-types.ts";
 
-const small: WorldOptions = { ...DEFAULT_WORLD_OPTIONS, collectionSize: 600, tokenHolders: 700, smallMintHolders: [40, 9], nftOwners: 90 };
+const small: WorldOptions = {
+  ...DEFAULT_WORLD_OPTIONS,
+  collectionSize: 600,
+  tokenHolders: 700,
+  smallMintHolders: [40, 9],
+  nftOwners: 90,
+};
 
 function digest(world: World): string {
   const hash = createHash("sha256");
@@ -48,7 +65,11 @@ describe("buildWorld", () => {
     expect(verified.length + world.compressedAssets.length).toBe(600);
     expect(collection.verifiedMembers).toBe(600);
     expect(world.compressedAssets.length).toBeGreaterThan(30); // ~10%
-    expect(world.compressedAssets.every((c) => c.metadata.collection?.key === collection.mint && c.metadata.collection.verified)).toBe(true);
+    expect(
+      world.compressedAssets.every(
+        (c) => c.metadata.collection?.key === collection.mint && c.metadata.collection.verified,
+      ),
+    ).toBe(true);
     const programmable = verified.filter((m) => m.tokenStandard === TokenStandard.ProgrammableNonFungible);
     expect(programmable.length).toBe(collection.programmableMembers);
     expect(programmable.length).toBeGreaterThan(50); // ~20% of ~540
@@ -65,11 +86,15 @@ describe("buildWorld", () => {
     expect(fake.updateAuthority).not.toBe(parent.updateAuthority);
     const fakeMembers = metadata.filter((m) => m.collection?.key === lookalike.mint);
     expect(fakeMembers).toHaveLength(small.lookalikeMembers);
-    expect(fakeMembers.every((m) => m.collection!.verified && trimNul(m.name).startsWith("Solgate Sentinel #"))).toBe(true);
+    expect(fakeMembers.every((m) => m.collection!.verified && trimNul(m.name).startsWith("Solgate Sentinel #"))).toBe(
+      true,
+    );
   });
 
   it("gives every NFT a supply-1 mint held by exactly one token account, frozen for pNFTs", () => {
-    const nfts = metadata.filter((m) => m.tokenStandard === TokenStandard.NonFungible || m.tokenStandard === TokenStandard.ProgrammableNonFungible);
+    const nfts = metadata.filter(
+      (m) => m.tokenStandard === TokenStandard.NonFungible || m.tokenStandard === TokenStandard.ProgrammableNonFungible,
+    );
     const holders = new Map<string, number>();
     for (const a of world.accounts) {
       if (a.owner !== TOKEN_PROGRAM || a.data.length !== TOKEN_ACCOUNT_SIZE) continue;
@@ -83,7 +108,10 @@ describe("buildWorld", () => {
       expect(mint.decimals).toBe(0);
       expect(holders.get(m.mint)).toBe(1);
     }
-    const frozen = world.accounts.filter((a) => a.owner === TOKEN_PROGRAM && a.data.length === TOKEN_ACCOUNT_SIZE && a.data[108] === TokenAccountState.Frozen);
+    const frozen = world.accounts.filter(
+      (a) =>
+        a.owner === TOKEN_PROGRAM && a.data.length === TOKEN_ACCOUNT_SIZE && a.data[108] === TokenAccountState.Frozen,
+    );
     expect(frozen.length).toBe(collection.programmableMembers! + 4); // + the 4 real pNFT holdings
   });
 
@@ -105,7 +133,9 @@ describe("buildWorld", () => {
       expect(count).toBe(m.holders + 1); // + the demo wallet
       expect(mint.decimals).toBe(m.decimals);
     }
-    expect(world.accounts.filter((a) => a.owner === TOKEN_PROGRAM && a.data.length === MINT_SIZE).length).toBeGreaterThan(600);
+    expect(
+      world.accounts.filter((a) => a.owner === TOKEN_PROGRAM && a.data.length === MINT_SIZE).length,
+    ).toBeGreaterThan(600);
   });
 
   it("funds a demo wallet whose solana-cli keypair signs for it, holding NFTs and tokens", () => {
@@ -118,15 +148,22 @@ describe("buildWorld", () => {
     expect(bs58.encode(Uint8Array.from(bytes.slice(32)))).toBe(world.manifest.demoWallet.address);
     const message = Buffer.from("hello");
     const signature = sign(null, message, again.privateKey);
-    const publicKey = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(bytes.slice(32)).toString("base64url") }, format: "jwk" });
+    const publicKey = createPublicKey({
+      key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(bytes.slice(32)).toString("base64url") },
+      format: "jwk",
+    });
     expect(verify(null, message, publicKey, signature)).toBe(true);
     expect(world.manifest.demoWallet.nfts).toHaveLength(3);
     for (const nft of world.manifest.demoWallet.nfts) {
-      const holding = world.accounts.find((a) => a.owner === TOKEN_PROGRAM && a.data.length === 165 && bs58.encode(a.data.subarray(0, 32)) === nft)!;
+      const holding = world.accounts.find(
+        (a) => a.owner === TOKEN_PROGRAM && a.data.length === 165 && bs58.encode(a.data.subarray(0, 32)) === nft,
+      )!;
       expect(bs58.encode(holding.data.subarray(32, 64))).toBe(world.manifest.demoWallet.address);
       expect(holding.data[108]).toBe(TokenAccountState.Initialized); // movable with a plain SPL transfer
     }
-    expect(world.compressedAssets.find((c) => c.id === world.manifest.demoWallet.compressedNfts[0])?.owner).toBe(world.manifest.demoWallet.address);
+    expect(world.compressedAssets.find((c) => c.id === world.manifest.demoWallet.compressedNfts[0])?.owner).toBe(
+      world.manifest.demoWallet.address,
+    );
   });
 
   it("includes the real fixtures unchanged", () => {
@@ -135,13 +172,22 @@ describe("buildWorld", () => {
       ["SMB Gen3", 3],
       ["Mad Lads", 1],
     ]);
-    expect(buildWorld({ ...small, realAccounts: false }).accounts.some((a) => a.address === "52J4tmbP9o3GHQrkts8vhXm84CLzM7KSXboKGnrw3YTW")).toBe(false);
+    expect(
+      buildWorld({ ...small, realAccounts: false }).accounts.some(
+        (a) => a.address === "52J4tmbP9o3GHQrkts8vhXm84CLzM7KSXboKGnrw3YTW",
+      ),
+    ).toBe(false);
   });
 });
 
 describe("parseWorldConfig", () => {
   it("defaults to the issue's sizes, on unless told otherwise", () => {
-    expect(parseWorldConfig({})).toEqual({ enabled: true, outDir: undefined, cacheDir: DEFAULT_WORLD_CACHE_DIR, options: DEFAULT_WORLD_OPTIONS });
+    expect(parseWorldConfig({})).toEqual({
+      enabled: true,
+      outDir: undefined,
+      cacheDir: DEFAULT_WORLD_CACHE_DIR,
+      options: DEFAULT_WORLD_OPTIONS,
+    });
     expect(parseWorldConfig({}, false).enabled).toBe(false);
     expect(DEFAULT_WORLD_OPTIONS.collectionSize).toBe(10_000);
     expect(DEFAULT_WORLD_OPTIONS.tokenHolders).toBe(100_000);
@@ -149,7 +195,14 @@ describe("parseWorldConfig", () => {
 
   it("reads sizes and switches from the environment", () => {
     const c = parseWorldConfig(
-      { LOCALNET_WORLD: "0", LOCALNET_COLLECTION_SIZE: "250", LOCALNET_TOKEN_HOLDERS: "12", LOCALNET_SMALL_MINT_HOLDERS: "3, 4", LOCALNET_WORLD_SEED: "s", LOCALNET_WORLD_DIR: "/tmp/x" },
+      {
+        LOCALNET_WORLD: "0",
+        LOCALNET_COLLECTION_SIZE: "250",
+        LOCALNET_TOKEN_HOLDERS: "12",
+        LOCALNET_SMALL_MINT_HOLDERS: "3, 4",
+        LOCALNET_WORLD_SEED: "s",
+        LOCALNET_WORLD_DIR: "/tmp/x",
+      },
       true,
     );
     expect(c.enabled).toBe(false);

@@ -13,7 +13,14 @@ import { buildWorld } from "../../src/world/world-builder.ts";
 import { loadOrBuildWorld, worldCodeVersion } from "../../src/world/world-cache.ts";
 import { DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
 
-const small: WorldOptions = { ...DEFAULT_WORLD_OPTIONS, collectionSize: 120, tokenHolders: 150, smallMintHolders: [10, 3], nftOwners: 20, realAccounts: false };
+const small: WorldOptions = {
+  ...DEFAULT_WORLD_OPTIONS,
+  collectionSize: 120,
+  tokenHolders: 150,
+  smallMintHolders: [10, 3],
+  nftOwners: 20,
+  realAccounts: false,
+};
 const dir = mkdtempSync(join(tmpdir(), "world-cache-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -22,7 +22,13 @@ describe("localnet config: world and traffic switches", () => {
   });
 
   it("does what the environment says", () => {
-    const c = loadLocalnetConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", LOCALNET_TRAFFIC: "1", LOCALNET_COLLECTION_SIZE: "42", LOCALNET_TRAFFIC_RATE: "2" });
+    const c = loadLocalnetConfig({
+      NODE_ENV: "test",
+      LOCALNET_WORLD: "1",
+      LOCALNET_TRAFFIC: "1",
+      LOCALNET_COLLECTION_SIZE: "42",
+      LOCALNET_TRAFFIC_RATE: "2",
+    });
     expect([c.world.enabled, c.traffic.enabled]).toEqual([true, true]);
     expect(c.world.options.collectionSize).toBe(42);
     expect(c.traffic.options.ratePerSlot).toBe(2);

@@ -79,7 +79,10 @@ describe("seeded world over JSON-RPC", () => {
       expect(BigInt(value.lamports)).toBe(real[i].lamports);
       expect(Buffer.from(value.data[0], "base64").equals(Buffer.from(real[i].data))).toBe(true);
     });
-    const one = await net.call("getAccountInfo", ["52J4tmbP9o3GHQrkts8vhXm84CLzM7KSXboKGnrw3YTW", { encoding: "base64" }]);
+    const one = await net.call("getAccountInfo", [
+      "52J4tmbP9o3GHQrkts8vhXm84CLzM7KSXboKGnrw3YTW",
+      { encoding: "base64" },
+    ]);
     expect(one.result.value.owner).toBe(TOKEN_METADATA_PROGRAM);
   });
 
@@ -104,9 +107,16 @@ describe("seeded world over JSON-RPC", () => {
     const ids: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = await das("getAssetsByGroup", { groupKey: "collection", groupValue: collection, limit: 1000, cursor, sortBy: { sortBy: "id", sortDirection: "asc" } });
+      const page = await das("getAssetsByGroup", {
+        groupKey: "collection",
+        groupValue: collection,
+        limit: 1000,
+        cursor,
+        sortBy: { sortBy: "id", sortDirection: "asc" },
+      });
       ids.push(...page.items.map((item: { id: string }) => item.id));
-      for (const item of page.items) expect(item.grouping).toEqual([{ group_key: "collection", group_value: collection }]);
+      for (const item of page.items)
+        expect(item.grouping).toEqual([{ group_key: "collection", group_value: collection }]);
       if (page.items.length < 1000) break;
       cursor = page.cursor;
     }
@@ -115,10 +125,16 @@ describe("seeded world over JSON-RPC", () => {
     // What the chain says: every metadata account verified into the collection is served, plus the compressed members.
     const { result } = await net.call("getProgramAccounts", [TOKEN_METADATA_PROGRAM, { encoding: "base64" }]);
     const onChain = result.map((r: any) => decodeMetadata(new Uint8Array(Buffer.from(r.account.data[0], "base64"))));
-    const verified = new Set(onChain.filter((m: any) => m.collection?.key === collection && m.collection.verified).map((m: any) => m.mint));
-    const spoofs = onChain.filter((m: any) => m.collection?.key === collection && !m.collection.verified).map((m: any) => m.mint);
+    const verified = new Set(
+      onChain.filter((m: any) => m.collection?.key === collection && m.collection.verified).map((m: any) => m.mint),
+    );
+    const spoofs = onChain
+      .filter((m: any) => m.collection?.key === collection && !m.collection.verified)
+      .map((m: any) => m.mint);
     expect(spoofs.length).toBe(manifest.spoofs.unverifiedMembers.length);
-    const lookalikes = onChain.filter((m: any) => m.collection?.key === manifest.spoofs.lookalikeCollection).map((m: any) => m.mint);
+    const lookalikes = onChain
+      .filter((m: any) => m.collection?.key === manifest.spoofs.lookalikeCollection)
+      .map((m: any) => m.mint);
     expect(lookalikes.length).toBe(manifest.spoofs.lookalikeMembers);
     for (const id of [...spoofs, ...lookalikes]) expect(ids).not.toContain(id);
     const compressed = ids.filter((id) => !verified.has(id));
@@ -135,21 +151,45 @@ describe("seeded world over JSON-RPC", () => {
     expect(demo.address).toBe(manifest.demoWallet.address);
     const [moved, burnt] = manifest.demoWallet.nfts as Address[];
     const friend = await generateKeyPairSigner();
-    const [source] = await findAssociatedTokenPda({ owner: demo.address, mint: moved, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const [destination] = await findAssociatedTokenPda({ owner: friend.address, mint: moved, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [source] = await findAssociatedTokenPda({
+      owner: demo.address,
+      mint: moved,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    const [destination] = await findAssociatedTokenPda({
+      owner: friend.address,
+      mint: moved,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const blockhash = (await net.rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
     const transfer = await signedTransaction(
       demo,
       [
-        getCreateAssociatedTokenIdempotentInstruction({ payer: demo, ata: destination, owner: friend.address, mint: moved }),
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: demo,
+          ata: destination,
+          owner: friend.address,
+          mint: moved,
+        }),
         getTransferCheckedInstruction({ source, mint: moved, destination, authority: demo, amount: 1n, decimals: 0 }),
       ],
       blockhash,
     );
-    const [burnFrom] = await findAssociatedTokenPda({ owner: demo.address, mint: burnt, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-    const burn = await signedTransaction(demo, [getBurnCheckedInstruction({ account: burnFrom, mint: burnt, authority: demo, amount: 1n, decimals: 0 })], blockhash);
+    const [burnFrom] = await findAssociatedTokenPda({
+      owner: demo.address,
+      mint: burnt,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    const burn = await signedTransaction(
+      demo,
+      [getBurnCheckedInstruction({ account: burnFrom, mint: burnt, authority: demo, amount: 1n, decimals: 0 })],
+      blockhash,
+    );
     for (const tx of [transfer, burn]) {
-      const sent = await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "confirmed" }]);
+      const sent = await net.call("sendTransaction", [
+        tx.base64,
+        { encoding: "base64", preflightCommitment: "confirmed" },
+      ]);
       expect(sent.error).toBeUndefined();
       expect((await landed(tx.signature)).err).toBeNull();
     }
@@ -157,17 +197,36 @@ describe("seeded world over JSON-RPC", () => {
     expect((await das("getAsset", { id: burnt })).burnt).toBe(true);
     const collection = manifest.collections[0].mint;
     expect((await das("getGrouping", { groupKey: "collection", groupValue: collection })).group_size).toBe(9_999);
-    const page = await das("getAssetsByGroup", { groupKey: "collection", groupValue: collection, limit: 1000, page: 1, sortBy: { sortBy: "id", sortDirection: "asc" } });
+    const page = await das("getAssetsByGroup", {
+      groupKey: "collection",
+      groupValue: collection,
+      limit: 1000,
+      page: 1,
+      sortBy: { sortBy: "id", sortDirection: "asc" },
+    });
     const pages = [page];
-    for (let p = 2; p <= 10; p++) pages.push(await das("getAssetsByGroup", { groupKey: "collection", groupValue: collection, limit: 1000, page: p }));
+    for (let p = 2; p <= 10; p++)
+      pages.push(
+        await das("getAssetsByGroup", { groupKey: "collection", groupValue: collection, limit: 1000, page: p }),
+      );
     expect(pages.flatMap((x) => x.items.map((i: { id: string }) => i.id))).not.toContain(burnt);
     expect(bs58.decode(friend.address)).toHaveLength(32);
   });
 
   it("takes DAS named params (an object), as DAS SDKs send them, and positional ones alike", async () => {
     const mint = manifest.collections[0].mint;
-    const named = await net.post({ jsonrpc: "2.0", id: 1, method: "getAssetsByGroup", params: { groupKey: "collection", groupValue: mint, limit: 3, sortBy: { sortBy: "id" } } });
-    const positional = await das("getAssetsByGroup", { groupKey: "collection", groupValue: mint, limit: 3, sortBy: { sortBy: "id" } });
+    const named = await net.post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "getAssetsByGroup",
+      params: { groupKey: "collection", groupValue: mint, limit: 3, sortBy: { sortBy: "id" } },
+    });
+    const positional = await das("getAssetsByGroup", {
+      groupKey: "collection",
+      groupValue: mint,
+      limit: 3,
+      sortBy: { sortBy: "id" },
+    });
     expect((named.json as any).result.items.map((a: any) => a.id)).toEqual(positional.items.map((a: any) => a.id));
     expect(positional.items).toHaveLength(3);
     // Solana's own methods keep agave's refusal of named params.
@@ -178,9 +237,13 @@ describe("seeded world over JSON-RPC", () => {
   it("answers DAS errors as a provider does and keeps running", async () => {
     const unknown = await net.call("getAsset", [{ id: "11111111111111111111111111111111" }]);
     expect(unknown.error).toEqual({ code: -32000, message: "Database Error: RecordNotFound Error: Asset Not Found" });
-    const tooMany = await net.call("getAssetsByGroup", [{ groupKey: "collection", groupValue: manifest.collections[0].mint, limit: 5000 }]);
+    const tooMany = await net.call("getAssetsByGroup", [
+      { groupKey: "collection", groupValue: manifest.collections[0].mint, limit: 5000 },
+    ]);
     expect(tooMany.error.code).toBe(-32000);
-    const badCursor = await net.call("getAssetsByGroup", [{ groupKey: "collection", groupValue: manifest.collections[0].mint, cursor: "0IOl" }]);
+    const badCursor = await net.call("getAssetsByGroup", [
+      { groupKey: "collection", groupValue: manifest.collections[0].mint, cursor: "0IOl" },
+    ]);
     expect(badCursor.error.message).toBe("Cursor Validation Err: 0IOl is invalid");
     expect((await net.call("getSlot", [])).result).toBeTypeOf("number");
   });

@@ -168,9 +168,11 @@ export function createSender(options: SenderOptions): Sender {
         }
         tracked = await admission;
       }
+      // Without confirmation the answer is the send as taken: `submitted` for a new one (the spec's answer,
+      // even when the chain has moved on by the time it is written), the record as it was for a duplicate.
       const record =
         request.confirm === false
-          ? publicRecord((await engine.tracked(tx.signature)) ?? tracked)
+          ? publicRecord(tracked)
           : await engine.settle(tx.signature, { signal: request.signal, timeoutMs: options.confirmTimeoutMs });
       return {
         ...record,

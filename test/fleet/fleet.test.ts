@@ -53,6 +53,22 @@ async function gateway(fixture: ChainFixture, redisUrl: string | undefined, port
   return g;
 }
 
+/** A gateway started alone on `redisUrl`, resolved once it holds the fleet's lease. */
+async function leaseHolder(fixture: ChainFixture, redisUrl: string): Promise<GatewayProcess> {
+  const g = await gateway(fixture, redisUrl);
+  const probe = await connectRedis({ url: redisUrl });
+  try {
+    const deadline = Date.now() + 10_000;
+    while ((await probe.client.get(`solgate:${CHAIN}:lease`)) === null) {
+      if (Date.now() > deadline) throw new Error("no replica took the lease");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await probe.close();
+  }
+  return g;
+}
+
 /**
  * Asks every base URL for every signature until each is terminal everywhere; any NOT_FOUND fails.
  * Resolves to the final status of each signature.
@@ -87,15 +103,8 @@ describe("a fleet of three gateways behind HAProxy, sharing Redis", () => {
     const fixture = await chain();
     const redis = await startRedisServer();
     cleanups.push(() => redis.stop());
-    const a = await gateway(fixture, redis.url);
     // A starts alone, so it holds the fleet's lease: killing it also tests the takeover of the fleet-wide work.
-    const probe = await connectRedis({ url: redis.url });
-    cleanups.push(() => probe.close());
-    const deadline = Date.now() + 10_000;
-    while ((await probe.client.get(`solgate:${CHAIN}:lease`)) === null) {
-      if (Date.now() > deadline) throw new Error("no replica took the lease");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const a = await leaseHolder(fixture, redis.url);
     const [b, c] = await Promise.all([gateway(fixture, redis.url), gateway(fixture, redis.url)]);
     const proxy = await startHaproxy([a.port, b.port, c.port]);
     cleanups.push(() => proxy.stop());
@@ -164,14 +173,7 @@ describe("watch streams in a fleet", () => {
     const redis = await startRedisServer();
     cleanups.push(() => redis.stop());
     // A starts alone, so it holds the lease and does all polling: B and C learn only from the channel.
-    const a = await gateway(fixture, redis.url);
-    const probe = await connectRedis({ url: redis.url });
-    cleanups.push(() => probe.close());
-    const deadline = Date.now() + 10_000;
-    while ((await probe.client.get(`solgate:${CHAIN}:lease`)) === null) {
-      if (Date.now() > deadline) throw new Error("no replica took the lease");
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const a = await leaseHolder(fixture, redis.url);
     const [b, c] = await Promise.all([gateway(fixture, redis.url), gateway(fixture, redis.url)]);
     const [transfer] = await signedTransfers(fixture, 1);
     const sent = await restSend(a.url, CHAIN, transfer.wire);

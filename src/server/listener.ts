@@ -95,9 +95,9 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
     if (draining) session.close();
-    // An idle session (no open stream) is closed after the idle timeout; a long, quiet stream keeps
-    // its session alive. Node's session.setTimeout is not used: any frame resets it, so a client that
-    // PINGs would hold its session (and a file descriptor) forever.
+    // An idle session (no open stream) is closed after the idle timeout, whatever frames (PINGs,
+    // SETTINGS) it sends; a long, quiet stream keeps its session alive. Node's session.setTimeout is not
+    // used: it would also close a session whose one stream is a quiet, long-lived watch.
     let open = 0;
     let idle: NodeJS.Timeout | undefined;
     const armIdle = () => {

@@ -96,8 +96,8 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     session.once("close", () => sessions.delete(session));
     if (draining) session.close();
     // An idle session (no open stream) is closed after the idle timeout, whatever frames (PINGs,
-    // SETTINGS) it sends; a long, quiet stream keeps its session alive. Node's session.setTimeout is not
-    // used: it would also close a session whose one stream is a quiet, long-lived watch.
+    // SETTINGS) it sends; a long, quiet stream keeps its session alive. The timer counts open streams,
+    // not frames, so what keeps a session is a call in progress and nothing else.
     let open = 0;
     let idle: NodeJS.Timeout | undefined;
     const armIdle = () => {

@@ -25,13 +25,22 @@ export interface InProcessCaller {
    * Calls a unary RPC; rejects with the ConnectError the handler answered (details included).
    * `checkedKey`: the name of the key the caller's Authorization header carries, already checked.
    */
-  unary(method: DescMethodUnary, input: Message, header: Headers, signal: AbortSignal, checkedKey?: string): Promise<Message>;
+  unary(
+    method: DescMethodUnary,
+    input: Message,
+    header: Headers,
+    signal: AbortSignal,
+    checkedKey?: string,
+  ): Promise<Message>;
   /** A Connect transport over the same handlers, for streaming calls. */
   readonly transport: Transport;
 }
 
 /** Builds the caller over `handlers` (`router.handlers`, interceptors included) and, for unary calls, `invokeUnary`. */
-export function createInProcessCaller(handlers: readonly UniversalHandler[], invokeUnary?: UnaryInvoker): InProcessCaller {
+export function createInProcessCaller(
+  handlers: readonly UniversalHandler[],
+  invokeUnary?: UnaryInvoker,
+): InProcessCaller {
   const byMethod = new Map(handlers.map((h) => [h.method, h]));
   const transport = createTransport({
     httpClient: createUniversalHandlerClient([...handlers]),
@@ -53,7 +62,8 @@ export function createInProcessCaller(handlers: readonly UniversalHandler[], inv
         return invokeUnary.invoke(method, input, header, signal, values);
       }
       const handler = byMethod.get(method);
-      if (handler === undefined) throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      if (handler === undefined)
+        throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
       header.set("content-type", "application/proto");
       const response = await handler({
         httpVersion: "2.0",
@@ -63,21 +73,94 @@ export function createInProcessCaller(handlers: readonly UniversalHandler[], inv
         body: createAsyncIterable([toBinary(method.input, input)]),
         signal,
       });
-      const bytes = response.body === undefined ? new Uint8Array(0) : await readAllBytes(response.body, Number.MAX_SAFE_INTEGER);
+      const bytes =
+        response.body === undefined ? new Uint8Array(0) : await readAllBytes(response.body, Number.MAX_SAFE_INTEGER);
       if (response.status === 200) return fromBinary(method.output, bytes);
       // A Connect unary error: JSON with the code, message and details (ErrorInfo, RetryInfo).
-      throw errorFromJsonBytes(bytes, response.header, new ConnectError(`HTTP ${response.status} from ${handler.requestPath}`, Code.Unknown));
+      throw errorFromJsonBytes(
+        bytes,
+        response.header,
+        new ConnectError(`HTTP ${response.status} from ${handler.requestPath}`, Code.Unknown),
+      );
     },
   };
 }
 
 /** Request headers passed through to the RPC: the key (auth runs in the interceptor) and the request id. */
 export function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Headers {
-  const out = new Headers();
-  for (const name of ["authorization", "x-request-id", "user-agent"]) {
-    const value = headers[name];
-    if (typeof value === "string") out.set(name, value);
+  return new ForwardedHeaders(headers);
+}
+
+const FORWARDED = ["authorization", "x-request-id", "user-agent"] as const;
+const BASE = Headers.prototype as unknown as Record<string | symbol, (this: Headers) => unknown>;
+
+/**
+ * The forwarded headers, copied from the Node request on first use. A cached read whose interceptors and
+ * implementation read no header (info logging and tracing off, the key checked by the REST layer) copies
+ * none: each `set` of a `Headers` validates and converts its name and value (docs/benchmarks.md).
+ */
+class ForwardedHeaders extends Headers {
+  #from: Record<string, string | string[] | undefined> | undefined;
+
+  constructor(from: Record<string, string | string[] | undefined>) {
+    super();
+    this.#from = from;
   }
-  out.set(VIA_HEADER, "rest");
-  return out;
+
+  #fill(): void {
+    const from = this.#from;
+    if (from === undefined) return;
+    this.#from = undefined;
+    for (const name of FORWARDED) {
+      const value = from[name];
+      if (typeof value === "string") super.set(name, value);
+    }
+    super.set(VIA_HEADER, "rest");
+  }
+
+  override get(name: string): string | null {
+    this.#fill();
+    return super.get(name);
+  }
+  override has(name: string): boolean {
+    this.#fill();
+    return super.has(name);
+  }
+  override set(name: string, value: string): void {
+    this.#fill();
+    super.set(name, value);
+  }
+  override append(name: string, value: string): void {
+    this.#fill();
+    super.append(name, value);
+  }
+  override delete(name: string): void {
+    this.#fill();
+    super.delete(name);
+  }
+  override getSetCookie(): string[] {
+    this.#fill();
+    return super.getSetCookie();
+  }
+  override forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(callback, thisArg);
+  }
+  // The iterators: in Node's Headers, but not in the TypeScript lib this project compiles against.
+  entries(): IterableIterator<[string, string]> {
+    this.#fill();
+    return BASE.entries.call(this) as IterableIterator<[string, string]>;
+  }
+  keys(): IterableIterator<string> {
+    this.#fill();
+    return BASE.keys.call(this) as IterableIterator<string>;
+  }
+  values(): IterableIterator<string> {
+    this.#fill();
+    return BASE.values.call(this) as IterableIterator<string>;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    this.#fill();
+    return BASE[Symbol.iterator].call(this) as IterableIterator<[string, string]>;
+  }
 }

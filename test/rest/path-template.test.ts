@@ -12,7 +12,13 @@ describe("compilePathTemplate", () => {
   });
 
   it("does not match other paths, empty segments or trailing slashes", () => {
-    for (const path of ["/v1/localnet/collections/abc", "/v1/localnet/collections/abc/nfts/", "/v1//collections/abc/nfts", "/v2/l/collections/a/nfts", "v1/l/collections/a/nfts"]) {
+    for (const path of [
+      "/v1/localnet/collections/abc",
+      "/v1/localnet/collections/abc/nfts/",
+      "/v1//collections/abc/nfts",
+      "/v2/l/collections/a/nfts",
+      "v1/l/collections/a/nfts",
+    ]) {
       expect(t.match(path), path).toBeUndefined();
     }
   });

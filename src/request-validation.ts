@@ -60,16 +60,35 @@ export function assertValidRequest(desc: DescMessage, message: Message): void {
  * @throws SolgateError as {@link assertValidRequest} would for that value.
  */
 export function assertExplicitValues(desc: DescMessage, init: Readonly<Record<string, unknown>>): void {
+  // Most inputs have no such field: then this is one lookup, not an option parse per field per request.
+  for (const { field, range } of zeroRefusingFieldsOf(desc)) {
+    if (!(field.localName in init)) continue;
+    const value = init[field.localName];
+    if (value === 0 || value === 0n) throw rangeError(field, range, value);
+  }
+}
+
+interface ZeroRefusingField {
+  field: DescField;
+  range: Range;
+}
+
+const zeroRefusing = new WeakMap<DescMessage, readonly ZeroRefusingField[]>();
+
+/** The scalar fields of `desc` whose rules ignore zero as unset but whose range excludes it; computed once. */
+function zeroRefusingFieldsOf(desc: DescMessage): readonly ZeroRefusingField[] {
+  const known = zeroRefusing.get(desc);
+  if (known !== undefined) return known;
+  const fields: ZeroRefusingField[] = [];
   for (const field of desc.fields) {
-    if (!(field.localName in init) || field.fieldKind !== "scalar") continue;
+    if (field.fieldKind !== "scalar") continue;
     const rules = fieldRules(field);
     if (rules?.ignore !== Ignore.IF_ZERO_VALUE) continue;
-    const value = init[field.localName];
-    if (value === 0 || value === 0n) {
-      const range = rangeOf(rules);
-      if (range !== undefined && (range.min > 0n || range.max < 0n)) throw rangeError(field, range, value);
-    }
+    const range = rangeOf(rules);
+    if (range !== undefined && (range.min > 0n || range.max < 0n)) fields.push({ field, range });
   }
+  zeroRefusing.set(desc, fields);
+  return fields;
 }
 
 function errorOfViolation(violation: Violation, message: Message): SolgateError {

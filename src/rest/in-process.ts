@@ -88,11 +88,79 @@ export function createInProcessCaller(
 
 /** Request headers passed through to the RPC: the key (auth runs in the interceptor) and the request id. */
 export function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Headers {
-  const out = new Headers();
-  for (const name of ["authorization", "x-request-id", "user-agent"]) {
-    const value = headers[name];
-    if (typeof value === "string") out.set(name, value);
+  return new ForwardedHeaders(headers);
+}
+
+const FORWARDED = ["authorization", "x-request-id", "user-agent"] as const;
+const BASE = Headers.prototype as unknown as Record<string | symbol, (this: Headers) => unknown>;
+
+/**
+ * The forwarded headers, copied from the Node request on first use. A cached read whose interceptors and
+ * implementation read no header (info logging and tracing off, the key checked by the REST layer) copies
+ * none: each `set` of a `Headers` validates and converts its name and value (docs/benchmarks.md).
+ */
+class ForwardedHeaders extends Headers {
+  #from: Record<string, string | string[] | undefined> | undefined;
+
+  constructor(from: Record<string, string | string[] | undefined>) {
+    super();
+    this.#from = from;
   }
-  out.set(VIA_HEADER, "rest");
-  return out;
+
+  #fill(): void {
+    const from = this.#from;
+    if (from === undefined) return;
+    this.#from = undefined;
+    for (const name of FORWARDED) {
+      const value = from[name];
+      if (typeof value === "string") super.set(name, value);
+    }
+    super.set(VIA_HEADER, "rest");
+  }
+
+  override get(name: string): string | null {
+    this.#fill();
+    return super.get(name);
+  }
+  override has(name: string): boolean {
+    this.#fill();
+    return super.has(name);
+  }
+  override set(name: string, value: string): void {
+    this.#fill();
+    super.set(name, value);
+  }
+  override append(name: string, value: string): void {
+    this.#fill();
+    super.append(name, value);
+  }
+  override delete(name: string): void {
+    this.#fill();
+    super.delete(name);
+  }
+  override getSetCookie(): string[] {
+    this.#fill();
+    return super.getSetCookie();
+  }
+  override forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
+    this.#fill();
+    super.forEach(callback, thisArg);
+  }
+  // The iterators: in Node's Headers, but not in the TypeScript lib this project compiles against.
+  entries(): IterableIterator<[string, string]> {
+    this.#fill();
+    return BASE.entries.call(this) as IterableIterator<[string, string]>;
+  }
+  keys(): IterableIterator<string> {
+    this.#fill();
+    return BASE.keys.call(this) as IterableIterator<string>;
+  }
+  values(): IterableIterator<string> {
+    this.#fill();
+    return BASE.values.call(this) as IterableIterator<string>;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    this.#fill();
+    return BASE[Symbol.iterator].call(this) as IterableIterator<[string, string]>;
+  }
 }

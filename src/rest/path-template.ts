@@ -16,6 +16,12 @@ export interface PathTemplate {
   /** The request fields its variables bind, in order (`["chain", "address"]`). */
   readonly variables: readonly string[];
   /**
+   * How many `/`-separated segments a path it matches has (`/v1/{chain}/network/fees`: 4): the
+   * segments of `path.slice(1).split("/")`, the verb being part of the last. Lets a router try only
+   * the templates a path could fit.
+   */
+  readonly segmentCount: number;
+  /**
    * Matches a request path (without its query string, still percent-encoded). Returns the bound
    * variables, percent-decoded, or undefined when the path does not fit. Throws `PathDecodeError`
    * for a segment that fits but is not valid percent-encoding.
@@ -74,6 +80,7 @@ export function compilePathTemplate(source: string): PathTemplate {
   return {
     source,
     variables,
+    segmentCount: segments.length,
     match(path) {
       let rest = path;
       if (verb !== undefined) {

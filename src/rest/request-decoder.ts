@@ -27,13 +27,14 @@ export function decodeRequest(
   }
 
   // Path variables win over the body: the path names the resource.
-  for (const [fieldPath, value] of Object.entries(pathVariables)) {
-    const fields = fieldsAt(input, fieldPath.split("."), true)!;
+  for (const fieldPath in pathVariables) {
+    const fields = pathFieldsOf(input, fieldPath);
     const leaf = fields[fields.length - 1];
     if (leaf.fieldKind !== "scalar") throw new Error(`path variable ${fieldPath} is not a scalar field`);
-    assign(init, fields, parseScalar(leaf.scalar, value, leaf.jsonName));
+    assign(init, fields, parseScalar(leaf.scalar, pathVariables[fieldPath], leaf.jsonName));
   }
 
+  if (query.size === 0) return init;
   const keys = new Set(query.keys());
   if (keys.size > 0 && route.body === "*") {
     throw invalidField([...keys][0], "is not a query parameter of this path (the request goes in the JSON body)");
@@ -65,6 +66,22 @@ export function decodeRequest(
   return init;
 }
 
+const pathFields = new WeakMap<DescMessage, Map<string, DescField[]>>();
+
+/** The fields a path variable (a dotted proto path its template binds) names; looked up once per message and path. */
+function pathFieldsOf(message: DescMessage, fieldPath: string): DescField[] {
+  let byPath = pathFields.get(message);
+  if (byPath === undefined) pathFields.set(message, (byPath = new Map()));
+  let fields = byPath.get(fieldPath);
+  if (fields === undefined) {
+    fields = fieldsAt(message, fieldPath.split("."), true);
+    // The routes' variables are checked against the input at start (http-rules.ts), so this is a bug.
+    if (fields === undefined) throw new Error(`path variable ${fieldPath} names no field of ${message.typeName}`);
+    byPath.set(fieldPath, fields);
+  }
+  return fields;
+}
+
 /** The fields along a dotted path (JSON or proto names; proto names only when `protoOnly`). */
 function fieldsAt(message: DescMessage, names: string[], protoOnly: boolean): DescField[] | undefined {
   const fields: DescField[] = [];
@@ -89,8 +106,8 @@ function sameField(message: DescMessage, protoPath: string, fields: DescField[])
 /** Sets the leaf of `fields` in `init`, creating the messages on the way. */
 function assign(init: Init, fields: DescField[], value: unknown): void {
   let target = init;
-  for (const field of fields.slice(0, -1)) {
-    target = (target[field.localName] ??= {}) as Init;
+  for (let i = 0; i < fields.length - 1; i++) {
+    target = (target[fields[i].localName] ??= {}) as Init;
   }
   target[fields[fields.length - 1].localName] = value;
 }

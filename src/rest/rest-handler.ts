@@ -127,7 +127,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       }
       const { route } = match;
       const body = route.body === undefined ? undefined : await readJsonBody(req, maxBodyBytes);
-      const query = new URLSearchParams(queryOf(req));
+      const queryText = queryOf(req);
+      const query = queryText === "" ? NO_QUERY : new URLSearchParams(queryText);
       const init = decodeRequest(route, match.variables, query, body);
       // Values given explicitly are held to their documented range even where proto3 reads zero as unset.
       assertExplicitValues(route.method.input, init);
@@ -141,7 +142,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
           string,
           unknown
         >;
-        writeJsonText(res, 200, renderedOf(route, message));
+        writeJsonBytes(res, 200, renderedOf(route, message));
       } finally {
         res.off("close", onClose);
       }
@@ -158,15 +159,25 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return true;
   }
 
+  // The routes a path could fit, by its segment count (a template matches paths of its own count only),
+  // in their order: a request tries a few templates, not all of them.
+  const bySegmentCount = new Map<number, RestRoute[]>();
+  for (const route of routes) {
+    const count = route.template.segmentCount;
+    bySegmentCount.set(count, [...(bySegmentCount.get(count) ?? []), route]);
+  }
+  const NO_ROUTES: readonly RestRoute[] = [];
+
   function matchRoute(method: string, path: string): Match {
+    const count = segmentCountOf(path);
     const allowed = new Set<string>();
-    for (const route of routes) {
+    for (const route of bySegmentCount.get(count) ?? NO_ROUTES) {
       const variables = matchPath(route.template, path);
       if (variables === undefined) continue;
       if (route.httpMethod === method) return { kind: "rpc", route, variables };
       allowed.add(route.httpMethod);
     }
-    if (hasWatch) {
+    if (hasWatch && count === WATCH_EVENTS_TEMPLATE.segmentCount) {
       const variables = matchPath(WATCH_EVENTS_TEMPLATE, path);
       if (variables !== undefined) {
         if (method === "GET") return { kind: "watch", variables };
@@ -196,11 +207,21 @@ function matchPath(template: RestRoute["template"], path: string): Record<string
   }
 }
 
+/** The number of segments of `path.slice(1).split("/")`, without splitting. */
+function segmentCountOf(path: string): number {
+  let count = 1;
+  for (let i = 1; i < path.length; i++) if (path.charCodeAt(i) === 47 /* "/" */) count++;
+  return count;
+}
+
 function pathOf(req: NodeRequest): string {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return q === -1 ? url : url.slice(0, q);
 }
+
+/** The query of a URL without one; only read (decodeRequest never changes its query). */
+const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
 
 function queryOf(req: NodeRequest): string {
   const url = req.url ?? "";
@@ -208,38 +229,36 @@ function queryOf(req: NodeRequest): string {
   return q === -1 ? "" : url.slice(q + 1);
 }
 
-// A shared response (a cached read) is rendered once per route, not once per request.
-const renderedShared = new WeakMap<RestRoute, WeakMap<object, string>>();
+// A shared response (a cached read) is rendered once per route, not once per request, as the bytes sent.
+const renderedShared = new WeakMap<RestRoute, WeakMap<object, Buffer>>();
 
-/** The REST JSON text of `message`, the answer of `route`. */
-function renderedOf(route: RestRoute, message: Record<string, unknown>): string {
+/** The REST JSON of `message`, the answer of `route`, as UTF-8 bytes. */
+function renderedOf(route: RestRoute, message: Record<string, unknown>): Buffer {
   const shared = isSharedResponse(message);
   let byMessage = shared ? renderedShared.get(route) : undefined;
   const cached = byMessage?.get(message);
   if (cached !== undefined) return cached;
-  const text = JSON.stringify(
-    route.responseBody === undefined
-      ? renderMessage(route.method.output, message)
-      : renderField(route.responseBody, message[route.responseBody.localName]),
+  const bytes = Buffer.from(
+    JSON.stringify(
+      route.responseBody === undefined
+        ? renderMessage(route.method.output, message)
+        : renderField(route.responseBody, message[route.responseBody.localName]),
+    ),
   );
   if (shared) {
     if (byMessage === undefined) renderedShared.set(route, (byMessage = new WeakMap()));
-    byMessage.set(message, text);
+    byMessage.set(message, bytes);
   }
-  return text;
+  return bytes;
 }
 
 function writeJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  writeJsonText(res, status, JSON.stringify(body), headers);
+  writeJsonBytes(res, status, Buffer.from(JSON.stringify(body)), headers);
 }
 
 /** With its length: without one, HTTP/1.1 answers go out chunked, in more writes and more bytes. */
-function writeJsonText(res: NodeResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+function writeJsonBytes(res: NodeResponse, status: number, bytes: Buffer, headers?: Record<string, string>): void {
   (res as ServerResponse)
-    .writeHead(status, {
-      "content-type": "application/json",
-      "content-length": String(Buffer.byteLength(text)),
-      ...headers,
-    })
-    .end(text);
+    .writeHead(status, { "content-type": "application/json", "content-length": String(bytes.length), ...headers })
+    .end(bytes);
 }

@@ -4,7 +4,7 @@
  * that what happens while the stream runs (errors, its end) is seen too, not only its start.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Interceptor, StreamResponse } from "@connectrpc/connect";
+import type { Interceptor, StreamRequest, StreamResponse, UnaryRequest } from "@connectrpc/connect";
 import { SolgateError, toConnectError } from "../errors.ts";
 import { KEY_NAME } from "./auth.ts";
 import type { Logger } from "./logger.ts";
@@ -13,18 +13,20 @@ import { REQUEST_ID_HEADER } from "./request-id.ts";
 
 /** Maps anything a handler throws, at once or mid-stream, through `toConnectError` (the only mapping). */
 export function createErrorInterceptor(logger: Logger): Interceptor {
-  return (next) => async (req) => {
-    const onUnexpected = (err: unknown) =>
+  const unexpected =
+    (req: { header: Headers; service: { typeName: string }; method: { name: string } }) => (err: unknown) =>
       logger.error(
         { err, requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined, procedure: procedureOf(req) },
         "unexpected error; answered INTERNAL",
       );
+  return (next) => async (req) => {
     try {
       const res = await next(req);
       if (!res.stream) return res;
-      return withMessages(res, mapStreamErrors(res.message, onUnexpected));
+      return withMessages(res, mapStreamErrors(res.message, unexpected(req)));
     } catch (e) {
-      throw toConnectError(e, onUnexpected);
+      // The logging closure is made only for an error or a stream, not for every call.
+      throw toConnectError(e, unexpected(req));
     }
   };
 }
@@ -35,34 +37,35 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
  */
 export function createObserveInterceptor(options: { logger: Logger; metrics?: Metrics }): Interceptor {
   const { logger, metrics } = options;
+  // One function for every call (its state passed in), not a closure made per call.
+  const recordCall = (req: UnaryRequest | StreamRequest, started: number, error: unknown) => {
+    const code = error === undefined ? "ok" : codeName(ConnectError.from(error).code);
+    const seconds = (performance.now() - started) / 1000;
+    metrics?.observeRpc(req.service.typeName, req.method.name, code, seconds, req.contextValues.get(KEY_NAME));
+    // The line's fields are built only when it is written: with info off, a cached read costs no log object.
+    if (!logger.isLevelEnabled("info")) return;
+    const fields = {
+      requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined,
+      procedure: procedureOf(req),
+      protocol: req.header.get(VIA_HEADER) === "rest" ? "rest" : protocolOf(req.header.get("content-type")),
+      key: req.contextValues.get(KEY_NAME),
+      code,
+      durationMs: Math.round(seconds * 10_000) / 10,
+      ...(error === undefined ? {} : { error: ConnectError.from(error).rawMessage }),
+    };
+    logger.info(fields, "rpc");
+  };
   return (next) => async (req) => {
     const started = performance.now();
-    const record = (error: unknown) => {
-      const code = error === undefined ? "ok" : codeName(ConnectError.from(error).code);
-      const seconds = (performance.now() - started) / 1000;
-      metrics?.observeRpc(req.service.typeName, req.method.name, code, seconds, req.contextValues.get(KEY_NAME));
-      // The line's fields are built only when it is written: with info off, a cached read costs no log object.
-      if (!logger.isLevelEnabled("info")) return;
-      const fields = {
-        requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined,
-        procedure: procedureOf(req),
-        protocol: req.header.get(VIA_HEADER) === "rest" ? "rest" : protocolOf(req.header.get("content-type")),
-        key: req.contextValues.get(KEY_NAME),
-        code,
-        durationMs: Math.round(seconds * 10_000) / 10,
-        ...(error === undefined ? {} : { error: ConnectError.from(error).rawMessage }),
-      };
-      logger.info(fields, "rpc");
-    };
     let res;
     try {
       res = await next(req);
     } catch (e) {
-      record(e);
+      recordCall(req, started, e);
       throw e;
     }
     if (!res.stream) {
-      record(undefined);
+      recordCall(req, started, undefined);
       return res;
     }
     const source = res.message;
@@ -85,7 +88,11 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
           throw e;
         } finally {
           closeStream?.();
-          record(outcome === ABANDONED ? new ConnectError("stream abandoned by the client", Code.Canceled) : outcome);
+          recordCall(
+            req,
+            started,
+            outcome === ABANDONED ? new ConnectError("stream abandoned by the client", Code.Canceled) : outcome,
+          );
         }
       })(),
     );

@@ -72,16 +72,18 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
   const h2 = http2.createServer({ settings: { maxConcurrentStreams: options.maxStreamsPerSession } });
   const perAddress = new Map<string, number>();
 
+  // One listener for every response (a response closes once): no closure or once-wrapper per request.
+  function onResponseClose(this: NodeResponse) {
+    inFlight.delete(this);
+    if (draining) {
+      // The connection turns idle just after its response closes.
+      setImmediate(() => h1.closeIdleConnections());
+      onIdle();
+    }
+  }
   const handle = (req: NodeRequest, res: NodeResponse) => {
     inFlight.add(res);
-    res.once("close", () => {
-      inFlight.delete(res);
-      if (draining) {
-        // The connection turns idle just after its response closes.
-        setImmediate(() => h1.closeIdleConnections());
-        onIdle();
-      }
-    });
+    res.on("close", onResponseClose);
     if (draining) {
       if ("stream" in req) req.stream.session?.close();
       else if (!res.headersSent) res.setHeader("connection", "close");

@@ -38,20 +38,45 @@ export interface ChainGauges {
   upstreamHealthy(): boolean;
 }
 
+/** Calls counted since the last scrape, for one label set of a counter. */
+interface PendingCount<L extends string> {
+  readonly labels: Record<L, string>;
+  pending: number;
+}
+
+/** Adds the counts since the last scrape to `counter` (called from its collect, at scrape time). */
+function flushCounts<L extends string>(counter: Counter<L>, counts: ReadonlyMap<string, PendingCount<L>>): void {
+  for (const count of counts.values()) {
+    if (count.pending === 0) continue;
+    counter.inc(count.labels as never, count.pending);
+    count.pending = 0;
+  }
+}
+
 /** Registers Solgate's metrics (and Node's default process metrics) in `registry`. */
 export function createMetrics(registry: Registry = new Registry()): Metrics {
   collectDefaultMetrics({ register: registry });
-  const rpcTotal = new Counter({
+  // RPC counts are kept in plain numbers per label set and added to the counters at scrape time (their
+  // collect), so a call costs an increment, not prom-client's label validation and hashing per counter.
+  const rpcCounts = new Map<string, PendingCount<"service" | "method" | "code">>();
+  const keyCounts = new Map<string, PendingCount<"key" | "code">>();
+  new Counter({
     name: "solgate_rpc_requests_total",
     help: "RPCs handled, by service, method and final code.",
     labelNames: ["service", "method", "code"] as const,
     registers: [registry],
+    collect() {
+      flushCounts(this, rpcCounts);
+    },
   });
-  const keyTotal = new Counter({
+  new Counter({
     name: "solgate_rpc_requests_by_key_total",
     help: "RPCs by the name of the API key they carried (never the key) and final code.",
     labelNames: ["key", "code"] as const,
     registers: [registry],
+    collect() {
+      flushCounts(this, keyCounts);
+    },
   });
   const rpcSeconds = new Histogram({
     name: "solgate_rpc_duration_seconds",
@@ -88,9 +113,8 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
   // The labelled children, looked up once per label set rather than resolved from label objects per call.
   const children = new Map<
     string,
-    { total: ReturnType<typeof rpcTotal.labels>; seconds: ReturnType<typeof rpcSeconds.labels> }
+    { total: PendingCount<"service" | "method" | "code">; seconds: ReturnType<typeof rpcSeconds.labels> }
   >();
-  const byKey = new Map<string, ReturnType<typeof keyTotal.labels>>();
   const openStreams = new Map<
     string,
     { labels: { service: string; method: string; protocol: string }; count: number }
@@ -170,16 +194,18 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
       const id = `${service}/${method}/${code}`;
       let child = children.get(id);
       if (child === undefined) {
-        child = { total: rpcTotal.labels({ service, method, code }), seconds: rpcSeconds.labels({ service, method }) };
+        const total = { labels: { service, method, code }, pending: 0 };
+        rpcCounts.set(id, total);
+        child = { total, seconds: rpcSeconds.labels({ service, method }) };
         children.set(id, child);
       }
-      child.total.inc();
+      child.total.pending++;
       child.seconds.observe(seconds);
       if (key !== undefined) {
         const keyId = `${key}\n${code}`;
-        let keyChild = byKey.get(keyId);
-        if (keyChild === undefined) byKey.set(keyId, (keyChild = keyTotal.labels({ key, code })));
-        keyChild.inc();
+        let keyCount = keyCounts.get(keyId);
+        if (keyCount === undefined) keyCounts.set(keyId, (keyCount = { labels: { key, code }, pending: 0 }));
+        keyCount.pending++;
       }
     },
     upstreamFor(chain) {

@@ -35,6 +35,20 @@ describe("compilePathTemplate", () => {
     expect(v.match("/v1/q/anything/x")).toBeUndefined();
   });
 
+  it("counts the segments of the paths it matches (the router tries only templates of a path's count)", () => {
+    const cases: [string, string][] = [
+      ["/v1/{chain}/collections/{address}/nfts", "/v1/localnet/collections/abc/nfts"],
+      ["/v1/{a.b=*}/*/x:run", "/v1/q/anything/x:run"],
+      ["/v1/{chain}/network/fees", "/v1/localnet/network/fees"],
+      ["/v1/{chain}/network/fees:estimate", "/v1/localnet/network/fees:estimate"],
+    ];
+    for (const [source, path] of cases) {
+      const template = compilePathTemplate(source);
+      expect(template.match(path), path).toBeDefined();
+      expect(template.segmentCount, source).toBe(path.slice(1).split("/").length);
+    }
+  });
+
   it("refuses templates it cannot serve", () => {
     for (const bad of ["v1/x", "/v1/**", "/v1/{name=things/*}", "/v1/{a}/{a}", "/v1/x{a}", "/v1//x", "/v1/{1a}"]) {
       expect(() => compilePathTemplate(bad), bad).toThrow(/unsupported google.api.http path template/);

@@ -5,10 +5,15 @@
  * and the answer has a content-length (HTTP/1.1 answers were chunked before).
  */
 import http from "node:http";
+import { create } from "@bufbuild/protobuf";
+import { createConnectRouter, createContextKey, createContextValues } from "@connectrpc/connect";
+import type { HandlerContext, Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FeeService, GetFeesRequestSchema } from "../../gen/solgate/v1/fee_service_pb.js";
 import { createRestHandler } from "../../src/rest/rest-handler.ts";
 import { defaultKeyName } from "../../src/server/auth.ts";
 import { createRateLimiter } from "../../src/server/rate-limit.ts";
+import { createUnaryInvoker, recordingRouter } from "../../src/server/unary-invoker.ts";
 import { API_KEY, startTestServer, TOKEN_PROGRAM } from "./helpers.ts";
 import type { TestServer } from "./helpers.ts";
 
@@ -86,5 +91,76 @@ describe("REST calls through the unary invoker", () => {
   it("refuses a missing or wrong key before any call", async () => {
     expect((await rawGet({})).status).toBe(401);
     expect((await rawGet({ Authorization: "Bearer wrong" })).status).toBe(401);
+  });
+});
+
+describe("the invoker's handler context", () => {
+  const SEEN = createContextKey<string[]>([], { description: "test: interceptors seen" });
+  const GetFees = FeeService.method.getFees;
+  // Two interceptors, each recording itself and adding a header: they run outermost first, every call.
+  const tagging =
+    (name: string): Interceptor =>
+    (next) =>
+    async (req) => {
+      req.contextValues.get(SEEN).push(name);
+      req.header.set(`x-${name}`, "1");
+      return next(req);
+    };
+  function invokerWith(impl: (ctx: HandlerContext) => Promise<void>) {
+    const { router, impls } = recordingRouter(createConnectRouter());
+    router.service(FeeService, {
+      async getFees(_req, ctx) {
+        await impl(ctx);
+        return { estimate: { source: 1 } };
+      },
+    });
+    return createUnaryInvoker({ impls, interceptors: [tagging("outer"), tagging("inner")] });
+  }
+
+  it("gives the implementation the caller's headers as the interceptors left them, its values and its signal", async () => {
+    let context: HandlerContext | undefined;
+    const invoker = invokerWith(async (ctx) => {
+      context = ctx;
+      ctx.responseHeader.set("x-ignored", "1"); // usable, though REST sends no response metadata
+    });
+    const header = new Headers({ "x-request-id": "ctx-1" });
+    const abort = new AbortController();
+    for (const call of [1, 2]) {
+      const seen: string[] = [];
+      const out = await invoker.invoke(
+        GetFees,
+        create(GetFeesRequestSchema, { chain: "localnet" }),
+        header,
+        abort.signal,
+        createContextValues().set(SEEN, seen),
+      );
+      expect(out).toMatchObject({ estimate: { source: 1 } });
+      expect(seen, `call ${call}`).toEqual(["outer", "inner"]);
+    }
+    expect(context?.requestHeader.get("x-request-id")).toBe("ctx-1");
+    expect(context?.requestHeader.get("x-inner")).toBe("1");
+    expect(context?.method).toBe(GetFees);
+    expect(context?.service).toBe(FeeService);
+    expect(context?.timeoutMs()).toBeUndefined();
+    expect(context?.signal.aborted).toBe(false);
+    abort.abort(new Error("client gone"));
+    expect(context?.signal.aborted).toBe(true);
+  });
+
+  it("rejects with what the implementation threw, through the interceptors", async () => {
+    const invoker = invokerWith(async () => {
+      throw new Error("boom");
+    });
+    const seen: string[] = [];
+    await expect(
+      invoker.invoke(
+        GetFees,
+        create(GetFeesRequestSchema, {}),
+        new Headers(),
+        new AbortController().signal,
+        createContextValues().set(SEEN, seen),
+      ),
+    ).rejects.toThrow("boom");
+    expect(seen).toEqual(["outer", "inner"]);
   });
 });

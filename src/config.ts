@@ -217,7 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     } catch (e) {
       problems.push(`SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)} cannot be read: ${(e as Error).message}`);
     }
-    if (text !== undefined && text.trimStart().startsWith("{")) {
+    if (text?.trimStart().startsWith("{")) {
       policies.push(...readStructuredKeys(text, `SOLGATE_API_KEYS_FILE ${JSON.stringify(keysFile)}`, problems));
     } else if (text !== undefined) {
       const lines = text.split(/\r?\n/).map((l) => l.trim());

@@ -37,7 +37,7 @@ describe("collection page cursors", () => {
       "garbage",
       "",
       "%%%",
-      cursor + "A",
+      `${cursor}A`,
       cursor.slice(0, -2),
       "A".repeat(10_000),
     ]) {

@@ -41,7 +41,7 @@ describe("query validation", () => {
   });
 
   it.each([
-    ["missing colon", "0" + USDC],
+    ["missing colon", `0${USDC}`],
     ["negative offset", `-1:${USDC}`],
     ["fractional offset", `1.5:${USDC}`],
     ["offset beyond the largest account", `10485761:${USDC}`],

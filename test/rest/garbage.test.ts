@@ -38,7 +38,7 @@ const BODIES = [
   "18446744073709551616",
   '{"unknown":1}',
   "[".repeat(5000) + "]".repeat(5000),
-  '{"a":'.repeat(200) + "1" + "}".repeat(200),
+  `${'{"a":'.repeat(200)}1${"}".repeat(200)}`,
 ];
 
 /** Every top-level field of `message` given each wrong value in turn. */

@@ -196,12 +196,11 @@ function junk(depth = 0): unknown {
     case 5:
       return Buffer.from(new Uint8Array(randomInt(random, 300)).map(() => randomInt(random, 256))).toString("base64");
     case 6:
-      return "0OIl+/=" + "x".repeat(randomInt(random, 30));
+      return `0OIl+/=${"x".repeat(randomInt(random, 30))}`;
     case 7:
       return "A".repeat(pick([1700, 3000]));
     case 8:
       return Array.from({ length: randomInt(random, 4) }, () => junk(depth + 1));
-    case 9:
     default: {
       const keys = [
         "commitment",
@@ -359,7 +358,7 @@ it(`survives ${TRANSACTIONS.toLocaleString("en")} mutated transactions and ${MAL
       () => Buffer.from(new Uint8Array(randomInt(random, 200)).map(() => randomInt(random, 256))).toString("latin1"),
       () => '{"jsonrpc":"2.0","id":1,"method":"getSlot"'.slice(0, randomInt(random, 40)),
       () => "[".repeat(5000) + "]".repeat(randomInt(random, 5000)),
-      () => '{"jsonrpc":"2.0","id":' + "9".repeat(400) + ',"method":"getSlot"}',
+      () => `{"jsonrpc":"2.0","id":${"9".repeat(400)},"method":"getSlot"}`,
       () => "",
     ])();
     const { status, json, text } = await net.post(body, { raw: true });

@@ -14,6 +14,7 @@ import type { UnaryInvoker } from "../server/unary-invoker.ts";
 import type { DescMethodUnary, Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import { CHECKED_KEY } from "../server/auth.ts";
+import { LazyHeaders } from "../server/lazy-headers.ts";
 import type { Transport } from "@connectrpc/connect";
 import { createAsyncIterable, createUniversalHandlerClient, readAllBytes } from "@connectrpc/connect/protocol";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
@@ -92,75 +93,16 @@ export function forwardedHeaders(headers: Record<string, string | string[] | und
 }
 
 const FORWARDED = ["authorization", "x-request-id", "user-agent"] as const;
-const BASE = Headers.prototype as unknown as Record<string | symbol, (this: Headers) => unknown>;
 
-/**
- * The forwarded headers, copied from the Node request on first use. A cached read whose interceptors and
- * implementation read no header (info logging and tracing off, the key checked by the REST layer) copies
- * none: each `set` of a `Headers` validates and converts its name and value (docs/benchmarks.md).
- */
-class ForwardedHeaders extends Headers {
-  #from: Record<string, string | string[] | undefined> | undefined;
-
+/** The forwarded headers, copied from the Node request on first use (see lazy-headers.ts). */
+class ForwardedHeaders extends LazyHeaders {
   constructor(from: Record<string, string | string[] | undefined>) {
-    super();
-    this.#from = from;
-  }
-
-  #fill(): void {
-    const from = this.#from;
-    if (from === undefined) return;
-    this.#from = undefined;
-    for (const name of FORWARDED) {
-      const value = from[name];
-      if (typeof value === "string") super.set(name, value);
-    }
-    super.set(VIA_HEADER, "rest");
-  }
-
-  override get(name: string): string | null {
-    this.#fill();
-    return super.get(name);
-  }
-  override has(name: string): boolean {
-    this.#fill();
-    return super.has(name);
-  }
-  override set(name: string, value: string): void {
-    this.#fill();
-    super.set(name, value);
-  }
-  override append(name: string, value: string): void {
-    this.#fill();
-    super.append(name, value);
-  }
-  override delete(name: string): void {
-    this.#fill();
-    super.delete(name);
-  }
-  override getSetCookie(): string[] {
-    this.#fill();
-    return super.getSetCookie();
-  }
-  override forEach(callback: (value: string, key: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#fill();
-    super.forEach(callback, thisArg);
-  }
-  // The iterators: in Node's Headers, but not in the TypeScript lib this project compiles against.
-  entries(): IterableIterator<[string, string]> {
-    this.#fill();
-    return BASE.entries.call(this) as IterableIterator<[string, string]>;
-  }
-  keys(): IterableIterator<string> {
-    this.#fill();
-    return BASE.keys.call(this) as IterableIterator<string>;
-  }
-  values(): IterableIterator<string> {
-    this.#fill();
-    return BASE.values.call(this) as IterableIterator<string>;
-  }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    this.#fill();
-    return BASE[Symbol.iterator].call(this) as IterableIterator<[string, string]>;
+    super((target) => {
+      for (const name of FORWARDED) {
+        const value = from[name];
+        if (typeof value === "string") target.set(name, value);
+      }
+      target.set(VIA_HEADER, "rest");
+    });
   }
 }

@@ -5,7 +5,8 @@
  */
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
-import type { DescService } from "@bufbuild/protobuf";
+import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
+import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
 import { compressionBrotli, compressionGzip, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { createUnaryInvoker, recordingRouter } from "./unary-invoker.ts";
@@ -19,7 +20,8 @@ import type { RateLimiter } from "./rate-limit.ts";
 import { createHealthServiceImpl, createHealthState, Health, ServingStatus } from "./health.ts";
 import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
-import type { CorsOrigins, NodeHandler, PreHandler } from "./http-handler.ts";
+import type { CorsOrigins, NodeHandler, NodeRequest, NodeResponse, PreHandler } from "./http-handler.ts";
+import { createUnaryPath } from "./unary-path.ts";
 import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
 import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
@@ -68,6 +70,11 @@ export interface ServerOptions {
   shutdownTimeoutMs?: number;
   /** Largest request message accepted, in bytes; default 4 MiB. */
   readMaxBytes?: number;
+  /**
+   * Serve plain unary gRPC, gRPC-Web and Connect calls on the lean unary path (unary-path.ts); default
+   * true. Off, the router serves every call (the path's tests compare the two).
+   */
+  unaryPath?: boolean;
 }
 
 /** What `inProcessHandlers` gets: the router's handlers (health and reflection included) and the key checker. */
@@ -151,13 +158,15 @@ export function createServer(options: ServerOptions): SolgateServer {
   const byPath = new Map(
     router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes, compressions)]),
   );
-  const connect: NodeHandler = (req, res) => {
+  // `body`: the bytes a pre-handler (the unary path) already read from the request.
+  const connect = (req: NodeRequest, res: NodeResponse, body?: Uint8Array): void => {
     const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
     if (uHandler === undefined) {
       notFound(req, res);
       return;
     }
-    uHandler(universalRequestOf(req, res))
+    const request = universalRequestOf(req, res);
+    uHandler(body === undefined ? request : { ...request, body: createAsyncIterable([body]) })
       .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
@@ -171,6 +180,18 @@ export function createServer(options: ServerOptions): SolgateServer {
   const handler = createHttpHandler({
     connect,
     preHandlers: [
+      ...(options.unaryPath === false
+        ? []
+        : [
+            createUnaryPath({
+              methods: [...recorded.impls.keys()].filter((m): m is DescMethodUnary => m.methodKind === "unary"),
+              invoker: invokeUnary,
+              auth: options.auth,
+              fallback: connect,
+              readMaxBytes,
+              compressions,
+            }),
+          ]),
       ...(options.streamRoutes === undefined || options.streamRoutes.length === 0
         ? []
         : [

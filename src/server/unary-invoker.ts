@@ -37,6 +37,11 @@ export interface UnaryInvoker {
     signal: AbortSignal,
     contextValues?: ContextValues,
   ): Promise<Message>;
+  /**
+   * Calls `method` with a context the caller made (a wire protocol's: its headers, deadline and signal),
+   * whose response header and trailer the caller then writes. The lean unary path (unary-path.ts) calls so.
+   */
+  call(method: DescMethodUnary, input: Message, context: CallContext): Promise<Message>;
 }
 
 /**
@@ -95,26 +100,48 @@ export function createUnaryInvoker(options: {
   }
   return {
     serves: (method) => calls.has(method),
-    invoke: async (method, input, header, signal, contextValues) => {
+    invoke: (method, input, header, signal, contextValues) => {
       const entry = calls.get(method);
-      if (entry === undefined)
-        throw new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented);
+      if (entry === undefined) return notServed(method);
       // The caller aborts `signal` if its client goes away (the shutdown deadline cuts connections, so that
       // covers draining too); a call that ends normally needs no abort (test/bench/abort-micro-bench.ts).
-      const res = await entry.call({
-        stream: false,
-        message: create(method.input, input as never),
-        method,
-        service: method.parent,
-        requestMethod: "POST",
-        url: entry.url,
-        signal,
-        header,
-        contextValues: contextValues ?? createContextValues(),
-      } as UnaryRequest);
-      return res.message as Message;
+      const context = new CallContext(method, entry.url, signal, header, contextValues ?? createContextValues());
+      return run(entry.call, method, input, context);
+    },
+    call: (method, input, context) => {
+      const entry = calls.get(method);
+      if (entry === undefined) return notServed(method);
+      return run(entry.call, method, input, context);
     },
   };
+}
+
+function notServed(method: DescMethod): Promise<never> {
+  return Promise.reject(new ConnectError(`${method.parent.typeName}/${method.name} is not served`, Code.Unimplemented));
+}
+
+/** The context travels with the request (interceptors that copy the request copy it too) to the implementation. */
+const CONTEXT = Symbol("solgate.callContext");
+
+async function run(call: UnaryCall, method: DescMethodUnary, input: Message, context: CallContext): Promise<Message> {
+  const res = await call({
+    stream: false,
+    message: create(method.input, input as never),
+    method,
+    service: method.parent,
+    requestMethod: context.requestMethod,
+    url: context.url,
+    signal: context.signal,
+    header: context.requestHeader,
+    contextValues: context.values,
+    [CONTEXT]: context,
+  } as UnaryRequest);
+  // An interceptor that answered with metadata of its own: the caller reads the context's.
+  if (!(res instanceof ContextResponse)) {
+    res.header?.forEach((value, name) => context.responseHeader.append(name, value));
+    res.trailer?.forEach((value, name) => context.responseTrailer.append(name, value));
+  }
+  return res.message as Message;
 }
 
 function urlOf(method: DescMethod): string {
@@ -127,27 +154,12 @@ function urlOf(method: DescMethod): string {
  */
 function chainOf(spec: MethodImplSpec & { kind: "unary" }, interceptors: readonly Interceptor[]): UnaryCall {
   const { method } = spec;
-  const url = urlOf(method);
   const impl = async (req: UnaryRequest): Promise<UnaryResponse> => {
-    // What connect's handlers give the implementation: the context, with the request as the interceptors left it.
-    const context = new InProcessContext(
-      method,
-      req.service,
-      url,
-      req.requestMethod,
-      req.signal,
-      req.header,
-      req.contextValues,
-    );
+    // What connect's handlers give the implementation: the call's context (the interceptors see the same
+    // header object and values), and the message as the interceptors left it.
+    const context = (req as UnaryRequest & { [CONTEXT]: CallContext })[CONTEXT];
     const output = create(method.output, (await spec.impl(req.message as never, context)) as never);
-    return {
-      stream: false,
-      message: output,
-      method: method as never,
-      service: method.parent,
-      header: context.responseHeader,
-      trailer: context.responseTrailer,
-    } as UnaryResponse;
+    return new ContextResponse(output, context) as unknown as UnaryResponse;
   };
   let next = impl as UnaryCall;
   for (let i = interceptors.length - 1; i >= 0; i--) next = interceptors[i](next as never) as unknown as UnaryCall;
@@ -156,37 +168,47 @@ function chainOf(spec: MethodImplSpec & { kind: "unary" }, interceptors: readonl
 
 const noTimeout = (): undefined => undefined;
 
-/** A handler context for an in-process call: no timeout, response metadata made on first use. */
-class InProcessContext implements HandlerContext {
-  readonly protocolName = "in-process";
-  readonly timeoutMs = noTimeout;
-  #responseHeader: Headers | undefined;
-  #responseTrailer: Headers | undefined;
-
+/**
+ * A unary call's handler context: the caller's header object and signal as they are (no copies, no linked
+ * abort controller), a deadline only if the caller has one, and response header and trailer objects made
+ * on first use (a cached read whose implementation sets none makes none).
+ */
+export class CallContext implements HandlerContext {
   readonly method: DescMethod;
   readonly service: DescService;
   readonly url: string;
-  readonly requestMethod: string;
   readonly signal: AbortSignal;
   readonly requestHeader: Headers;
   readonly values: ContextValues;
+  readonly protocolName: string;
+  readonly requestMethod: string;
+  readonly timeoutMs: () => number | undefined;
+  #responseHeader: Headers | undefined;
+  #responseTrailer: Headers | undefined;
 
+  /**
+   * `deadline`: when the call times out, in `Date.now()` milliseconds; the caller aborts `signal` then.
+   * `protocolName`: the wire protocol the call came by (`in-process` for REST).
+   */
   constructor(
     method: DescMethod,
-    service: DescService,
     url: string,
-    requestMethod: string,
     signal: AbortSignal,
     requestHeader: Headers,
     values: ContextValues,
+    protocolName = "in-process",
+    requestMethod = "POST",
+    deadline?: number,
   ) {
     this.method = method;
-    this.service = service;
+    this.service = method.parent;
     this.url = url;
-    this.requestMethod = requestMethod;
     this.signal = signal;
     this.requestHeader = requestHeader;
     this.values = values;
+    this.protocolName = protocolName;
+    this.requestMethod = requestMethod;
+    this.timeoutMs = deadline === undefined ? noTimeout : () => deadline - Date.now();
   }
 
   get responseHeader(): Headers {
@@ -197,5 +219,36 @@ class InProcessContext implements HandlerContext {
   get responseTrailer(): Headers {
     this.#responseTrailer ??= new Headers();
     return this.#responseTrailer;
+  }
+
+  /** The response header if anything touched it, without making one. */
+  peekResponseHeader(): Headers | undefined {
+    return this.#responseHeader;
+  }
+
+  /** The response trailer if anything touched it, without making one. */
+  peekResponseTrailer(): Headers | undefined {
+    return this.#responseTrailer;
+  }
+}
+
+/** The implementation's answer, whose metadata is the context's (made only if an interceptor reads it). */
+class ContextResponse {
+  readonly stream = false;
+  readonly method: DescMethod;
+  readonly service: DescService;
+  readonly message: Message;
+  readonly context: CallContext;
+  constructor(message: Message, context: CallContext) {
+    this.message = message;
+    this.context = context;
+    this.method = context.method;
+    this.service = context.service;
+  }
+  get header(): Headers {
+    return this.context.responseHeader;
+  }
+  get trailer(): Headers {
+    return this.context.responseTrailer;
   }
 }

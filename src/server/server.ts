@@ -5,7 +5,7 @@
  */
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
-import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
+import type { DescMethodUnary, DescService, JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
 import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import { Code, ConnectError, createConnectRouter } from "@connectrpc/connect";
 import { compressionBrotli, compressionGzip, universalResponseToNodeResponse } from "@connectrpc/connect-node";
@@ -75,6 +75,8 @@ export interface ServerOptions {
    * true. Off, the router serves every call (the path's tests compare the two).
    */
   unaryPath?: boolean;
+  /** JSON options of every protocol (a type registry for `Any` fields); none by default. */
+  jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
 }
 
 /** What `inProcessHandlers` gets: the router's handlers (health and reflection included) and the key checker. */
@@ -143,6 +145,7 @@ export function createServer(options: ServerOptions): SolgateServer {
     shutdownSignal: shutdown.signal,
     readMaxBytes,
     acceptCompression: compressions,
+    ...(options.jsonOptions === undefined ? {} : { jsonOptions: options.jsonOptions }),
   });
   // The implementations are recorded as they are registered, for in-process unary calls (REST).
   const recorded = recordingRouter(router);
@@ -190,6 +193,7 @@ export function createServer(options: ServerOptions): SolgateServer {
               fallback: connect,
               readMaxBytes,
               compressions,
+              ...(options.jsonOptions === undefined ? {} : { jsonOptions: options.jsonOptions }),
             }),
           ]),
       ...(options.streamRoutes === undefined || options.streamRoutes.length === 0

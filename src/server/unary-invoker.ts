@@ -208,7 +208,9 @@ export class CallContext implements HandlerContext {
     this.values = values;
     this.protocolName = protocolName;
     this.requestMethod = requestMethod;
-    this.timeoutMs = deadline === undefined ? noTimeout : () => deadline - Date.now();
+    // Whole milliseconds, as connect's contexts count them (a gRPC timeout may be given in nanoseconds).
+    const at = deadline === undefined ? undefined : Math.trunc(deadline);
+    this.timeoutMs = at === undefined ? noTimeout : () => at - Date.now();
   }
 
   get responseHeader(): Headers {

@@ -18,7 +18,7 @@
  * The Connect conformance suite runs against this path in CI (test/conformance).
  */
 import { toBinary } from "@bufbuild/protobuf";
-import type { DescMessage, DescMethodUnary, Message } from "@bufbuild/protobuf";
+import type { DescMessage, DescMethodUnary, JsonReadOptions, JsonWriteOptions, Message } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import {
   compressionNegotiate,
@@ -61,6 +61,8 @@ export interface UnaryPathOptions {
   readonly compressions: readonly Compression[];
   /** Responses smaller than this are sent uncompressed; Connect's default is 1 KiB. */
   readonly compressMinBytes?: number;
+  /** The router's JSON options (a type registry for `Any`), for Connect JSON messages and errors. */
+  readonly jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
 }
 
 type Protocol = "grpc" | "grpc_web" | "connect";
@@ -100,6 +102,7 @@ interface Route {
 /** What a call needs once its body is in. */
 interface Call {
   readonly route: Route;
+  readonly jsonOptions: Partial<JsonWriteOptions> | undefined;
   readonly wire: Wire;
   readonly req: NodeRequest;
   readonly res: NodeResponse;
@@ -118,7 +121,7 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
       method,
       path,
       isPublic: PUBLIC_SERVICES.has(method.parent.typeName),
-      serialization: createMethodSerializationLookup(method, undefined, undefined, {
+      serialization: createMethodSerializationLookup(method, undefined, options.jsonOptions, {
         readMaxBytes,
         writeMaxBytes: Number.MAX_SAFE_INTEGER,
       }),
@@ -203,7 +206,16 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
       );
       compression = negotiated.response;
     }
-    const bytes = output === undefined ? undefined : encoded(call.route, call.wire.binary, output);
+    let bytes: Uint8Array | undefined;
+    if (output !== undefined) {
+      try {
+        bytes = encoded(call.route, call.wire.binary, output);
+      } catch (reason) {
+        // As connect answers an output it cannot serialize (an Any of a type not in the JSON registry).
+        write(call, context, undefined, null, ConnectError.from(reason, Code.Internal));
+        return;
+      }
+    }
     if (compression !== null && bytes !== undefined && bytes.length >= compressMinBytes) {
       compression.compress(bytes).then(
         (compressed) => write(call, context, compressed, compression, error),
@@ -248,7 +260,7 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
       // A deadline beyond Node's timers is no deadline (as the request gate does for the router).
       if (timeout.timeoutMs !== undefined && timeout.timeoutMs <= MAX_TIMER_MS) timeoutMs = timeout.timeoutMs;
     }
-    const call: Call = { route, wire, req, res, keyName, timeoutMs };
+    const call: Call = { route, jsonOptions: options.jsonOptions, wire, req, res, keyName, timeoutMs };
     readBody(req, bodyMaxBytes, (body, complete) => {
       if (complete) serve(call, body);
       else fallback(req, res, body);
@@ -344,7 +356,7 @@ function write(
         mergeNonProtocolHeaders(metadata, failure.metadata);
         addHeaders(headers, metadata);
       }
-      body = errorToJsonBytes(failure, {});
+      body = errorToJsonBytes(failure, call.jsonOptions ?? {});
     } else {
       body = bytes;
       if (compression !== null) headers["content-encoding"] = compression.name;

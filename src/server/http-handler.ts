@@ -100,11 +100,35 @@ function applyCors(req: NodeRequest, res: NodeResponse, origins: CorsOrigins): b
   return true;
 }
 
-/** Answers 404 for a path no handler took. */
+/**
+ * Answers a path no handler took: 404 `not_found` in JSON, except for an RPC (a `/package.Service/Method`
+ * path with a gRPC or Connect content type), which gets UNIMPLEMENTED in its own protocol's shape, as gRPC
+ * and Connect clients expect of an unknown procedure (the Connect conformance suite checks it).
+ */
 export function notFound(req: NodeRequest, res: NodeResponse): void {
   if (res.headersSent) return;
-  send(res, 404, { code: "not_found", message: `no route for ${req.method} ${(req.url ?? "").split("?")[0]}` });
+  const path = (req.url ?? "").split("?")[0];
+  const type = req.headers["content-type"] ?? "";
+  if (RPC_PATH.test(path) && RPC_CONTENT_TYPE.test(type)) {
+    const message = `${path.slice(1)} is not implemented`;
+    if (type.startsWith("application/grpc")) {
+      // Trailers-only: the status in the one HEADERS frame (gRPC-Web reads it from the headers too).
+      const status = { "content-type": type, "grpc-status": "12", "grpc-message": encodeURIComponent(message) };
+      if ("stream" in req && req.httpVersionMajor === 2)
+        req.stream.respond({ ":status": 200, ...status }, { endStream: true });
+      else (res as ServerResponse).writeHead(200, status).end();
+      return;
+    }
+    send(res, 404, { code: "unimplemented", message });
+    return;
+  }
+  send(res, 404, { code: "not_found", message: `no route for ${req.method} ${path}` });
 }
+
+/** `/package.Service/Method`: the path of a gRPC or Connect call. */
+const RPC_PATH = /^\/[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+\/[A-Za-z_][\w]*$/;
+/** gRPC, gRPC-Web and Connect (unary and streaming) request content types. */
+const RPC_CONTENT_TYPE = /^application\/(?:grpc(?:-web)?(?:-text)?(?:\+\w+)?|connect\+\w+|proto|json)(?:;.*)?$/i;
 
 /** Writes a small JSON answer (both Node response types take the same calls at run time). */
 export function send(res: NodeResponse, status: number, body: unknown): void {

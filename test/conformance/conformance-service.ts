@@ -16,7 +16,7 @@ import {
   ClientStreamRequestSchema,
   ConformancePayload_RequestInfoSchema,
   type ConformancePayload_RequestInfo,
-  ConformanceService,
+  type ConformanceService,
   HeaderSchema,
   IdempotentUnaryRequestSchema,
   ServerStreamRequestSchema,
@@ -38,7 +38,10 @@ export function createConformanceService(): Partial<Impl> {
       };
     },
     unimplemented() {
-      throw new ConnectError("connectrpc.conformance.v1.ConformanceService.Unimplemented is not implemented", Code.Unimplemented);
+      throw new ConnectError(
+        "connectrpc.conformance.v1.ConformanceService.Unimplemented is not implemented",
+        Code.Unimplemented,
+      );
     },
     async *serverStream(request, context) {
       const definition = request.responseDefinition;
@@ -103,7 +106,10 @@ async function answerUnary(definition: UnaryResponseDefinition | undefined, cont
   setMetadata(context, definition?.responseHeaders, definition?.responseTrailers);
   await delay(definition?.responseDelayMs ?? 0, context.signal);
   if (definition?.response.case === "error") throw errorOf(definition.response.value, info);
-  return { data: definition?.response.case === "responseData" ? definition.response.value : undefined, requestInfo: info };
+  return {
+    data: definition?.response.case === "responseData" ? definition.response.value : undefined,
+    requestInfo: info,
+  };
 }
 
 function requestInfo(context: HandlerContext, requests: Any[]): ConformancePayload_RequestInfo {

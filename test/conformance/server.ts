@@ -12,7 +12,10 @@ import type { ApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
 import { createServer } from "../../src/server/server.ts";
 import { createConformanceService } from "./conformance-service.ts";
-import { ConformanceService, file_connectrpc_conformance_v1_service } from "./gen/connectrpc/conformance/v1/service_pb.js";
+import {
+  ConformanceService,
+  file_connectrpc_conformance_v1_service,
+} from "./gen/connectrpc/conformance/v1/service_pb.js";
 import {
   ServerCompatRequestSchema,
   ServerCompatResponseSchema,
@@ -47,7 +50,10 @@ const server = createServer({
   ...(process.env.CONFORMANCE_UNARY_PATH === "off" ? { unaryPath: false } : {}),
 });
 const listening = await server.listen(0, "127.0.0.1");
-const response = toBinary(ServerCompatResponseSchema, create(ServerCompatResponseSchema, { host: "127.0.0.1", port: listening.port }));
+const response = toBinary(
+  ServerCompatResponseSchema,
+  create(ServerCompatResponseSchema, { host: "127.0.0.1", port: listening.port }),
+);
 const size = Buffer.alloc(4);
 size.writeUInt32BE(response.length);
 process.stdout.write(Buffer.concat([size, response]));

@@ -110,6 +110,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     let localnetUrl: string | undefined;
     let localnetPid: number | undefined;
     let localnetExited: Promise<unknown> = new Promise(() => {});
+    // The embedded localnet answers before its world is fully written (calls that could see it wait there);
+    // readiness waits for the whole world.
+    let localnetLoaded = true;
     if (config.localnet.enabled) {
       // Loaded only when used: a deployment on remote chains never loads (nor installs) the localnet.
       const { startLocalnet } = await importLocalnet();
@@ -128,6 +131,10 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       });
       localnetUrl = localnet.rpcUrl;
       localnetPid = localnet.pid;
+      localnetLoaded = false;
+      void localnet.loaded.then(() => {
+        localnetLoaded = true;
+      });
       // Only a death nobody asked for is reported; stop() during shutdown is expected.
       localnetExited = localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how));
       chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrls: [localnet.wsUrl] }];
@@ -244,6 +251,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     let serving: ReadinessCheck = () => true;
     const readiness: Record<string, ReadinessCheck> = { serving: () => serving() };
     if (redis !== undefined) readiness.redis = () => (redis as Redis).isReady();
+    if (config.localnet.enabled) readiness["localnet:world"] = () => localnetLoaded;
     for (const c of contexts) {
       readiness[`chain:${c.name}`] = () => {
         const { source, window, follower } = c.fees.status();

@@ -3,6 +3,12 @@
  * (localnet.ts `LocalnetHooks`): `seed` writes the world through the account index's bulk API and
  * builds the DAS index from the same accounts, then follows every account the chain touches;
  * `extraMethods` serves DAS; `onStarted` starts the traffic once the server listens.
+ *
+ * With `lazy`, `seed` only reads the world (from its cache), writes the manifest and seeds the traffic's
+ * accounts; the bulk (the world's accounts into LiteSVM, the account index and the DAS index, ~129,000
+ * accounts in the default world) is left to `load`, which the localnet runs after it listens, in chunks
+ * that let the slot clock and the RPC server run in between. The localnet holds every call that could see
+ * a world account until `load` has finished (localnet.ts), so no answer shows a half-seeded world.
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +23,9 @@ import { startTraffic, type TrafficRunner } from "../traffic/traffic-runner.ts";
 import { summarize, writeWorldFiles, type WrittenManifest } from "./manifest.ts";
 import { loadOrBuildWorld } from "./world-cache.ts";
 import type { WorldConfig } from "./world-options.ts";
-import type { WorldAccount } from "./world-types.ts";
+import type { World, WorldAccount } from "./world-types.ts";
+import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "./program-ids.ts";
+import { MINT_SIZE } from "./spl-token-layout.ts";
 
 /** The part of the localnet these hooks use (a structural subset of localnet.ts's `LocalnetWorld`). */
 export interface HookWorld {
@@ -31,11 +39,15 @@ export interface WorldHooksOptions {
   /** Where the manifest and demo keypair go; defaults to a per-process folder under the OS temp dir. */
   outDir?: string;
   log?: (line: string) => void;
+  /** Leave the world's accounts to `load` (see the module comment); default false: `seed` writes them all. */
+  lazy?: boolean;
 }
 
 /** Hooks plus what they built, for tests and the composition root. */
 export interface WorldHooks {
   seed(world: HookWorld): void;
+  /** Writes what a lazy `seed` left (resolves at once otherwise); the localnet runs it once it listens. */
+  load(world: HookWorld): Promise<void>;
   extraMethods(world: HookWorld): MethodTable[];
   onStarted(world: HookWorld): void;
   /** The DAS index (exists once `seed` ran, world or not). */
@@ -49,11 +61,45 @@ function asSeedAccounts(accounts: readonly WorldAccount[]): readonly SeedAccount
   return accounts as unknown as readonly SeedAccount[];
 }
 
+/** How long one chunk of a lazy load may hold the event loop before it lets the clock and the server run. */
+const LOAD_SLICE_MS = 15;
+/** Accounts written between two looks at the clock. */
+const LOAD_STEP = 250;
+
+/** The DAS index's order within one `applyAccounts` call (metadata, then mints, then the rest), made explicit. */
+function dasOrder(accounts: readonly WorldAccount[]): WorldAccount[] {
+  const metadata: WorldAccount[] = [];
+  const mints: WorldAccount[] = [];
+  const rest: WorldAccount[] = [];
+  for (const a of accounts) {
+    if (a.owner === TOKEN_METADATA_PROGRAM) metadata.push(a);
+    else if (a.owner === TOKEN_PROGRAM && a.data.length === MINT_SIZE) mints.push(a);
+    else rest.push(a);
+  }
+  return [...metadata, ...mints, ...rest];
+}
+
+/** Runs `step(from, to)` over `[0, total)` in slices of at most {@link LOAD_SLICE_MS}, yielding between them. */
+async function inSlices(total: number, step: (from: number, to: number) => void): Promise<void> {
+  let from = 0;
+  while (from < total) {
+    const sliceStart = performance.now();
+    while (from < total && performance.now() - sliceStart < LOAD_SLICE_MS) {
+      const to = Math.min(total, from + LOAD_STEP);
+      step(from, to);
+      from = to;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let assets: AssetIndex | undefined;
   let written: WrittenManifest | undefined;
   let traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
+  /** The world a lazy `seed` read and `load` still has to write. */
+  let pending: World | undefined;
 
   return {
     seed({ chain, index }) {
@@ -74,12 +120,19 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
         );
       });
       if (world !== undefined) {
-        index.seedAccounts(asSeedAccounts(world.accounts));
-        das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
-        for (const asset of world.compressedAssets) das.addCompressed(asset);
+        if (options.lazy === true) {
+          pending = world;
+        } else {
+          index.seedAccounts(asSeedAccounts(world.accounts));
+          das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
+          for (const asset of world.compressedAssets) das.addCompressed(asset);
+        }
         const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
         written = writeWorldFiles(world, dir);
-        for (const line of summarize(written, (performance.now() - started) / 1000)) log(line);
+        const lines = summarize(written, (performance.now() - started) / 1000);
+        if (pending !== undefined)
+          lines[0] = lines[0].replace(/^world seeded in ([\d.]+ s)/, "world read in $1, loading in the background");
+        for (const line of lines) log(line);
         if (cached?.file !== undefined)
           log(
             `  world cache: ${cached.source === "hit" ? "read from" : "written to"} ${cached.file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
@@ -89,6 +142,25 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
         traffic = planTraffic(options.traffic.options);
         index.seedAccounts(asSeedAccounts(traffic.accounts));
       }
+    },
+    async load({ index }) {
+      const world = pending;
+      const das = assets;
+      if (world === undefined || das === undefined) return;
+      pending = undefined;
+      const started = performance.now();
+      const accounts = asSeedAccounts(world.accounts);
+      await inSlices(accounts.length, (from, to) =>
+        index.seedAccounts(accounts.slice(from, to), { sort: to === accounts.length }),
+      );
+      const ordered = dasOrder(world.accounts);
+      await inSlices(ordered.length, (from, to) =>
+        das.applyAccounts(ordered.slice(from, to).map((a): [string, AccountView] => [a.address, a])),
+      );
+      for (const asset of world.compressedAssets) das.addCompressed(asset);
+      log(
+        `world loaded in ${((performance.now() - started) / 1000).toFixed(1)} s: ${world.accounts.length} accounts written, calls that read them answered from now on`,
+      );
     },
     extraMethods() {
       if (assets === undefined) throw new Error("world hooks: extraMethods called before seed");

@@ -29,7 +29,7 @@ import { MINT_SIZE } from "./spl-token-layout.ts";
 
 /** The part of the localnet these hooks use (a structural subset of localnet.ts's `LocalnetWorld`). */
 export interface HookWorld {
-  chain: Pick<Chain, "onAccountsTouched" | "onBlock" | "submit" | "executor">;
+  chain: Pick<Chain, "onAccountsTouched" | "onBlock" | "submit" | "executor" | "block" | "slotAt">;
   index: Pick<AccountIndex, "seedAccounts">;
 }
 
@@ -169,7 +169,12 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
     onStarted({ chain }) {
       if (traffic === undefined) return;
       const generator = createTrafficGenerator(traffic, options.traffic.options);
-      traffic.runner = startTraffic(chain, generator, (err) => log(`traffic: transaction refused: ${String(err)}`));
+      traffic.runner = startTraffic(
+        chain,
+        generator,
+        (err) => log(`traffic: transaction refused: ${String(err)}`),
+        chain.block(chain.slotAt("processed")),
+      );
       const o = options.traffic.options;
       log(
         `traffic: ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`,

@@ -4,6 +4,7 @@
  * `"priority": null`), and to /readyz saying ready. Runs `--runs` times in a row (the first may build
  * the world cache, the next ones use it). With `--compare`, runs alternate between the world cache off
  * (LOCALNET_WORLD_CACHE=off: the world is built on every start, as before the cache) and on.
+ * LOCALNET_WORLD_CACHE in the bench's own environment chooses the cache's folder.
  *
  *   npx node test/bench/start-up-bench.ts [--runs 2] [--compare] [--timeout 120]
  */
@@ -44,7 +45,12 @@ async function once(run: number, cache: boolean): Promise<number> {
       METRICS_PORT: "0",
       SOLGATE_API_KEYS: KEY,
       LOG_LEVEL: "warn",
-      ...(cache ? {} : { LOCALNET_WORLD_CACHE: "off" }),
+      // The cache's folder may be chosen (another checkout's different world code would replace its file).
+      ...(cache
+        ? process.env.LOCALNET_WORLD_CACHE === undefined
+          ? {}
+          : { LOCALNET_WORLD_CACHE: process.env.LOCALNET_WORLD_CACHE }
+        : { LOCALNET_WORLD_CACHE: "off" }),
     },
     stdio: ["ignore", "ignore", "pipe"],
   });

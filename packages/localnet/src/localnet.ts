@@ -153,14 +153,17 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   for (const table of hooks.extraMethods?.(world) ?? []) Object.assign(methods, table);
 
   // Until the load hook has run, calls that could see its accounts wait (see the module comment).
+  // The server looks handlers up per call, so once loaded the originals go back in (no cost after start).
   let loading: Promise<void> | undefined;
   let releaseLoad: () => void = () => {};
+  const ungated: MethodTable = {};
   if (hooks.load !== undefined) {
     loading = new Promise<void>((resolve) => {
       releaseLoad = resolve;
     });
     for (const [name, handler] of Object.entries(methods)) {
       if (ANSWERED_WHILE_LOADING.has(name)) continue;
+      ungated[name] = handler;
       const gated: MethodHandler = async (params, ctx) => {
         if (loading === undefined) return handler(params, ctx);
         await loading;
@@ -207,13 +210,17 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
   await hooks.onStarted?.({ ...world, rpcUrl });
+  const load = hooks.load;
   const loaded =
-    hooks.load === undefined
+    load === undefined
       ? Promise.resolve()
-      : hooks.load(world).then(() => {
-          loading = undefined;
-          releaseLoad();
-        });
+      : Promise.resolve()
+          .then(() => load(world))
+          .then(() => {
+            Object.assign(methods, ungated);
+            loading = undefined;
+            releaseLoad();
+          });
   return {
     ...world,
     rpcUrl,

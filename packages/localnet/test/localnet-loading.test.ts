@@ -6,14 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import bs58 from "bs58";
+import type { Address } from "@solana/kit";
 import WebSocket from "ws";
 import { DEFAULT_LOCALNET_CONFIG } from "../src/config.ts";
 import { startLocalnetInProcess, type Localnet } from "../src/localnet.ts";
 
-const SYSTEM = "11111111111111111111111111111111";
+const SYSTEM = "11111111111111111111111111111111" as Address;
 const key = (byte: number) => new Uint8Array(32).fill(byte);
-const FIRST = bs58.encode(key(7));
-const SECOND = bs58.encode(key(9));
+const FIRST = bs58.encode(key(7)) as Address;
+const SECOND = bs58.encode(key(9)) as Address;
 
 let net: Localnet;
 let release: () => void = () => {};

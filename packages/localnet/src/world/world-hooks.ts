@@ -98,8 +98,8 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   let assets: AssetIndex | undefined;
   let written: WrittenManifest | undefined;
   let traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
-  /** The world a lazy `seed` read and `load` still has to write. */
-  let pending: World | undefined;
+  /** The world a lazy `seed` read and `load` still has to write, with its accounts' keys. */
+  let pending: { world: World; keys: Uint8Array } | undefined;
 
   return {
     seed({ chain, index }) {
@@ -119,9 +119,9 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           }),
         );
       });
-      if (world !== undefined) {
+      if (cached !== undefined && world !== undefined) {
         if (options.lazy === true) {
-          pending = world;
+          pending = { world, keys: cached.keys };
         } else {
           index.seedAccounts(asSeedAccounts(world.accounts));
           das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
@@ -144,12 +144,20 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
       }
     },
     async load({ index }) {
-      const world = pending;
       const das = assets;
-      if (world === undefined || das === undefined) return;
+      if (pending === undefined || das === undefined) return;
+      const { world, keys } = pending;
       pending = undefined;
       const started = performance.now();
-      const accounts = asSeedAccounts(world.accounts);
+      // By key, not by address: the index takes the bytes as they are (no base58 decoding).
+      const accounts = world.accounts.map(
+        (a, i): SeedAccount => ({
+          address: keys.subarray(i * 32, i * 32 + 32),
+          owner: a.owner as SeedAccount["owner"],
+          lamports: a.lamports,
+          data: a.data,
+        }),
+      );
       await inSlices(accounts.length, (from, to) =>
         index.seedAccounts(accounts.slice(from, to), { sort: to === accounts.length }),
       );

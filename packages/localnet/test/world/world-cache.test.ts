@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import bs58 from "bs58";
 import { buildWorld } from "../../src/world/world-builder.ts";
 import { loadOrBuildWorld, worldCodeVersion } from "../../src/world/world-cache.ts";
 import { DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
@@ -34,8 +35,17 @@ describe("loadOrBuildWorld", () => {
     expect(second.file).toBe(first.file);
     const built = buildWorld(small);
     expect(second.world.accounts.length).toBe(built.accounts.length);
+    // In key byte order, each with its key beside it.
+    const byAddress = new Map(built.accounts.map((b) => [b.address, b]));
+    for (let i = 1; i < second.keys.length / 32; i++) {
+      expect(
+        Buffer.compare(second.keys.subarray((i - 1) * 32, i * 32), second.keys.subarray(i * 32, i * 32 + 32)),
+      ).toBe(-1);
+    }
+    expect(second.keys).toEqual(first.keys);
     second.world.accounts.forEach((a, i) => {
-      const b = built.accounts[i];
+      expect(bs58.encode(second.keys.subarray(i * 32, i * 32 + 32))).toBe(a.address);
+      const b = byAddress.get(a.address)!;
       expect([a.address, a.owner, a.lamports, a.executable]).toEqual([b.address, b.owner, b.lamports, b.executable]);
       expect(Buffer.from(a.data).equals(Buffer.from(b.data))).toBe(true);
     });

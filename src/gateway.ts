@@ -344,10 +344,31 @@ const READY_AFTER_FAILURES = 5;
 /** How long the embedded localnet's gateway waits for fee levels before opening its port anyway. */
 const LOCALNET_LEVELS_WAIT_MS = 15_000;
 
-/** Resolves when every chain's fee window has levels, or after `timeoutMs`. */
+/** How often the fee windows are read while the port waits for their first levels. */
+const FIRST_LEVELS_POLL_MS = 50;
+
+/**
+ * Resolves when every chain's fee window has levels, or after `timeoutMs`. Until then the windows are read
+ * every {@link FIRST_LEVELS_POLL_MS} rather than at their poll interval (400 ms), so the first priced block is
+ * seen as soon as it is confirmed.
+ */
 async function firstFeeLevels(contexts: readonly ChainContext[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && contexts.some((c) => c.fees.global().priority === undefined)) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  for (;;) {
+    const waiting = contexts.filter((c) => c.fees.global().priority === undefined);
+    if (waiting.length === 0 || Date.now() >= deadline) return;
+    // A read that hangs (an upstream that does not answer) does not hold the port past the deadline.
+    let timer: NodeJS.Timeout | undefined;
+    const pastDeadline = new Promise((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    });
+    await Promise.race([
+      Promise.all([
+        ...waiting.map((c) => c.fees.refresh().catch(() => undefined)),
+        new Promise((resolve) => setTimeout(resolve, FIRST_LEVELS_POLL_MS)),
+      ]),
+      pastDeadline,
+    ]);
+    clearTimeout(timer);
   }
 }

@@ -12,11 +12,14 @@
  *   demo wallet's KeyObject, which is rebuilt from its seed, plus every account's 32-byte key. Written to a
  *   temp file, then renamed, so a reader never sees half a file; an unreadable file is treated as a miss and
  *   rebuilt.
+ * - Beside it, `<same name>.head.v8`: the manifest and the demo wallet's seed alone (a few kB), written after
+ *   the world file, so that a start can print and write the manifest at once and read the accounts later
+ *   (`readCachedHead`; world-hooks.ts's lazy seed).
  * - The accounts come in key byte order, with their keys beside them: what the account index wants (its
  *   buckets are then filled in order, so sorting them is one linear pass, and no address is base58-decoded).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import v8 from "node:v8";
 import bs58 from "bs58";
@@ -59,6 +62,30 @@ function optionsKey(options: WorldOptions): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
+/** What a start needs before the accounts: the manifest and the demo wallet (the cache's head file). */
+export type WorldHead = Pick<World, "manifest" | "demoWallet"> & { file: string };
+
+function cacheFile(options: WorldOptions, dir: string): string {
+  return join(dir, `world-${worldCodeVersion()}-${optionsKey(options)}.v8`);
+}
+
+const headOf = (file: string) => file.replace(/\.v8$/, ".head.v8");
+
+/** The head of the cached world for `options`, if there is one (its world file is read by `loadOrBuildWorld`). */
+export function readCachedHead(options: WorldOptions, dir: string | undefined): WorldHead | undefined {
+  if (dir === undefined) return undefined;
+  const file = cacheFile(options, dir);
+  try {
+    const head = v8.deserialize(readFileSync(headOf(file))) as Pick<World, "manifest"> & {
+      demoWallet: { secretSeed: Uint8Array };
+    };
+    if (!existsSync(file)) return undefined;
+    return { manifest: head.manifest, demoWallet: keypairFromSeed(new Uint8Array(head.demoWallet.secretSeed)), file };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A built world with its accounts in key byte order, and their keys. */
 function keyed(built: World): { world: World; keys: Uint8Array } {
   const decoded = built.accounts.map((account) => ({ account, key: bs58.decode(account.address) }));
@@ -75,7 +102,7 @@ function keyed(built: World): { world: World; keys: Uint8Array } {
 export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined): CachedWorld {
   if (dir === undefined) return { ...keyed(buildWorld(options)), source: "built" };
   const code = worldCodeVersion();
-  const file = join(dir, `world-${code}-${optionsKey(options)}.v8`);
+  const file = cacheFile(options, dir);
   try {
     const { keys, ...stored } = v8.deserialize(readFileSync(file)) as Omit<World, "demoWallet"> & {
       demoWallet: { secretSeed: Uint8Array };
@@ -101,6 +128,8 @@ export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined)
     const temp = `${file}.${process.pid}.tmp`;
     writeFileSync(temp, v8.serialize({ ...world, demoWallet, keys }));
     renameSync(temp, file);
+    writeFileSync(temp, v8.serialize({ manifest: world.manifest, demoWallet }));
+    renameSync(temp, headOf(file));
   } catch {
     // A cache that cannot be written costs the next start a rebuild, nothing more.
     return { world, keys, source: "built" };

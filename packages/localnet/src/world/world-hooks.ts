@@ -4,8 +4,9 @@
  * builds the DAS index from the same accounts, then follows every account the chain touches;
  * `extraMethods` serves DAS; `onStarted` starts the traffic once the server listens.
  *
- * With `lazy`, `seed` only reads the world (from its cache), writes the manifest and seeds the traffic's
- * accounts; the bulk (the world's accounts into LiteSVM, the account index and the DAS index, ~129,000
+ * With `lazy`, `seed` only reads the cached world's head (its manifest and demo wallet; the whole world when
+ * it is not cached yet, building it), writes the manifest and seeds the traffic's accounts; reading the world
+ * file and the bulk (the world's accounts into LiteSVM, the account index and the DAS index, ~129,000
  * accounts in the default world) is left to `load`, which the localnet runs after it listens, in chunks
  * that let the slot clock and the RPC server run in between. The localnet holds every call that could see
  * a world account until `load` has finished (localnet.ts), so no answer shows a half-seeded world.
@@ -21,9 +22,9 @@ import { createTrafficGenerator, planTraffic, type TrafficPlan } from "../traffi
 import type { TrafficConfig } from "../traffic/traffic-options.ts";
 import { startTraffic, type TrafficRunner } from "../traffic/traffic-runner.ts";
 import { summarize, writeWorldFiles, type WrittenManifest } from "./manifest.ts";
-import { loadOrBuildWorld } from "./world-cache.ts";
+import { loadOrBuildWorld, readCachedHead, type CachedWorld } from "./world-cache.ts";
 import type { WorldConfig } from "./world-options.ts";
-import type { World, WorldAccount } from "./world-types.ts";
+import type { OffchainJson, WorldAccount } from "./world-types.ts";
 import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "./program-ids.ts";
 import { MINT_SIZE } from "./spl-token-layout.ts";
 
@@ -98,17 +99,20 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   let assets: AssetIndex | undefined;
   let written: WrittenManifest | undefined;
   let traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
-  /** The world a lazy `seed` read and `load` still has to write, with its accounts' keys. */
-  let pending: { world: World; keys: Uint8Array } | undefined;
+  /** What a lazy `seed` left to `load`: the world if it was read already, and the DAS index's JSON map. */
+  let pending: { cached: CachedWorld | undefined; offchainJson: Map<string, OffchainJson> } | undefined;
 
   return {
     seed({ chain, index }) {
       const started = performance.now();
-      const cached = options.world.enabled
-        ? loadOrBuildWorld(options.world.options, options.world.cacheDir)
-        : undefined;
-      const world = cached?.world;
-      const das = createAssetIndex({ offchainJson: world?.offchainJson });
+      const { enabled, options: worldOptions, cacheDir } = options.world;
+      const lazy = options.lazy === true;
+      // Lazy, with the world cached: its head (manifest, demo wallet) now, the world file itself in `load`.
+      const head = enabled && lazy ? readCachedHead(worldOptions, cacheDir) : undefined;
+      const cached = enabled && head === undefined ? loadOrBuildWorld(worldOptions, cacheDir) : undefined;
+      // Read by DAS at query time only: filled by `load` when the world is read there.
+      const offchainJson = cached?.world.offchainJson ?? new Map<string, OffchainJson>();
+      const das = createAssetIndex({ offchainJson });
       assets = das;
       // Follow the chain: every account a transaction or a direct write touched is re-read.
       chain.onAccountsTouched(({ addresses, keys }) => {
@@ -119,23 +123,29 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           }),
         );
       });
-      if (cached !== undefined && world !== undefined) {
-        if (options.lazy === true) {
-          pending = { world, keys: cached.keys };
-        } else {
+      const shown = head ?? cached?.world;
+      if (shown !== undefined) {
+        if (lazy) {
+          pending = { cached, offchainJson };
+        } else if (cached !== undefined) {
+          const { world } = cached;
           index.seedAccounts(asSeedAccounts(world.accounts));
           das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
           for (const asset of world.compressedAssets) das.addCompressed(asset);
         }
         const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
-        written = writeWorldFiles(world, dir);
+        written = writeWorldFiles(shown, dir);
         const lines = summarize(written, (performance.now() - started) / 1000);
-        if (pending !== undefined)
-          lines[0] = lines[0].replace(/^world seeded in ([\d.]+ s)/, "world read in $1, loading in the background");
+        if (lazy)
+          lines[0] = lines[0].replace(
+            /^world seeded in ([\d.]+ s)/,
+            `world ${head === undefined ? "read" : "manifest read"} in $1, accounts loading in the background`,
+          );
         for (const line of lines) log(line);
-        if (cached?.file !== undefined)
+        const file = head?.file ?? cached?.file;
+        if (file !== undefined)
           log(
-            `  world cache: ${cached.source === "hit" ? "read from" : "written to"} ${cached.file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
+            `  world cache: ${head !== undefined || cached?.source === "hit" ? "read from" : "written to"} ${file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
           );
       }
       if (options.traffic.enabled) {
@@ -146,9 +156,12 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
     async load({ index }) {
       const das = assets;
       if (pending === undefined || das === undefined) return;
-      const { world, keys } = pending;
+      const { cached: known, offchainJson } = pending;
       pending = undefined;
       const started = performance.now();
+      // The same options and code give the same world (a missing or damaged file is rebuilt, identically).
+      const { world, keys } = known ?? loadOrBuildWorld(options.world.options, options.world.cacheDir);
+      if (known === undefined) for (const [uri, json] of world.offchainJson) offchainJson.set(uri, json);
       // By key, not by address: the index takes the bytes as they are (no base58 decoding).
       const accounts = world.accounts.map(
         (a, i): SeedAccount => ({

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import bs58 from "bs58";
 import { buildWorld } from "../../src/world/world-builder.ts";
-import { loadOrBuildWorld, worldCodeVersion } from "../../src/world/world-cache.ts";
+import { loadOrBuildWorld, readCachedHead, worldCodeVersion } from "../../src/world/world-cache.ts";
 import { DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
 
 const small: WorldOptions = {
@@ -50,6 +50,13 @@ describe("loadOrBuildWorld", () => {
       expect(Buffer.from(a.data).equals(Buffer.from(b.data))).toBe(true);
     });
     expect(second.world.compressedAssets).toEqual(built.compressedAssets);
+    // Its head (what a start prints before it reads the accounts) is the same manifest and demo wallet.
+    const head = readCachedHead(small, dir);
+    expect(head?.file).toBe(first.file);
+    expect(head?.manifest).toEqual(built.manifest);
+    expect(head?.demoWallet.address).toBe(built.demoWallet.address);
+    expect(readCachedHead({ ...small, seed: "not cached" }, dir)).toBeUndefined();
+    expect(readCachedHead(small, undefined)).toBeUndefined();
     expect(second.world.offchainJson).toEqual(built.offchainJson);
     expect(second.world.manifest).toEqual(built.manifest);
     // The demo keypair is rebuilt from its seed, and signs for the demo wallet.
@@ -62,7 +69,9 @@ describe("loadOrBuildWorld", () => {
   it("keys by options, drops files of other code versions, and rebuilds a damaged file", () => {
     const other = loadOrBuildWorld({ ...small, seed: "another" }, dir);
     expect(other.source).toBe("built");
-    expect(readdirSync(dir).filter((n) => n.endsWith(".v8"))).toHaveLength(2);
+    // Two worlds, each with its head file.
+    expect(readdirSync(dir).filter((n) => n.endsWith(".v8") && !n.endsWith(".head.v8"))).toHaveLength(2);
+    expect(readdirSync(dir).filter((n) => n.endsWith(".head.v8"))).toHaveLength(2);
     writeFileSync(join(dir, "world-0000000000000000-0000000000000000.v8"), "stale");
     writeFileSync(other.file as string, "damaged");
     const again = loadOrBuildWorld({ ...small, seed: "another" }, dir);

@@ -26,7 +26,7 @@ interface Seeded {
   own: Set<string>;
 }
 
-async function seeded(lazy: boolean): Promise<Seeded> {
+async function seeded(lazy: boolean, cacheDir = "off", lines: string[] = []): Promise<Seeded> {
   const chain = await createChain({ ...DEFAULT_LOCALNET_CONFIG, slotMs: 1_000_000 });
   const index = createAccountIndex(chain.svm);
   const own = new Set<string>([...index.all()].map((a) => a.address));
@@ -37,11 +37,11 @@ async function seeded(lazy: boolean): Promise<Seeded> {
       LOCALNET_COLLECTION_SIZE: "300",
       LOCALNET_TOKEN_HOLDERS: "2500",
       LOCALNET_SMALL_MINT_HOLDERS: "40,5",
-      LOCALNET_WORLD_CACHE: "off",
+      LOCALNET_WORLD_CACHE: cacheDir,
     }),
     traffic: { enabled: true, options: DEFAULT_TRAFFIC_OPTIONS },
     outDir,
-    log: () => {},
+    log: (line) => lines.push(line),
     lazy,
   });
   hooks.seed({ chain, index });
@@ -90,6 +90,32 @@ describe("world hooks", () => {
       records.map(({ updated: _u, ...rest }) => JSON.stringify(rest, (_k, v) => (typeof v === "bigint" ? `${v}` : v)));
     expect(strip(lazy.hooks.assets!.ownedBy(owner))).toEqual(strip(eager.hooks.assets!.ownedBy(owner)));
     expect(lazy.hooks.assets!.ownedBy(owner).length).toBeGreaterThan(0);
+  });
+
+  it("loads lazily from a cached world's head and file into the same state", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "solgate-world-hooks-cache-"));
+    dirs.push(cacheDir);
+    const eager = await seeded(false, cacheDir); // builds and writes the cache
+    const lines: string[] = [];
+    const lazy = await seeded(true, cacheDir, lines);
+    expect(lines[0]).toMatch(/^world manifest read in [\d.]+ s, accounts loading in the background/);
+    // The same manifest (but for where each wrote its keypair file).
+    const manifestOf = ({ hooks }: Seeded) => ({
+      ...hooks.written!.manifest,
+      demoWallet: { ...hooks.written!.manifest.demoWallet, keypairFile: undefined },
+    });
+    expect(manifestOf(lazy)).toEqual(manifestOf(eager));
+    expect(contents(lazy)).toHaveLength(lazy.hooks.traffic!.accounts.length);
+    await lazy.hooks.load({ index: lazy.index } as never);
+    expect(contents(lazy)).toEqual(contents(eager));
+    const mint = eager.hooks.written!.manifest.collections[0].mint;
+    expect(lazy.hooks.assets!.groupMembers(mint, true).map((r) => r.id)).toEqual(
+      eager.hooks.assets!.groupMembers(mint, true).map((r) => r.id),
+    );
+    // The off-chain JSON (read with the world file, after the DAS index was made) is there too.
+    const uri = eager.hooks.assets!.groupMembers(mint, true)[0].metadata.uri.replace(/\0/gu, "").trim();
+    expect(eager.hooks.assets!.offchain(uri)).toBeDefined();
+    expect(lazy.hooks.assets!.offchain(uri)).toEqual(eager.hooks.assets!.offchain(uri));
   });
 
   it("has nothing left to load after an eager seed", async () => {

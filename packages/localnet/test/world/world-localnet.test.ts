@@ -67,7 +67,7 @@ describe("seeded world over JSON-RPC", () => {
     // The ready line came first; the world's accounts are written after it (see the README's "Loading").
     await net.handle.loaded;
     expect((await net.handle.status()).loaded).toBe(true);
-    expect(stderr).toMatch(/world read in [\d.]+ s, loading in the background/);
+    expect(stderr).toMatch(/world (manifest )?read in [\d.]+ s, accounts loading in the background/);
     expect(stderr).toMatch(/world loaded in [\d.]+ s: \d+ accounts written/);
   });
 

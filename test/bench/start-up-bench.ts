@@ -4,8 +4,12 @@
  * `"priority": null`), and to /readyz saying ready. Runs `--runs` times in a row (the first may build
  * the world cache, the next ones use it). With `--compare`, runs alternate between the world cache off
  * (LOCALNET_WORLD_CACHE=off: the world is built on every start, as before the cache) and on.
+ * LOCALNET_WORLD_CACHE in the bench's own environment chooses the cache's folder. With `--baseline DIR`
+ * (another checkout, e.g. the main branch's, with its own `npm ci`), runs alternate between that checkout's
+ * `npm start` and this one's, both with the cache on (the baseline's in its own default folder, since its
+ * world code differs), and the means are compared.
  *
- *   npx node test/bench/start-up-bench.ts [--runs 2] [--compare] [--timeout 120]
+ *   npx node test/bench/start-up-bench.ts [--runs 2] [--compare | --baseline DIR] [--timeout 120]
  */
 import { spawn } from "node:child_process";
 import net from "node:net";
@@ -18,6 +22,7 @@ const { values: args } = parseArgs({
   options: {
     runs: { type: "string", default: "2" },
     compare: { type: "boolean", default: false },
+    baseline: { type: "string" },
     timeout: { type: "string", default: "120" },
   },
 });
@@ -32,11 +37,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function once(run: number, cache: boolean): Promise<number> {
+async function once(run: number, cache: boolean, checkout = root): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(root, "src/main.ts")], {
-    cwd: root,
+  const child = spawn(process.execPath, [path.join(checkout, "src/main.ts")], {
+    cwd: checkout,
     env: {
       PATH: process.env.PATH ?? "",
       PORT: String(port),
@@ -44,7 +49,12 @@ async function once(run: number, cache: boolean): Promise<number> {
       METRICS_PORT: "0",
       SOLGATE_API_KEYS: KEY,
       LOG_LEVEL: "warn",
-      ...(cache ? {} : { LOCALNET_WORLD_CACHE: "off" }),
+      // The cache's folder may be chosen (another checkout's different world code would replace its file).
+      ...(cache
+        ? process.env.LOCALNET_WORLD_CACHE === undefined || checkout !== root
+          ? {}
+          : { LOCALNET_WORLD_CACHE: process.env.LOCALNET_WORLD_CACHE }
+        : { LOCALNET_WORLD_CACHE: "off" }),
     },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -82,7 +92,7 @@ async function once(run: number, cache: boolean): Promise<number> {
       await new Promise((r) => setTimeout(r, 50));
     }
     console.log(
-      `run ${run} (world cache ${cache ? "on" : "off"}): first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os
+      `run ${run} (${checkout === root ? "" : `baseline ${checkout}, `}world cache ${cache ? "on" : "off"}): first fees answer ${firstAnswer} s (priority ${firstPriority === null ? "null" : "set"}), first levels ${firstLevels} s, /readyz ready ${ready} s  (load ${os
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(" ")})`,
@@ -96,13 +106,30 @@ async function once(run: number, cache: boolean): Promise<number> {
   }
 }
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+if (args.baseline !== undefined) {
+  const baseline = path.resolve(args.baseline);
+  const times: Record<"baseline" | "this", number[]> = { baseline: [], this: [] };
+  // One start of each first, to write (or read) each checkout's world cache; not counted.
+  await once(0, true, baseline);
+  await once(0, true);
+  for (let run = 1; run <= Number(args.runs); run++) {
+    const theirs = run % 2 === 1;
+    times[theirs ? "baseline" : "this"].push(await once(run, true, theirs ? baseline : root));
+  }
+  if (times.baseline.length > 0 && times.this.length > 0) {
+    console.log(
+      `mean time to first fee levels: baseline ${mean(times.baseline).toFixed(2)} s, this checkout ${mean(times.this).toFixed(2)} s, ratio this/baseline ${(mean(times.this) / mean(times.baseline)).toFixed(2)}`,
+    );
+  }
+  process.exit(0);
+}
 const times: Record<"on" | "off", number[]> = { on: [], off: [] };
 for (let run = 1; run <= Number(args.runs); run++) {
   const cache = !args.compare || run % 2 === 0;
   times[cache ? "on" : "off"].push(await once(run, cache));
 }
 if (args.compare && times.on.length > 0 && times.off.length > 0) {
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   console.log(
     `mean time to first fee levels: cache off ${mean(times.off).toFixed(1)} s, on ${mean(times.on).toFixed(1)} s, ratio on/off ${(mean(times.on) / mean(times.off)).toFixed(2)}`,
   );

@@ -80,4 +80,39 @@ describe("readiness and the upstream", () => {
     expect(await until(readyz, 200, 20_000)).toBe(200);
     expect(await until(serviceStatus, Status.SERVING, 5_000)).toBe(Status.SERVING);
   }, 90_000);
+
+  it("on the embedded localnet, stays not ready until the localnet has loaded its whole world", async () => {
+    await gateway?.close();
+    gateway = undefined;
+    await localnet?.stop();
+    // A real localnet (with traffic, so the fee window gets levels and the port opens), whose `loaded` the
+    // test holds: what `npm start` sees while the world's accounts are still being written.
+    const started = await startLocalnet({ slotMs: 50, world: false, traffic: true });
+    localnet = started;
+    let release: () => void = () => {};
+    const loaded = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const config = loadConfig({
+      PORT: "0",
+      HOST: "127.0.0.1",
+      METRICS_PORT: "0",
+      SOLGATE_API_KEYS: "readiness-key",
+      LOCALNET_WORLD: "0",
+    });
+    expect(config.localnet.enabled).toBe(true);
+    gateway = await startGateway(config, createLogger({ level: "info", destination: createLogSink().stream }), {
+      localnet: Promise.resolve({ ...started, loaded }),
+    });
+    const base = `http://127.0.0.1:${gateway.port}`;
+    const checks = async () =>
+      ((await (await fetch(`${base}/readyz`)).json()) as { checks: Record<string, boolean> }).checks;
+    // The chain itself is ready (fees have levels: the port opened on them); the world is not.
+    expect(await until(async () => (await checks())["chain:localnet"], true, 10_000)).toBe(true);
+    expect(await checks()).toMatchObject({ "chain:localnet": true, "localnet:world": false });
+    expect((await fetch(`${base}/readyz`)).status).toBe(503);
+    release();
+    expect(await until(() => fetch(`${base}/readyz`).then((r) => r.status), 200, 5_000)).toBe(200);
+    expect((await checks())["localnet:world"]).toBe(true);
+  }, 60_000);
 });

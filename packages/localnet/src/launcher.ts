@@ -99,6 +99,11 @@ export interface LocalnetHandle {
   control(faults: Partial<FaultSettings>): Promise<FaultSettings>;
   /** `localnet_status`. */
   status(): Promise<Record<string, unknown>>;
+  /**
+   * Settles once every seeded account is written. The localnet answers before that (its clock, blocks and
+   * fees run), holding each call that could see a seeded account until then; never settles if it dies first.
+   */
+  loaded: Promise<void>;
   /** Stops the process (SIGTERM, then SIGKILL after 5 s). */
   stop(): Promise<LocalnetExit>;
   /** Settles when the process ends, for whatever reason. */
@@ -211,6 +216,10 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
     return exited;
   };
 
+  let markLoaded: () => void = () => {};
+  const loaded = new Promise<void>((resolve) => {
+    markLoaded = resolve;
+  });
   return new Promise<LocalnetHandle>((resolve, reject) => {
     let buffered = "";
     const timeout = setTimeout(() => {
@@ -238,6 +247,7 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
         } catch {
           continue;
         }
+        if (event.event === "loaded") markLoaded();
         if (event.event !== "ready" || typeof event.rpcUrl !== "string") continue;
         clearTimeout(timeout);
         const rpcUrl = event.rpcUrl;
@@ -247,6 +257,7 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
           pid: child.pid!,
           control: (faults) => rpc(rpcUrl, "localnet_setFaults", [faults]) as Promise<FaultSettings>,
           status: () => rpc(rpcUrl, "localnet_status", []) as Promise<Record<string, unknown>>,
+          loaded,
           stop,
           exited,
         });

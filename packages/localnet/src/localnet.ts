@@ -7,6 +7,7 @@
  *   the server answers; it gets the chain and the account index.
  * - `extraMethods`: more method tables (DAS) merged after the core and account tables.
  * - `onStarted`: background work (traffic generators) started once the server listens.
+ * - `load`: the bulk of the seeding, run once the server listens and the clock runs (see "Loading" below).
  * - account and program files (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/)
  *   are written after seeding, before the server answers.
  * - recorded blocks (LOCALNET_BLOCKS, recorded-blocks.ts) are loaded before the chain exists and held
@@ -27,7 +28,8 @@ import { createSignatureMethods } from "./rpc/signature-methods.ts";
 import { createSupplyMethods } from "./rpc/supply-methods.ts";
 import { createControlMethods } from "./rpc/control-methods.ts";
 import { API_VERSION } from "./rpc/params.ts";
-import type { MethodContext, MethodTable } from "./rpc/protocol.ts";
+import { acceptsNamedParams, withNamedParams } from "./rpc/protocol.ts";
+import type { MethodContext, MethodHandler, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
 import { createRpcServer } from "./rpc/server.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
@@ -46,6 +48,8 @@ export interface LocalnetHooks {
   seed?: (world: LocalnetWorld) => Promise<void> | void;
   extraMethods?: (world: LocalnetWorld) => MethodTable[];
   onStarted?: (world: LocalnetWorld & { rpcUrl: string }) => Promise<void> | void;
+  /** The bulk of the seeding, after the server listens; calls that could see its accounts wait for it. */
+  load?: (world: LocalnetWorld) => Promise<void>;
   /** Unexpected handler errors (they are answered with -32603). */
   onInternalError?: (err: unknown) => void;
 }
@@ -55,8 +59,52 @@ export interface Localnet extends LocalnetWorld {
   rpcUrl: string;
   wsUrl: string;
   port: number;
+  /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
+  loaded: Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Methods answered while the `load` hook runs: they read the clock, blocks, signatures, fees and the
+ * cluster's fixed accounts, never an account a `load` writes. Every other method waits for the load.
+ */
+export const ANSWERED_WHILE_LOADING: ReadonlySet<string> = new Set([
+  "getBlock",
+  "getBlockCommitment",
+  "getBlockHeight",
+  "getBlockProduction",
+  "getBlockTime",
+  "getBlocks",
+  "getBlocksWithLimit",
+  "getClusterNodes",
+  "getEpochInfo",
+  "getEpochSchedule",
+  "getFirstAvailableBlock",
+  "getGenesisHash",
+  "getHealth",
+  "getHighestSnapshotSlot",
+  "getIdentity",
+  "getInflationGovernor",
+  "getInflationRate",
+  "getLatestBlockhash",
+  "getLeaderSchedule",
+  "getMaxRetransmitSlot",
+  "getMaxShredInsertSlot",
+  "getMinimumBalanceForRentExemption",
+  "getRecentPerformanceSamples",
+  "getRecentPrioritizationFees",
+  "getSignatureStatuses",
+  "getSlot",
+  "getSlotLeader",
+  "getSlotLeaders",
+  "getStakeMinimumDelegation",
+  "getTransaction",
+  "getTransactionCount",
+  "getVersion",
+  "getVoteAccounts",
+  "isBlockhashValid",
+  "minimumLedgerSlot",
+]);
 
 /** Builds and starts everything; resolves once the server listens and the clock runs. */
 export async function startLocalnetInProcess(config: LocalnetConfig, hooks: LocalnetHooks = {}): Promise<Localnet> {
@@ -104,6 +152,28 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   };
   for (const table of hooks.extraMethods?.(world) ?? []) Object.assign(methods, table);
 
+  // Until the load hook has run, calls that could see its accounts wait (see the module comment).
+  // The server looks handlers up per call, so once loaded the originals go back in (no cost after start).
+  let loading: Promise<void> | undefined;
+  let releaseLoad: () => void = () => {};
+  const ungated: MethodTable = {};
+  if (hooks.load !== undefined) {
+    loading = new Promise<void>((resolve) => {
+      releaseLoad = resolve;
+    });
+    for (const [name, handler] of Object.entries(methods)) {
+      if (ANSWERED_WHILE_LOADING.has(name)) continue;
+      ungated[name] = handler;
+      const gated: MethodHandler = async (params, ctx) => {
+        if (loading === undefined) return handler(params, ctx);
+        await loading;
+        // The context (its slot) is taken when the call runs, not when it arrived.
+        return handler(params, context());
+      };
+      methods[name] = acceptsNamedParams(handler) ? withNamedParams(gated) : gated;
+    }
+  }
+
   const context = (): MethodContext => {
     const lag = BigInt(faults.get().lagSlots);
     return {
@@ -121,11 +191,17 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   });
   const server = createRpcServer({
     methods,
-    controlMethods: createControlMethods({ chain, faults }),
+    controlMethods: createControlMethods({ chain, faults, loaded: () => loading === undefined }),
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,
-    onUpgrade: (req, socket, head) => pubsub.handleUpgrade(req, socket, head),
+    onUpgrade: (req, socket, head) => {
+      if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
+      else
+        void loading.then(() => {
+          if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
+        });
+    },
     onInternalError: hooks.onInternalError,
   });
   const port = await server.listen(config.port, config.host);
@@ -134,11 +210,23 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
   await hooks.onStarted?.({ ...world, rpcUrl });
+  const load = hooks.load;
+  const loaded =
+    load === undefined
+      ? Promise.resolve()
+      : Promise.resolve()
+          .then(() => load(world))
+          .then(() => {
+            Object.assign(methods, ungated);
+            loading = undefined;
+            releaseLoad();
+          });
   return {
     ...world,
     rpcUrl,
     wsUrl: `ws://${host}:${port}`,
     port,
+    loaded,
     async close() {
       chain.stop();
       pubsub.close();

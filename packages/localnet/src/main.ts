@@ -11,8 +11,15 @@ import { createWorldHooks } from "./world/world-hooks.ts";
 
 /** The hooks this process runs with; later issues (world seeding, DAS, traffic) plug in here. */
 function hooks(config: LocalnetConfig): LocalnetHooks {
+  const { accountDirs, accounts, programs } = config.loading;
   return {
-    ...createWorldHooks({ world: config.world, traffic: config.traffic }),
+    ...createWorldHooks({
+      world: config.world,
+      traffic: config.traffic,
+      // The world's accounts are written after the server answers (calls that could see them wait), unless
+      // account or program files must be layered over them before the first answer.
+      lazy: accountDirs.length + accounts.length + programs.length === 0,
+    }),
     onInternalError: (err) =>
       process.stderr.write(`localnet: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   };
@@ -54,6 +61,15 @@ async function main(): Promise<void> {
   process.stderr.write(
     `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
   );
+  try {
+    await localnet.loaded;
+  } catch (e) {
+    process.stderr.write(`localnet: loading the world failed: ${(e as Error)?.stack ?? String(e)}\n`);
+    await stop(1);
+    return;
+  }
+  // Every account is written: the launcher's `loaded` settles (the gateway's readiness waits for it).
+  process.stdout.write(`${JSON.stringify({ event: "loaded" })}\n`);
 }
 
 await main();

@@ -8,7 +8,16 @@ import { expectArity } from "./params.ts";
 import type { MethodTable } from "./protocol.ts";
 
 /** Creates the control method table. */
-export function createControlMethods({ chain, faults }: { chain: Chain; faults: Faults }): MethodTable {
+export function createControlMethods({
+  chain,
+  faults,
+  loaded = () => true,
+}: {
+  chain: Chain;
+  faults: Faults;
+  /** Whether the seeding's background load has finished (localnet.ts); always true without one. */
+  loaded?: () => boolean;
+}): MethodTable {
   return {
     localnet_setFaults(params) {
       expectArity(params, 1, 1);
@@ -20,7 +29,13 @@ export function createControlMethods({ chain, faults }: { chain: Chain; faults: 
     },
     localnet_status(params) {
       expectArity(params, 0, 0);
-      return { ...chain.status(), faults: faults.get(), faucet: chain.faucet, genesisSlot: chain.genesisSlot };
+      return {
+        ...chain.status(),
+        faults: faults.get(),
+        faucet: chain.faucet,
+        genesisSlot: chain.genesisSlot,
+        loaded: loaded(),
+      };
     },
   };
 }

@@ -18,14 +18,19 @@ export interface TrafficRunner {
   readonly submitted: number;
 }
 
-/** Starts sending; `onError` hears about a transaction the gate refused (a bug, not an expected case). */
+/**
+ * Starts sending; `onError` hears about a transaction the gate refused (a bug, not an expected case).
+ * With `tip` (the chain's newest block), the first slot's transactions are queued at once, so the very
+ * first block carries traffic (and fee data) instead of the second.
+ */
 export function startTraffic(
   chain: TrafficChain,
   generator: TrafficGenerator,
   onError: (err: unknown) => void = () => {},
+  tip?: { blockhash: string },
 ): TrafficRunner {
   let submitted = 0;
-  const unsubscribe = chain.onBlock((block) => {
+  const send = (block: { blockhash: string }) => {
     for (const tx of generator.next(block.blockhash)) {
       try {
         chain.submit(decodeTransaction(tx.wire));
@@ -34,7 +39,9 @@ export function startTraffic(
         onError(err);
       }
     }
-  });
+  };
+  if (tip !== undefined) send(tip);
+  const unsubscribe = chain.onBlock(send);
   return {
     stop: unsubscribe,
     get submitted() {

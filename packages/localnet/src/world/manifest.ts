@@ -21,7 +21,7 @@ function writeAtomic(path: string, text: string, mode: number): void {
 }
 
 /** Writes `demo-wallet.json` (mode 0600) and `world-manifest.json` into `dir`. */
-export function writeWorldFiles(world: World, dir: string): WrittenManifest {
+export function writeWorldFiles(world: Pick<World, "demoWallet" | "manifest">, dir: string): WrittenManifest {
   mkdirSync(dir, { recursive: true });
   const keypairPath = join(dir, "demo-wallet.json");
   const manifestPath = join(dir, "world-manifest.json");

@@ -9,13 +9,20 @@
  * - Where: `<dir>/world-<code>-<options>.v8`, dir `LOCALNET_WORLD_CACHE` (default
  *   `<OS temp dir>/solgate-localnet-cache`; `off` disables the cache).
  * - Format: `v8.serialize` of the world (structured clone keeps the Uint8Arrays and bigints), less the
- *   demo wallet's KeyObject, which is rebuilt from its seed. Written to a temp file, then renamed, so a
- *   reader never sees half a file; an unreadable file is treated as a miss and rebuilt.
+ *   demo wallet's KeyObject, which is rebuilt from its seed, plus every account's 32-byte key. Written to a
+ *   temp file, then renamed, so a reader never sees half a file; an unreadable file is treated as a miss and
+ *   rebuilt.
+ * - Beside it, `<same name>.head.v8`: the manifest and the demo wallet's seed alone (a few kB), written after
+ *   the world file, so that a start can print and write the manifest at once and read the accounts later
+ *   (`readCachedHead`; world-hooks.ts's lazy seed).
+ * - The accounts come in key byte order, with their keys beside them: what the account index wants (its
+ *   buckets are then filled in order, so sorting them is one linear pass, and no address is base58-decoded).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import v8 from "node:v8";
+import bs58 from "bs58";
 import { buildWorld } from "./world-builder.ts";
 import type { WorldOptions } from "./world-options.ts";
 import type { World } from "./world-types.ts";
@@ -23,7 +30,10 @@ import { keypairFromSeed } from "./seeded-random.ts";
 
 /** How the world was obtained, for the start-up line. */
 export interface CachedWorld {
+  /** The world, its accounts in key byte order. */
   world: World;
+  /** The accounts' 32-byte keys, one after another, in the order of `world.accounts`. */
+  keys: Uint8Array;
   /** "hit": read from `file`; "built": built (and written to `file` unless the cache is off). */
   source: "hit" | "built";
   file?: string;
@@ -52,24 +62,63 @@ function optionsKey(options: WorldOptions): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
-/** The world for `options`: from `dir` if cached there, else built (and cached). `dir` undefined: no cache. */
-export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined): CachedWorld {
-  if (dir === undefined) return { world: buildWorld(options), source: "built" };
-  const code = worldCodeVersion();
-  const file = join(dir, `world-${code}-${optionsKey(options)}.v8`);
+/** What a start needs before the accounts: the manifest and the demo wallet (the cache's head file). */
+export type WorldHead = Pick<World, "manifest" | "demoWallet"> & { file: string };
+
+function cacheFile(options: WorldOptions, dir: string): string {
+  return join(dir, `world-${worldCodeVersion()}-${optionsKey(options)}.v8`);
+}
+
+const headOf = (file: string) => file.replace(/\.v8$/, ".head.v8");
+
+/** The head of the cached world for `options`, if there is one (its world file is read by `loadOrBuildWorld`). */
+export function readCachedHead(options: WorldOptions, dir: string | undefined): WorldHead | undefined {
+  if (dir === undefined) return undefined;
+  const file = cacheFile(options, dir);
   try {
-    const stored = v8.deserialize(readFileSync(file)) as Omit<World, "demoWallet"> & {
+    const head = v8.deserialize(readFileSync(headOf(file))) as Pick<World, "manifest"> & {
       demoWallet: { secretSeed: Uint8Array };
     };
+    if (!existsSync(file)) return undefined;
+    return { manifest: head.manifest, demoWallet: keypairFromSeed(new Uint8Array(head.demoWallet.secretSeed)), file };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A built world with its accounts in key byte order, and their keys. */
+function keyed(built: World): { world: World; keys: Uint8Array } {
+  const decoded = built.accounts.map((account) => ({ account, key: bs58.decode(account.address) }));
+  decoded.sort((a, b) => Buffer.compare(a.key, b.key));
+  const keys = new Uint8Array(decoded.length * 32);
+  decoded.forEach(({ key }, i) => {
+    if (key.length !== 32) throw new Error(`world account address is not 32 bytes: ${bs58.encode(key)}`);
+    keys.set(key, i * 32);
+  });
+  return { world: { ...built, accounts: decoded.map(({ account }) => account) }, keys };
+}
+
+/** The world for `options`: from `dir` if cached there, else built (and cached). `dir` undefined: no cache. */
+export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined): CachedWorld {
+  if (dir === undefined) return { ...keyed(buildWorld(options)), source: "built" };
+  const code = worldCodeVersion();
+  const file = cacheFile(options, dir);
+  try {
+    const { keys, ...stored } = v8.deserialize(readFileSync(file)) as Omit<World, "demoWallet"> & {
+      demoWallet: { secretSeed: Uint8Array };
+      keys: Uint8Array;
+    };
+    if (!(keys instanceof Uint8Array) || keys.length !== stored.accounts.length * 32) throw new Error("bad keys");
     return {
       world: { ...stored, demoWallet: keypairFromSeed(new Uint8Array(stored.demoWallet.secretSeed)) },
+      keys,
       source: "hit",
       file,
     };
   } catch {
     // Missing or unreadable: build it.
   }
-  const world = buildWorld(options);
+  const { world, keys } = keyed(buildWorld(options));
   try {
     mkdirSync(dir, { recursive: true });
     for (const name of readdirSync(dir)) {
@@ -77,11 +126,13 @@ export function loadOrBuildWorld(options: WorldOptions, dir: string | undefined)
     }
     const { privateKey: _key, ...demoWallet } = world.demoWallet;
     const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, v8.serialize({ ...world, demoWallet }));
+    writeFileSync(temp, v8.serialize({ ...world, demoWallet, keys }));
     renameSync(temp, file);
+    writeFileSync(temp, v8.serialize({ manifest: world.manifest, demoWallet }));
+    renameSync(temp, headOf(file));
   } catch {
     // A cache that cannot be written costs the next start a rebuild, nothing more.
-    return { world, source: "built" };
+    return { world, keys, source: "built" };
   }
-  return { world, source: "built", file };
+  return { world, keys, source: "built", file };
 }

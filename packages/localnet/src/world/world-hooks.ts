@@ -3,6 +3,13 @@
  * (localnet.ts `LocalnetHooks`): `seed` writes the world through the account index's bulk API and
  * builds the DAS index from the same accounts, then follows every account the chain touches;
  * `extraMethods` serves DAS; `onStarted` starts the traffic once the server listens.
+ *
+ * With `lazy`, `seed` only reads the cached world's head (its manifest and demo wallet; the whole world when
+ * it is not cached yet, building it), writes the manifest and seeds the traffic's accounts; reading the world
+ * file and the bulk (the world's accounts into LiteSVM, the account index and the DAS index, ~129,000
+ * accounts in the default world) is left to `load`, which the localnet runs after it listens, in chunks
+ * that let the slot clock and the RPC server run in between. The localnet holds every call that could see
+ * a world account until `load` has finished (localnet.ts), so no answer shows a half-seeded world.
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,13 +22,15 @@ import { createTrafficGenerator, planTraffic, type TrafficPlan } from "../traffi
 import type { TrafficConfig } from "../traffic/traffic-options.ts";
 import { startTraffic, type TrafficRunner } from "../traffic/traffic-runner.ts";
 import { summarize, writeWorldFiles, type WrittenManifest } from "./manifest.ts";
-import { loadOrBuildWorld } from "./world-cache.ts";
+import { loadOrBuildWorld, readCachedHead, type CachedWorld } from "./world-cache.ts";
 import type { WorldConfig } from "./world-options.ts";
-import type { WorldAccount } from "./world-types.ts";
+import type { OffchainJson, WorldAccount } from "./world-types.ts";
+import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "./program-ids.ts";
+import { MINT_SIZE } from "./spl-token-layout.ts";
 
 /** The part of the localnet these hooks use (a structural subset of localnet.ts's `LocalnetWorld`). */
 export interface HookWorld {
-  chain: Pick<Chain, "onAccountsTouched" | "onBlock" | "submit" | "executor">;
+  chain: Pick<Chain, "onAccountsTouched" | "onBlock" | "submit" | "executor" | "block" | "slotAt">;
   index: Pick<AccountIndex, "seedAccounts">;
 }
 
@@ -31,11 +40,15 @@ export interface WorldHooksOptions {
   /** Where the manifest and demo keypair go; defaults to a per-process folder under the OS temp dir. */
   outDir?: string;
   log?: (line: string) => void;
+  /** Leave the world's accounts to `load` (see the module comment); default false: `seed` writes them all. */
+  lazy?: boolean;
 }
 
 /** Hooks plus what they built, for tests and the composition root. */
 export interface WorldHooks {
   seed(world: HookWorld): void;
+  /** Writes what a lazy `seed` left (resolves at once otherwise); the localnet runs it once it listens. */
+  load(world: HookWorld): Promise<void>;
   extraMethods(world: HookWorld): MethodTable[];
   onStarted(world: HookWorld): void;
   /** The DAS index (exists once `seed` ran, world or not). */
@@ -49,20 +62,57 @@ function asSeedAccounts(accounts: readonly WorldAccount[]): readonly SeedAccount
   return accounts as unknown as readonly SeedAccount[];
 }
 
+/** How long one chunk of a lazy load may hold the event loop before it lets the clock and the server run. */
+const LOAD_SLICE_MS = 15;
+/** Accounts written between two looks at the clock. */
+const LOAD_STEP = 250;
+
+/** The DAS index's order within one `applyAccounts` call (metadata, then mints, then the rest), made explicit. */
+function dasOrder(accounts: readonly WorldAccount[]): WorldAccount[] {
+  const metadata: WorldAccount[] = [];
+  const mints: WorldAccount[] = [];
+  const rest: WorldAccount[] = [];
+  for (const a of accounts) {
+    if (a.owner === TOKEN_METADATA_PROGRAM) metadata.push(a);
+    else if (a.owner === TOKEN_PROGRAM && a.data.length === MINT_SIZE) mints.push(a);
+    else rest.push(a);
+  }
+  return [...metadata, ...mints, ...rest];
+}
+
+/** Runs `step(from, to)` over `[0, total)` in slices of at most {@link LOAD_SLICE_MS}, yielding between them. */
+async function inSlices(total: number, step: (from: number, to: number) => void): Promise<void> {
+  let from = 0;
+  while (from < total) {
+    const sliceStart = performance.now();
+    while (from < total && performance.now() - sliceStart < LOAD_SLICE_MS) {
+      const to = Math.min(total, from + LOAD_STEP);
+      step(from, to);
+      from = to;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let assets: AssetIndex | undefined;
   let written: WrittenManifest | undefined;
   let traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
+  /** What a lazy `seed` left to `load`: the world if it was read already, and the DAS index's JSON map. */
+  let pending: { cached: CachedWorld | undefined; offchainJson: Map<string, OffchainJson> } | undefined;
 
   return {
     seed({ chain, index }) {
       const started = performance.now();
-      const cached = options.world.enabled
-        ? loadOrBuildWorld(options.world.options, options.world.cacheDir)
-        : undefined;
-      const world = cached?.world;
-      const das = createAssetIndex({ offchainJson: world?.offchainJson });
+      const { enabled, options: worldOptions, cacheDir } = options.world;
+      const lazy = options.lazy === true;
+      // Lazy, with the world cached: its head (manifest, demo wallet) now, the world file itself in `load`.
+      const head = enabled && lazy ? readCachedHead(worldOptions, cacheDir) : undefined;
+      const cached = enabled && head === undefined ? loadOrBuildWorld(worldOptions, cacheDir) : undefined;
+      // Read by DAS at query time only: filled by `load` when the world is read there.
+      const offchainJson = cached?.world.offchainJson ?? new Map<string, OffchainJson>();
+      const das = createAssetIndex({ offchainJson });
       assets = das;
       // Follow the chain: every account a transaction or a direct write touched is re-read.
       chain.onAccountsTouched(({ addresses, keys }) => {
@@ -73,22 +123,65 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           }),
         );
       });
-      if (world !== undefined) {
-        index.seedAccounts(asSeedAccounts(world.accounts));
-        das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
-        for (const asset of world.compressedAssets) das.addCompressed(asset);
+      const shown = head ?? cached?.world;
+      if (shown !== undefined) {
+        if (lazy) {
+          pending = { cached, offchainJson };
+        } else if (cached !== undefined) {
+          const { world } = cached;
+          index.seedAccounts(asSeedAccounts(world.accounts));
+          das.applyAccounts(world.accounts.map((a): [string, AccountView] => [a.address, a]));
+          for (const asset of world.compressedAssets) das.addCompressed(asset);
+        }
         const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
-        written = writeWorldFiles(world, dir);
-        for (const line of summarize(written, (performance.now() - started) / 1000)) log(line);
-        if (cached?.file !== undefined)
+        written = writeWorldFiles(shown, dir);
+        const lines = summarize(written, (performance.now() - started) / 1000);
+        if (lazy)
+          lines[0] = lines[0].replace(
+            /^world seeded in ([\d.]+ s)/,
+            `world ${head === undefined ? "read" : "manifest read"} in $1, accounts loading in the background`,
+          );
+        for (const line of lines) log(line);
+        const file = head?.file ?? cached?.file;
+        if (file !== undefined)
           log(
-            `  world cache: ${cached.source === "hit" ? "read from" : "written to"} ${cached.file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
+            `  world cache: ${head !== undefined || cached?.source === "hit" ? "read from" : "written to"} ${file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
           );
       }
       if (options.traffic.enabled) {
         traffic = planTraffic(options.traffic.options);
         index.seedAccounts(asSeedAccounts(traffic.accounts));
       }
+    },
+    async load({ index }) {
+      const das = assets;
+      if (pending === undefined || das === undefined) return;
+      const { cached: known, offchainJson } = pending;
+      pending = undefined;
+      const started = performance.now();
+      // The same options and code give the same world (a missing or damaged file is rebuilt, identically).
+      const { world, keys } = known ?? loadOrBuildWorld(options.world.options, options.world.cacheDir);
+      if (known === undefined) for (const [uri, json] of world.offchainJson) offchainJson.set(uri, json);
+      // By key, not by address: the index takes the bytes as they are (no base58 decoding).
+      const accounts = world.accounts.map(
+        (a, i): SeedAccount => ({
+          address: keys.subarray(i * 32, i * 32 + 32),
+          owner: a.owner as SeedAccount["owner"],
+          lamports: a.lamports,
+          data: a.data,
+        }),
+      );
+      await inSlices(accounts.length, (from, to) =>
+        index.seedAccounts(accounts.slice(from, to), { sort: to === accounts.length }),
+      );
+      const ordered = dasOrder(world.accounts);
+      await inSlices(ordered.length, (from, to) =>
+        das.applyAccounts(ordered.slice(from, to).map((a): [string, AccountView] => [a.address, a])),
+      );
+      for (const asset of world.compressedAssets) das.addCompressed(asset);
+      log(
+        `world loaded in ${((performance.now() - started) / 1000).toFixed(1)} s: ${world.accounts.length} accounts written, calls that read them answered from now on`,
+      );
     },
     extraMethods() {
       if (assets === undefined) throw new Error("world hooks: extraMethods called before seed");
@@ -97,7 +190,12 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
     onStarted({ chain }) {
       if (traffic === undefined) return;
       const generator = createTrafficGenerator(traffic, options.traffic.options);
-      traffic.runner = startTraffic(chain, generator, (err) => log(`traffic: transaction refused: ${String(err)}`));
+      traffic.runner = startTraffic(
+        chain,
+        generator,
+        (err) => log(`traffic: transaction refused: ${String(err)}`),
+        chain.block(chain.slotAt("processed")),
+      );
       const o = options.traffic.options;
       log(
         `traffic: ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`,

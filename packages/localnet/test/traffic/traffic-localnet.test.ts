@@ -40,6 +40,17 @@ function unitPrice(tx: any): number {
 }
 
 describe("background traffic", () => {
+  it("carries traffic from the first block on (its fee data is there one slot after start)", async () => {
+    const genesis = Number((await net.handle.status()).genesisSlot);
+    const block = (
+      await net.call("getBlock", [
+        genesis + 1,
+        { encoding: "json", maxSupportedTransactionVersion: 0, rewards: false, commitment: "confirmed" },
+      ])
+    ).result;
+    expect(block.transactions.length).toBe(DEFAULT_TRAFFIC_OPTIONS.ratePerSlot);
+  });
+
   it("fills blocks with priced, varied transactions, some failing", async () => {
     const tip = (await net.call("getSlot", [{ commitment: "confirmed" }])).result as number;
     const prices: number[] = [];

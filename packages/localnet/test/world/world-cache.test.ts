@@ -9,8 +9,9 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import bs58 from "bs58";
 import { buildWorld } from "../../src/world/world-builder.ts";
-import { loadOrBuildWorld, worldCodeVersion } from "../../src/world/world-cache.ts";
+import { loadOrBuildWorld, readCachedHead, worldCodeVersion } from "../../src/world/world-cache.ts";
 import { DEFAULT_WORLD_OPTIONS, parseWorldConfig, type WorldOptions } from "../../src/world/world-options.ts";
 
 const small: WorldOptions = {
@@ -34,12 +35,28 @@ describe("loadOrBuildWorld", () => {
     expect(second.file).toBe(first.file);
     const built = buildWorld(small);
     expect(second.world.accounts.length).toBe(built.accounts.length);
+    // In key byte order, each with its key beside it.
+    const byAddress = new Map(built.accounts.map((b) => [b.address, b]));
+    for (let i = 1; i < second.keys.length / 32; i++) {
+      expect(
+        Buffer.compare(second.keys.subarray((i - 1) * 32, i * 32), second.keys.subarray(i * 32, i * 32 + 32)),
+      ).toBe(-1);
+    }
+    expect(second.keys).toEqual(first.keys);
     second.world.accounts.forEach((a, i) => {
-      const b = built.accounts[i];
+      expect(bs58.encode(second.keys.subarray(i * 32, i * 32 + 32))).toBe(a.address);
+      const b = byAddress.get(a.address)!;
       expect([a.address, a.owner, a.lamports, a.executable]).toEqual([b.address, b.owner, b.lamports, b.executable]);
       expect(Buffer.from(a.data).equals(Buffer.from(b.data))).toBe(true);
     });
     expect(second.world.compressedAssets).toEqual(built.compressedAssets);
+    // Its head (what a start prints before it reads the accounts) is the same manifest and demo wallet.
+    const head = readCachedHead(small, dir);
+    expect(head?.file).toBe(first.file);
+    expect(head?.manifest).toEqual(built.manifest);
+    expect(head?.demoWallet.address).toBe(built.demoWallet.address);
+    expect(readCachedHead({ ...small, seed: "not cached" }, dir)).toBeUndefined();
+    expect(readCachedHead(small, undefined)).toBeUndefined();
     expect(second.world.offchainJson).toEqual(built.offchainJson);
     expect(second.world.manifest).toEqual(built.manifest);
     // The demo keypair is rebuilt from its seed, and signs for the demo wallet.
@@ -52,7 +69,9 @@ describe("loadOrBuildWorld", () => {
   it("keys by options, drops files of other code versions, and rebuilds a damaged file", () => {
     const other = loadOrBuildWorld({ ...small, seed: "another" }, dir);
     expect(other.source).toBe("built");
-    expect(readdirSync(dir).filter((n) => n.endsWith(".v8"))).toHaveLength(2);
+    // Two worlds, each with its head file.
+    expect(readdirSync(dir).filter((n) => n.endsWith(".v8") && !n.endsWith(".head.v8"))).toHaveLength(2);
+    expect(readdirSync(dir).filter((n) => n.endsWith(".head.v8"))).toHaveLength(2);
     writeFileSync(join(dir, "world-0000000000000000-0000000000000000.v8"), "stale");
     writeFileSync(other.file as string, "damaged");
     const again = loadOrBuildWorld({ ...small, seed: "another" }, dir);

@@ -63,6 +63,14 @@ async function landed(signature: string) {
 }
 
 describe("seeded world over JSON-RPC", () => {
+  it("loads the world after its first answer, and says when it has (launcher `loaded`, localnet_status)", async () => {
+    // The ready line came first; the world's accounts are written after it (see the README's "Loading").
+    await net.handle.loaded;
+    expect((await net.handle.status()).loaded).toBe(true);
+    expect(stderr).toMatch(/world (manifest )?read in [\d.]+ s, accounts loading in the background/);
+    expect(stderr).toMatch(/world loaded in [\d.]+ s: \d+ accounts written/);
+  });
+
   it("prints the manifest path and writes the manifest and the demo keypair", () => {
     expect(stderr).toContain(join(dir, "world-manifest.json"));
     expect(stderr).toContain(manifest.collections[0].mint);

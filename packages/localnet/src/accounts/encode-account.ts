@@ -39,7 +39,8 @@ export interface EncodableAccount {
  * What a scan would otherwise recompute for every account on every request: the base64 data and
  * whole `UiAccount` objects (base64, the last base64 data slice, and jsonParsed for token accounts).
  * Index entries are replaced on every change, so memos can only go stale through outside inputs: the
- * jsonParsed one records the mint decimals it was rendered with. Memoised objects are shared: never mutate a response.
+ * jsonParsed one records the mint decimals it was rendered with. Memoised objects are shared: never
+ * mutate a response.
  */
 export interface EncodingMemo {
   base64?: string;

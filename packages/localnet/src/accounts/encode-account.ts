@@ -47,9 +47,10 @@ export interface EncodingMemo {
   base64Account?: UiAccount;
   /**
    * The base64 `UiAccount` of the last data slice asked for: scans for a few bytes of many accounts
-   * (owner and amount of every holder of a mint) repeat the same slice.
+   * (owner and amount of every holder of a mint) repeat the same slice. `keyedJson` is the JSON text
+   * of the scan's `RpcKeyedAccount` for it (see {@link slicedKeyedJson}).
    */
-  base64Slice?: { readonly offset: number; readonly length: number; readonly account: UiAccount };
+  base64Slice?: { readonly offset: number; readonly length: number; readonly account: UiAccount; keyedJson?: string };
   parsedToken?: { readonly decimals: number | null; readonly account: UiAccount | null };
 }
 
@@ -191,4 +192,15 @@ export function encodeAccount(
       });
     }
   }
+}
+
+/**
+ * `JSON.stringify({ pubkey: address, account })` for the base64 `account` of `slice` that
+ * {@link encodeAccount} gave, memoised with it: what a sliced scan of many accounts sends per account.
+ */
+export function slicedKeyedJson(account: EncodableAccount, address: string, encoded: UiAccount): string {
+  const memo = account.memo?.base64Slice;
+  if (memo === undefined || memo.account !== encoded) return JSON.stringify({ pubkey: address, account: encoded });
+  memo.keyedJson ??= JSON.stringify({ pubkey: address, account: encoded });
+  return memo.keyedJson;
 }

@@ -18,6 +18,7 @@ import {
   TOKEN_2022,
   tokenAccountData,
 } from "./helpers.ts";
+import { toJson } from "../../src/accounts/json.ts";
 
 /** A chain with two mints, token accounts over a few owners, plus junk under the token program. */
 function tokenWorld() {
@@ -268,6 +269,36 @@ describe("getProgramAccounts responses", () => {
     data = await full();
     expect(data.get(changed)?.readBigUInt64LE(64)).toBe(777_777n);
     expect(await sliced(32, 40)).toEqual(expected(data, 32, 40));
+  });
+
+  it("writes a sliced scan (memoised texts per account) byte for byte as serialising its accounts would", async () => {
+    const { chain, mints, owners } = tokenWorld();
+    const filters = [{ dataSize: 165 }, memcmp(0, mints[0])];
+    const cases: [string, unknown[]][] = [
+      ["getProgramAccounts", [TOKEN, { encoding: "base64", dataSlice: { offset: 32, length: 40 }, filters }]],
+      ["getProgramAccounts", [TOKEN, { encoding: "base64", dataSlice: { offset: 64, length: 8 }, filters }]],
+      [
+        "getProgramAccounts",
+        [TOKEN, { encoding: "base64", dataSlice: { offset: 32, length: 40 }, filters, withContext: true }],
+      ],
+      [
+        "getTokenAccountsByOwner",
+        [owners[0], { programId: TOKEN }, { encoding: "base64", dataSlice: { offset: 0, length: 72 } }],
+      ],
+    ];
+    for (const [method, params] of cases) {
+      for (let round = 0; round < 2; round++) {
+        const result = (await chain.methods[method](params, chain.ctx)) as any;
+        const accounts = Array.isArray(result) ? result : result.value;
+        expect(accounts.length).toBeGreaterThan(5);
+        // The same tree as plain objects, serialised the ordinary way.
+        const plain = Array.isArray(result) ? [...result] : { ...result, value: [...result.value] };
+        expect(toJson(result)).toBe(JSON.stringify(plain));
+        expect(toJson({ jsonrpc: "2.0", result, id: 7 })).toBe(
+          JSON.stringify({ jsonrpc: "2.0", result: plain, id: 7 }),
+        );
+      }
+    }
   });
 
   it("follows accounts through owner changes, data changes and closes via record()", async () => {

@@ -17,27 +17,34 @@ export interface KeyListCacheOptions {
   now?: () => number;
 }
 
-export interface KeyListCache<T = string> {
+/** What the cache holds per query: a list, or anything with a length (its number of keys). */
+export interface KeyList {
+  readonly length: number;
+}
+
+export interface KeyListCache<L extends KeyList = readonly string[]> {
   /** The cached list for `key`, or the result of `load` (stored if it fits). */
-  get(key: string, load: () => Promise<readonly T[]>): Promise<readonly T[]>;
+  get(key: string, load: () => Promise<L>): Promise<L>;
   /** Keys held now. */
   readonly size: number;
 }
 
-interface Entry<T> {
-  keys: readonly T[];
+interface Entry<L extends KeyList> {
+  keys: L;
   expiresAt: number;
   diesAt: number;
 }
 
-export function createKeyListCache<T = string>(options: KeyListCacheOptions = {}): KeyListCache<T> {
+export function createKeyListCache<L extends KeyList = readonly string[]>(
+  options: KeyListCacheOptions = {},
+): KeyListCache<L> {
   const ttlMs = options.ttlMs ?? 20_000;
   const maxAgeMs = options.maxAgeMs ?? 120_000;
   const maxKeys = options.maxKeys ?? 1_000_000;
   const now = options.now ?? Date.now;
   // Map order is insertion order: the first entry is the oldest, evicted first.
-  const entries = new Map<string, Entry<T>>();
-  const loading = new Map<string, Promise<readonly T[]>>();
+  const entries = new Map<string, Entry<L>>();
+  const loading = new Map<string, Promise<L>>();
   let held = 0;
 
   function drop(key: string): void {
@@ -48,7 +55,7 @@ export function createKeyListCache<T = string>(options: KeyListCacheOptions = {}
     }
   }
 
-  function store(key: string, keys: readonly T[]): void {
+  function store(key: string, keys: L): void {
     if (ttlMs <= 0 || keys.length > maxKeys) return;
     drop(key);
     const t = now();

@@ -3,7 +3,9 @@
  * replicas: the cursor holds the last token account served). One getProgramAccounts reads every
  * token account of the mint with only its owner and amount (a 40-byte data slice); the sorted
  * snapshot is kept in the key-list cache (20 s after its last read, 120 s at most), so a listing's
- * pages are one consistent view, and page 100 costs what page 1 costs.
+ * pages are one consistent view, and page 100 costs what page 1 costs. A snapshot is columns (the
+ * addresses, one buffer of slices, owners in base58 made as pages serve them), not an object per
+ * holder: 100,000 holders are a few arrays for the collector to walk.
  */
 import { createHash } from "node:crypto";
 import type { Address, GetAccountInfoApi, Rpc } from "@solana/kit";
@@ -11,7 +13,7 @@ import { SolgateError } from "../errors.ts";
 import { CURSOR_SCOPE_BYTES, keysetCursors } from "../page-cursor.ts";
 import { formatUnits, toAccountData } from "../programs/account-mapping.ts";
 import type { RpcAccount, TokenAmount } from "../programs/account-mapping.ts";
-import { compareAddresses } from "../programs/address-order.ts";
+import { compareAddresses, indexAfter } from "../programs/address-order.ts";
 import { createLruCache } from "../collections/lru-cache.ts";
 import { createKeyListCache } from "../programs/key-list-cache.ts";
 import type { KeyListCacheOptions } from "../programs/key-list-cache.ts";
@@ -80,11 +82,16 @@ interface MintFacts {
 /** How long a mint's facts are kept (only a Token-2022 mint with a close authority can change them). */
 const MINT_TTL_MS = 120_000;
 
-/** One token account in a cached snapshot. */
-interface Holding {
-  tokenAccount: string;
-  owner: string;
-  raw: bigint;
+/** Every token account of a mint with its owner and amount, sorted by address. */
+export interface Snapshot {
+  /** How many token accounts. */
+  readonly length: number;
+  /** Their addresses, in address order. */
+  readonly accounts: readonly string[];
+  /** Account i's owner (32 bytes) and amount (u64 LE) at `i * HOLDER_SLICE.length`. */
+  readonly slices: Buffer;
+  /** Account i's owner in base58, once a page has served it. */
+  readonly owners: (string | undefined)[];
 }
 
 /** Creates the core over a chain's upstream. */
@@ -93,7 +100,7 @@ export function createTokenHolders(
   options: { cache?: KeyListCacheOptions } = {},
 ): TokenHolders {
   const { rpc } = deps.upstream;
-  const cache = createKeyListCache<Holding>(options.cache);
+  const cache = createKeyListCache<Snapshot>(options.cache);
   // A mint's program and decimals never change: every page of a listing after the first skips the lookup.
   const mints = createLruCache<MintFacts>({ maxEntries: 10_000 });
   const mintOf = (mint: Address) =>
@@ -119,23 +126,18 @@ export function createTokenHolders(
   }
 
   /** Every token account of `mint`, sorted by address, with owner and amount. */
-  function snapshot(mint: Address, programId: Address): Promise<readonly Holding[]> {
+  function snapshot(mint: Address, programId: Address): Promise<Snapshot> {
     return cache.get(`${programId}:${mint}`, async () => {
       const filters = [
         { memcmp: { offset: 0n, bytes: mint, encoding: "base58" as const } },
         ...(programId === TOKEN_PROGRAM ? [{ dataSize: BigInt(TOKEN_ACCOUNT_SIZE) }] : []),
       ];
-      const accounts = await deps.upstream.getProgramAccountSlices(programId, {
+      const found = await deps.upstream.getProgramAccountSlices(programId, {
         dataSlice: HOLDER_SLICE,
         filters,
         commitment: COMMITMENT,
       });
-      const holdings: Holding[] = [];
-      for (const { pubkey, data } of accounts) {
-        if (data.length < HOLDER_SLICE.length) continue;
-        holdings.push({ tokenAccount: pubkey, owner: base58OfKey(data, 0), raw: data.readBigUInt64LE(32) });
-      }
-      return holdings.sort((a, b) => compareAddresses(a.tokenAccount, b.tokenAccount));
+      return sortedSnapshot(found.keys, found.data, found.lengths);
     });
   }
 
@@ -147,32 +149,49 @@ export function createTokenHolders(
       const scope = `${mint}:${includeZero ? "all" : "held"}`;
       const after = request.cursor ? holderCursors.decode(request.cursor, scope) : undefined;
       const { program, programId, decimals } = await mintOf(mint);
-      const holdings = await snapshot(mint, programId);
-      let next = after === undefined ? 0 : indexAfter(holdings, after);
+      const { length, accounts, slices, owners } = await snapshot(mint, programId);
+      let next = after === undefined ? 0 : indexAfter(accounts, after);
       const items: TokenHolder[] = [];
-      for (; next < holdings.length && items.length < limit; next++) {
-        const h = holdings[next];
-        if (includeZero || h.raw > 0n)
-          items.push({ tokenAccount: h.tokenAccount, owner: h.owner, amount: tokenAmount(h.raw, decimals) });
+      for (; next < length && items.length < limit; next++) {
+        const at = next * HOLDER_SLICE.length;
+        if (!includeZero && isZero(slices, at + 32)) continue;
+        items.push({
+          tokenAccount: accounts[next],
+          owner: (owners[next] ??= base58OfKey(slices, at)),
+          amount: tokenAmount(slices.readBigUInt64LE(at + 32), decimals),
+        });
       }
       // Past the last item: only empty accounts (left out) may remain.
-      while (!includeZero && next < holdings.length && holdings[next].raw === 0n) next++;
-      const nextCursor = next < holdings.length ? holderCursors.encode(scope, holdings[next - 1].tokenAccount) : null;
+      while (!includeZero && next < length && isZero(slices, next * HOLDER_SLICE.length + 32)) next++;
+      const nextCursor = next < length ? holderCursors.encode(scope, accounts[next - 1]) : null;
       return { mint, program, items, nextCursor };
     },
   };
 }
 
-/** Index of the first holding whose token account sorts after `address`. */
-function indexAfter(holdings: readonly Holding[], address: string): number {
-  let low = 0;
-  let high = holdings.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (compareAddresses(holdings[mid].tokenAccount, address) <= 0) low = mid + 1;
-    else high = mid;
+/**
+ * The snapshot of a scan's accounts (in the node's order): the whole slices only (a shorter one is
+ * not a token account), sorted by address. Nodes answer in address order, so that is checked first
+ * and the scan's own arrays are kept when it holds.
+ */
+export function sortedSnapshot(keys: string[], data: Buffer, lengths: Uint32Array): Snapshot {
+  const width = HOLDER_SLICE.length;
+  let inOrder = true;
+  for (let i = 0; i < keys.length && inOrder; i++) {
+    inOrder = lengths[i] === width && (i === 0 || compareAddresses(keys[i - 1], keys[i]) < 0);
   }
-  return low;
+  if (inOrder) return { length: keys.length, accounts: keys, slices: data, owners: new Array(keys.length) };
+  const order: number[] = [];
+  for (let i = 0; i < keys.length; i++) if (lengths[i] === width) order.push(i);
+  order.sort((a, b) => compareAddresses(keys[a], keys[b]));
+  const slices = Buffer.allocUnsafe(order.length * width);
+  for (let i = 0; i < order.length; i++) data.copy(slices, i * width, order[i] * width, (order[i] + 1) * width);
+  return { length: order.length, accounts: order.map((i) => keys[i]), slices, owners: new Array(order.length) };
+}
+
+/** Whether the u64 at `bytes[at]` is zero. */
+function isZero(bytes: Buffer, at: number): boolean {
+  return bytes.readUInt32LE(at) === 0 && bytes.readUInt32LE(at + 4) === 0;
 }
 
 function tokenAmount(raw: bigint, decimals: number): TokenAmount {

@@ -84,6 +84,18 @@ export interface ProgramAccountKeysOptions {
   abortSignal?: AbortSignal;
 }
 
+/** What {@link Upstream.getProgramAccountSlices} found, in the node's order. */
+export interface ProgramAccountSlices {
+  /** The accounts' addresses. */
+  readonly keys: string[];
+  /** The slice length asked for: account i's slice is at `i * width` in `data`. */
+  readonly width: number;
+  /** The slices, one after another (zeros past the end of a shorter one). */
+  readonly data: Buffer;
+  /** How many bytes of account i the node sent: `width`, or less where its data is shorter. */
+  readonly lengths: Uint32Array;
+}
+
 /** A chain's connection to Solana. */
 export interface Upstream {
   readonly chain: string;
@@ -102,8 +114,8 @@ export interface Upstream {
   getProgramAccountKeys(programId: string, options?: ProgramAccountKeysOptions): Promise<string[]>;
   /**
    * The accounts `programId` owns that pass `filters`, each with `dataSlice` of its data: getProgramAccounts
-   * read with plain JSON.parse (see key-scan.ts), for scans that need a few bytes of many accounts.
-   * Errors as for `rpc`.
+   * read with plain JSON.parse (see key-scan.ts), for scans that need a few bytes of many accounts. The
+   * slices come decoded into one buffer (no object per account). Errors as for `rpc`.
    */
   getProgramAccountSlices(
     programId: string,
@@ -113,7 +125,7 @@ export interface Upstream {
       commitment?: "processed" | "confirmed" | "finalized";
       abortSignal?: AbortSignal;
     },
-  ): Promise<{ pubkey: string; data: Buffer }[]>;
+  ): Promise<ProgramAccountSlices>;
   /** Redacted labels (origins) of the RPC endpoints, in order. */
   readonly endpoints: readonly string[];
   /** The breaker state of each RPC endpoint, in order. */
@@ -256,10 +268,17 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         error?: unknown;
       };
       if (response.error !== undefined) throw errorFromJsonRpcError(response.error);
-      return (response.result ?? []).map(({ pubkey, account }) => ({
-        pubkey,
-        data: Buffer.from(account.data[0], "base64"),
-      }));
+      const result = response.result ?? [];
+      const width = scan.dataSlice.length;
+      const keys = new Array<string>(result.length);
+      const data = Buffer.alloc(result.length * width);
+      const lengths = new Uint32Array(result.length);
+      for (let i = 0; i < result.length; i++) {
+        const { pubkey, account } = result[i];
+        keys[i] = pubkey;
+        lengths[i] = data.write(account.data[0], i * width, width, "base64");
+      }
+      return { keys, width, data, lengths };
     },
     endpoints: rpcEndpoints.map((e) => e.label),
     breakers: () => options.rpcUrls.map((url) => ({ endpoint: redactUrl(url), state: breakerFor(url).state() })),

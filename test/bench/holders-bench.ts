@@ -5,7 +5,9 @@
  * load generator; the localnet and the gateway are processes of their own. Each round runs both,
  * alternating which goes first; the figure is the median of the rounds (target <= 1.5). Before each
  * gateway run the bench waits out the gateway's snapshot cache (20 s after its last read), so every
- * run pays for its own scan.
+ * run pays for its own scan. Beside the wall times it prints the CPU time each side cost, summed over
+ * the processes involved (gateway, localnet and this client, read from /proc): steadier than wall time on
+ * a machine shared with other work.
  * Run: npx node test/bench/holders-bench.ts [--rounds 5] [--holders 100000]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -43,6 +45,30 @@ const gateway = await startGatewayProcess({
     ? { extra: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.HOLDERS_PROFILE}` } }
     : {}),
 });
+
+/** CPU milliseconds (user + system) a process has used so far. */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime (in 1/100 s) are fields 14 and 15 of the whole line: 12 and 13 after "pid (comm)".
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU milliseconds the gateway, the localnet and this process spend while `run` runs. */
+async function cpuOf<T>(run: () => Promise<T>): Promise<[{ gateway: number; localnet: number; client: number }, T]> {
+  const gatewayPid = gateway.child.pid as number;
+  const before = { gateway: cpuMsOf(gatewayPid), localnet: cpuMsOf(localnet.pid), client: process.cpuUsage() };
+  const result = await run();
+  const client = process.cpuUsage(before.client);
+  return [
+    {
+      gateway: cpuMsOf(gatewayPid) - before.gateway,
+      localnet: cpuMsOf(localnet.pid) - before.localnet,
+      client: (client.user + client.system) / 1000,
+    },
+    result,
+  ];
+}
 
 /** One getProgramAccounts, jsonParsed (owner and amount decoded, as the gateway gives them). */
 async function direct(encoding: "jsonParsed" | "base64"): Promise<number> {
@@ -99,36 +125,44 @@ try {
   // Warm both paths once (JIT, the gateway's connections); not counted.
   await direct("jsonParsed");
   await throughGateway();
-  const rows: { gateway: number; parsed: number; base64: number }[] = [];
+  const rows: { gateway: number; parsed: number; base64: number; gatewayCpu: number; parsedCpu: number }[] = [];
   for (let round = 0; round < Number(args.rounds); round++) {
     const order = round % 2 === 0 ? ["gateway", "direct"] : ["direct", "gateway"];
-    const row = { gateway: 0, parsed: 0, base64: 0 };
+    const row = { gateway: 0, parsed: 0, base64: 0, gatewayCpu: 0, parsedCpu: 0 };
+    let cpuText = "";
     for (const which of order) {
       if (which === "gateway") {
         await new Promise((resolve) => setTimeout(resolve, 21_000));
-        const [ms, count] = await timed(throughGateway);
+        const [cpu, [ms, count]] = await cpuOf(() => timed(throughGateway));
         if (count !== gate.holders + 1)
           throw new Error(`gateway listed ${count} holders, expected ${gate.holders + 1}`);
         row.gateway = ms;
+        row.gatewayCpu = cpu.gateway + cpu.localnet + cpu.client;
+        cpuText += ` gateway side ${row.gatewayCpu.toFixed(0)} ms (gateway ${cpu.gateway}, localnet ${cpu.localnet}, client ${cpu.client.toFixed(0)});`;
       } else {
-        const [ms, count] = await timed(() => direct("jsonParsed"));
+        const [cpu, [ms, count]] = await cpuOf(() => timed(() => direct("jsonParsed")));
         if (count !== gate.holders + 1)
           throw new Error(`getProgramAccounts returned ${count}, expected ${gate.holders + 1}`);
         row.parsed = ms;
+        row.parsedCpu = cpu.gateway + cpu.localnet + cpu.client;
+        cpuText += ` direct side ${row.parsedCpu.toFixed(0)} ms (localnet ${cpu.localnet}, client ${cpu.client.toFixed(0)});`;
         row.base64 = (await timed(() => direct("base64")))[0];
       }
     }
     rows.push(row);
     console.log(
-      `round ${round + 1}: gateway ${row.gateway.toFixed(0)} ms (first page, with the scan: ${firstPageMs.toFixed(0)} ms), getProgramAccounts jsonParsed ${row.parsed.toFixed(0)} ms, base64 ${row.base64.toFixed(0)} ms`,
+      `round ${round + 1}: gateway ${row.gateway.toFixed(0)} ms (first page, with the scan: ${firstPageMs.toFixed(0)} ms), getProgramAccounts jsonParsed ${row.parsed.toFixed(0)} ms, base64 ${row.base64.toFixed(0)} ms; CPU:${cpuText}`,
     );
   }
   const g = median(rows.map((r) => r.gateway));
   const p = median(rows.map((r) => r.parsed));
   const b = median(rows.map((r) => r.base64));
+  const gc = median(rows.map((r) => r.gatewayCpu));
+  const pc = median(rows.map((r) => r.parsedCpu));
   console.log(
     `all ${gate.holders + 1} GATE holders: ListTokenHolders (limit 1000, ${Math.ceil((gate.holders + 1) / 1000)} pages over REST) ${g.toFixed(0)} ms, ` +
-      `one getProgramAccounts jsonParsed ${p.toFixed(0)} ms (ratio ${(g / p).toFixed(2)}, target <= 1.5), base64 ${b.toFixed(0)} ms (ratio ${(g / b).toFixed(2)})`,
+      `one getProgramAccounts jsonParsed ${p.toFixed(0)} ms (ratio ${(g / p).toFixed(2)}, target <= 1.5), base64 ${b.toFixed(0)} ms (ratio ${(g / b).toFixed(2)}); ` +
+      `CPU of all processes: ${gc.toFixed(0)} vs ${pc.toFixed(0)} ms (ratio ${(gc / pc).toFixed(2)})`,
   );
 } finally {
   await gateway.stop();

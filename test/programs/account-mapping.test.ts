@@ -158,6 +158,26 @@ describe("account mapping from real node output", () => {
     expect(formatUnits(0n, 6)).toBe("0");
   });
 
+  it("formats amounts as raw / 10^decimals in exact decimal arithmetic, for every u64 size and decimals", () => {
+    // The definition, in bigint arithmetic: whole part, then the fraction without trailing zeros.
+    const reference = (raw: bigint, decimals: number) => {
+      const scale = 10n ** BigInt(decimals);
+      const fraction = (raw % scale).toString().padStart(decimals, "0").replace(/0+$/, "");
+      return decimals === 0 || fraction.length === 0 ? (raw / scale).toString() : `${raw / scale}.${fraction}`;
+    };
+    const amounts = [0n, 1n, 9n, 10n, 100n, 123_456_789n, 10n ** 18n, 2n ** 53n + 1n, 2n ** 64n - 1n];
+    for (let i = 0; i < 2000; i++)
+      amounts.push(BigInt.asUintN(64, BigInt(Math.floor(Math.random() * 2 ** 53)) << BigInt(i % 12)));
+    for (let i = 0; i < 200; i++) amounts.push(10n ** BigInt(i % 20) * BigInt(i));
+    for (const raw of amounts) {
+      for (let decimals = 0; decimals <= 20; decimals++)
+        expect(formatUnits(raw, decimals)).toBe(reference(raw, decimals));
+    }
+    expect(formatUnits(1_500_000n, 6)).toBe("1.5");
+    expect(formatUnits(42n, 5)).toBe("0.00042");
+    expect(formatUnits(2n ** 64n - 1n, 9)).toBe("18446744073.709551615");
+  });
+
   it("converts lamports to SOL beyond 2^53 lamports", () => {
     expect(lamportsToSol(1_500_000_000n)).toBe(1.5);
     expect(lamportsToSol(18446744073709551615n)).toBeCloseTo(18446744073.709553, 3);

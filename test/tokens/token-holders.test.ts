@@ -3,12 +3,14 @@
  * address order, each amount and owner what the chain holds, the amounts summing to the supply;
  * its errors.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { address } from "@solana/kit";
+import bs58 from "bs58";
 import { SolgateError } from "../../src/errors.ts";
 import { compareAddresses } from "../../src/programs/address-order.ts";
 import { TOKEN_PROGRAM } from "../../src/solana/program-ids.ts";
-import { createTokenHolders } from "../../src/tokens/token-holders.ts";
+import { createTokenHolders, sortedSnapshot } from "../../src/tokens/token-holders.ts";
 import type { TokenHolder, TokenHolders } from "../../src/tokens/token-holders.ts";
 import { createUpstream } from "../../src/upstream/upstream.ts";
 import type { Upstream } from "../../src/upstream/upstream.ts";
@@ -55,6 +57,12 @@ describe("ListTokenHolders' core", () => {
         return [pubkey as string, bytes.readBigUInt64LE(64)];
       }),
     );
+    const owners = new Map(
+      direct.map(({ pubkey, account }) => [
+        pubkey as string,
+        bs58.encode(Buffer.from(account.data[0], "base64").subarray(32, 64)),
+      ]),
+    );
     const items: TokenHolder[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -74,6 +82,7 @@ describe("ListTokenHolders' core", () => {
     let total = 0n;
     for (const item of items) {
       expect(item.amount.raw).toBe(chain.get(item.tokenAccount));
+      expect(item.owner).toBe(owners.get(item.tokenAccount));
       expect(item.amount.decimals).toBe(gate.decimals);
       total += item.amount.raw;
     }
@@ -83,6 +92,22 @@ describe("ListTokenHolders' core", () => {
       .getAccountInfo(address(sample.tokenAccount), { encoding: "jsonParsed" })
       .send();
     expect((value!.data as { parsed: { info: { owner: string } } }).parsed.info.owner).toBe(sample.owner);
+  });
+
+  it("lists the empty accounts too with includeZero, each once, in address order", async () => {
+    const gate = world.manifest.fungibleMints[0];
+    const direct = await upstream.getProgramAccountKeys(TOKEN_PROGRAM, {
+      filters: [{ dataSize: 165n }, { memcmp: { offset: 0n, bytes: gate.mint as never, encoding: "base58" } }],
+    });
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await holders.list({ mint: gate.mint, limit: 1000, cursor, includeZero: true });
+      listed.push(...page.items.map((i) => i.tokenAccount));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(listed).toEqual([...direct].sort(compareAddresses));
+    expect(listed.length).toBeGreaterThan(HOLDERS);
   });
 
   it("refuses another mint's cursor, a non-mint, a missing account and a malformed address", async () => {
@@ -98,5 +123,29 @@ describe("ListTokenHolders' core", () => {
     expect((await rejection(holders.list({ mint: "11111111111111111111111111111112" }))).reason).toBe("NOT_FOUND");
     expect((await rejection(holders.list({ mint: "0OIl" }))).reason).toBe("INVALID_ADDRESS");
     expect((await rejection(holders.list({ mint: gate.mint, limit: 1001 }))).details.field).toBe("limit");
+  });
+});
+
+describe("a holder scan's snapshot", () => {
+  it("sorts a scan a node answered out of order, each slice with its account, and drops short slices", () => {
+    const n = 500;
+    const keys = Array.from({ length: n }, () => bs58.encode(randomBytes(32)));
+    const data = randomBytes(n * 40);
+    const lengths = new Uint32Array(n).fill(40);
+    lengths[7] = 0;
+    lengths[300] = 39;
+    const snapshot = sortedSnapshot(keys, data, lengths);
+    const expected = keys.map((key, i) => ({ key, i })).filter(({ i }) => lengths[i] === 40);
+    expected.sort((a, b) => compareAddresses(a.key, b.key));
+    expect(snapshot.length).toBe(n - 2);
+    expect(snapshot.accounts).toEqual(expected.map((e) => e.key));
+    expected.forEach(({ i }, at) => {
+      expect(snapshot.slices.subarray(at * 40, at * 40 + 40).equals(data.subarray(i * 40, i * 40 + 40))).toBe(true);
+    });
+    // In order and whole, as nodes answer: the scan's own arrays are kept.
+    const sortedKeys = [...snapshot.accounts];
+    const kept = sortedSnapshot(sortedKeys, snapshot.slices, new Uint32Array(sortedKeys.length).fill(40));
+    expect(kept.accounts).toBe(sortedKeys);
+    expect(kept.slices).toBe(snapshot.slices);
   });
 });

@@ -37,13 +37,20 @@ export interface EncodableAccount {
 
 /**
  * What a scan would otherwise recompute for every account on every request: the base64 data and
- * whole `UiAccount` objects (base64, and jsonParsed for token accounts). Index entries are replaced
- * on every change, so memos can only go stale through outside inputs: the jsonParsed one records
- * the mint decimals it was rendered with. Memoised objects are shared: never mutate a response.
+ * whole `UiAccount` objects (base64, the last base64 data slice, and jsonParsed for token accounts).
+ * Index entries are replaced on every change, so memos can only go stale through outside inputs: the
+ * jsonParsed one records the mint decimals it was rendered with. Memoised objects are shared: never
+ * mutate a response.
  */
 export interface EncodingMemo {
   base64?: string;
   base64Account?: UiAccount;
+  /**
+   * The base64 `UiAccount` of the last data slice asked for: scans for a few bytes of many accounts
+   * (owner and amount of every holder of a mint) repeat the same slice. `keyedJson` is the JSON text
+   * of the scan's `RpcKeyedAccount` for it (see {@link slicedKeyedJson}).
+   */
+  base64Slice?: { readonly offset: number; readonly length: number; readonly account: UiAccount; keyedJson?: string };
   parsedToken?: { readonly decimals: number | null; readonly account: UiAccount | null };
 }
 
@@ -158,7 +165,14 @@ export function encodeAccount(
       return uiAccount(account, encoding === "binary" ? text : [text, "base58"]);
     }
     case "base64":
-      if (slice !== undefined) return uiAccount(account, [toBase64(account, slice), "base64"]);
+      if (slice !== undefined) {
+        const memo = memoOf(account);
+        const last = memo.base64Slice;
+        if (last !== undefined && last.offset === slice.offset && last.length === slice.length) return last.account;
+        const sliced = uiAccount(account, [toBase64(account, slice), "base64"]);
+        memo.base64Slice = { offset: slice.offset, length: slice.length, account: sliced };
+        return sliced;
+      }
       return (memoOf(account).base64Account ??= uiAccount(account, [toBase64(account, undefined), "base64"]));
     case "base64+zstd": {
       const compressed = zlib.zstdCompressSync(sliceData(account.data, slice), ZSTD_OPTIONS);
@@ -178,4 +192,15 @@ export function encodeAccount(
       });
     }
   }
+}
+
+/**
+ * `JSON.stringify({ pubkey: address, account })` for the base64 `account` of `slice` that
+ * {@link encodeAccount} gave, memoised with it: what a sliced scan of many accounts sends per account.
+ */
+export function slicedKeyedJson(account: EncodableAccount, address: string, encoded: UiAccount): string {
+  const memo = account.memo?.base64Slice;
+  if (memo === undefined || memo.account !== encoded) return JSON.stringify({ pubkey: address, account: encoded });
+  memo.keyedJson ??= JSON.stringify({ pubkey: address, account: encoded });
+  return memo.keyedJson;
 }

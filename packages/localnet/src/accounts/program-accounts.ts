@@ -5,9 +5,11 @@
  */
 import type { MethodTable } from "../rpc/protocol.ts";
 import type { AccountIndex, IndexedAccount } from "./account-index.ts";
+import { withElementTexts } from "../rpc/json.ts";
 import {
   encodeAccount,
   encodeParsedTokenAccount,
+  slicedKeyedJson,
   type AccountEncoding,
   type DataSlice,
   type MintLookup,
@@ -61,6 +63,17 @@ export function encodeMatches(
   mints: MintLookup,
 ): KeyedAccount[] {
   const results: KeyedAccount[] = [];
+  if (encoding === "base64" && slice !== undefined) {
+    // A few bytes of many accounts (a mint's holders): the accounts' texts are memoised with their slice.
+    const texts: string[] = [];
+    for (const entry of candidates) {
+      if (!filtersAllow(filters, entry.data)) continue;
+      const account = encodeAccount(entry, encoding, slice, mints);
+      results.push({ pubkey: entry.address, account });
+      texts.push(slicedKeyedJson(entry, entry.address, account));
+    }
+    return withElementTexts(results, texts);
+  }
   const parsedTokens = encoding === "jsonParsed" && isTokenProgram(program);
   for (const entry of candidates) {
     if (!filtersAllow(filters, entry.data)) continue;

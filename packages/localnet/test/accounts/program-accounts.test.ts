@@ -18,6 +18,7 @@ import {
   TOKEN_2022,
   tokenAccountData,
 } from "./helpers.ts";
+import { toJson } from "../../src/accounts/json.ts";
 
 /** A chain with two mints, token accounts over a few owners, plus junk under the token program. */
 function tokenWorld() {
@@ -222,6 +223,82 @@ describe("getProgramAccounts responses", () => {
     const before = (await clockData()).readBigUInt64LE(0);
     chain.svm.warpToSlot(before + 1000n);
     expect((await clockData()).readBigUInt64LE(0)).toBe(before + 1000n);
+  });
+
+  it("answers each dataSlice with its own bytes, the same slice again included, and follows data changes", async () => {
+    const { chain, mints, accounts } = tokenWorld();
+    const filters = [{ dataSize: 165 }, memcmp(0, mints[0])];
+    const full = async () =>
+      new Map<string, Buffer>(
+        (await chain.call("getProgramAccounts", TOKEN, { encoding: "base64", filters })).map((k: any) => [
+          k.pubkey,
+          Buffer.from(k.account.data[0], "base64"),
+        ]),
+      );
+    const sliced = async (offset: number, length: number) =>
+      (
+        await chain.call("getProgramAccounts", TOKEN, { encoding: "base64", dataSlice: { offset, length }, filters })
+      ).map((k: any) => [k.pubkey, k.account.data[0]]);
+    const expected = (data: Map<string, Buffer>, offset: number, length: number) =>
+      [...data].map(([pubkey, bytes]) => [pubkey, bytes.subarray(offset, offset + length).toString("base64")]);
+    let data = await full();
+    expect(data.size).toBeGreaterThan(10);
+    // Twice the holder slice (owner and amount), another in between, and one past the end.
+    for (const [offset, length] of [
+      [32, 40],
+      [32, 40],
+      [64, 8],
+      [32, 40],
+      [160, 40],
+      [200, 4],
+    ]) {
+      expect(await sliced(offset, length)).toEqual(expected(data, offset, length));
+    }
+    // A transfer: the amount changes, and the same slice shows the new amount.
+    const changed = accounts.find((a) => data.has(a)) as Address;
+    const owner = data.get(changed)?.subarray(32, 64) as Buffer;
+    chain.svm.setAccount({
+      address: changed,
+      programAddress: TOKEN,
+      lamports: 2_039_280n as never,
+      executable: false,
+      data: tokenAccountData({ mint: mints[0], owner: bs58.encode(owner) as Address, amount: 777_777n }),
+      space: 165n,
+    } as never);
+    chain.index.record([changed]);
+    data = await full();
+    expect(data.get(changed)?.readBigUInt64LE(64)).toBe(777_777n);
+    expect(await sliced(32, 40)).toEqual(expected(data, 32, 40));
+  });
+
+  it("writes a sliced scan (memoised texts per account) byte for byte as serialising its accounts would", async () => {
+    const { chain, mints, owners } = tokenWorld();
+    const filters = [{ dataSize: 165 }, memcmp(0, mints[0])];
+    const cases: [string, unknown[]][] = [
+      ["getProgramAccounts", [TOKEN, { encoding: "base64", dataSlice: { offset: 32, length: 40 }, filters }]],
+      ["getProgramAccounts", [TOKEN, { encoding: "base64", dataSlice: { offset: 64, length: 8 }, filters }]],
+      [
+        "getProgramAccounts",
+        [TOKEN, { encoding: "base64", dataSlice: { offset: 32, length: 40 }, filters, withContext: true }],
+      ],
+      [
+        "getTokenAccountsByOwner",
+        [owners[0], { programId: TOKEN }, { encoding: "base64", dataSlice: { offset: 0, length: 72 } }],
+      ],
+    ];
+    for (const [method, params] of cases) {
+      for (let round = 0; round < 2; round++) {
+        const result = (await chain.methods[method](params, chain.ctx)) as any;
+        const accounts = Array.isArray(result) ? result : result.value;
+        expect(accounts.length).toBeGreaterThan(5);
+        // The same tree as plain objects, serialised the ordinary way.
+        const plain = Array.isArray(result) ? [...result] : { ...result, value: [...result.value] };
+        expect(toJson(result)).toBe(JSON.stringify(plain));
+        expect(toJson({ jsonrpc: "2.0", result, id: 7 })).toBe(
+          JSON.stringify({ jsonrpc: "2.0", result: plain, id: 7 }),
+        );
+      }
+    }
   });
 
   it("follows accounts through owner changes, data changes and closes via record()", async () => {

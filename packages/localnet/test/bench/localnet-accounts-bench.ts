@@ -120,6 +120,14 @@ function bench(label: string, params: unknown[]): void {
 
 bench("getProgramAccounts dataSize 165 + memcmp mint ", mintQuery);
 bench("getProgramAccounts dataSize 165 + memcmp owner", ownerQuery);
+bench("getProgramAccounts base64 slice 32+40 + mint   ", [
+  TOKEN_PROGRAM,
+  {
+    encoding: "base64",
+    dataSlice: { offset: 32, length: 40 },
+    filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: bs58.encode(mainMint) } }],
+  },
+]);
 bench("getProgramAccounts jsonParsed + memcmp mint   ", [
   TOKEN_PROGRAM,
   { encoding: "jsonParsed", filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: bs58.encode(mainMint) } }] },

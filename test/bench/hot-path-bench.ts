@@ -8,7 +8,7 @@
  * request (from /proc/<pid>/stat) and the ratios gateway / bare.
  *
  *   npx node test/bench/hot-path-bench.ts [--seconds 8] [--connections 16] [--rounds 1]
- *       [--rows rest-h1,rest-h2,grpc,grpc-web,connect-proto,connect-json,estimate,status]
+ *       [--streams 1] [--rows rest-h1,rest-h2,grpc,grpc-web,connect-proto,connect-json,estimate,status]
  *       [--log warn] [--profile <dir>] [--root <checkout>]
  * --profile: the gateway runs under --cpu-prof into <dir>; --root: the gateway of another checkout (an older
  * commit's worktree) is measured, with this bench and this bare server.
@@ -45,6 +45,7 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: "string", default: "8" },
     connections: { type: "string", default: "16" },
+    streams: { type: "string", default: "1" },
     rounds: { type: "string", default: "1" },
     rows: { type: "string", default: ALL_ROWS.join(",") },
     log: { type: "string", default: "warn" },
@@ -54,6 +55,8 @@ const { values: args } = parseArgs({
 });
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
+// Concurrent streams per HTTP/2 connection (h2load -m), as multiplexing clients (gRPC) use them; HTTP/1.1 rows keep 1.
+const STREAMS = Number(args.streams);
 const ROUNDS = Number(args.rounds);
 const KEY = "bench-key";
 // --root: the checkout whose gateway is measured (default this one), e.g. a worktree of an older commit.
@@ -183,7 +186,7 @@ async function drive(row: Row, port: number, pid: number): Promise<Measured> {
     "-c",
     String(CONNECTIONS),
     "-m",
-    "1",
+    String(row.h2 ? STREAMS : 1),
     "-t",
     "1",
     "--log-file",
@@ -423,7 +426,7 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    `hot-path-bench: ${SECONDS} s per run (after 1 s warm-up), ${CONNECTIONS} connections, 1 stream each, ${ROUNDS} round(s), gateway LOG_LEVEL=${args.log}`,
+    `hot-path-bench: ${SECONDS} s per run (after 1 s warm-up), ${CONNECTIONS} connections, ${STREAMS} stream(s) each on HTTP/2, ${ROUNDS} round(s), gateway LOG_LEVEL=${args.log}`,
   );
   console.log(`load average at start: ${loadAverage()} (${os.cpus().length} cores)`);
   const results = new Map<string, { bare: Measured[]; gateway: Measured[] }>();

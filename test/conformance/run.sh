@@ -21,5 +21,6 @@ module="$(cd "$bin" && go mod download -json "connectrpc.com/conformance@$versio
 rm -rf "$here/gen"
 (cd "$here" && "$root/node_modules/.bin/buf" generate "$module/proto" --template buf.gen.yaml)
 cd "$root"
+"$root/node_modules/.bin/tsc" --noEmit -p "$here/tsconfig.json"
 exec "$bin/connectconformance" --mode server --conf "$here/config.yaml" \
   --known-failing @"$here/known-deviations.txt" "$@" -- "$root/node_modules/.bin/node" "$here/server.ts"

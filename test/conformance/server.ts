@@ -10,6 +10,7 @@
 import { create, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { ApiKeyChecker } from "../../src/server/auth.ts";
 import { createLogger } from "../../src/server/logger.ts";
+import type { LogLevel } from "../../src/server/logger.ts";
 import { createServer } from "../../src/server/server.ts";
 import { createConformanceService } from "./conformance-service.ts";
 import {
@@ -43,7 +44,10 @@ const server = createServer({
   routes: (router) => router.service(ConformanceService, createConformanceService()),
   auth: everyone,
   // Logs go to stderr: stdout carries the ServerCompatResponse.
-  logger: createLogger({ level: process.env.CONFORMANCE_LOG_LEVEL ?? "silent", destination: process.stderr }),
+  logger: createLogger({
+    level: (process.env.CONFORMANCE_LOG_LEVEL ?? "silent") as LogLevel,
+    destination: process.stderr,
+  }),
   ...(request.messageReceiveLimit > 0 ? { readMaxBytes: request.messageReceiveLimit } : {}),
   // The payloads echo requests as Any: JSON needs their types.
   jsonOptions: { registry: createRegistry(file_connectrpc_conformance_v1_service) },

@@ -73,13 +73,17 @@ export class LazyHeaders extends Headers {
 
 /** Every header of a Node request (HTTP/2 pseudo-headers left out), copied on first use. */
 export function requestHeaders(from: IncomingHttpHeaders): Headers {
-  return new LazyHeaders((target) => {
-    for (const name in from) {
-      if (name.charCodeAt(0) === 58 /* ":" */) continue;
-      const value = from[name];
-      if (value === undefined) continue;
-      if (typeof value === "string") target.append(name, value);
-      else for (const v of value) target.append(name, v);
-    }
-  });
+  return new LazyHeaders((target) => copyRequestHeaders(from, target));
+}
+
+/** Appends every header of a Node request to `target`, HTTP/2 pseudo-headers left out. */
+export function copyRequestHeaders(from: IncomingHttpHeaders, target: Headers): Headers {
+  for (const name in from) {
+    if (name.charCodeAt(0) === 58 /* ":" */) continue;
+    const value = from[name];
+    if (value === undefined) continue;
+    if (typeof value === "string") target.append(name, value);
+    else for (const v of value) target.append(name, v);
+  }
+  return target;
 }

@@ -9,6 +9,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { UniversalServerRequest } from "@connectrpc/connect/protocol";
 import type { NodeRequest, NodeResponse } from "./http-handler.ts";
+import { copyRequestHeaders } from "./lazy-headers.ts";
 
 /** The universal request for `req`, whose signal aborts if `res` closes before it was ended. */
 export function universalRequestOf(req: NodeRequest, res: NodeResponse): UniversalServerRequest {
@@ -31,22 +32,10 @@ export function universalRequestOf(req: NodeRequest, res: NodeResponse): Univers
     httpVersion: req.httpVersion,
     method: req.method ?? "",
     url: new URL(req.url ?? "", `${encrypted ? "https" : "http"}://${authority}`).toString(),
-    header: webHeaders(req.headers),
+    header: copyRequestHeaders(req.headers, new Headers()),
     body: bodyOf(req),
     signal: abort.signal,
   };
-}
-
-function webHeaders(headers: NodeRequest["headers"]): Headers {
-  const out = new Headers();
-  for (const name in headers) {
-    if (name.charCodeAt(0) === 58 /* ":" */) continue;
-    const value = headers[name];
-    if (value === undefined) continue;
-    if (typeof value === "string") out.append(name, value);
-    else for (const v of value) out.append(name, v);
-  }
-  return out;
 }
 
 async function* bodyOf(req: NodeRequest): AsyncIterable<Uint8Array> {

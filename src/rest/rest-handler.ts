@@ -28,6 +28,8 @@ import type { RestError } from "./rest-errors.ts";
 import { renderField, renderMessage } from "./rest-json.ts";
 import { isSharedResponse } from "../services/shared-response.ts";
 import { serveWatchEvents, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
+import { writeNow } from "../server/turn-writer.ts";
+import type { TurnWriter } from "../server/turn-writer.ts";
 
 /** Where the generated OpenAPI document is committed. */
 export const OPENAPI_PATH = new URL("../../gen/openapi/solgate.openapi.json", import.meta.url);
@@ -47,6 +49,8 @@ export interface RestHandlerOptions {
   tracing?: Tracing;
   /** The document served at `/openapi.json`; default the committed gen/openapi/solgate.openapi.json. */
   openapi?: string;
+  /** Writes each answer; default at once. The server's writes them at the end of the turn (turn-writer.ts). */
+  writer?: TurnWriter;
 }
 
 /** What `createRestHandler` returns: the pre-handler, and the routes it serves (for docs and tests). */
@@ -69,6 +73,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const hasWatch = options.handlers.some(
     (h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus",
   );
+  const writer = options.writer ?? writeNow;
   const onUnexpected = (err: unknown) => logger.error({ err }, "REST request failed unexpectedly; answered INTERNAL");
 
   // Requests refused before reaching an RPC get one log line here; the rest are logged by the interceptors.
@@ -142,7 +147,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
           string,
           unknown
         >;
-        writeJsonBytes(res, 200, renderedOf(route, message));
+        const bytes = renderedOf(route, message);
+        writer(res, () => writeJsonBytes(res, 200, bytes));
       } finally {
         res.off("close", onClose);
       }
@@ -154,7 +160,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       if (res.destroyed) return true;
       const error = restErrorOf(e, onUnexpected);
       if (!called) reject(req, error);
-      writeJson(res, error.status, error.body, error.headers);
+      writer(res, () => writeJson(res, error.status, error.body, error.headers));
     }
     return true;
   }

@@ -22,6 +22,9 @@ import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
 import type { CorsOrigins, NodeHandler, NodeRequest, NodeResponse, PreHandler } from "./http-handler.ts";
 import { createUnaryPath } from "./unary-path.ts";
+import { createTurnWriter } from "./turn-writer.ts";
+import { REQUEST_ID_HEADER } from "./request-id.ts";
+import type { TurnWriter } from "./turn-writer.ts";
 import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
 import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
@@ -87,6 +90,8 @@ export interface InProcessContext {
   readonly auth: ApiKeyChecker;
   readonly logger: Logger;
   readonly tracing?: Tracing;
+  /** Writes answers at the end of the turn, with the others of that turn (turn-writer.ts). */
+  readonly writer: TurnWriter;
 }
 
 /** A built server, not yet bound. */
@@ -161,6 +166,9 @@ export function createServer(options: ServerOptions): SolgateServer {
   const byPath = new Map(
     router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes, compressions)]),
   );
+  const writer = createTurnWriter((err, res) =>
+    logger.error({ err, requestId: res.getHeader(REQUEST_ID_HEADER) }, "writing an answer failed; response reset"),
+  );
   // `body`: the bytes a pre-handler (the unary path) already read from the request.
   const connect = (req: NodeRequest, res: NodeResponse, body?: Uint8Array): void => {
     const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
@@ -193,6 +201,7 @@ export function createServer(options: ServerOptions): SolgateServer {
               fallback: connect,
               readMaxBytes,
               compressions,
+              writer,
               ...(options.jsonOptions === undefined ? {} : { jsonOptions: options.jsonOptions }),
             }),
           ]),
@@ -215,6 +224,7 @@ export function createServer(options: ServerOptions): SolgateServer {
         invokeUnary,
         auth: options.auth,
         logger,
+        writer,
         ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
       }) ?? []),
       ...(options.preHandlers ?? []),

@@ -43,6 +43,8 @@ import { requestHeaders } from "./lazy-headers.ts";
 import { MAX_TIMER_MS } from "./request-gate.ts";
 import { CallContext } from "./unary-invoker.ts";
 import type { UnaryInvoker } from "./unary-invoker.ts";
+import { writeNow } from "./turn-writer.ts";
+import type { TurnWriter } from "./turn-writer.ts";
 
 /** Hands a request to the router, with the body bytes already read from it (if any). */
 export type RouterFallback = (req: NodeRequest, res: NodeResponse, body?: Uint8Array) => void;
@@ -63,6 +65,8 @@ export interface UnaryPathOptions {
   readonly compressMinBytes?: number;
   /** The router's JSON options (a type registry for `Any`), for Connect JSON messages and errors. */
   readonly jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
+  /** Writes each answer; default at once. The server's writes them at the end of the turn (turn-writer.ts). */
+  readonly writer?: TurnWriter;
 }
 
 type Protocol = "grpc" | "grpc_web" | "connect";
@@ -114,6 +118,14 @@ interface Call {
 export function createUnaryPath(options: UnaryPathOptions): PreHandler {
   const { invoker, auth, fallback, readMaxBytes, compressions } = options;
   const compressMinBytes = options.compressMinBytes ?? 1024;
+  const writer = options.writer ?? writeNow;
+  const send = (
+    call: Call,
+    context: CallContext,
+    bytes: Uint8Array | undefined,
+    compression: Compression | null,
+    error: ConnectError | undefined,
+  ) => writer(call.res, () => write(call, context, bytes, compression, error));
   const routes = new Map<string, Route>();
   for (const method of options.methods) {
     const path = `/${method.parent.typeName}/${method.name}`;
@@ -212,15 +224,15 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
         bytes = encoded(call.route, call.wire.binary, output);
       } catch (reason) {
         // As connect answers an output it cannot serialize (an Any of a type not in the JSON registry).
-        write(call, context, undefined, null, ConnectError.from(reason, Code.Internal));
+        send(call, context, undefined, null, ConnectError.from(reason, Code.Internal));
         return;
       }
     }
     if (compression !== null && bytes !== undefined && bytes.length >= compressMinBytes) {
       compression.compress(bytes).then(
-        (compressed) => write(call, context, compressed, compression, error),
+        (compressed) => send(call, context, compressed, compression, error),
         (reason: unknown) =>
-          write(
+          send(
             call,
             context,
             undefined,
@@ -230,7 +242,7 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
       );
       return;
     }
-    write(call, context, bytes, null, error);
+    send(call, context, bytes, null, error);
   };
 
   return (req, res) => {
@@ -322,6 +334,22 @@ function encoded(route: Route, binary: boolean, output: Message): Uint8Array {
   return bytes;
 }
 
+/** Enveloped answers (gRPC's message frame), and gRPC-Web bodies ending with the OK trailer, kept per encoded answer. */
+const envelopes = new WeakMap<Uint8Array, Uint8Array>();
+const okBodies = new WeakMap<Uint8Array, Uint8Array>();
+
+function enveloped(bytes: Uint8Array): Uint8Array {
+  let frame = envelopes.get(bytes);
+  if (frame === undefined) envelopes.set(bytes, (frame = encodeEnvelope(0, bytes)));
+  return frame;
+}
+
+function withOkTrailer(data: Uint8Array): Uint8Array {
+  let body = okBodies.get(data);
+  if (body === undefined) okBodies.set(data, (body = Buffer.concat([data, GRPC_WEB_OK_FRAME])));
+  return body;
+}
+
 /** The OK trailer of gRPC and gRPC-Web when the implementation set none. */
 const GRPC_OK = { "grpc-status": "0" } as const;
 const GRPC_WEB_OK_FRAME = encodeEnvelope(trailerFlag, trailerSerialize(new Headers(GRPC_OK)));
@@ -369,7 +397,11 @@ function write(
   if (compression !== null && bytes !== undefined) headers["grpc-encoding"] = compression.name;
   const trailer = context.peekResponseTrailer();
   const data =
-    bytes === undefined || error !== undefined ? undefined : encodeEnvelope(compression === null ? 0 : 1, bytes);
+    bytes === undefined || error !== undefined
+      ? undefined
+      : compression === null
+        ? enveloped(bytes)
+        : encodeEnvelope(1, bytes);
   if (wire.protocol === "grpc") {
     let trailers: OutgoingHttpHeaders = GRPC_OK;
     if (error !== undefined || trailer !== undefined) {
@@ -386,7 +418,8 @@ function write(
     error === undefined && trailer === undefined
       ? GRPC_WEB_OK_FRAME
       : encodeEnvelope(trailerFlag, trailerSerialize(setTrailerStatus(new Headers(trailer), error)));
-  const body = data === undefined ? frame : Buffer.concat([data, frame]);
+  const body =
+    data === undefined ? frame : frame === GRPC_WEB_OK_FRAME ? withOkTrailer(data) : Buffer.concat([data, frame]);
   headers["content-length"] = body.byteLength;
   node.writeHead(200, headers).end(body);
 }

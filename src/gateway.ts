@@ -30,6 +30,7 @@ import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { ReadinessCheck } from "./server/probes.ts";
 import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
+import type { RestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
 import { redactUrl } from "./upstream/metrics.ts";
 import { createTransactions } from "./transactions/transactions.ts";
@@ -266,6 +267,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     const apiKeys = keys.map((k) => k.key);
     const limits = new Map(keys.filter((k) => k.rateLimit !== undefined).map((k) => [k.name, k.rateLimit ?? null]));
     const limited = config.rateLimit !== undefined || [...limits.values()].some((l) => l !== null);
+    let rest: RestHandler | undefined;
     const server = createServer({
       routes: createRoutes({ chains }),
       streamRoutes: createStreamRoutes({ chains }),
@@ -292,7 +294,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       readMaxBytes: config.server.maxRequestBytes,
       preHandlers: [createProbeHandler({ checks: readiness }), ...(config.demo ? [createDemoHandler()] : [])],
       // REST paths from the contract's google.api.http annotations, the SSE watch and /openapi.json.
-      inProcessHandlers: (context) => [createRestHandler(context).handle],
+      inProcessHandlers: (context) => [(rest = createRestHandler(context)).handle],
+      // REST reads over HTTP/2 skip Node's compatibility layer (src/server/h2-exchange.ts).
+      directGets: (path) => rest?.answersInOneWrite(path) === true,
     });
     serving = () => !server.draining;
     // Each service's grpc.health status follows readiness, as /readyz does; "" stays the process's own.

@@ -56,6 +56,8 @@ export interface RestHandlerOptions {
 /** What `createRestHandler` returns: the pre-handler, and the routes it serves (for docs and tests). */
 export interface RestHandler {
   readonly handle: PreHandler;
+  /** Whether a GET of `path` is answered in one write (every /v1/ GET but the SSE watch): an HTTP/2 exchange may take it. */
+  answersInOneWrite(path: string): boolean;
   readonly routes: readonly RestRoute[];
 }
 
@@ -199,7 +201,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     throw new SolgateError("NOT_FOUND", `no REST route for ${method} ${path}`, { path });
   }
 
-  return { routes, handle };
+  const answersInOneWrite = (path: string) =>
+    path.startsWith("/v1/") && !(hasWatch && matchPath(WATCH_EVENTS_TEMPLATE, pathOfUrl(path)) !== undefined);
+  return { routes, handle, answersInOneWrite };
 }
 
 function matchPath(template: RestRoute["template"], path: string): Record<string, string> | undefined {
@@ -221,7 +225,10 @@ function segmentCountOf(path: string): number {
 }
 
 function pathOf(req: NodeRequest): string {
-  const url = req.url ?? "/";
+  return pathOfUrl(req.url ?? "/");
+}
+
+function pathOfUrl(url: string): string {
   const q = url.indexOf("?");
   return q === -1 ? url : url.slice(0, q);
 }

@@ -15,6 +15,8 @@ import http2 from "node:http2";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./http-handler.ts";
+import { routeStreams } from "./h2-exchange.ts";
+import type { DirectStreams } from "./h2-exchange.ts";
 
 /** How long connections get to end by themselves once nothing is in flight. */
 const FLUSH_GRACE_MS = 1000;
@@ -36,6 +38,8 @@ export interface ListenerOptions {
   maxStreamsPerSession: number;
   /** Called when a connection is refused by a cap (for a log line or a metric). */
   onRefused?: (reason: "per-ip" | "total", address: string) => void;
+  /** HTTP/2 requests handed to `handler` as exchanges, not through Node's compatibility layer (h2-exchange.ts). */
+  direct?: DirectStreams;
 }
 
 /** A listening server. */
@@ -92,6 +96,10 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
   };
   h1.on("request", handle);
   h2.on("request", handle);
+  if (options.direct !== undefined)
+    routeStreams(h2, options.direct, (req, res) =>
+      handle(req as unknown as NodeRequest, res as unknown as NodeResponse),
+    );
 
   h2.on("session", (session) => {
     sessions.add(session);

@@ -21,8 +21,10 @@ import { createHealthServiceImpl, createHealthState, Health, ServingStatus } fro
 import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
 import type { CorsOrigins, NodeHandler, NodeRequest, NodeResponse, PreHandler } from "./http-handler.ts";
-import { createUnaryPath } from "./unary-path.ts";
+import { createUnaryPath, takesContentType } from "./unary-path.ts";
 import { createTurnWriter } from "./turn-writer.ts";
+import { compatOf, H2Request } from "./h2-exchange.ts";
+import type { DirectStreams, H2Response } from "./h2-exchange.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 import type { TurnWriter } from "./turn-writer.ts";
 import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
@@ -78,6 +80,12 @@ export interface ServerOptions {
    * true. Off, the router serves every call (the path's tests compare the two).
    */
   unaryPath?: boolean;
+  /**
+   * HTTP/2 GETs answered without Node's compatibility layer, besides the lean path's unary calls (the REST
+   * reads: `RestHandler.answersInOneWrite`). `h2Exchanges: false` turns exchanges off (h2-exchange.ts).
+   */
+  directGets?: (path: string) => boolean;
+  h2Exchanges?: boolean;
   /** JSON options of every protocol (a type registry for `Any` fields); none by default. */
   jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
 }
@@ -166,11 +174,15 @@ export function createServer(options: ServerOptions): SolgateServer {
   const byPath = new Map(
     router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes, compressions)]),
   );
+  const unaryMethods = [...recorded.impls.keys()].filter((m): m is DescMethodUnary => m.methodKind === "unary");
   const writer = createTurnWriter((err, res) =>
     logger.error({ err, requestId: res.getHeader(REQUEST_ID_HEADER) }, "writing an answer failed; response reset"),
   );
   // `body`: the bytes a pre-handler (the unary path) already read from the request.
   const connect = (req: NodeRequest, res: NodeResponse, body?: Uint8Array): void => {
+    // An exchange that ends up here is the router's: it gets Node's compatibility pair (h2-exchange.ts).
+    const exchange: unknown = req;
+    if (exchange instanceof H2Request) ({ req, res } = compatOf(exchange, res as unknown as H2Response));
     const uHandler = byPath.get((req.url ?? "").split("?", 2)[0]);
     if (uHandler === undefined) {
       notFound(req, res);
@@ -195,7 +207,7 @@ export function createServer(options: ServerOptions): SolgateServer {
         ? []
         : [
             createUnaryPath({
-              methods: [...recorded.impls.keys()].filter((m): m is DescMethodUnary => m.methodKind === "unary"),
+              methods: unaryMethods,
               invoker: invokeUnary,
               auth: options.auth,
               fallback: connect,
@@ -233,6 +245,23 @@ export function createServer(options: ServerOptions): SolgateServer {
     logger,
   });
 
+  // HTTP/2 streams taken as exchanges: the lean path's unary calls, and the GETs the options name.
+  const leanPaths = new Set(
+    options.unaryPath === false ? [] : unaryMethods.map((m) => `/${m.parent.typeName}/${m.name}`),
+  );
+  const direct: DirectStreams = (headers) => {
+    const path = headers[":path"];
+    if (path === undefined || headers.expect !== undefined) return false;
+    switch (headers[":method"]) {
+      case "POST":
+        return leanPaths.has(path) && takesContentType(headers["content-type"]);
+      case "GET":
+        return options.directGets?.(path) === true;
+      default:
+        return false;
+    }
+  };
+
   const serviceNames = [
     ...services.map((s) => s.typeName),
     "grpc.reflection.v1.ServerReflection",
@@ -256,6 +285,7 @@ export function createServer(options: ServerOptions): SolgateServer {
           maxConnections: options.maxConnections ?? 10_000,
           maxStreamsPerSession: options.maxStreamsPerConnection ?? 1000,
           onRefused: refusedLog(logger),
+          ...(options.h2Exchanges === false ? {} : { direct }),
         },
         port,
         host,

@@ -95,6 +95,11 @@ const WIRES = new Map<string, Wire>([
   ["application/json;charset=utf-8", CONNECT_JSON],
 ]);
 
+/** Whether this path takes requests of this content type (the rest go to the router). */
+export function takesContentType(type: string | undefined): boolean {
+  return type !== undefined && WIRES.has(type);
+}
+
 /** One method as this path serves it. */
 interface Route {
   readonly method: DescMethodUnary;

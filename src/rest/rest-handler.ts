@@ -201,8 +201,18 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     throw new SolgateError("NOT_FOUND", `no REST route for ${method} ${path}`, { path });
   }
 
-  const answersInOneWrite = (path: string) =>
-    path.startsWith("/v1/") && !(hasWatch && matchPath(WATCH_EVENTS_TEMPLATE, pathOfUrl(path)) !== undefined);
+  // Asked for every HTTP/2 GET before it is handled: cheap, and it never throws.
+  const answersInOneWrite = (url: string) => {
+    if (!url.startsWith("/v1/")) return false;
+    if (!hasWatch) return true;
+    const path = pathOfUrl(url);
+    if (segmentCountOf(path) !== WATCH_EVENTS_TEMPLATE.segmentCount) return true;
+    try {
+      return WATCH_EVENTS_TEMPLATE.match(path) === undefined;
+    } catch {
+      return true; // a path that does not decode: REST answers it with one write (400)
+    }
+  };
   return { routes, handle, answersInOneWrite };
 }
 

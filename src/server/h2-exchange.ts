@@ -66,7 +66,8 @@ export class H2Response extends EventEmitter {
   constructor(stream: ServerHttp2Stream) {
     super();
     this.stream = stream;
-    stream.once("close", () => this.emit("close"));
+    (stream as StreamOf).solgateResponse = this;
+    stream.on("close", forwardClose);
   }
   get destroyed(): boolean {
     return this.stream.destroyed;
@@ -109,6 +110,14 @@ export class H2Response extends EventEmitter {
   }
 }
 
+/** A stream that knows its exchange's response. */
+type StreamOf = ServerHttp2Stream & { solgateResponse?: H2Response };
+
+/** The stream's close, as its response's (one function for every stream, not a closure each). */
+function forwardClose(this: StreamOf): void {
+  this.solgateResponse?.emit("close");
+}
+
 /** The compatibility layer's request and response for an exchange, with the headers set on it so far. */
 export function compatOf(
   req: H2Request,
@@ -148,7 +157,13 @@ export function routeStreams(
   const compat = listeners[0] as (...args: unknown[]) => void;
   server.removeListener("stream", compat);
   server.on("stream", (stream, headers, flags, rawHeaders) => {
-    if (!direct(headers)) {
+    let take = false;
+    try {
+      take = direct(headers);
+    } catch {
+      // Not an exchange, then: the compatibility layer and the handlers behind it answer it as before.
+    }
+    if (!take) {
       compat.call(server, stream, headers, flags, rawHeaders);
       return;
     }

@@ -113,12 +113,14 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     const armIdle = () => {
       idle = setTimeout(() => session.close(), options.idleTimeoutMs);
     };
+    // One function per session, not a closure per stream (a stream closes once).
+    const onStreamClose = () => {
+      if (--open === 0 && !session.closed) armIdle();
+    };
     session.on("stream", (stream) => {
       open++;
       clearTimeout(idle);
-      stream.once("close", () => {
-        if (--open === 0 && !session.closed) armIdle();
-      });
+      stream.on("close", onStreamClose);
     });
     session.once("close", () => clearTimeout(idle));
     armIdle();

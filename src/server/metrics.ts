@@ -53,13 +53,21 @@ function flushCounts<L extends string>(counter: Counter<L>, counts: ReadonlyMap<
   }
 }
 
+/** Adds an empty map under `key` and returns it. */
+function setNew<K, V extends Map<unknown, unknown>>(map: Map<K, V>, key: K): V {
+  const made = new Map() as V;
+  map.set(key, made);
+  return made;
+}
+
 /** Registers Solgate's metrics (and Node's default process metrics) in `registry`. */
 export function createMetrics(registry: Registry = new Registry()): Metrics {
   collectDefaultMetrics({ register: registry });
   // RPC counts are kept in plain numbers per label set and added to the counters at scrape time (their
   // collect), so a call costs an increment, not prom-client's label validation and hashing per counter.
   const rpcCounts = new Map<string, PendingCount<"service" | "method" | "code">>();
-  const keyCounts = new Map<string, PendingCount<"key" | "code">>();
+  // By key name, then code.
+  const keyCounts = new Map<string, Map<string, PendingCount<"key" | "code">>>();
   new Counter({
     name: "solgate_rpc_requests_total",
     help: "RPCs handled, by service, method and final code.",
@@ -75,7 +83,7 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     labelNames: ["key", "code"] as const,
     registers: [registry],
     collect() {
-      flushCounts(this, keyCounts);
+      for (const byCode of keyCounts.values()) flushCounts(this, byCode);
     },
   });
   const rpcSeconds = new Histogram({
@@ -110,10 +118,14 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     labelNames: ["chain", "endpoint"] as const,
     registers: [registry],
   });
-  // The labelled children, looked up once per label set rather than resolved from label objects per call.
+  // The labelled children by service, method and code, looked up once per label set rather than resolved
+  // from label objects per call.
   const children = new Map<
     string,
-    { total: PendingCount<"service" | "method" | "code">; seconds: ReturnType<typeof rpcSeconds.labels> }
+    Map<
+      string,
+      Map<string, { total: PendingCount<"service" | "method" | "code">; seconds: ReturnType<typeof rpcSeconds.labels> }>
+    >
   >();
   const openStreams = new Map<
     string,
@@ -191,20 +203,22 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
       chains = list;
     },
     observeRpc(service, method, code, seconds, key) {
-      const id = `${service}/${method}/${code}`;
-      let child = children.get(id);
+      // Looked up by each label in turn: no key string is built per call.
+      const byMethod = children.get(service) ?? setNew(children, service);
+      const byCode = byMethod.get(method) ?? setNew(byMethod, method);
+      let child = byCode.get(code);
       if (child === undefined) {
         const total = { labels: { service, method, code }, pending: 0 };
-        rpcCounts.set(id, total);
+        rpcCounts.set(`${service}/${method}/${code}`, total);
         child = { total, seconds: rpcSeconds.labels({ service, method }) };
-        children.set(id, child);
+        byCode.set(code, child);
       }
       child.total.pending++;
       child.seconds.observe(seconds);
       if (key !== undefined) {
-        const keyId = `${key}\n${code}`;
-        let keyCount = keyCounts.get(keyId);
-        if (keyCount === undefined) keyCounts.set(keyId, (keyCount = { labels: { key, code }, pending: 0 }));
+        const byKeyCode = keyCounts.get(key) ?? setNew(keyCounts, key);
+        let keyCount = byKeyCode.get(code);
+        if (keyCount === undefined) byKeyCode.set(code, (keyCount = { labels: { key, code }, pending: 0 }));
         keyCount.pending++;
       }
     },

@@ -86,6 +86,8 @@ const CASES: [string, string, Record<string, string>][] = [
   ["a method REST does not take on a path", "/v1/localnet/transactions", auth],
   ["an unimplemented service", "/v1/localnet/network/fees", auth],
   ["a browser's call (CORS)", accounts(TOKEN_PROGRAM), { ...auth, origin: "https://app.example" }],
+  ["a watch-shaped path that does not decode", "/v1/localnet/transactions/%zz/events", auth],
+  ["a path that does not decode", "/v1/localnet/programs/%zz/accounts", auth],
 ];
 
 describe("HTTP/2 exchanges", () => {

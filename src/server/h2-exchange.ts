@@ -3,7 +3,7 @@
  * `Http2ServerResponse`). That layer wraps every stream in a second readable and a second writable, with
  * about a dozen listeners, and costs more than the rest of a bare HTTP/2 answer: measured with h2load, a
  * bare `node:http2` server answering a small GET from the `stream` event did 1.5 × the requests per second
- * it did through the compatibility layer (docs/benchmarks.md, "HTTP/2 without the compatibility layer").
+ * it did through the compatibility layer (docs/benchmarks.md, the hot path's fourth round).
  *
  * An exchange is the request and response the handler chain reads and writes, over the stream itself, with
  * only the members that chain uses. The listener hands a stream to an exchange only when the server says
@@ -20,9 +20,7 @@ type StreamListener = Parameters<ServerHttp2Stream["on"]>[1];
 
 /** A request's headers and body, read from its stream. */
 export class H2Request {
-  readonly httpVersion = "2.0";
   readonly httpVersionMajor = 2;
-  readonly httpVersionMinor = 0;
   readonly method: string;
   readonly url: string;
   readonly stream: ServerHttp2Stream;
@@ -35,18 +33,8 @@ export class H2Request {
     this.method = headers[":method"] ?? "GET";
     this.url = headers[":path"] ?? "/";
   }
-  get authority(): string | undefined {
-    return this.headers[":authority"] ?? this.headers.host;
-  }
-  get socket() {
-    return this.stream.session?.socket;
-  }
   on(event: "data" | "end" | "error", listener: StreamListener): this {
     this.stream.on(event, listener);
-    return this;
-  }
-  once(event: "data" | "end" | "error", listener: StreamListener): this {
-    this.stream.once(event, listener);
     return this;
   }
   off(event: "data" | "end" | "error", listener: StreamListener): this {

@@ -21,7 +21,7 @@ import { createHealthServiceImpl, createHealthState, Health, ServingStatus } fro
 import type { HealthState } from "./health.ts";
 import { createHttpHandler, notFound } from "./http-handler.ts";
 import type { CorsOrigins, NodeHandler, NodeRequest, NodeResponse, PreHandler } from "./http-handler.ts";
-import { createUnaryPath, takesContentType } from "./unary-path.ts";
+import { createUnaryPath } from "./unary-path.ts";
 import { createTurnWriter } from "./turn-writer.ts";
 import { compatOf, H2Request } from "./h2-exchange.ts";
 import type { DirectStreams, H2Response } from "./h2-exchange.ts";
@@ -82,9 +82,10 @@ export interface ServerOptions {
   unaryPath?: boolean;
   /**
    * HTTP/2 GETs answered without Node's compatibility layer, besides the lean path's unary calls (the REST
-   * reads: `RestHandler.answersInOneWrite`). `h2Exchanges: false` turns exchanges off (h2-exchange.ts).
+   * reads: `RestHandler.answersInOneWrite`; h2-exchange.ts).
    */
   directGets?: (path: string) => boolean;
+  /** Whether HTTP/2 exchanges are used at all; default true. Off, every HTTP/2 request takes Node's compatibility layer. */
   h2Exchanges?: boolean;
   /** JSON options of every protocol (a type registry for `Any` fields); none by default. */
   jsonOptions?: Partial<JsonReadOptions & JsonWriteOptions>;
@@ -174,7 +175,6 @@ export function createServer(options: ServerOptions): SolgateServer {
   const byPath = new Map(
     router.handlers.map((h) => [h.requestPath, gateHandler(h, options.auth, readMaxBytes, compressions)]),
   );
-  const unaryMethods = [...recorded.impls.keys()].filter((m): m is DescMethodUnary => m.methodKind === "unary");
   const writer = createTurnWriter((err, res) =>
     logger.error({ err, requestId: res.getHeader(REQUEST_ID_HEADER) }, "writing an answer failed; response reset"),
   );
@@ -200,23 +200,23 @@ export function createServer(options: ServerOptions): SolgateServer {
       });
   };
 
+  const unaryPath =
+    options.unaryPath === false
+      ? undefined
+      : createUnaryPath({
+          methods: [...recorded.impls.keys()].filter((m): m is DescMethodUnary => m.methodKind === "unary"),
+          invoker: invokeUnary,
+          auth: options.auth,
+          fallback: connect,
+          readMaxBytes,
+          compressions,
+          writer,
+          ...(options.jsonOptions === undefined ? {} : { jsonOptions: options.jsonOptions }),
+        });
   const handler = createHttpHandler({
     connect,
     preHandlers: [
-      ...(options.unaryPath === false
-        ? []
-        : [
-            createUnaryPath({
-              methods: unaryMethods,
-              invoker: invokeUnary,
-              auth: options.auth,
-              fallback: connect,
-              readMaxBytes,
-              compressions,
-              writer,
-              ...(options.jsonOptions === undefined ? {} : { jsonOptions: options.jsonOptions }),
-            }),
-          ]),
+      ...(unaryPath === undefined ? [] : [unaryPath.handle]),
       ...(options.streamRoutes === undefined || options.streamRoutes.length === 0
         ? []
         : [
@@ -246,20 +246,11 @@ export function createServer(options: ServerOptions): SolgateServer {
   });
 
   // HTTP/2 streams taken as exchanges: the lean path's unary calls, and the GETs the options name.
-  const leanPaths = new Set(
-    options.unaryPath === false ? [] : unaryMethods.map((m) => `/${m.parent.typeName}/${m.name}`),
-  );
   const direct: DirectStreams = (headers) => {
     const path = headers[":path"];
     if (path === undefined || headers.expect !== undefined) return false;
-    switch (headers[":method"]) {
-      case "POST":
-        return leanPaths.has(path) && takesContentType(headers["content-type"]);
-      case "GET":
-        return options.directGets?.(path) === true;
-      default:
-        return false;
-    }
+    if (headers[":method"] === "GET") return options.directGets?.(path) === true;
+    return unaryPath?.takes(headers) === true;
   };
 
   const serviceNames = [

@@ -36,6 +36,7 @@ import {
 import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { trailerFlag, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
 import type { OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http2";
 import type { ApiKeyChecker } from "./auth.ts";
 import { CHECKED_KEY, PUBLIC_SERVICES } from "./auth.ts";
 import type { NodeRequest, NodeResponse, PreHandler } from "./http-handler.ts";
@@ -95,11 +96,6 @@ const WIRES = new Map<string, Wire>([
   ["application/json;charset=utf-8", CONNECT_JSON],
 ]);
 
-/** Whether this path takes requests of this content type (the rest go to the router). */
-export function takesContentType(type: string | undefined): boolean {
-  return type !== undefined && WIRES.has(type);
-}
-
 /** One method as this path serves it. */
 interface Route {
   readonly method: DescMethodUnary;
@@ -119,8 +115,15 @@ interface Call {
   readonly timeoutMs: number | undefined;
 }
 
-/** Builds the pre-handler. */
-export function createUnaryPath(options: UnaryPathOptions): PreHandler {
+/** The lean unary path: its pre-handler, and which requests it may take, told from their headers alone. */
+export interface UnaryPath {
+  readonly handle: PreHandler;
+  /** A POST to one of its methods in a content type it takes (an HTTP/2 exchange may carry it: h2-exchange.ts). */
+  takes(headers: IncomingHttpHeaders): boolean;
+}
+
+/** Builds the path. */
+export function createUnaryPath(options: UnaryPathOptions): UnaryPath {
   const { invoker, auth, fallback, readMaxBytes, compressions } = options;
   const compressMinBytes = options.compressMinBytes ?? 1024;
   const writer = options.writer ?? writeNow;
@@ -250,7 +253,12 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
     send(call, context, bytes, null, error);
   };
 
-  return (req, res) => {
+  const takes = (headers: IncomingHttpHeaders): boolean => {
+    const type = headers["content-type"];
+    return headers[":method"] === "POST" && routes.has(headers[":path"] ?? "") && type !== undefined && WIRES.has(type);
+  };
+
+  const handle: PreHandler = (req, res) => {
     if (req.method !== "POST") return false;
     const route = routes.get(req.url ?? "");
     if (route === undefined) return false;
@@ -284,6 +292,7 @@ export function createUnaryPath(options: UnaryPathOptions): PreHandler {
     });
     return true;
   };
+  return { handle, takes };
 }
 
 function readLength(envelope: Uint8Array): number {

@@ -15,9 +15,9 @@ import type { PreHandler } from "../../src/server/http-handler.ts";
 import { API_KEY, BAD_PROGRAM, BUG_PROGRAM, startTestServer, TOKEN_PROGRAM, UPSTREAM_PROGRAM } from "./helpers.ts";
 import type { TestServer } from "./helpers.ts";
 
-/** Answers GET /probe with the kind of request it was given. */
+/** Answers GET /probe, and any request marked `x-probe`, with the kind of request it was given. */
 const probe: PreHandler = (req, res) => {
-  if (req.url !== "/probe") return false;
+  if (req.url !== "/probe" && req.headers["x-probe"] === undefined) return false;
   const kind = (req as unknown) instanceof H2Request ? "exchange" : req.constructor.name;
   (res as ServerResponse).writeHead(200, { "content-type": "text/plain" }).end(kind);
   return true;
@@ -94,6 +94,33 @@ describe("HTTP/2 exchanges", () => {
   it("take the GETs the server names, and only those", async () => {
     expect((await get(direct.port, "/probe", {})).body).toBe("exchange");
     expect((await get(compat.port, "/probe", {})).body).toBe("Http2ServerRequest");
+  });
+
+  it("take the lean path's unary calls (one without a key passes the lean path by, to the probe)", async () => {
+    const call = (port: number, contentType: string) =>
+      new Promise<string>((resolve, reject) => {
+        const session = http2.connect(`http://127.0.0.1:${port}`);
+        session.on("error", reject);
+        const path = "/solgate.v1.ProgramService/ListProgramAccounts";
+        const stream = session.request({
+          ":method": "POST",
+          ":path": path,
+          "content-type": contentType,
+          "x-probe": "1",
+        });
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          session.close();
+          resolve(Buffer.concat(chunks).toString());
+        });
+        stream.on("error", reject);
+        stream.end(Buffer.alloc(5));
+      });
+    expect(await call(direct.port, "application/grpc")).toBe("exchange");
+    expect(await call(compat.port, "application/grpc")).toBe("Http2ServerRequest");
+    // A content type the lean path does not take stays with the compatibility layer.
+    expect(await call(direct.port, "application/grpc+json")).toBe("Http2ServerRequest");
   });
 
   for (const [name, path, headers] of CASES) {

@@ -100,8 +100,9 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
     return memoCurve;
   }
 
+  /** Calibrated odds, to four decimals (finer digits would claim a precision ~150 runs do not have). */
   function oddsOf(curve: InclusionCurve, price: bigint): number {
-    return calibration.apply(curve.rawOdds(price));
+    return Math.round(calibration.apply(curve.rawOdds(price)) * 10_000) / 10_000;
   }
 
   /** The rule: the cheapest price whose calibrated odds reach the target (else the one with the best odds). */

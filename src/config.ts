@@ -425,7 +425,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       oddsSlots,
       oddsTarget,
       blockCuLimit: int("SOLGATE_FEES_BLOCK_CU_LIMIT", 60_000_000, 1_000_000, 1_000_000_000),
-      accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", 12_000_000, 1_000_000, 1_000_000_000),
+      accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", 24_000_000, 1_000_000, 1_000_000_000),
     },
     market: parseMarketConfig(get, problems),
     production,

@@ -40,7 +40,7 @@ describe("loadConfig", () => {
       oddsSlots: 4,
       oddsTarget: 0.9,
       blockCuLimit: 60_000_000,
-      accountCuLimit: 12_000_000,
+      accountCuLimit: 24_000_000,
     });
     expect(c.transactions).toEqual({
       pollIntervalMs: 400,
@@ -64,7 +64,7 @@ describe("loadConfig", () => {
       oddsSlots: 4,
       oddsTarget: 0.9,
       blockCuLimit: 60_000_000,
-      accountCuLimit: 12_000_000,
+      accountCuLimit: 24_000_000,
     });
     expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
     expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({

@@ -9,19 +9,14 @@
  */
 import { getBase58Encoder } from "@solana/kit";
 import { base58OfKey } from "../solana/base58-key.ts";
-import {
-  BUILTIN_INSTRUCTION_COMPUTE_UNITS,
-  DEFAULT_INSTRUCTION_COMPUTE_UNITS,
-  MAX_COMPUTE_UNITS,
-  readComputeUnitPrice,
-} from "../solana/compute-budget.ts";
-import { BUILTIN_PROGRAMS, COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
-import { readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
+import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budget.ts";
+import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
+import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
 
 // Vote transactions are consensus traffic, not fee-market bids.
 const VOTE_KEY = Uint8Array.from(getBase58Encoder().encode(VOTE_PROGRAM));
 const COMPUTE_BUDGET_KEY = Uint8Array.from(getBase58Encoder().encode(COMPUTE_BUDGET_PROGRAM));
-const BUILTIN_KEYS = [...BUILTIN_PROGRAMS].map((program) => Uint8Array.from(getBase58Encoder().encode(program)));
+const BUILTIN_KEYS = [...COST_MODEL_BUILTINS].map((program) => Uint8Array.from(getBase58Encoder().encode(program)));
 const KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
 
@@ -159,7 +154,8 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
   let price = 0n;
   let isVote = false;
   let requestedLimit: number | undefined;
-  let defaultLimit = 0;
+  let builtin = 0;
+  let other = 0;
   let instructionDataBytes = 0;
   let loadedAccountsBytes: number | undefined;
   for (let i = 0; i < instructionCount; i++) {
@@ -173,17 +169,16 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
     if (dataLength === undefined || reader.offset + dataLength > wire.length) return undefined;
     const keyAt = keysAt + program * KEY_BYTES;
     instructionDataBytes += dataLength;
+    if (BUILTIN_KEYS.some((key) => keyEquals(wire, keyAt, key))) builtin++;
+    else other++;
     if (keyEquals(wire, keyAt, COMPUTE_BUDGET_KEY)) {
       const data = wire.subarray(reader.offset, reader.offset + dataLength);
       price = readComputeUnitPrice(data) ?? price;
       if (data[0] === 2 && data.length === 5)
         requestedLimit = (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
       loadedAccountsBytes = readLoadedAccountsLimit(data) ?? loadedAccountsBytes;
-    } else {
-      if (keyEquals(wire, keyAt, VOTE_KEY)) isVote = true;
-      defaultLimit += BUILTIN_KEYS.some((key) => keyEquals(wire, keyAt, key))
-        ? BUILTIN_INSTRUCTION_COMPUTE_UNITS
-        : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
+    } else if (keyEquals(wire, keyAt, VOTE_KEY)) {
+      isVote = true;
     }
     reader.offset += dataLength;
   }
@@ -197,7 +192,7 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
       writable.push(base58OfKey(wire, keysAt + k * KEY_BYTES));
     }
   }
-  const unitLimit = Math.min(requestedLimit ?? defaultLimit, MAX_COMPUTE_UNITS);
+  const unitLimit = Math.min(requestedLimit ?? defaultUnitLimit(builtin, other), MAX_COMPUTE_UNITS);
   return { price, isVote, writable, signatures, unitLimit, instructionDataBytes, loadedAccountsBytes };
 }
 

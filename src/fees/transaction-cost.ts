@@ -4,14 +4,22 @@
  *
  * - cost = 720 CU per signature + 300 per write-locked account + instruction-data bytes / 4
  *   + the *requested* compute-unit limit + 8 CU per 32 KiB of the requested loaded-accounts data size.
- * - With no SetComputeUnitLimit the request is 200,000 CU per non-builtin instruction and 3,000 per builtin,
- *   capped at 1,400,000 (compute-budget.ts); with no SetLoadedAccountsDataSizeLimit it is 64 MiB.
+ * - With no SetComputeUnitLimit the request is 200,000 CU per non-builtin instruction and 3,000 per builtin
+ *   (compute-budget instructions included), capped at 1,400,000; the builtins are agave 3.0's
+ *   builtins-default-costs list, less Stake (migrated to BPF on mainnet). With no SetLoadedAccountsDataSizeLimit
+ *   the request is 64 MiB.
+ * - Precompile signatures (ed25519, secp256k1/r1) add verify costs in agave; they are left out here.
  * - priority = reward / (cost + 1), reward = the priority fee (ceil(price x limit / 10^6) lamports) plus the
  *   leader's half of the signature fees. Kept as a float (lamports per CU): only compared, never charged.
  */
-import { computeBudgetOf, priorityFeeLamports } from "../solana/compute-budget.ts";
+import {
+  BUILTIN_INSTRUCTION_COMPUTE_UNITS,
+  DEFAULT_INSTRUCTION_COMPUTE_UNITS,
+  MAX_COMPUTE_UNITS,
+  priorityFeeLamports,
+} from "../solana/compute-budget.ts";
 import type { InstructionView } from "../solana/compute-budget.ts";
-import { COMPUTE_BUDGET_PROGRAM } from "../solana/program-ids.ts";
+import { COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
 
 /** CU per signature. */
 export const SIGNATURE_COST = 720;
@@ -28,8 +36,32 @@ const LOADED_ACCOUNTS_PAGE_COST = 8;
 const LEADER_LAMPORTS_PER_SIGNATURE = 2500;
 /** agave 3.0's block limit (block_cost_limits.rs MAX_BLOCK_UNITS). */
 export const BLOCK_CU_LIMIT = 60_000_000;
-/** agave 3.0's limit per write-locked account (MAX_WRITABLE_ACCOUNT_UNITS), before SIMD-0306. */
-export const ACCOUNT_CU_LIMIT = 12_000_000;
+/**
+ * The limit per write-locked account: 40% of the block's (24,000,000), as SIMD-0306 sets it; its feature is
+ * active on mainnet (agave's constant before it, MAX_WRITABLE_ACCOUNT_UNITS, was 12,000,000).
+ */
+export const ACCOUNT_CU_LIMIT = 24_000_000;
+
+/** Programs whose instructions request 3,000 CU by default (agave 3.0's builtins-default-costs, less Stake). */
+export const COST_MODEL_BUILTINS: ReadonlySet<string> = new Set([
+  VOTE_PROGRAM,
+  SYSTEM_PROGRAM,
+  COMPUTE_BUDGET_PROGRAM,
+  "BPFLoaderUpgradeab1e11111111111111111111111",
+  "BPFLoader1111111111111111111111111111111111",
+  "BPFLoader2111111111111111111111111111111111",
+  "LoaderV411111111111111111111111111111111111",
+  "KeccakSecp256k11111111111111111111111111111",
+  "Ed25519SigVerify111111111111111111111111111",
+]);
+
+/** The compute-unit request of a message that sets none: per instruction, 3,000 for a builtin, else 200,000; capped. */
+export function defaultUnitLimit(builtinInstructions: number, otherInstructions: number): number {
+  return Math.min(
+    builtinInstructions * BUILTIN_INSTRUCTION_COMPUTE_UNITS + otherInstructions * DEFAULT_INSTRUCTION_COMPUTE_UNITS,
+    MAX_COMPUTE_UNITS,
+  );
+}
 
 /** What the cost model needs of a transaction. */
 export interface CostShape {
@@ -108,14 +140,22 @@ export function costShapeOf(
   signatures: number,
   writableAccounts: number,
 ): CostShape {
-  const budget = computeBudgetOf(message);
   let instructionDataBytes = 0;
   let loadedAccountsBytes: number | undefined;
+  let requested: number | undefined;
+  let builtin = 0;
+  let other = 0;
   for (const ix of message.instructions) {
     const data = ix.data ?? [];
     instructionDataBytes += data.length;
-    if (String(message.staticAccounts[ix.programAddressIndex]) === COMPUTE_BUDGET_PROGRAM)
-      loadedAccountsBytes = readLoadedAccountsLimit(data) ?? loadedAccountsBytes;
+    const program = String(message.staticAccounts[ix.programAddressIndex]);
+    if (COST_MODEL_BUILTINS.has(program)) builtin++;
+    else other++;
+    if (program !== COMPUTE_BUDGET_PROGRAM) continue;
+    loadedAccountsBytes = readLoadedAccountsLimit(data) ?? loadedAccountsBytes;
+    if (data[0] === 2 && data.length === 5)
+      requested = (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
   }
-  return { signatures, writableAccounts, instructionDataBytes, unitLimit: budget.unitLimit, loadedAccountsBytes };
+  const unitLimit = Math.min(requested ?? defaultUnitLimit(builtin, other), MAX_COMPUTE_UNITS);
+  return { signatures, writableAccounts, instructionDataBytes, unitLimit, loadedAccountsBytes };
 }

@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import { pricesOfBlock, scanTransaction } from "../../src/fees/block-transactions.ts";
-import { transactionCost } from "../../src/fees/transaction-cost.ts";
-import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
+import { costShapeOf, transactionCost } from "../../src/fees/transaction-cost.ts";
 
 const fixture = (path: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/solana/${path}`, import.meta.url), "utf8"));
@@ -35,11 +34,11 @@ function expectedOf(entry: { transaction: [string, string]; meta: { loadedAddres
     }
   }
   const allWritable = [...writable, ...(entry.meta.loadedAddresses?.writable ?? [])];
-  // The cost facts, through the compiled-message path (computeBudgetOf), not the scanner's byte walk.
-  const unitLimit = computeBudgetOf({ ...message, staticAccounts: keys }).unitLimit;
-  const instructionDataBytes = message.instructions.reduce((n, ix) => n + (ix.data?.length ?? 0), 0);
+  // The cost facts, through the compiled-message path (costShapeOf, as drafts are costed), not the scanner's byte walk.
   const signatures = message.header.numSignerAccounts;
-  const cost = transactionCost({ signatures, writableAccounts: allWritable.length, instructionDataBytes, unitLimit });
+  const shape = costShapeOf({ ...message, staticAccounts: keys }, signatures, allWritable.length);
+  const unitLimit = shape.unitLimit;
+  const cost = transactionCost(shape);
   return { price, isVote, writable: allWritable, unitLimit, signatures, cost, signature: tx.signatures };
 }
 

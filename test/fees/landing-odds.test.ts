@@ -98,14 +98,14 @@ describe("block loads and the inclusion curve", () => {
   });
 
   it("holds a write-locked account to its own limit: a hot account's writers must outbid its other writers", () => {
-    // 40 writers of "hot" per block (8.7M), each block also 200 other transactions: the block has room,
-    // the hot account (12M) does not once the candidate (217k) is added to 55 of them.
+    // 55 writers of "hot" per block (11.96M), and 100 other transactions: the block has room, the hot
+    // account (a 12M limit, agave's before SIMD-0306) does not once the candidate (217k) is added.
     const hot = (price: bigint) => tx(price, ["payer", "hot"]);
     const block = [
       ...Array.from({ length: 55 }, (_, i) => hot(10_000n + BigInt(i) * 100n)),
       ...Array.from({ length: 100 }, () => tx(0n)),
     ];
-    const loads = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    const loads = createBlockLoads({ windowSlots: 150, minBlocks: 8, accountCuLimit: 12_000_000 });
     feed(
       loads,
       Array.from({ length: 20 }, () => block),

@@ -41,6 +41,8 @@ export interface WaitingOdds {
   readonly odds: number;
   /** The price that would land now: the recommendation for its shape and accounts. */
   readonly landingPrice: bigint;
+  /** The price it carries. */
+  readonly price: bigint;
   readonly withinSlots: number;
 }
 
@@ -200,7 +202,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       if (curve === undefined || !curve.waitedSince(send.sentSlot, price)) return undefined;
       const landingPrice = ruleOf(curve);
       if (price >= landingPrice) return undefined;
-      return { odds: oddsOf(curve, price), landingPrice, withinSlots: k };
+      return { odds: oddsOf(curve, price), landingPrice, price, withinSlots: k };
     },
 
     stats: () => ({ outcomes: calibration.outcomes(), blocks: loads.blocks(), watching: sent.size }),

@@ -86,8 +86,11 @@ async function placements(txs: readonly Sent[]): Promise<({ slot: number; index:
   const blocks = new Map<number, string[]>();
   for (const s of found) {
     if (s === null || blocks.has(s.slot)) continue;
-    const block = await net.call("getBlock", [s.slot, { commitment: "confirmed", transactionDetails: "signatures" }]);
-    blocks.set(s.slot, block.result.signatures);
+    const block = await waitFor(`block ${s.slot} confirmed`, async () => {
+      const r = await net.call("getBlock", [s.slot, { commitment: "confirmed", transactionDetails: "signatures" }]);
+      return r.result as { signatures: string[] } | null;
+    });
+    blocks.set(s.slot, block.signatures);
   }
   return txs.map((tx, i) => {
     const s = found[i];

@@ -26,7 +26,7 @@ export interface LogNormalFit {
 }
 
 /** Compute-unit requests: `zeroShare` = share with no SetComputeUnitLimit (agave's default request). */
-export const MAINNET_UNIT_LIMITS: LogNormalFit = { samples: 28, zeroShare: 0.857143, median: 21_285, sigma: 2.6706 };
+export const MAINNET_UNIT_LIMITS: LogNormalFit = { samples: 28, zeroShare: 0.821429, median: 33_317, sigma: 2.5205 };
 /** Compute-unit prices in micro-lamports: `zeroShare` = share unpriced. */
 export const MAINNET_UNIT_PRICES: LogNormalFit = { samples: 150, zeroShare: 0.586667, median: 176_787, sigma: 1.5727 };
 

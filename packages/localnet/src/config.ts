@@ -162,7 +162,7 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     // child (the caller opts in with LOCALNET_WORLD=1 / LOCALNET_TRAFFIC=1) or under vitest (NODE_ENV=test)
     // it starts empty and quiet, so tests and benchmarks are not slowed or disturbed.
     world: parseWorldConfig(env, standalone),
-    traffic: parseTrafficConfig(env, standalone),
+    traffic: parseTrafficConfig(env, standalone, { blockCostLimit, accountCostLimit }),
     loading: parseLoadingConfig(env),
   };
 }

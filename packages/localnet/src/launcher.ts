@@ -33,7 +33,7 @@ export interface WorldLaunchOptions
 
 /** Shape of the background traffic; anything not given takes its default (traffic/traffic-options.ts). */
 export type TrafficLaunchOptions = Partial<
-  Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
+  Pick<TrafficOptions, "profile" | "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
 >;
 
 /**

@@ -86,8 +86,11 @@ async function placements(txs: readonly Sent[]): Promise<({ slot: number; index:
   const blocks = new Map<number, string[]>();
   for (const s of found) {
     if (s === null || blocks.has(s.slot)) continue;
-    const block = await net.call("getBlock", [s.slot, { commitment: "confirmed", transactionDetails: "signatures" }]);
-    blocks.set(s.slot, block.result.signatures);
+    const block = await waitFor(`block ${s.slot} confirmed`, async () => {
+      const r = await net.call("getBlock", [s.slot, { commitment: "confirmed", transactionDetails: "signatures" }]);
+      return r.result as { signatures: string[] } | null;
+    });
+    blocks.set(s.slot, block.signatures);
   }
   return txs.map((tx, i) => {
     const s = found[i];
@@ -196,5 +199,34 @@ describe("block packing (agave 3.0's cost tracker and scheduler)", () => {
     expect((await statuses([low]))[0]).toBeNull();
     const expired = ((await net.call("localnet_status")).result.expired as number) - before;
     expect(expired).toBe(high.length - landed.length + 1);
+  });
+
+  it("combines with the faults: dropped sends never reach the buffer, the rest still wait their turn", async () => {
+    const payer = await fundedSigner(net);
+    const bh = await blockhash();
+    const txs: Sent[] = [];
+    for (let i = 0; i < 24; i++) {
+      txs.push(await transfer(payer, (await generateKeyPairSigner()).address, 10_000, BigInt(1_000 + i), bh));
+    }
+    await net.call("localnet_setFaults", [{ dropRate: 0.5, seed: 27 }]);
+    try {
+      await sendFrozen(txs);
+    } finally {
+      await net.call("localnet_setFaults", [{ dropRate: 0 }]);
+    }
+    await waitFor("the kept ones to land", async () => {
+      const found = await statuses(txs);
+      const status = (await net.call("localnet_status")).result;
+      return status.queued === 0 && found.some((f) => f !== null) ? found : null;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const landed = (await placements(txs)).filter((p) => p !== null);
+    // About half were dropped by the fault; the others were packed three per block (the payer's limit).
+    expect(landed.length).toBeGreaterThan(4);
+    expect(landed.length).toBeLessThan(20);
+    const perBlock = new Map<number, number>();
+    for (const p of landed) perBlock.set(p!.slot, (perBlock.get(p!.slot) ?? 0) + 1);
+    expect(Math.max(...perBlock.values())).toBeLessThanOrEqual(3);
+    expect(perBlock.size).toBe(Math.ceil(landed.length / 3));
   });
 });

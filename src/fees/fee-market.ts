@@ -360,7 +360,8 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
     trackSend(wire) {
       const { tx, candidate } = candidateOfTransaction(wire);
-      odds.track(tx.signatures[0], computeBudgetOf(tx.message).unitPrice, candidate);
+      // "Within k slots" counts from the chain's slot at the send: the tip as last read, not the window's newest block.
+      odds.track(tx.signatures[0], computeBudgetOf(tx.message).unitPrice, candidate, followerState().tipSlot);
     },
 
     waiting(wire) {

@@ -64,8 +64,11 @@ export interface FeeOdds {
     candidate: Candidate,
     bounds: PriceBounds,
   ): { recommended: bigint; odds: LandingOddsQuote } | undefined;
-  /** Watches a send: its first signature's bytes, its price and what it is. */
-  track(signature: Uint8Array, price: bigint, candidate: Candidate): void;
+  /**
+   * Watches a send: its first signature's bytes, its price, what it is, and the chain's slot when it was sent
+   * (default: the newest slot in the window).
+   */
+  track(signature: Uint8Array, price: bigint, candidate: Candidate, sentSlot?: bigint): void;
   /**
    * For a watched send still unseen: when every block since it was sent was too full for its priority and its
    * price is below the price that lands now, its odds and that price; otherwise undefined.
@@ -186,13 +189,14 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       };
     },
 
-    track(signature, price, candidate) {
+    track(signature, price, candidate, sentSlot) {
       const curve = curveOf(candidate);
       if (curve === undefined || newest === undefined) return;
       const key = keyOf(signature);
-      calibration.track(key, { rawOdds: curve.rawOdds(price), sentSlot: newest });
+      const at = sentSlot !== undefined && sentSlot > newest ? sentSlot : newest;
+      calibration.track(key, { rawOdds: curve.rawOdds(price), sentSlot: at });
       if (sent.size >= maxWatched) sent.delete(sent.keys().next().value!);
-      sent.set(key, { sentSlot: newest, landed: false });
+      sent.set(key, { sentSlot: at, landed: false });
     },
 
     waiting(signature, price, candidate) {

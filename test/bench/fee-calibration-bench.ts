@@ -9,7 +9,8 @@
  * - a price between two levels, with the odds linearly interpolated between theirs (marked as such);
  * - what users take instead: p50, p75 or max of `getRecentPrioritizationFees` over 150 slots for the same
  *   accounts (no odds: only their landed share and price are reported).
- * A send "lands within k" when its slot is at most the quote's `slot` + k (the slots the odds speak of).
+ * A send "lands within k" when its slot is at most k after the chain's confirmed slot read just before it
+ * was sent (the slots the odds speak of).
  * The first BENCH_WARMUP sends (default 300) let Solgate's correction learn and are not scored.
  *
  * Per profile it prints a reliability table (quoted-odds bucket -> observed landing share, counts), the Brier
@@ -113,7 +114,8 @@ async function runProfile(profile: string, seed: number) {
   const solgate: ChildProcess = spawn(process.execPath, ["src/main.ts"], {
     cwd: new URL("../../", import.meta.url),
     env: {
-      ...process.env,
+      // The localnet's variables are the localnet's: Solgate's own config would read (and judge) them.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LOCALNET_"))),
       NODE_ENV: "development",
       SOLGATE_RPC_URL: localnet.rpcUrl,
       SOLGATE_API_KEYS: KEY,
@@ -124,6 +126,10 @@ async function runProfile(profile: string, seed: number) {
       SOLGATE_FEES_TARGET: String(TARGET),
     },
     stdio: ["ignore", "ignore", "inherit"],
+  });
+  let exited = false;
+  solgate.once("exit", () => {
+    exited = true;
   });
   const base = `http://127.0.0.1:${port}/v1/${CHAIN}`;
   const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -139,6 +145,7 @@ async function runProfile(profile: string, seed: number) {
         .then(async (r) => (r.ok ? ((await r.json()) as { priority?: { odds?: unknown } }) : undefined))
         .catch(() => undefined);
       if (ok?.priority?.odds) break;
+      if (exited) throw new Error("Solgate exited before quoting odds");
       if (Date.now() > deadline) throw new Error("Solgate gave no odds within 180 s");
       await sleep(500);
     }
@@ -228,11 +235,15 @@ async function runProfile(profile: string, seed: number) {
         blockhash = (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
         blockhashAt = Date.now();
       }
-      const hot = hotAccount !== undefined && profile === "storm" ? rand() < 1 / 3 : false;
+      const hot = hotAccount !== undefined && profile !== "calm" ? rand() < 1 / 3 : false;
       const slot = counter % payers.length;
       const payer = payers[slot];
       const sink = sinks[slot].address;
-      const [quote, rpf] = await Promise.all([quoteFor(payer, sink, hot), baselines(hot)]);
+      const [quote, rpf, sentSlot] = await Promise.all([
+        quoteFor(payer, sink, hot),
+        baselines(hot),
+        rpc.getSlot({ commitment: "confirmed" }).send(),
+      ]);
       if (quote === undefined) {
         await sleep(200);
         continue;
@@ -285,7 +296,7 @@ async function runProfile(profile: string, seed: number) {
           price,
           odds,
           interpolated,
-          quoteSlot: quote.slot,
+          quoteSlot: sentSlot,
           hot,
           scored: counter > WARMUP,
         };
@@ -341,6 +352,8 @@ interface ProfileReport {
   hindsight: bigint | undefined;
   baselines: Record<"p50" | "p75" | "max", { n: number; landed: number; medianPrice: bigint }>;
   targets: { calibrated: boolean; recommendedLands: boolean; overpay: boolean };
+  /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price. */
+  kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint }[];
 }
 
 const landedWithin = (r: SendRecord) => r.landedSlot !== undefined && r.landedSlot <= r.quoteSlot + BigInt(K);
@@ -411,12 +424,27 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
       max: stats(scored.filter((r) => r.kind === "max")),
     },
     targets: { calibrated, recommendedLands: recommended.landed >= TARGET, overpay },
+    kinds: (["recommended", "level", "between", "p50", "p75", "max"] as const)
+      .flatMap((kind) =>
+        [false, true].map((hot) => {
+          const rs = scored.filter((r) => r.kind === kind && r.hot === hot);
+          const q = rs.filter((r) => r.odds !== undefined);
+          return {
+            name: `${kind}${hot ? " (hot account)" : ""}`,
+            n: rs.length,
+            quoted: q.length === 0 ? undefined : q.reduce((sum, r) => sum + r.odds!, 0) / q.length,
+            landed: rs.length === 0 ? 0 : rs.filter(landedWithin).length / rs.length,
+            medianPrice: median(rs.map((r) => r.price)),
+          };
+        }),
+      )
+      .filter((k) => k.n > 0),
   };
 }
 
 function print(r: ProfileReport): void {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  console.log(`\n== ${r.profile} ==  (landing within ${K} slots of the quote's slot)`);
+  console.log(`\n== ${r.profile} ==  (landing within ${K} slots of the confirmed slot at the send)`);
   console.log("quoted odds   sends   mean quoted   observed   |obs-quoted|");
   for (const b of r.buckets) {
     if (b.n === 0) continue;
@@ -426,6 +454,11 @@ function print(r: ProfileReport): void {
     );
   }
   console.log(`Brier score: ${r.brier === undefined ? "n/a" : r.brier.toFixed(4)}`);
+  console.log("by kind of send:                 sends  mean quoted  landed  median fee");
+  for (const k of r.kinds)
+    console.log(
+      `  ${k.name.padEnd(28)} ${String(k.n).padStart(5)}  ${(k.quoted === undefined ? "-" : k.quoted.toFixed(3)).padStart(11)}  ${k.landed.toFixed(3)}  ${String(k.medianPrice).padStart(10)}`,
+    );
   const h = r.hindsight === undefined ? "none landed >= 90%" : String(r.hindsight);
   console.log(`cheapest fee landing >= 90% in hindsight: ${h} micro-lamports/CU`);
   const line = (name: string, s: { n: number; landed: number; medianPrice: bigint }) => {

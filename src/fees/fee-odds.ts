@@ -96,11 +96,12 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   let memoKey = "";
   let memoCurve: InclusionCurve | undefined;
   function curveOf(candidate: Candidate): InclusionCurve | undefined {
-    if (candidate !== REFERENCE_CANDIDATE) return loads.curve(candidate);
-    const key = `${loads.version()}`;
+    const reach = calibration.firstReachable(k);
+    if (candidate !== REFERENCE_CANDIDATE) return loads.curve(candidate, reach);
+    const key = `${loads.version()}:${reach}`;
     if (key !== memoKey) {
       memoKey = key;
-      memoCurve = loads.curve(candidate);
+      memoCurve = loads.curve(candidate, reach);
     }
     return memoCurve;
   }
@@ -202,7 +203,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
     waiting(signature, price, candidate) {
       const send = sent.get(keyOf(signature));
       if (send === undefined || send.landed) return undefined;
-      const curve = loads.curve(candidate);
+      const curve = curveOf(candidate);
       if (curve === undefined || !curve.waitedSince(send.sentSlot, price)) return undefined;
       const landingPrice = ruleOf(curve);
       if (price >= landingPrice) return undefined;

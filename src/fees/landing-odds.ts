@@ -88,8 +88,11 @@ export interface BlockLoads {
   version(): number;
   /** Blocks (not skipped slots) held. */
   blocks(): number;
-  /** The curve for a candidate; undefined while there are too few blocks to estimate. */
-  curve(candidate: Candidate): InclusionCurve | undefined;
+  /**
+   * The curve for a candidate; undefined while there are too few blocks to estimate. A send at slot s competes
+   * in the blocks of slots s + `firstReachable` .. s + k (default 1: every one of the k).
+   */
+  curve(candidate: Candidate, firstReachable?: number): InclusionCurve | undefined;
 }
 
 /** The candidate GetFees quotes for: the reference shape, no account contention. */
@@ -158,7 +161,7 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
     version: () => version,
     blocks: () => records.length,
 
-    curve(candidate) {
+    curve(candidate, firstReachable = 1) {
       if (records.length < minBlocks || newest === undefined || first === undefined) return undefined;
       const from = maxBig(first, newest - BigInt(windowSlots) + 1n);
       const slots = Number(newest - from + 1n);
@@ -177,12 +180,13 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
         if (cost > accountLimit && writable.length > 0) c = Number.POSITIVE_INFINITY;
         clearing[Number(record.slot - from)] = c;
       }
-      // A send made at slot s competes in the blocks of slots s+1 .. s+k.
+      // A send made at slot s competes in the blocks of slots s+d .. s+k (d = firstReachable).
+      const d = Math.max(1, Math.min(k, Math.floor(firstReachable)));
       const runs = slots - k;
       const minima = new Float64Array(runs);
       for (let i = 0; i < runs; i++) {
         let m = Number.POSITIVE_INFINITY;
-        for (let j = i + 1; j <= i + k; j++) if (clearing[j] < m) m = clearing[j];
+        for (let j = i + d; j <= i + k; j++) if (clearing[j] < m) m = clearing[j];
         minima[i] = m;
       }
       minima.sort();

@@ -47,6 +47,12 @@ export interface OddsCalibration {
   forgetPending(): void;
   /** Raw odds to calibrated odds (non-decreasing). */
   apply(rawOdds: number): number;
+  /**
+   * The first slot after its send that a send typically lands in (the 10th percentile of the landing delays of
+   * the last 1,000 sends that landed within k; 1 until 20 have): slots before it are out of a new send's reach
+   * (the time a send takes to reach the leader, and the lag of the slot it was sent at).
+   */
+  firstReachable(withinSlots: number): number;
   /** Outcomes held. */
   outcomes(): number;
   /** Increments when the mapping changes. */
@@ -67,6 +73,10 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
   let next = 0;
   let version = 0;
   let points: { x: number; y: number }[] | undefined;
+  const DELAYS = 1000;
+  const delays = new Uint16Array(DELAYS);
+  let delayCount = 0;
+  let delayNext = 0;
 
   function record(rawOdds: number, ok: boolean): void {
     raw[next] = rawOdds;
@@ -125,6 +135,9 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
         const horizon = send.sentSlot + BigInt(k);
         if (send.landedSlot !== undefined && send.landedSlot <= horizon) {
           record(send.rawOdds, true);
+          delays[delayNext] = Math.max(0, Math.min(65535, Number(send.landedSlot - send.sentSlot)));
+          delayNext = (delayNext + 1) % DELAYS;
+          delayCount = Math.min(delayCount + 1, DELAYS);
           pending.delete(key);
         } else if (newestSlot >= horizon) {
           record(send.rawOdds, false);
@@ -145,6 +158,12 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
         }
       }
       return p[p.length - 1].y;
+    },
+    firstReachable(k) {
+      if (delayCount < 20) return 1;
+      const sorted = delays.slice(0, delayCount).sort();
+      const d = sorted[Math.floor(delayCount / 10)];
+      return Math.max(1, Math.min(k, d));
     },
     outcomes: () => count,
     version: () => version,

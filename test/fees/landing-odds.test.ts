@@ -129,6 +129,20 @@ describe("block loads and the inclusion curve", () => {
     expect(odds).toBeLessThan(0.7);
   });
 
+  it("leaves out the slots a send cannot reach: with the first reachable slot later, fewer blocks to land in", () => {
+    const loads = createBlockLoads({ windowSlots: 150, withinSlots: 4, minBlocks: 8 });
+    // Every other block is empty (clears at 0), the others full: within 4 slots there is always an empty one,
+    // within slots 4..4 only half the time.
+    feed(
+      loads,
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? [tx(0n)] : fullBlock(1000n))),
+    );
+    expect(loads.curve(REFERENCE_CANDIDATE, 1)!.rawOdds(0n)).toBe(1);
+    const late = loads.curve(REFERENCE_CANDIDATE, 4)!.rawOdds(0n);
+    expect(late).toBeGreaterThan(0.4);
+    expect(late).toBeLessThan(0.6);
+  });
+
   it("refuses k outside 1 .. window - 1", () => {
     expect(() => createBlockLoads({ windowSlots: 150, withinSlots: 0 })).toThrow(/withinSlots/);
     expect(() => createBlockLoads({ windowSlots: 150, withinSlots: 150 })).toThrow(/withinSlots/);

@@ -71,4 +71,21 @@ describe("odds calibration", () => {
     expect(calibration.outcomes()).toBe(2);
     expect(calibration.apply(0.3)).toBeGreaterThan(0.3); // a hit
   });
+
+  it("learns how soon sends can land: the 10th percentile of their landing delays, within 1 .. k", () => {
+    const calibration = createOddsCalibration();
+    expect(calibration.firstReachable(4)).toBe(1); // no data: every one of the k slots
+    for (let i = 0; i < 100; i++) {
+      const send = { rawOdds: 0.9, sentSlot: BigInt(i * 10) } as {
+        rawOdds: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(`d${i}`, send);
+      send.landedSlot = send.sentSlot + (i < 5 ? 1n : i < 50 ? 2n : 3n); // 5% after 1 slot, 45% after 2
+    }
+    calibration.settle(10_000n, 4);
+    expect(calibration.firstReachable(4)).toBe(2);
+    expect(calibration.firstReachable(1)).toBe(1);
+  });
 });

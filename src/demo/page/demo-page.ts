@@ -49,6 +49,16 @@ function feeSummary(est: FeeEstimate | undefined) {
         : Object.fromEntries(
             (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, String(est.priority?.[k])]),
           ),
+    // The odds of landing within `withinSlots` slots at each level; null while the gateway cannot estimate them.
+    odds:
+      est?.priority?.odds === undefined
+        ? null
+        : {
+            withinSlots: est.priority.odds.withinSlots,
+            ...Object.fromEntries(
+              (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, est.priority!.odds![k]]),
+            ),
+          },
   };
 }
 
@@ -167,7 +177,11 @@ function runLive(): void {
       out.append(row("error", `${r.error.code}${r.error.reason ? ` (${r.error.reason})` : ""}: ${r.error.message}`));
       return;
     }
-    for (const [k, v] of Object.entries(r.value.levels ?? {})) out.append(row(k, `${v} µlamports/CU`));
+    const odds = r.value.odds as Record<string, number> | null;
+    for (const [k, v] of Object.entries(r.value.levels ?? {})) {
+      const chance = odds === null ? "" : ` · ${(odds[k] * 100).toFixed(0)}% to land within ${odds.withinSlots} slots`;
+      out.append(row(k, `${v} µlamports/CU${chance}`));
+    }
     out.append(
       row("base fee", `${r.value.lamportsPerSignature} lamports/signature`),
       row("source", r.value.source),

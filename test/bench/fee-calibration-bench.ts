@@ -352,8 +352,8 @@ interface ProfileReport {
   hindsight: bigint | undefined;
   baselines: Record<"p50" | "p75" | "max", { n: number; landed: number; medianPrice: bigint }>;
   targets: { calibrated: boolean; recommendedLands: boolean; overpay: boolean };
-  /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price. */
-  kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint }[];
+  /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price, landing delays. */
+  kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint; delays: string }[];
 }
 
 const landedWithin = (r: SendRecord) => r.landedSlot !== undefined && r.landedSlot <= r.quoteSlot + BigInt(K);
@@ -454,10 +454,12 @@ function print(r: ProfileReport): void {
     );
   }
   console.log(`Brier score: ${r.brier === undefined ? "n/a" : r.brier.toFixed(4)}`);
-  console.log("by kind of send:                 sends  mean quoted  landed  median fee");
+  console.log(
+    "by kind of send:                 sends  mean quoted  landed  median fee  landed after 1..8 slots, later, never",
+  );
   for (const k of r.kinds)
     console.log(
-      `  ${k.name.padEnd(28)} ${String(k.n).padStart(5)}  ${(k.quoted === undefined ? "-" : k.quoted.toFixed(3)).padStart(11)}  ${k.landed.toFixed(3)}  ${String(k.medianPrice).padStart(10)}`,
+      `  ${k.name.padEnd(28)} ${String(k.n).padStart(5)}  ${(k.quoted === undefined ? "-" : k.quoted.toFixed(3)).padStart(11)}  ${k.landed.toFixed(3)}  ${String(k.medianPrice).padStart(10)}  ${k.delays}`,
     );
   const h = r.hindsight === undefined ? "none landed >= 90%" : String(r.hindsight);
   console.log(`cheapest fee landing >= 90% in hindsight: ${h} micro-lamports/CU`);

@@ -435,6 +435,16 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
             quoted: q.length === 0 ? undefined : q.reduce((sum, r) => sum + r.odds!, 0) / q.length,
             landed: rs.length === 0 ? 0 : rs.filter(landedWithin).length / rs.length,
             medianPrice: median(rs.map((r) => r.price)),
+            // Slots from the send to its block: 1..8, later, never.
+            delays: [1, 2, 3, 4, 5, 6, 7, 8]
+              .map(
+                (d) => rs.filter((r) => r.landedSlot !== undefined && r.landedSlot - r.quoteSlot === BigInt(d)).length,
+              )
+              .concat([
+                rs.filter((r) => r.landedSlot !== undefined && r.landedSlot - r.quoteSlot > 8n).length,
+                rs.filter((r) => r.landedSlot === undefined).length,
+              ])
+              .join(" "),
           };
         }),
       )

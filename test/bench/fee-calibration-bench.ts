@@ -128,6 +128,8 @@ async function runProfile(profile: string, seed: number) {
     stdio: ["ignore", "ignore", "inherit"],
   });
   let exited = false;
+  const killSolgate = () => solgate.kill("SIGTERM");
+  process.once("exit", killSolgate);
   solgate.once("exit", () => {
     exited = true;
   });

@@ -141,8 +141,8 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       const watched = sent.get(key);
       if (watched !== undefined) watched.landed = true;
     }
-    // Replayed blocks (a fleet replica) carry no signatures: outcomes cannot be told, so none are taken.
-    if (transactions.length > 0 && transactions.every((tx) => tx.signature === undefined)) {
+    // Replayed blocks (a fleet replica) carry prices and write locks only: outcomes cannot be told, so none are taken.
+    if (transactions.length > 0 && transactions.every((tx) => tx.signatures === undefined)) {
       corrections.open.forgetPending();
       corrections.contended.forgetPending();
     }

@@ -3,7 +3,7 @@ import type { PricedTransaction } from "../../src/fees/block-transactions.ts";
 import { createFeeOdds } from "../../src/fees/fee-odds.ts";
 import { createFeeWindow } from "../../src/fees/fee-window.ts";
 import { REFERENCE_CANDIDATE } from "../../src/fees/landing-odds.ts";
-import { REFERENCE_SHAPE, transactionCost } from "../../src/fees/transaction-cost.ts";
+import { transactionCost } from "../../src/fees/transaction-cost.ts";
 
 const levels = { low: 1_000n, medium: 5_000n, high: 20_000n, veryHigh: 100_000n };
 const bounds = { floor: 0n, ceiling: undefined };

@@ -285,7 +285,7 @@ describe("API keys with names and limits, and the shared store", () => {
     ]);
     expect(c.apiKeys).toEqual(["alice-key-1", "ops-key-1", "bob-key-1"]);
     expect(c.rateLimit).toEqual({ points: 50, durationMs: 1000, burst: 0 });
-    expect(c.redis).toEqual({ url: "redis://127.0.0.1:6379/2" });
+    expect(c.redis).toEqual({ kind: "single", url: "redis://127.0.0.1:6379/2" });
   });
 
   it("names plain keys by a digest prefix, never by the key", () => {

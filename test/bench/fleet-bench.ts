@@ -51,7 +51,7 @@ async function gateway(redisUrl: string | undefined, port?: number): Promise<Gat
 
 async function stopAll(): Promise<void> {
   await Promise.all(running.splice(0).map((g) => g.kill()));
-  const probe = await connectRedis({ url: redis.url });
+  const probe = await connectRedis({ topology: { kind: "single", url: redis.url } });
   await probe.client.flushAll();
   await probe.close();
 }

@@ -502,6 +502,7 @@ function svg(reports: ProfileReport[]): string {
   const colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"];
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${size + 140}" height="${size}" font-family="sans-serif" font-size="11">`,
+    `<title>Landing odds: quoted vs observed landing within ${K} slots, per traffic profile</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}" stroke="#999" stroke-dasharray="4 3"/>`,
     `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(0)}" stroke="black"/>`,

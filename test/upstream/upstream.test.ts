@@ -113,7 +113,8 @@ describe("upstream over real HTTP with recorded node output", () => {
     const u = upstream([stalled.url, healthy.url], { timeoutMs: 300 });
     const started = performance.now();
     await u.rpc.getEpochInfo().send();
-    expect(performance.now() - started).toBeLessThan(1500);
+    // The stalled node's attempt timed out (it never answers) and the healthy one answered; 10x the timeout.
+    expect(performance.now() - started).toBeLessThan(3000);
     expect(stalled.seen).toHaveLength(1);
     expect(healthy.seen).toHaveLength(1);
     await u.rpc.getEpochInfo().send();

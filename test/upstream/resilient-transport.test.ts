@@ -172,7 +172,8 @@ describe("the circuit breaker of each URL", () => {
   it("half-opens after the cool-down: one probe goes through, and a node that answers again closes it", async () => {
     const url = await refusingUrl();
     const port = Number(new URL(url).port);
-    const u = upstream([url], { maxRetries: 0, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 6000 } });
+    // A cool-down long enough that the localnet's start (seconds on a loaded machine) ends inside it.
+    const u = upstream([url], { maxRetries: 0, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 20_000 } });
     for (let i = 0; i < 2; i++) await timedFailure(() => u.rpc.getSlot().send());
     expect(u.breakers()[0].state).toBe("open");
     // The node comes back on the same port: the real localnet.
@@ -188,5 +189,5 @@ describe("the circuit breaker of each URL", () => {
     } finally {
       await revived.stop();
     }
-  }, 30_000);
+  }, 60_000);
 });

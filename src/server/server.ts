@@ -27,7 +27,12 @@ import { compatOf, H2Request } from "./h2-exchange.ts";
 import type { DirectStreams, H2Response } from "./h2-exchange.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 import type { TurnWriter } from "./turn-writer.ts";
-import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
+import {
+  createDeadlineInterceptor,
+  createDrainInterceptor,
+  createErrorInterceptor,
+  createObserveInterceptor,
+} from "./interceptors.ts";
 import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
@@ -140,7 +145,8 @@ export function createServer(options: ServerOptions): SolgateServer {
   let routerHandlers: readonly UniversalHandler[] = [];
 
   const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
-  // Outermost first: observe sees the final code of everything, drain ends streams, errors are
+  // Outermost first: observe sees the final code of everything, drain ends streams, a unary call is answered at
+  // its deadline, errors are
   // mapped before anything else sees them, auth runs before the handler, and the request gate's
   // verdict on an undecodable body only after auth; then the contract's validation rules.
   const interceptors = [
@@ -148,6 +154,7 @@ export function createServer(options: ServerOptions): SolgateServer {
     ...(options.tracing === undefined ? [] : [options.tracing.interceptor]),
     createObserveInterceptor({ logger, metrics: options.metrics }),
     createDrainInterceptor(drain.signal),
+    createDeadlineInterceptor(),
     createErrorInterceptor(logger),
     createAuthInterceptor(options.auth, options.rateLimiter),
     createGateInterceptor(),

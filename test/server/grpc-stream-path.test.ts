@@ -118,23 +118,31 @@ describe("the lean gRPC stream path", () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
     const timed = await collect(grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth, timeoutMs: 150 }));
+    // The lean route's heartbeats, in order, until the deadline cut the call.
     expect(timed.slots.length).toBeGreaterThan(0);
+    expect(timed.slots).toEqual(timed.slots.map((_, i) => 1000n + BigInt(i)));
     expect(timed.error?.code).toBe(Code.DeadlineExceeded);
 
     const controller = new AbortController();
     const stream = grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth, signal: controller.signal });
     const seen: bigint[] = [];
-    const reading = (async () => {
-      try {
-        for await (const m of stream) {
-          seen.push((m.event.value as { slot: bigint }).slot);
-          if (seen.length === 2) controller.abort();
-        }
-      } catch {}
-    })();
-    await reading;
-    await new Promise((r) => setTimeout(r, 100));
-    expect(calls.at(-1)?.signal.aborted).toBe(true);
+    let ended: ConnectError | undefined;
+    try {
+      for await (const m of stream) {
+        seen.push((m.event.value as { slot: bigint }).slot);
+        if (seen.length === 2) controller.abort();
+      }
+    } catch (e) {
+      ended = ConnectError.from(e);
+    }
+    // Exactly what the lean route sent before the abort, and the abort is what ended it (not a server error).
+    expect(seen).toEqual([1000n, 1001n]);
+    expect(ended?.code).toBe(Code.Canceled);
+    const handler = calls.at(-1)!;
+    expect(handler.signature).toBe(LONG_SIGNATURE);
+    for (let waited = 0; !handler.signal.aborted && waited < 5000; waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(handler.signal.aborted).toBe(true);
   });
 
   it("ends open streams with UNAVAILABLE and a retry hint when the server drains", async () => {

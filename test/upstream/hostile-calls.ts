@@ -120,7 +120,7 @@ export async function callOnce(
       const info = e.findDetails(ErrorInfoSchema)[0];
       return done({
         httpStatus: httpStatusOfCode(e.code),
-        code: e.code === Code.DeadlineExceeded ? "hang" : Code[e.code],
+        code: e.code === Code.DeadlineExceeded ? "hang" : codeName(e.code),
         ...(info === undefined ? {} : { reason: info.reason, failure: info.metadata.failure }),
       });
     }
@@ -151,6 +151,11 @@ export async function callOnce(
   } catch {
     return done({ httpStatus: 0, code: "hang" });
   }
+}
+
+/** A Connect code as Connect JSON spells it (`failed_precondition`). */
+function codeName(code: Code): string {
+  return Code[code].replace(/(?<=[a-z])(?=[A-Z])/g, "_").toLowerCase();
 }
 
 /** Connect's code-to-HTTP mapping, for a stream's error. */

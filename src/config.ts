@@ -363,7 +363,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         halfOpenAfterMs: int("SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS", 10_000, 100, 600_000),
       },
       maxResponseBytes: int("SOLGATE_UPSTREAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, 1024, 2 ** 31 - 1),
-      maxScanResponseBytes: int("SOLGATE_UPSTREAM_MAX_SCAN_RESPONSE_BYTES", 128 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxScanResponseBytes: int("SOLGATE_UPSTREAM_MAX_SCAN_RESPONSE_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
     },
     logLevel,
     metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },

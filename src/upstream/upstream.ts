@@ -28,7 +28,7 @@ import type { RefusedAnswer } from "./resilient-transport.ts";
 /** Default of {@link UpstreamOptions.maxResponseBytes}: 16 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** Default of {@link UpstreamOptions.maxScanResponseBytes} (see docs/configuration.md for how it was sized). */
-export const DEFAULT_MAX_SCAN_RESPONSE_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_MAX_SCAN_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@link createUpstream}. */
 export interface UpstreamOptions {

@@ -60,6 +60,8 @@ export interface Config {
     maxResponseBytes: number;
     /** The largest getProgramAccounts answer read by a scan (program accounts, token holders), in bytes. */
     maxScanResponseBytes: number;
+    /** What the answers being read at once may hold between them, per chain, in bytes. */
+    maxBufferedBytes: number;
   };
   logLevel: LogLevel;
   /** Prometheus `/metrics`: its own port (0 = ephemeral) on its own interface (loopback by default). */
@@ -364,6 +366,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       maxResponseBytes: int("SOLGATE_UPSTREAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, 1024, 2 ** 31 - 1),
       maxScanResponseBytes: int("SOLGATE_UPSTREAM_MAX_SCAN_RESPONSE_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxBufferedBytes: int("SOLGATE_UPSTREAM_MAX_BUFFERED_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
     },
     logLevel,
     metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },

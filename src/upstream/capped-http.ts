@@ -9,14 +9,46 @@ import { SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/ki
 import type { RpcTransport } from "@solana/kit";
 import { parseJsonWithBigInts, stringifyJsonWithBigInts } from "@solana/rpc-spec-types";
 
-/** The answer grew past the cap; the connection was dropped. */
+/** The answer grew past the cap (or past what all answers being read may hold); the connection was dropped. */
 export class ResponseTooLargeError extends Error {
   readonly limit: number;
-  constructor(limit: number) {
-    super(`the upstream's answer is larger than ${limit} bytes`);
+  constructor(limit: number, shared = false) {
+    super(
+      shared
+        ? `the upstream's answers being read at once hold more than ${limit} bytes`
+        : `the upstream's answer is larger than ${limit} bytes`,
+    );
     this.name = "ResponseTooLargeError";
     this.limit = limit;
   }
+}
+
+/**
+ * Bytes that the answers being read at once may hold between them, across every call of a chain: without
+ * it, 32 calls in flight could each hold an answer just under the cap. A read that would go past it fails
+ * at once, like one past its own cap.
+ */
+export interface ByteBudget {
+  readonly limit: number;
+  /** Takes `bytes` if they fit; false (taking nothing) if not. */
+  take(bytes: number): boolean;
+  give(bytes: number): void;
+}
+
+/** Creates a budget of `limit` bytes. */
+export function createByteBudget(limit: number): ByteBudget {
+  let held = 0;
+  return {
+    limit,
+    take(bytes) {
+      if (held + bytes > limit) return false;
+      held += bytes;
+      return true;
+    },
+    give(bytes) {
+      held -= bytes;
+    },
+  };
 }
 
 /** Request headers every Solgate transport sends (compressed answers welcome). */
@@ -46,9 +78,11 @@ export async function postJson(url: string, body: string, signal: AbortSignal | 
 
 /**
  * Reads a response body as UTF-8, at most `maxBytes` of it: one byte more cancels the stream (undici then
- * destroys the socket: a half-read answer cannot be reused) and throws `ResponseTooLargeError`.
+ * destroys the socket: a half-read answer cannot be reused) and throws `ResponseTooLargeError`. With a
+ * `budget`, each chunk is taken from it as it comes, and all of it given back at the end; a chunk that does
+ * not fit fails the read the same way.
  */
-export async function readCapped(response: Response, maxBytes: number): Promise<string> {
+export async function readCapped(response: Response, maxBytes: number, budget?: ByteBudget): Promise<string> {
   if (response.body === null) return "";
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes && response.headers.get("content-encoding") === null) {
@@ -58,6 +92,7 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let taken = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -67,12 +102,21 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
         await reader.cancel().catch(() => {});
         throw new ResponseTooLargeError(maxBytes);
       }
+      if (budget !== undefined) {
+        if (!budget.take(value.byteLength)) {
+          await reader.cancel().catch(() => {});
+          throw new ResponseTooLargeError(budget.limit, true);
+        }
+        taken += value.byteLength;
+      }
       chunks.push(value);
     }
+    return Buffer.concat(chunks, total).toString("utf8");
   } finally {
     reader.releaseLock();
+    // What was taken goes back: from here on the bytes are garbage, or the string the caller parses.
+    if (taken > 0) budget?.give(taken);
   }
-  return Buffer.concat(chunks, total).toString("utf8");
 }
 
 /** Options of {@link createCappedJsonRpcTransport}. */
@@ -80,6 +124,8 @@ export interface CappedTransportOptions {
   url: string;
   /** The largest answer read, in bytes. */
   maxResponseBytes: number;
+  /** Shared by every transport of the chain: what the answers being read may hold between them. */
+  budget?: ByteBudget;
   /** Read integers as bigint (kit's RPC expects it: u64s stay exact); plain JSON.parse otherwise (DAS). */
   bigints: boolean;
 }
@@ -90,12 +136,12 @@ export interface CappedTransportOptions {
  * does): a burst of the same read costs the node one call.
  */
 export function createCappedJsonRpcTransport(options: CappedTransportOptions): RpcTransport {
-  const { url, maxResponseBytes, bigints } = options;
+  const { url, maxResponseBytes, bigints, budget } = options;
   const parse = bigints ? parseJsonWithBigInts : JSON.parse;
   const stringify = bigints ? stringifyJsonWithBigInts : JSON.stringify;
   const once = async (payload: unknown, signal: AbortSignal | undefined): Promise<unknown> => {
     const response = await postJson(url, stringify(payload), signal);
-    return parse(await readCapped(response, maxResponseBytes));
+    return parse(await readCapped(response, maxResponseBytes, budget));
   };
   return coalesced(once) as RpcTransport;
 }

@@ -6,6 +6,7 @@
  */
 import type { RpcTransport } from "@solana/kit";
 import { postJson, readCapped, ResponseTooLargeError } from "./capped-http.ts";
+import type { ByteBudget } from "./capped-http.ts";
 
 /** A body this small may be a JSON-RPC error (or an empty result): it is parsed whole. */
 const SMALL_BODY_CHARS = 64 * 1024;
@@ -86,9 +87,9 @@ export function createKeyScanTransport(url: string, maxResponseBytes: number): R
  * small data slice, where kit's bigint-preserving parser costs seconds per 100,000 accounts and the
  * caller reads only `pubkey` and the sliced `data` (no integer beyond 2^53 is read).
  */
-export function createPlainJsonTransport(url: string, maxResponseBytes: number): RpcTransport {
+export function createPlainJsonTransport(url: string, maxResponseBytes: number, budget?: ByteBudget): RpcTransport {
   return async function plainJson<T>({ payload, signal }: { payload: unknown; signal?: AbortSignal }): Promise<T> {
     const response = await postJson(url, JSON.stringify(payload), signal);
-    return JSON.parse(await readCapped(response, maxResponseBytes)) as T;
+    return JSON.parse(await readCapped(response, maxResponseBytes, budget)) as T;
   } as RpcTransport;
 }

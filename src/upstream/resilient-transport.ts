@@ -409,8 +409,10 @@ function classify(error: unknown, timedOut: boolean, closed: boolean, endpoint: 
   }
   if (error instanceof ResponseTooLargeError)
     return { kind: "response_too_large", retryable: true, endpoint, detail: String(error.limit) };
-  // A 200 whose body is not JSON (a captive proxy, an HTML error page) surfaces as a SyntaxError.
-  if (error instanceof SyntaxError) return { kind: "bad_response", retryable: true, endpoint };
+  // A 200 whose body is not JSON (a captive proxy, an HTML error page) surfaces as a SyntaxError; JSON nested
+  // too deep for the parser's stack as a RangeError.
+  if (error instanceof SyntaxError || error instanceof RangeError)
+    return { kind: "bad_response", retryable: true, endpoint };
   return { kind: "network_error", retryable: true, endpoint, detail: networkDetail(error) };
 }
 

@@ -19,7 +19,7 @@ import type { UpstreamMetrics } from "./metrics.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
 import type { BreakerState, EndpointBreaker, EndpointBreakerOptions } from "./endpoint-breaker.ts";
 import type { UpstreamCallTracer } from "./call-tracer.ts";
-import { createCappedJsonRpcTransport } from "./capped-http.ts";
+import { createByteBudget, createCappedJsonRpcTransport } from "./capped-http.ts";
 import { KEY_SCAN_SCHEMAS, RESULT_SCHEMAS, SLICE_SCAN_SCHEMAS } from "./response-schemas.ts";
 import { createSlotWatch } from "./slot-watch.ts";
 import type { SlotWatch } from "./slot-watch.ts";
@@ -68,6 +68,12 @@ export interface UpstreamOptions {
   maxResponseBytes?: number;
   /** The same for getProgramAccounts scans (default {@link DEFAULT_MAX_SCAN_RESPONSE_BYTES}). */
   maxScanResponseBytes?: number;
+  /**
+   * What the answers being read at once may hold between them, across every call of the chain (default:
+   * the scan limit). Past it a read fails as one past its own limit: 32 calls in flight cannot each hold
+   * an answer just under the limit.
+   */
+  maxBufferedBytes?: number;
   /** Told of every answer refused at the boundary (wrong shape, lagging node, too large): for a warning log. */
   onRefused?: (refused: RefusedAnswer) => void;
 }
@@ -199,6 +205,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   };
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxScanResponseBytes = options.maxScanResponseBytes ?? DEFAULT_MAX_SCAN_RESPONSE_BYTES;
+  const budget = createByteBudget(options.maxBufferedBytes ?? maxScanResponseBytes);
   const semaphore = createSemaphore(options.maxConcurrency ?? 32);
   const closer = new AbortController();
   const shared = {
@@ -220,7 +227,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     label: redactUrl(url),
     // Every integer parsed as bigint, as kit's own transport does (rentEpoch is u64::MAX on most accounts),
     // compressed answers, identical concurrent calls coalesced; and the answer's size capped while it is read.
-    transport: createCappedJsonRpcTransport({ url, maxResponseBytes, bigints: true }),
+    transport: createCappedJsonRpcTransport({ url, maxResponseBytes, bigints: true, budget }),
     breaker: breakerFor(url),
     watch: watchFor(url),
   }));
@@ -233,7 +240,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     schemas: RESULT_SCHEMAS,
     endpoints: dasUrls.map((url) => ({
       label: redactUrl(url),
-      transport: createCappedJsonRpcTransport({ url, maxResponseBytes, bigints: false }),
+      transport: createCappedJsonRpcTransport({ url, maxResponseBytes, bigints: false, budget }),
       breaker: breakerFor(url),
     })),
   });
@@ -254,7 +261,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     schemas: SLICE_SCAN_SCHEMAS,
     endpoints: options.rpcUrls.map((url) => ({
       label: redactUrl(url),
-      transport: createPlainJsonTransport(url, maxScanResponseBytes),
+      transport: createPlainJsonTransport(url, maxScanResponseBytes, budget),
       breaker: breakerFor(url),
     })),
   });

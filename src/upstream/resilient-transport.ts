@@ -407,8 +407,10 @@ function classify(error: unknown, timedOut: boolean, closed: boolean, endpoint: 
     const retryable = status === 408 || status >= 500;
     return { kind: "http_error", retryable, status, retryAfterMs, endpoint };
   }
+  // Another URL may answer within the limit; the same one asked again would most likely send the same
+  // flood (and every try reads up to the limit first), so it is failed over, not retried.
   if (error instanceof ResponseTooLargeError)
-    return { kind: "response_too_large", retryable: true, endpoint, detail: String(error.limit) };
+    return { kind: "response_too_large", retryable: false, endpoint, detail: String(error.limit) };
   // A 200 whose body is not JSON (a captive proxy, an HTML error page) surfaces as a SyntaxError; JSON nested
   // too deep for the parser's stack as a RangeError.
   if (error instanceof SyntaxError || error instanceof RangeError)

@@ -121,6 +121,14 @@ export const RESULT_SCHEMAS: Readonly<Record<string, v.GenericSchema>> = {
   getAssetsByOwner: das.page,
 };
 
+/** The PubSub notifications the signature feed consumes (their `result`, as kit hands it on). */
+export const NOTIFICATION_SCHEMAS: Readonly<Record<string, v.GenericSchema>> = {
+  signatureNotification: v.looseObject({
+    context,
+    value: v.union([v.literal("receivedSignature"), v.looseObject({ err: v.unknown() })]),
+  }),
+};
+
 /** The key scan's own answer: the pubkeys its stream parser found. */
 export const KEY_SCAN_SCHEMAS: Readonly<Record<string, v.GenericSchema>> = {
   getProgramAccounts: v.array(base58),

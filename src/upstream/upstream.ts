@@ -74,6 +74,8 @@ export interface UpstreamOptions {
    * an answer just under the limit.
    */
   maxBufferedBytes?: number;
+  /** The largest PubSub message taken (default 1 MiB): a larger one drops the WebSocket at once. */
+  maxWsMessageBytes?: number;
   /** Told of every answer refused at the boundary (wrong shape, lagging node, too large): for a warning log. */
   onRefused?: (refused: RefusedAnswer) => void;
 }
@@ -266,7 +268,14 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     })),
   });
   let nextKeyScanId = 1;
-  const signatures = wsUrls === null ? undefined : createSignatureFeed({ url: wsUrls, onError: options.onFeedError });
+  const signatures =
+    wsUrls === null
+      ? undefined
+      : createSignatureFeed({
+          url: wsUrls,
+          onError: options.onFeedError,
+          ...(options.maxWsMessageBytes === undefined ? {} : { maxMessageBytes: options.maxWsMessageBytes }),
+        });
 
   return {
     chain: options.chain,

@@ -25,9 +25,16 @@ export interface HostileSectionInput {
   manifest: Omit<HostileWorld, "chain">;
 }
 
-/** Runs the section, prints its table, and returns the targets it missed. */
-export async function runHostileUpstreamSection(input: HostileSectionInput): Promise<string[]> {
+/**
+ * Runs the section and prints its table. Returns the targets it missed: `failures` (wrong answers, a dead
+ * gateway) and `soft` (the memory target, which like abuse-bench's other timing and memory targets fails the
+ * run only with `--strict`).
+ */
+export async function runHostileUpstreamSection(
+  input: HostileSectionInput,
+): Promise<{ failures: string[]; soft: string[] }> {
   const failures: string[] = [];
+  const soft: string[] = [];
   const hostile = await startHostileUpstream(input.rpcUrl, input.wsUrl);
   const requests = await requestsOfEveryRpc({ ...input.manifest, chain: CHAIN }, input.rpcUrl);
   const honest = new Map<string, CallOutcome>();
@@ -75,9 +82,9 @@ export async function runHostileUpstreamSection(input: HostileSectionInput): Pro
             `  ${"".padEnd(14)} ${mib(hostile.hugeBytesSent())} of 2 GB answers written before the gateway hung up`,
           );
           if (peak >= 2 * idle)
-            failures.push(`hostile upstream (huge): peak RSS ${(peak / idle).toFixed(2)}x idle (target < 2x)`);
+            soft.push(`hostile upstream (huge): peak RSS ${(peak / idle).toFixed(2)}x idle (target < 2x)`);
           if (after >= 2 * idle)
-            failures.push(`hostile upstream (huge): RSS after ${(after / idle).toFixed(2)}x idle (target < 2x)`);
+            soft.push(`hostile upstream (huge): RSS after ${(after / idle).toFixed(2)}x idle (target < 2x)`);
         }
         if (!gateway.alive()) failures.push(`hostile upstream (${mode}): the gateway died`);
         for (const o of outcomes) {
@@ -98,7 +105,7 @@ export async function runHostileUpstreamSection(input: HostileSectionInput): Pro
   } finally {
     await hostile.close();
   }
-  return failures;
+  return { failures, soft };
 }
 
 interface GatewayProcess {

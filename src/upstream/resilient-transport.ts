@@ -3,7 +3,8 @@
  * each under a timeout and a slot of the concurrency cap, retried with exponential backoff and
  * jitter on HTTP 429/5xx, timeouts, network errors and unhealthy nodes, failing over across the
  * configured URLs and remembering which one answered last; all of it within one time budget per call,
- * and skipping URLs whose circuit breaker is open.
+ * and skipping URLs whose circuit breaker is open. An answer is only handed on once it fits its method's
+ * schema and the URL's slot watch finds nothing wrong with it; one that does not is a failed attempt.
  */
 import {
   isSolanaError,

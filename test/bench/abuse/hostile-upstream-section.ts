@@ -41,7 +41,9 @@ export async function runHostileUpstreamSection(
   console.log(`\nhostile upstream: ${requests.size} RPCs x ${HOSTILE_MODES.length} modes, a fresh gateway per mode`);
   try {
     for (const mode of HOSTILE_MODES) {
-      const gateway = await startGatewayProcess(hostile.url, hostile.wsUrl);
+      // A 3 s budget cuts the trickle sooner than the default 10 s (the bench runs in CI under a time limit);
+      // the 2 GB answers keep the default, so that even a loaded machine reads to the size limit.
+      const gateway = await startGatewayProcess(hostile.url, hostile.wsUrl, mode === "huge" ? 10_000 : 3000);
       try {
         await sleep(1000);
         const cold = rssOf(gateway.pid);
@@ -115,7 +117,7 @@ interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-async function startGatewayProcess(rpcUrl: string, wsUrl: string): Promise<GatewayProcess> {
+async function startGatewayProcess(rpcUrl: string, wsUrl: string, budgetMs: number): Promise<GatewayProcess> {
   const port = await freePort();
   const child = spawn(NODE, ["src/main.ts"], {
     env: {
@@ -128,6 +130,7 @@ async function startGatewayProcess(rpcUrl: string, wsUrl: string): Promise<Gatew
       SOLGATE_WS_URL: wsUrl,
       SOLGATE_CHAIN: CHAIN,
       SOLGATE_API_KEYS: KEY,
+      SOLGATE_UPSTREAM_BUDGET_MS: String(budgetMs),
       // Every call reaches the node: an open breaker would answer before the checks (and the reads) under test.
       SOLGATE_UPSTREAM_BREAKER_FAILURES: "1000",
       SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT: "100",

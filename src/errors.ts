@@ -84,6 +84,13 @@ export const ERROR_REASONS = {
     description: "The Solana node behind this chain did not answer or failed; retry after the delay given.",
     retryable: true,
   },
+  UPSTREAM_INVALID_RESPONSE: {
+    code: Code.Unavailable,
+    httpStatus: 503,
+    description:
+      "The Solana node behind this chain answered with something that cannot be trusted (a wrong shape, a number out of range, an answer past the size limit); retry after the delay given.",
+    retryable: true,
+  },
   STORE_UNAVAILABLE: {
     code: Code.Unavailable,
     httpStatus: 503,

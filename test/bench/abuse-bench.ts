@@ -8,11 +8,13 @@
  *     GetFees: p99 flooded vs quiet (target <= 2x), connections refused by the per-address cap, the
  *     gateway's heap and RSS before, during and after;
  *  3. soak: reads of every service, real transfers (confirm and wait, or submit and watch) for a while;
- *     heap after a forced GC at start and at end (target within +-10%).
+ *     heap after a forced GC at start and at end (target within +-10%);
+ *  4. hostile: every RPC against every mode of a hostile upstream node, through gateways of its own
+ *     (abuse/hostile-upstream-section.ts): answers by status and code, RSS during a 2 GB answer.
  * Forced GCs go through the gateway's inspector (`--inspect` on a loopback port, HeapProfiler.collectGarbage),
  * so the gateway needs no debug hook; heap and RSS are read from its own /metrics.
  *
- * Run: npx node test/bench/abuse-bench.ts [--ci] [--only fuzz,flood,soak] [--fuzz 1000000] [--seed 1]
+ * Run: npx node test/bench/abuse-bench.ts [--ci] [--only fuzz,flood,soak,hostile] [--fuzz 1000000] [--seed 1]
  *      [--flood 3000] [--soak-s 1800] [--world small|full] [--fuzz-minutes 90] [--strict]
  * `--ci`: 20,000 cases, a 1,500-connection flood, a 60 s soak, a small world. Exits 1 when the fuzz target
  * is missed, including when the time bound (`--fuzz-minutes`) stops it short of its case count (`--fuzz`); the
@@ -32,11 +34,12 @@ import type { FuzzCase } from "./abuse/fuzz-cases.ts";
 import { CHAIN, startGatewayUnderTest } from "./abuse/gateway-under-test.ts";
 import { createRawClient } from "./abuse/raw-client.ts";
 import { startSoak } from "./abuse/soak-load.ts";
+import { runHostileUpstreamSection } from "./abuse/hostile-upstream-section.ts";
 
 const { values: args } = parseArgs({
   options: {
     ci: { type: "boolean", default: false },
-    only: { type: "string", default: "fuzz,flood,soak" },
+    only: { type: "string", default: "fuzz,flood,soak,hostile" },
     fuzz: { type: "string" },
     seed: { type: "string", default: "1" },
     case: { type: "string" },
@@ -85,6 +88,11 @@ try {
   if (only.has("fuzz")) await fuzz();
   if (only.has("flood")) await flood();
   if (only.has("soak")) await soak();
+  if (only.has("hostile"))
+    await runHostileUpstreamSection({ ...gateway.localnet, manifest: gateway.manifest }).then((missed) => {
+      failures.push(...missed.failures);
+      soft.push(...missed.soft);
+    });
 } finally {
   await gateway.stop();
 }

@@ -56,10 +56,10 @@ async function main(): Promise<void> {
     process.stdin.resume();
   }
   process.stdout.write(
-    `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`,
+    `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, geyserUrl: localnet.geyserUrl, pid: process.pid })}\n`,
   );
   process.stderr.write(
-    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
+    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}${localnet.geyserUrl ? `, Geyser gRPC ${localnet.geyserUrl}` : ""}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
   );
   try {
     await localnet.loaded;

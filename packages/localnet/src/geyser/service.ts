@@ -164,6 +164,9 @@ export function createGeyserService(options: GeyserServiceOptions): Partial<Serv
     async *subscribe(requests: AsyncIterable<SubscribeRequest>, context: HandlerContext) {
       const session = new Session(options.queueLimit);
       const detach = hub.attach(session);
+      // As the plugin's `tokio::time::interval`, whose first tick is immediate: the first ping also
+      // sends the response headers, which clients (tonic's among them) wait for before streaming.
+      session.push(ping());
       const timer = setInterval(() => session.push(ping()), options.pingMs);
       readRequests(requests, session).catch(() => {
         // The client went away (reset or closed): the response side ends on the abort signal.

@@ -211,7 +211,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
-  // Loaded only when served: Connect and the generated code stay out of a localnet without Geyser.
+  // Loaded only when served; it listens at once and loads Connect in the background (geyser/server.ts).
   const geyser = config.geyser
     ? await (await import("./geyser/server.ts")).startGeyserServer(chain, config.geyser, config.host)
     : undefined;

@@ -1,51 +1,44 @@
 /**
- * The localnet's Geyser server: yellowstone-grpc's `geyser.Geyser` over h2c gRPC (Connect's Node
- * adapter on `http2.createServer`), with the optional `x-token` check. Loaded lazily by localnet.ts,
- * so a localnet that does not serve Geyser never loads Connect.
+ * The localnet's Geyser server: yellowstone-grpc's `geyser.Geyser` over h2c gRPC, on Connect's Node
+ * adapter (stack.ts), with the optional `x-token` check.
+ *
+ * Start-up stays fast: this module needs only `node:http2`. The port listens at once (so the ready
+ * line can name it); Connect, protobuf-es and the generated code load in the background, and a call
+ * that arrives before they have is answered once they are.
  */
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { Geyser } from "../../gen/geyser_pb.js";
 import type { Chain } from "../chain/chain.ts";
 import type { GeyserConfig } from "./geyser-options.ts";
-import { createGeyserHub, type GeyserHub } from "./hub.ts";
-import { createGeyserService } from "./service.ts";
+import type { GeyserStack } from "./stack.ts";
 
 export interface GeyserServer {
   port: number;
-  hub: GeyserHub;
+  /** Settles once the service is loaded and following the chain. */
+  ready: Promise<GeyserStack>;
   close(): Promise<void>;
-}
-
-/** The plugin's auth layer: a missing or wrong `x-token` is Unauthenticated. */
-function tokenCheck(token: string): Interceptor {
-  return (next) => async (request) => {
-    if (request.header.get("x-token") !== token) {
-      throw new ConnectError("No valid auth token", Code.Unauthenticated);
-    }
-    return next(request);
-  };
 }
 
 /** Starts the server on `config.port` (0: a free port) and resolves once it listens. */
 export async function startGeyserServer(chain: Chain, config: GeyserConfig, host: string): Promise<GeyserServer> {
-  const hub = createGeyserHub({ chain, replaySlots: config.replaySlots });
-  const handler = connectNodeAdapter({
-    grpc: true,
-    grpcWeb: false,
-    connect: false,
-    interceptors: config.token === null ? [] : [tokenCheck(config.token)],
-    routes(router) {
-      router.service(Geyser, createGeyserService({ chain, hub, queueLimit: config.queueLimit, pingMs: config.pingMs }));
-    },
-  });
-  const server = http2.createServer(handler);
+  const server = http2.createServer();
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
+  });
+  let load: () => void = () => {};
+  // Loaded after the caller has gone on (and printed its ready line): a macrotask later, not now.
+  const ready = new Promise<void>((resolve) => {
+    load = resolve;
+  })
+    .then(() => import("./stack.ts"))
+    .then(({ createGeyserStack }) => createGeyserStack(chain, config));
+  server.on("request", (request, response) => {
+    ready.then(
+      (stack) => stack.handler(request, response),
+      () => response.destroy(),
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -54,11 +47,12 @@ export async function startGeyserServer(chain: Chain, config: GeyserConfig, host
       resolve();
     });
   });
+  setImmediate(load);
   return {
     port: (server.address() as AddressInfo).port,
-    hub,
+    ready,
     async close() {
-      hub.close();
+      (await ready.catch(() => undefined))?.hub.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.destroy();
       await closed;

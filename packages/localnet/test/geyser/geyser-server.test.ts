@@ -97,3 +97,10 @@ it("cuts off a client that stops reading once its queue is full: Internal, lagge
   expect(await Promise.race([stream.failed, new Promise((r) => setTimeout(() => r("running"), 100))])).toBe("running");
   stream.close();
 });
+
+it("serves no Geyser when told not to", async () => {
+  const net = await startTestLocalnet({ geyser: false });
+  nets.push(net);
+  expect(net.handle.geyserUrl).toBeUndefined();
+  expect((await net.call("getSlot")).result).toBeGreaterThanOrEqual(0);
+});

@@ -83,24 +83,28 @@ export function createGeyserHub({ chain, replaySlots }: { chain: Chain; replaySl
     return bytes;
   };
 
-  /** The accounts the block (and direct writes since the last one) wrote, with their last writer. */
+  /**
+   * The accounts the block (and direct writes since the last one) wrote, with their last writer; their
+   * state is read only when `read` (a client wants accounts). Direct writes are collected only while a
+   * client is attached: seeding writes hundreds of thousands of accounts before anyone listens.
+   */
   const writesOf = (block: Block, read: boolean): { count: number; writes: AccountWrite[] } => {
-    const writers = new Map<string, { key: Uint8Array; signature: Uint8Array | undefined }>();
+    const writers = new Map<string, { key: Uint8Array | null; signature: Uint8Array | undefined }>();
     const named = new Set<string>();
     for (const record of block.transactions) {
       record.keys.keys.forEach((key, i) => {
         named.add(key);
-        if (record.keys.writable[i])
+        if (record.keys.writable[i]) {
           writers.set(key, { key: record.keys.keyBytes[i]!, signature: record.tx.signatures[0] });
+        }
       });
     }
-    for (const address of touched) {
-      if (!named.has(address)) writers.set(address, { key: bs58.decode(address), signature: undefined });
-    }
+    for (const address of touched) if (!named.has(address)) writers.set(address, { key: null, signature: undefined });
     touched.clear();
     if (!read) return { count: writers.size, writes: [] };
     const writes: AccountWrite[] = [];
-    for (const [address, { key, signature }] of writers) {
+    for (const [address, writer] of writers) {
+      const key = writer.key ?? bs58.decode(address);
       const account = chain.executor.readAccount(address, key);
       const owner = account?.owner ?? SYSTEM_PROGRAM;
       writeVersion++;
@@ -115,13 +119,14 @@ export function createGeyserHub({ chain, replaySlots }: { chain: Chain; replaySl
         rentEpoch: account?.rentEpoch ?? 0n,
         data: account?.data ?? new Uint8Array(0),
         writeVersion,
-        txnSignature: signature,
+        txnSignature: writer.signature,
       });
     }
     return { count: writers.size, writes };
   };
 
   const stopTouched = chain.onAccountsTouched(({ addresses }) => {
+    if (clients.size === 0) return;
     for (const address of addresses) touched.add(address);
   });
 

@@ -6,10 +6,10 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import http2 from "node:http2";
 import { afterAll, expect, it, vi } from "vitest";
 import { SubscribeRequestSchema } from "../../gen/geyser_pb.js";
-import { startTestLocalnet, type TestLocalnet } from "../helpers.ts";
+import { startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
 import { connectClient, openStream, request } from "./geyser-client.ts";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 30_000 });
 
 const nets: TestLocalnet[] = [];
 afterAll(async () => {
@@ -81,9 +81,14 @@ it("cuts off a client that stops reading once its queue is full: Internal, lagge
   const net = await startTestLocalnet({ slotMs: 10, geyser: { queueLimit: 20 } });
   nets.push(net);
   const raw = rawSubscribe(net.handle.geyserUrl!);
-  // Node buffers 64 kB of a stream before it pushes back; beyond that the queue of 20 fills. At 10 ms
-  // slots (five slot statuses, a block and its meta each, ~600 bytes a slot) 4 s is ample.
-  await new Promise((r) => setTimeout(r, 4_000));
+  // Node buffers 64 kB of a stream before it pushes back; beyond that the queue of 20 fills. Five slot
+  // statuses, a block and its meta make ~600 bytes a slot: 400 slots are well past both.
+  const start = (await net.call("getSlot", [{ commitment: "processed" }])).result as number;
+  await waitFor(
+    "400 slots",
+    async () => (await net.call("getSlot", [{ commitment: "processed" }])).result >= start + 400,
+    25_000,
+  );
   raw.resume();
   const end = await raw.done;
   expect(end.status).toBe("13");

@@ -4,7 +4,7 @@
  * built on first use and shared by every client.
  */
 import { timestampFromMs, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { SlotStatus, type SubscribeUpdateBlockMeta, type SubscribeUpdateTransactionInfo } from "../../gen/geyser_pb.js";
+import type { SlotStatus, SubscribeUpdateBlockMeta, SubscribeUpdateTransactionInfo } from "../../gen/geyser_pb.js";
 import type { Block, TransactionRecord } from "../chain/block-store.ts";
 import { blockMeta, isVoteTransaction, transactionInfo, type AccountWrite } from "./convert.ts";
 
@@ -117,5 +117,3 @@ export function blockEvents(block: Block, writes: readonly AccountWrite[], writt
     createdAt,
   };
 }
-
-export { SlotStatus };

@@ -214,3 +214,86 @@ describe("transaction errors as bincode", () => {
     expect(UNTAGGED_INSTRUCTION_ERRORS).toEqual([]);
   });
 });
+
+describe("transaction and block filters", () => {
+  const KEY = (n: number) => bs58.encode(new Uint8Array(32).fill(n));
+  const SIG = bs58.encode(new Uint8Array(64).fill(5));
+  const tx = (keys: string[], opts: { vote?: boolean; failed?: boolean; owners?: string[] } = {}) =>
+    ({
+      kind: "transaction",
+      slot: 5n,
+      record: {
+        signature: SIG,
+        index: 0,
+        tx: { signatures: [bs58.decode(SIG)] },
+        outcome: { err: opts.failed ? "AccountInUse" : null },
+      },
+      isVote: opts.vote ?? false,
+      failed: opts.failed ?? false,
+      keys: new Set(keys),
+      info: () => ({}),
+      tokenOwnersAll: () => new Set(opts.owners ?? []),
+      tokenOwnersChanged: () => new Set<string>(),
+      createdAt: timestampFromMs(0),
+    }) as never;
+  const names = (f: Filter, event: never) => f.updates(event).map((u) => [u.updateOneof.case, ...u.filters].join(":"));
+
+  it("matches vote, failed, signature, include, exclude, required and token owners as the plugin does", () => {
+    const f = filter({
+      transactions: {
+        votes: { vote: true },
+        failures: { failed: true },
+        bySignature: { signature: SIG },
+        otherSignature: { signature: bs58.encode(new Uint8Array(64).fill(6)) },
+        anyOfOneTwo: { accountInclude: [KEY(1), KEY(2)] },
+        notThree: { accountExclude: [KEY(3)] },
+        oneAndTwo: { accountRequired: [KEY(1), KEY(2)] },
+        ownerNine: { accountInclude: [KEY(9)], tokenAccounts: 0 },
+      },
+      transactionsStatus: { status: { accountInclude: [KEY(1)] } },
+    });
+    expect(names(f, tx([KEY(1)]))).toEqual([
+      "transaction:bySignature:anyOfOneTwo:notThree",
+      "transactionStatus:status",
+    ]);
+    expect(names(f, tx([KEY(1), KEY(2), KEY(3)], { vote: true, failed: true }))).toEqual([
+      "transaction:votes:failures:bySignature:anyOfOneTwo:oneAndTwo",
+      "transactionStatus:status",
+    ]);
+    expect(names(f, tx([KEY(4)], { owners: [KEY(9)] }))).toEqual(["transaction:bySignature:notThree:ownerNine"]);
+  });
+
+  it("sends one block per block filter, its transactions and accounts narrowed by account_include", () => {
+    const txs = [tx([KEY(1)]), tx([KEY(2)])];
+    const accounts = [accountEvent(tokenAccountData())];
+    const event = {
+      kind: "block",
+      block: {},
+      transactions: txs,
+      accounts,
+      writtenCount: 3,
+      meta: () => ({ slot: 5n, blockhash: "h", executedTransactionCount: 2n }),
+      createdAt: timestampFromMs(0),
+    } as never;
+    const f = filter({
+      blocks: {
+        all: { includeAccounts: true },
+        one: { accountInclude: [KEY(1)] },
+        none: { includeTransactions: false },
+      },
+    });
+    const updates = f.updates(event).map((u) => {
+      const block = u.updateOneof.value as {
+        transactions: unknown[];
+        accounts: unknown[];
+        updatedAccountCount: bigint;
+      };
+      return [u.filters[0], block.transactions.length, block.accounts.length, block.updatedAccountCount];
+    });
+    expect(updates).toEqual([
+      ["all", 2, 1, 3n],
+      ["one", 1, 0, 3n],
+      ["none", 0, 0, 3n],
+    ]);
+  });
+});

@@ -59,8 +59,11 @@ async function main(): Promise<void> {
     `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, geyserUrl: localnet.geyserUrl, pid: process.pid })}\n`,
   );
   process.stderr.write(
-    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}${localnet.geyserUrl ? `, Geyser gRPC ${localnet.geyserUrl}` : ""}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
+    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
   );
+  if (localnet.geyserUrl !== undefined) {
+    process.stderr.write(`localnet: Yellowstone gRPC (geyser.Geyser) at ${localnet.geyserUrl}\n`);
+  }
   try {
     await localnet.loaded;
   } catch (e) {

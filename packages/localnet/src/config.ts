@@ -5,6 +5,7 @@
 import type { ChainOptions } from "./chain/chain.ts";
 import { accountLimitFor, MAX_BLOCK_UNITS } from "./chain/cost-model.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
+import { parseGeyserConfig, type GeyserConfig } from "./geyser/geyser-options.ts";
 import { parseLoadingConfig, type LoadingConfig } from "./loading/loading-options.ts";
 import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
 import { parseWorldConfig, type WorldConfig } from "./world/world-options.ts";
@@ -29,6 +30,8 @@ export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   voteSubscription: boolean;
   /** Accounts and programs loaded at start (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/). */
   loading: LoadingConfig;
+  /** Yellowstone gRPC (LOCALNET_GEYSER_PORT, default 10000; `off`: none; geyser/geyser-options.ts). Unset: none. */
+  geyser?: GeyserConfig | null;
 }
 
 /** Defaults: a node-like chain on 127.0.0.1:8899. */
@@ -164,5 +167,6 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     world: parseWorldConfig(env, standalone),
     traffic: parseTrafficConfig(env, standalone, { blockCostLimit, accountCostLimit }),
     loading: parseLoadingConfig(env),
+    geyser: parseGeyserConfig(env),
   };
 }

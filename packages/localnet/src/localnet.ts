@@ -59,6 +59,8 @@ export interface Localnet extends LocalnetWorld {
   rpcUrl: string;
   wsUrl: string;
   port: number;
+  /** `http://host:port` of the Geyser gRPC server (undefined when it is off). */
+  geyserUrl?: string;
   /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
   loaded: Promise<void>;
   close(): Promise<void>;
@@ -209,6 +211,10 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
+  // Loaded only when served; it listens at once and loads Connect in the background (geyser/server.ts).
+  const geyser = config.geyser
+    ? await (await import("./geyser/server.ts")).startGeyserServer(chain, config.geyser, config.host)
+    : undefined;
   await hooks.onStarted?.({ ...world, rpcUrl });
   const load = hooks.load;
   const loaded =
@@ -226,10 +232,12 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     rpcUrl,
     wsUrl: `ws://${host}:${port}`,
     port,
+    geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
     async close() {
       chain.stop();
       pubsub.close();
+      await geyser?.close();
       await server.close();
     },
   };

@@ -3,6 +3,7 @@
  * concurrent keep-alive connections), with and without preflight, and executed transactions/s
  * (until every accepted transfer has landed).
  * Run: npx node packages/localnet/test/bench/localnet-bench.ts [transfers=20000] [concurrency=64]
+ * (BENCH_GEYSER=0: without the Geyser server, to see what it costs the chain.)
  *
  * Baseline: none in this run, so its figures are absolute (sends/s against a target), not ratios. The baseline
  * it should have is agave's `solana-test-validator` (3.0, the version the localnet follows) on the same
@@ -115,6 +116,7 @@ async function main() {
     maxQueue: 1_000_000,
     world: false,
     traffic: false,
+    geyser: process.env.BENCH_GEYSER !== "0",
     execArgv: process.env.LOCALNET_PROFILE_DIR
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.LOCALNET_PROFILE_DIR}`]
       : [],

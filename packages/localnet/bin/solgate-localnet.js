@@ -12,6 +12,12 @@ import { fileURLToPath } from "node:url";
 
 const major = Number(process.versions.node.split(".")[0]);
 if (major >= 24) {
+  // stripTypeScriptTypes warns that it is experimental, once per process; the command's stderr stays its own.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    if (!String(warning?.message ?? warning).includes("stripTypeScriptTypes"))
+      emitWarning.call(process, warning, ...rest);
+  };
   module.registerHooks({
     load(url, context, nextLoad) {
       if (url.startsWith("file:") && url.endsWith(".ts") && url.includes("/node_modules/")) {

@@ -97,7 +97,11 @@ console.log(
     loadAverageAtStart: Number(load.toFixed(2)),
     loadAverageAtEnd: Number(loadavg()[0]!.toFixed(2)),
     commandMs: { median: Math.round(c), min: Math.round(Math.min(...command)), max: Math.round(Math.max(...command)) },
-    bareNodeMs: { median: Math.round(b), min: Math.round(Math.min(...baseline)), max: Math.round(Math.max(...baseline)) },
+    bareNodeMs: {
+      median: Math.round(b),
+      min: Math.round(Math.min(...baseline)),
+      max: Math.round(Math.max(...baseline)),
+    },
     ratio: Number((c / b).toFixed(2)),
     targetMs: 1000,
     met: c <= 1000,

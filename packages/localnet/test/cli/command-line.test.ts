@@ -136,7 +136,7 @@ describe("parseCommandLine", () => {
       expect(help).toContain(variable);
     }
     // Every flag that sets something says which variable, right under it.
-    const entries = help.split(/\n(?=  (?:-\w, |    )--)/).slice(1);
+    const entries = help.split(/\n(?= {2}(?:-\w, | {4})--)/).slice(1);
     expect(entries.length).toBe(16);
     for (const entry of entries) {
       const flag = /--[\w-]+/.exec(entry)![0];

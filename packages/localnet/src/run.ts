@@ -97,7 +97,7 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
     );
     if (!quiet)
       process.stderr.write(
-        `${name}: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${chain.faucet}\n`,
+        `${name}: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${chain.faucet}; blocks packed as agave 3.0 packs them: ${config.blockCostLimit} CU per block, ${config.accountCostLimit} per write-locked account\n`,
       );
   } else if (!quiet) {
     const where = ledger ? [`Ledger location: ${ledger.dir}`, `Log: ${ledger.dir}/${LEDGER_FILES.log}`] : [];

@@ -14,12 +14,13 @@ export const BLOCK_LIMIT_ENV = {
 
 type Feature = "raise50m" | "raise60m" | "raise100m" | "raiseAccount";
 
-/** The features, by id, and whether the localnet's defaults count them active (agave 3.0's limits). */
+/** The features, by id, and whether the localnet's defaults (60M block, 24M account) count them active. */
 export const BLOCK_LIMIT_FEATURES: Record<string, { feature: Feature; simd: string; activeByDefault: boolean }> = {
   "5oMCU3JPaFLr8Zr4ct7yFA7jdk6Mw1RmB8K4u9ZbS42z": { feature: "raise50m", simd: "SIMD-0207", activeByDefault: true },
   "6oMCUgfY6BzZ6jwB681J6ju5Bh6CjVXbd7NeWYqiXBSu": { feature: "raise60m", simd: "SIMD-0256", activeByDefault: true },
   P1BCUMpAC7V2GRBRiJCNUgpMyWZhoqt3LKo712ePqsz: { feature: "raise100m", simd: "SIMD-0286", activeByDefault: false },
-  htsptAwi2yRoZH83SKaUXykeZGtZHgxkS2QwW1pssR8: { feature: "raiseAccount", simd: "SIMD-0306", activeByDefault: false },
+  // Active on mainnet, the localnet's default since the packing work (docs/localnet-congestion.md).
+  htsptAwi2yRoZH83SKaUXykeZGtZHgxkS2QwW1pssR8: { feature: "raiseAccount", simd: "SIMD-0306", activeByDefault: true },
 };
 
 /** agave's per-account limit before SIMD-0306 (MAX_WRITABLE_ACCOUNT_UNITS). */
@@ -62,6 +63,7 @@ export function blockLimitsWithout(deactivated: readonly string[]): { block: num
       : active.has("raise50m")
         ? 50_000_000
         : 48_000_000;
+  // As agave's apply_simd_0306_cost_tracker_changes (the packing work's accountLimitFor).
   const account = active.has("raiseAccount") ? (block * 40) / 100 : ACCOUNT_LIMIT_BEFORE_0306;
   return { block, account };
 }

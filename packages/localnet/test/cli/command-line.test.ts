@@ -181,16 +181,22 @@ describe("--deactivate-feature", () => {
     const F60 = "6oMCUgfY6BzZ6jwB681J6ju5Bh6CjVXbd7NeWYqiXBSu";
     const F100 = "P1BCUMpAC7V2GRBRiJCNUgpMyWZhoqt3LKo712ePqsz";
     const FACCOUNT = "htsptAwi2yRoZH83SKaUXykeZGtZHgxkS2QwW1pssR8";
-    expect(blockLimitsWithout([])).toEqual({ block: 60_000_000, account: 12_000_000 });
-    expect(blockLimitsWithout([F60])).toEqual({ block: 50_000_000, account: 12_000_000 });
-    expect(blockLimitsWithout([F60, F50])).toEqual({ block: 48_000_000, account: 12_000_000 });
-    // The newest active raise wins, as in agave: without only the 50M raise the 60M one still holds.
-    expect(blockLimitsWithout([F50])).toEqual({ block: 60_000_000, account: 12_000_000 });
-    expect(blockLimitsWithout([F100, FACCOUNT])).toEqual({ block: 60_000_000, account: 12_000_000 });
-    expect(envOf(["--deactivate-feature", F60])).toEqual({
-      LOCALNET_BLOCK_CU_LIMIT: "50000000",
-      LOCALNET_ACCOUNT_CU_LIMIT: "12000000",
+    // The localnet's defaults are what they give with nothing deactivated.
+    const defaults = loadLocalnetConfig({});
+    expect(blockLimitsWithout([])).toEqual({
+      block: Number(defaults.blockCostLimit),
+      account: Number(defaults.accountCostLimit),
     });
+    expect(blockLimitsWithout([])).toEqual({ block: 60_000_000, account: 24_000_000 });
+    expect(blockLimitsWithout([F60])).toEqual({ block: 50_000_000, account: 20_000_000 });
+    expect(blockLimitsWithout([F60, F50])).toEqual({ block: 48_000_000, account: 19_200_000 });
+    // The newest active raise wins, as in agave: without only the 50M raise the 60M one still holds.
+    expect(blockLimitsWithout([F50])).toEqual({ block: 60_000_000, account: 24_000_000 });
+    expect(blockLimitsWithout([F100, FACCOUNT])).toEqual({ block: 60_000_000, account: 12_000_000 });
+    const env = envOf(["--deactivate-feature", F60, "--deactivate-feature", FACCOUNT]);
+    expect(env).toEqual({ LOCALNET_BLOCK_CU_LIMIT: "50000000", LOCALNET_ACCOUNT_CU_LIMIT: "12000000" });
+    // config.ts (the packing work) reads them.
+    expect(loadLocalnetConfig(env)).toMatchObject({ blockCostLimit: 50_000_000n, accountCostLimit: 12_000_000n });
   });
 });
 

@@ -257,13 +257,30 @@ describe("npx @solgate/localnet in place of solana-test-validator", () => {
   it("keeps the identity and the faucet of an existing ledger; --reset replaces them", async () => {
     await validator.stop();
     const before = { identity: log.Identity, faucet: log.Faucet, vote: log["Vote Account"] };
-    const again = run(process.execPath, [BIN, "--ledger", ledger, "--rpc-port", "0", "--quiet"]);
+    // With two more of solana-test-validator's flags, checked through the RPC.
+    const again = run(process.execPath, [
+      BIN,
+      "--ledger",
+      ledger,
+      "--rpc-port",
+      "0",
+      "--quiet",
+      "--slots-per-epoch",
+      "64",
+      "--faucet-sol",
+      "12.5",
+    ]);
     try {
       const kept = await logged(ledger, again, log);
       expect({ identity: kept.Identity, faucet: kept.Faucet, vote: kept["Vote Account"] }).toEqual(before);
       expect((await rpcCall(kept["JSON RPC URL"]!, "getIdentity")).identity).toBe(before.identity);
       const faucetAccount = await rpcCall(kept["JSON RPC URL"]!, "getBalance", [before.faucet]);
-      expect(faucetAccount.value).toBeGreaterThan(0);
+      expect(faucetAccount.value).toBe(12_500_000_000);
+      expect(await rpcCall(kept["JSON RPC URL"]!, "getEpochSchedule")).toMatchObject({
+        slotsPerEpoch: 64,
+        leaderScheduleSlotOffset: 64,
+        warmup: false,
+      });
     } finally {
       await again.stop();
     }

@@ -9,8 +9,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import bs58 from "bs58";
-import { createPublicKey, createPrivateKey } from "node:crypto";
 import { LOCALNET_ENV } from "../config.ts";
+import { publicKeyOf } from "../ledger/ledger-dir.ts";
 import { loadingEnv, type AccountFileOption, type ProgramFileOption } from "../loading/loading-options.ts";
 import { BLOCK_LIMIT_ENV, blockLimitsWithout, BLOCK_LIMIT_FEATURES } from "./block-limit-features.ts";
 
@@ -146,12 +146,7 @@ function keypairFileAddress(value: string): string | undefined {
     throw new CommandLineError(`keypair file ${value} is not JSON`);
   }
   if (!Array.isArray(bytes) || bytes.length !== 64) throw new CommandLineError(`keypair file ${value} is not 64 bytes`);
-  const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), Buffer.from(bytes.slice(0, 32))]);
-  const spki = createPublicKey(createPrivateKey({ key: der, format: "der", type: "pkcs8" })).export({
-    format: "der",
-    type: "spki",
-  });
-  return bs58.encode(spki.subarray(spki.length - 32));
+  return bs58.encode(publicKeyOf(Uint8Array.from(bytes.slice(0, 32) as number[])));
 }
 
 function integerValue(flag: string, raw: string, min: number, max: number): number {

@@ -33,7 +33,8 @@ export interface LedgerDir {
 
 const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
-function publicKeyOf(seed: Uint8Array): Uint8Array {
+/** The ed25519 public key of a 32-byte seed (the first half of a solana-keygen keypair file). */
+export function publicKeyOf(seed: Uint8Array): Uint8Array {
   const privateKey = createPrivateKey({
     key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
     format: "der",

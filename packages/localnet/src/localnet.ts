@@ -31,6 +31,7 @@ import { API_VERSION } from "./rpc/params.ts";
 import { acceptsNamedParams, withNamedParams } from "./rpc/protocol.ts";
 import type { MethodContext, MethodHandler, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
+import { createPubsubPort } from "./rpc/pubsub-port.ts";
 import { createRpcServer } from "./rpc/server.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
 import { loadFiles } from "./loading/load-files.ts";
@@ -197,16 +198,26 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,
-    onUpgrade: (req, socket, head) => {
-      if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
-      else
-        void loading.then(() => {
-          if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
-        });
-    },
+    onUpgrade,
     onInternalError: hooks.onInternalError,
   });
+  function onUpgrade(...[req, socket, head]: Parameters<typeof pubsub.handleUpgrade>) {
+    if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
+    else
+      void loading.then(() => {
+        if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
+      });
+  }
   const port = await server.listen(config.port, config.host);
+  // agave's PubSub port (the RPC port + 1) when asked for; PubSub stays on the RPC port as well.
+  const pubsubPort = config.pubsubPort === undefined ? undefined : createPubsubPort(onUpgrade);
+  let wsPort = port;
+  try {
+    if (pubsubPort) wsPort = await pubsubPort.listen(config.pubsubPort!, config.host);
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
   chain.start();
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   listenAddress = `${host}:${port}`;
@@ -230,7 +241,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   return {
     ...world,
     rpcUrl,
-    wsUrl: `ws://${host}:${port}`,
+    wsUrl: `ws://${host}:${wsPort}`,
     port,
     geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
@@ -238,7 +249,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       chain.stop();
       pubsub.close();
       await geyser?.close();
-      await server.close();
+      await Promise.all([server.close(), pubsubPort?.close()]);
     },
   };
 }

@@ -199,6 +199,29 @@ describe("connection hygiene", () => {
     expect(await get(url, FLOODER)).toBe(200);
   });
 
+  it("counts IPv4 clients of a dual-stack listener per IPv4 address, not as one IPv6 /64", async () => {
+    listener = await listen(
+      {
+        handler: (_req, res) => res.end("ok"),
+        socketTimeoutMs: 5000,
+        idleTimeoutMs: 60_000,
+        maxConnectionsPerIp: 2,
+        maxConnections: 100,
+        maxStreamsPerSession: 10,
+      },
+      0,
+      "::",
+    );
+    // Accepted on "::", these arrive as ::ffff:127.0.0.x, all in the same /64 (::ffff:0:0/96).
+    const url = `http://127.0.0.1:${listener.port}`;
+    const flood = [pinger(url, FLOODER), pinger(url, FLOODER)];
+    await Promise.all(flood.map(connected));
+    const extra = pinger(url, FLOODER);
+    expect(await closesWithin(extra, 2000)).toBe(true);
+    expect(await get(url, "127.0.0.3")).toBe(200);
+    expect(await get(url, "127.0.0.1")).toBe(200);
+  });
+
   it("makes room at the total cap by closing the longest-idle connection, and serves the newcomer", async () => {
     const evicted: string[] = [];
     const url = await start({ maxConnections: 5, onEvicted: (address) => evicted.push(address) });

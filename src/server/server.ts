@@ -32,6 +32,7 @@ import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { registerReflection } from "./reflection.ts";
+import { withRouterErrorBody } from "./router-errors.ts";
 import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
 import type { Tracing } from "./tracing.ts";
 
@@ -190,13 +191,20 @@ export function createServer(options: ServerOptions): SolgateServer {
     }
     const request = universalRequestOf(req, res);
     uHandler(body === undefined ? request : { ...request, body: createAsyncIterable([body]) })
-      .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
+      .then((uRes) =>
+        universalResponseToNodeResponse(
+          withRouterErrorBody(uRes, request, uHandler, options.jsonOptions),
+          res as never,
+        ),
+      )
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
         logger.error(
           { err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` },
           "handler failed",
         );
+        // Nothing will answer it now: reset it rather than leave the client waiting for ever.
+        if (!res.writableEnded) res.destroy();
       });
   };
 

@@ -37,6 +37,7 @@ import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { registerReflection } from "./reflection.ts";
+import { withRouterErrorBody } from "./router-errors.ts";
 import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
 import type { Tracing } from "./tracing.ts";
 
@@ -70,9 +71,9 @@ export interface ServerOptions {
   socketTimeoutMs?: number;
   /** Idle keep-alive connections are closed after this; default 60 s. */
   idleTimeoutMs?: number;
-  /** Open connections allowed from one client address; default 1,000. */
+  /** Open connections allowed from one client (an IPv4 address or an IPv6 /64); default 1,000. */
   maxConnectionsPerIp?: number;
-  /** Open connections allowed in all; default 10,000. */
+  /** Open connections allowed in all (past it the longest-idle one is closed to make room); default 10,000. */
   maxConnections?: number;
   /** Streams one HTTP/2 connection may have open at once; default 1,000. */
   maxStreamsPerConnection?: number;
@@ -197,13 +198,20 @@ export function createServer(options: ServerOptions): SolgateServer {
     }
     const request = universalRequestOf(req, res);
     uHandler(body === undefined ? request : { ...request, body: createAsyncIterable([body]) })
-      .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
+      .then((uRes) =>
+        universalResponseToNodeResponse(
+          withRouterErrorBody(uRes, request, uHandler, options.jsonOptions),
+          res as never,
+        ),
+      )
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
         logger.error(
           { err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` },
           "handler failed",
         );
+        // Nothing will answer it now: reset it rather than leave the client waiting for ever.
+        if (!res.writableEnded) res.destroy();
       });
   };
 
@@ -283,6 +291,7 @@ export function createServer(options: ServerOptions): SolgateServer {
           maxConnections: options.maxConnections ?? 10_000,
           maxStreamsPerSession: options.maxStreamsPerConnection ?? 1000,
           onRefused: refusedLog(logger),
+          onEvicted: evictedLog(logger),
           ...(options.h2Exchanges === false ? {} : { direct }),
         },
         port,
@@ -330,5 +339,19 @@ function refusedLog(logger: Logger): (reason: "per-ip" | "total", address: strin
       seen.count = 0;
     }
     last.set(reason, seen);
+  };
+}
+
+/** Logs connections closed to make room at the total cap, at most once a second, with how many meanwhile. */
+function evictedLog(logger: Logger): (address: string) => void {
+  let at = 0;
+  let count = 0;
+  return (address) => {
+    count++;
+    const now = Date.now();
+    if (now - at < 1000) return;
+    logger.warn({ address, evicted: count }, "connection limit reached: closed the longest-idle connection");
+    at = now;
+    count = 0;
   };
 }

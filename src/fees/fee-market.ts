@@ -17,6 +17,8 @@ import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
 import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
 import { createFeeFallback } from "./fee-fallback.ts";
+import { createFeeFeed } from "./fee-feed.ts";
+import type { FeeFeedEvent } from "./fee-feed.ts";
 import { createFeeReplication } from "./fee-replication.ts";
 import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
@@ -42,6 +44,7 @@ const NO_PROGRESS: FollowerState = {
 };
 
 export { PRICE_UNIT } from "./fee-estimate.ts";
+export type { FeeFeedEvent } from "./fee-feed.ts";
 export type { BaseFee, FeeEstimate, FeeSource, PriorityLevelName, PriorityLevels } from "./fee-estimate.ts";
 
 /** The upstream calls the fee market makes. */
@@ -85,6 +88,8 @@ export interface FeeMarketOptions {
   replication?: FleetFollowing;
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
+  /** A fee watch with nothing new gets a heartbeat after this long (default 15 s). */
+  watchHeartbeatMs?: number;
   now?: () => number;
 }
 
@@ -119,6 +124,14 @@ export interface FeeMarket {
   forTransaction(wire: Uint8Array): Promise<FeeEstimate>;
   /** The price for a named level (`auto` = recommended) given the write locks; undefined without data. */
   priceFor(level: PriorityLevelName, writable: readonly string[]): bigint | undefined;
+  /**
+   * The global levels as they move (FeeService.WatchFees): the current estimate at once, then one whenever
+   * the levels, their odds or their source change, at most one per slot, and heartbeats in between;
+   * until `signal` aborts. Every watch gets the same event objects.
+   */
+  watch(signal: AbortSignal): AsyncGenerator<FeeFeedEvent>;
+  /** Fee watches open now. */
+  watchers(): number;
   status(): FeeMarketStatus;
 }
 
@@ -166,6 +179,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     now,
   });
 
+  const feed = createFeeFeed({ heartbeatMs: options.watchHeartbeatMs, now });
   let lastBlockAttempt = Number.NEGATIVE_INFINITY;
   let snapshot: FeeSnapshot | undefined;
   let snapshotKey = "";
@@ -207,10 +221,16 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return estimateOf(view, levels, accounts, signatures, bounds);
   }
 
+  function global(): FeeEstimate {
+    const view = current();
+    globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds);
+    return globalEstimate;
+  }
+
   async function cycle(): Promise<void> {
     const signal = abort.signal;
     if (!(await replica.turn())) {
-      current();
+      feed.offer(global());
       return;
     }
     if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
@@ -221,7 +241,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       await replica.logChanges(state);
     }
     if (!blocksUsable()) await fallback.refreshIfDue(signal);
-    current(); // precompute, so that requests never sort
+    feed.offer(global()); // also precomputes, so that requests never sort
   }
 
   function runOnce(): Promise<void> {
@@ -260,11 +280,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
     refresh: runOnce,
 
-    global() {
-      const view = current();
-      globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds);
-      return globalEstimate;
-    },
+    global,
 
     forAccounts,
 
@@ -299,6 +315,14 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
           return priority.high;
       }
     },
+
+    watch(signal) {
+      // Before the first tick the feed is empty: offer what there is, so that a watch starts at once.
+      if (feed.latest() === undefined) feed.offer(global());
+      return feed.watch(signal);
+    },
+
+    watchers: () => feed.watchers(),
 
     status: () => ({
       source: current().source,

@@ -11,6 +11,7 @@ import type { LogLevel } from "./server/logger.ts";
 import { defaultKeyName } from "./server/auth.ts";
 import { parseRateLimit } from "./server/rate-limit.ts";
 import type { RateLimit } from "./server/rate-limit.ts";
+import type { RedisTopology } from "./store/redis.ts";
 
 /** One remote chain and how to reach it. */
 export interface ChainConfig {
@@ -109,10 +110,11 @@ export interface Config {
   /** Settings that are allowed but probably not meant; logged at start. */
   warnings: string[];
   /**
-   * The store a fleet of replicas shares (`SOLGATE_REDIS_URL`): tracked sends, their status changes and
-   * the leases of fleet-wide work. Absent: everything lives in this process's memory.
+   * The store a fleet of replicas shares: tracked sends, their status changes and the leases of fleet-wide
+   * work. One server (`SOLGATE_REDIS_URL`), a Redis Cluster (`SOLGATE_REDIS_CLUSTER_NODES`) or Sentinel
+   * (`SOLGATE_REDIS_SENTINELS`, `SOLGATE_REDIS_SENTINEL_NAME`). Absent: everything lives in this process's memory.
    */
-  redis?: { url: string };
+  redis?: RedisTopology;
   /**
    * OpenTelemetry traces, exported over OTLP/HTTP (protobuf) when an endpoint is configured; absent:
    * tracing is off and costs nothing (no provider, no spans). The exporter itself also reads the standard
@@ -313,11 +315,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
 
-  const redisUrl = get("SOLGATE_REDIS_URL");
-  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) {
-    // Never echo the value: it may carry a password.
-    problems.push("SOLGATE_REDIS_URL must be redis://[user:password@]host:port[/db] (or rediss://)");
-  }
+  const redis = readRedisTopology(get, problems);
 
   const cors = get("SOLGATE_CORS_ORIGINS") ?? "*";
   const corsOrigins =
@@ -397,11 +395,67 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     market: parseMarketConfig(get, problems),
     production,
     warnings,
-    ...(redisUrl === undefined ? {} : { redis: { url: redisUrl } }),
+    ...(redis === undefined ? {} : { redis }),
     ...(tracing === undefined ? {} : { tracing }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
+
+/**
+ * The shared store's topology from `SOLGATE_REDIS_URL`, `SOLGATE_REDIS_CLUSTER_NODES` or `SOLGATE_REDIS_SENTINELS`
+ * (with `SOLGATE_REDIS_SENTINEL_NAME`): at most one of them. Values are never echoed (they may carry passwords).
+ */
+function readRedisTopology(get: (name: string) => string | undefined, problems: string[]): RedisTopology | undefined {
+  const url = get("SOLGATE_REDIS_URL");
+  const clusterNodes = get("SOLGATE_REDIS_CLUSTER_NODES");
+  const sentinels = get("SOLGATE_REDIS_SENTINELS");
+  const name = get("SOLGATE_REDIS_SENTINEL_NAME");
+  const given = [
+    ["SOLGATE_REDIS_URL", url],
+    ["SOLGATE_REDIS_CLUSTER_NODES", clusterNodes],
+    ["SOLGATE_REDIS_SENTINELS", sentinels],
+  ].filter(([, value]) => value !== undefined);
+  if (given.length > 1) {
+    problems.push(`set one of ${given.map(([variable]) => variable).join(", ")}: they name different Redis topologies`);
+    return undefined;
+  }
+  if (name !== undefined && sentinels === undefined)
+    problems.push("SOLGATE_REDIS_SENTINEL_NAME needs SOLGATE_REDIS_SENTINELS (the sentinels' host:port list)");
+  if (url !== undefined) {
+    if (REDIS_URL.test(url)) return { kind: "single", url };
+    problems.push("SOLGATE_REDIS_URL must be redis://[user:password@]host:port[/db] (or rediss://)");
+  }
+  if (clusterNodes !== undefined) {
+    const nodes = splitList(clusterNodes);
+    if (nodes.length > 0 && nodes.every((n) => REDIS_URL.test(n))) return { kind: "cluster", nodes };
+    problems.push(
+      "SOLGATE_REDIS_CLUSTER_NODES must be a comma-separated list of redis://[user:password@]host:port (any of the cluster's nodes)",
+    );
+  }
+  if (sentinels !== undefined) {
+    const parsed = splitList(sentinels).map((entry) => {
+      const match = /^([^\s:]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/.exec(entry);
+      const port = match === null ? Number.NaN : Number(match[2]);
+      return match === null || port < 1 || port > 65535 ? undefined : { host: match[1].replace(/^\[|\]$/g, ""), port };
+    });
+    const valid = parsed.filter((p) => p !== undefined);
+    if (valid.length === 0 || valid.length !== parsed.length)
+      problems.push("SOLGATE_REDIS_SENTINELS must be a comma-separated list of host:port (the sentinels)");
+    else if (name === undefined || name.trim() === "")
+      problems.push("SOLGATE_REDIS_SENTINELS needs SOLGATE_REDIS_SENTINEL_NAME (the name the sentinels monitor)");
+    else return { kind: "sentinel", sentinels: valid, name: name.trim() };
+  }
+  return undefined;
+}
+
+function splitList(text: string): string[] {
+  return text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
 }
 
 /**

@@ -40,7 +40,7 @@ import { createAccounts } from "./accounts/accounts.ts";
 import { createWallets } from "./wallets/wallets.ts";
 import { createTokenHolders } from "./tokens/token-holders.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
-import { connectRedis, safeOrigin } from "./store/redis.ts";
+import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
 import { createRedisWindowLog } from "./fees/window-log.ts";
@@ -131,9 +131,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     // A fleet's shared store: every replica records, follows and answers for the same sends.
     let redis: Redis | undefined;
     if (config.redis !== undefined) {
-      const where = safeOrigin(config.redis.url);
+      const where = describeTopology(config.redis);
       redis = await connectRedis({
-        url: config.redis.url,
+        topology: config.redis,
         onError: (err) =>
           logger.warn(
             { redis: where, reason: err instanceof Error ? err.message : String(err) },
@@ -179,12 +179,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 replication: {
                   lease: createRedisLease({
                     redis: shared,
-                    key: `solgate:${chain.name}:fee-lease`,
+                    key: `${chainKeyPrefix(chain.name)}fee-lease`,
                     holder: randomUUID(),
                   }),
                   log: createRedisWindowLog({
                     redis: shared,
-                    key: `solgate:${chain.name}:fee-blocks`,
+                    key: `${chainKeyPrefix(chain.name)}fee-blocks`,
                     maxEntries: 2 * config.fees.windowSlots,
                   }),
                   reachable: () => shared.isReady(),
@@ -200,7 +200,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             ? undefined
             : await createRedisTransactionStore({
                 redis,
-                prefix: `solgate:${chain.name}:`,
+                prefix: chainKeyPrefix(chain.name),
                 maxActive: config.transactions.maxTracked,
                 onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
               });
@@ -215,7 +215,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         cleanups.push(() => transactions.stop());
         const collections = createCollections(
           { upstream, market, offchain },
-          redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `solgate:${chain.name}:count:`) },
+          redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `${chainKeyPrefix(chain.name)}count:`) },
         );
         return {
           name: chain.name,

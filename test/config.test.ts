@@ -285,7 +285,40 @@ describe("API keys with names and limits, and the shared store", () => {
     ]);
     expect(c.apiKeys).toEqual(["alice-key-1", "ops-key-1", "bob-key-1"]);
     expect(c.rateLimit).toEqual({ points: 50, durationMs: 1000, burst: 0 });
-    expect(c.redis).toEqual({ url: "redis://127.0.0.1:6379/2" });
+    expect(c.redis).toEqual({ kind: "single", url: "redis://127.0.0.1:6379/2" });
+  });
+
+  it("reads a Redis Cluster's nodes and a Sentinel group, and refuses two topologies or a bad list without echoing it", () => {
+    const base = { SOLGATE_API_KEYS: "k-123456", SOLGATE_RPC_URL: "http://127.0.0.1:8899" };
+    expect(
+      loadConfig({ ...base, SOLGATE_REDIS_CLUSTER_NODES: "redis://10.0.0.1:6379, redis://:pw@10.0.0.2:6380" }).redis,
+    ).toEqual({ kind: "cluster", nodes: ["redis://10.0.0.1:6379", "redis://:pw@10.0.0.2:6380"] });
+    expect(
+      loadConfig({ ...base, SOLGATE_REDIS_SENTINELS: "s1:26379,[::1]:26380", SOLGATE_REDIS_SENTINEL_NAME: "mymaster" })
+        .redis,
+    ).toEqual({
+      kind: "sentinel",
+      sentinels: [
+        { host: "s1", port: 26379 },
+        { host: "::1", port: 26380 },
+      ],
+      name: "mymaster",
+    });
+    expect(() =>
+      loadConfig({ ...base, SOLGATE_REDIS_URL: "redis://a:1", SOLGATE_REDIS_CLUSTER_NODES: "redis://b:2" }),
+    ).toThrow(/set one of SOLGATE_REDIS_URL, SOLGATE_REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig({ ...base, SOLGATE_REDIS_SENTINELS: "s1:26379" })).toThrow(
+      /SOLGATE_REDIS_SENTINELS needs SOLGATE_REDIS_SENTINEL_NAME/,
+    );
+    expect(() => loadConfig({ ...base, SOLGATE_REDIS_SENTINEL_NAME: "m" })).toThrow(
+      /SOLGATE_REDIS_SENTINEL_NAME needs SOLGATE_REDIS_SENTINELS/,
+    );
+    const bad = () => loadConfig({ ...base, SOLGATE_REDIS_CLUSTER_NODES: "redis://:secret@a:1,not-a-url" });
+    expect(bad).toThrow(/SOLGATE_REDIS_CLUSTER_NODES must be/);
+    expect(bad).not.toThrow(/secret/);
+    expect(() =>
+      loadConfig({ ...base, SOLGATE_REDIS_SENTINELS: "s1:99999", SOLGATE_REDIS_SENTINEL_NAME: "m" }),
+    ).toThrow(/SOLGATE_REDIS_SENTINELS must be a comma-separated list of host:port/);
   });
 
   it("names plain keys by a digest prefix, never by the key", () => {

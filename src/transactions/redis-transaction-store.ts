@@ -23,7 +23,7 @@ import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
 /** Options of {@link createRedisTransactionStore}. */
 export interface RedisTransactionStoreOptions {
   redis: Redis;
-  /** Key prefix, one per chain (e.g. `solgate:mainnet:`). */
+  /** Key prefix, one per chain, its hash tag the chain (`chainKeyPrefix`, e.g. `solgate:{mainnet}:`). */
   prefix: string;
   /** The most sends in flight at once, fleet-wide (default 100,000). */
   maxActive?: number;
@@ -74,7 +74,7 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
     for (const listener of listeners) listener(record);
   };
 
-  await redis.subscriber.subscribe(channel, (message) => {
+  await redis.subscribe(channel, (message) => {
     try {
       const { o, r } = JSON.parse(message) as { o: string; r: string };
       if (o !== origin) tell(decodeRecord(r));
@@ -97,6 +97,8 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
           arguments: [encodeSend(send), String(stateRank(send.state)), send.signature, String(maxActive)],
         }),
       )) as [number, string?];
+      // Only then may the client hear `submitted`: a failover after this point cannot lose the send.
+      await redis.replicated("replicate a send", keyOf(send.signature));
       if (reply[0] === 1) return decodeSend(String(reply[1]));
       if (reply[0] === 2) {
         throw new SolgateError(
@@ -147,9 +149,7 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
     },
     async publish(record) {
       tell(record);
-      await redis.run("publish a record", (c) =>
-        c.publish(channel, JSON.stringify({ o: origin, r: encodeRecord(record) })),
-      );
+      await redis.publish("publish a record", channel, JSON.stringify({ o: origin, r: encodeRecord(record) }));
     },
     onPublished(listener) {
       listeners.add(listener);

@@ -7,23 +7,30 @@
  *  3. GetFees req/s through HAProxy to 3 replicas vs 1 replica direct, driven by h2load (Debian
  *     nghttp2-client), an external load generator;
  *  4. sends landed and expired under 50% drops with a random replica killed -9 (and restarted) every
- *     10 s (target: every unexpired send lands).
- * Run: npx node test/bench/fleet-bench.ts [--minutes 2] [--only calls,latency,fees,kills]
+ *     10 s (target: every unexpired send lands);
+ *  5. with `--redis cluster|sentinel`: sends under 50% drops with the master of the chain's keys killed -9
+ *     every 20 s (and restarted): landed / taken (target 100%), and the longest window of refused sends.
+ * `--redis single|cluster|sentinel` picks the shared store (one redis-server; a 3+3 Redis Cluster; 1+1 with
+ * 3 sentinels); row 1 then also runs 6 replicas.
+ * Run: npx node test/bench/fleet-bench.ts [--redis single] [--minutes 2] [--only calls,latency,fees,kills,master-kills]
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import type { Signature } from "@solana/kit";
-import { connectRedis } from "../../src/store/redis.ts";
+import { chainKeyPrefix } from "../../src/store/redis.ts";
 import { FLEET_KEY, restSend, restStatus, startGatewayProcess, startHaproxy } from "../fleet/fleet-harness.ts";
 import type { GatewayProcess } from "../fleet/fleet-harness.ts";
 import { startRedisServer } from "../store/redis-server.ts";
+import { startRedisCluster, startRedisSentinel } from "../store/redis-topologies.ts";
+import type { RedisTopologyServer } from "../store/redis-topologies.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 
 const { values: args } = parseArgs({
   options: {
     minutes: { type: "string", default: "2" },
-    only: { type: "string", default: "calls,latency,fees,kills" },
+    only: { type: "string", default: "calls,latency,fees,kills,master-kills" },
+    redis: { type: "string", default: "single" },
     "latency-sends": { type: "string", default: "30" },
   },
 });
@@ -32,18 +39,35 @@ const CHAIN = "fleet";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** The shared store of this run, whatever its topology. */
+async function startStore(
+  kind: string,
+): Promise<Pick<RedisTopologyServer, "env" | "flush" | "stop"> & Partial<RedisTopologyServer>> {
+  if (kind === "cluster") return startRedisCluster();
+  if (kind === "sentinel") return startRedisSentinel();
+  if (kind !== "single") throw new Error(`--redis must be single, cluster or sentinel, got ${kind}`);
+  const server = await startRedisServer({ appendonly: true });
+  return {
+    env: { SOLGATE_REDIS_URL: server.url },
+    flush: () =>
+      new Promise((resolve) => execFile("redis-cli", ["-p", String(server.port), "flushall"], () => resolve())),
+    stop: () => server.stop(),
+  };
+}
+
 const fixture: ChainFixture = await startChainFixture({ slotMs: 400, confirmSlots: 1, finalizeSlots: 8 });
-const redis = await startRedisServer({ appendonly: true });
+const redis = await startStore(args.redis);
+/** Gateways share the store unless started with `shared = false`. */
+const SHARED = true;
 const running: GatewayProcess[] = [];
 
-async function gateway(redisUrl: string | undefined, port?: number): Promise<GatewayProcess> {
+async function gateway(shared: boolean, port?: number): Promise<GatewayProcess> {
   const g = await startGatewayProcess({
     rpcUrl: fixture.localnet.rpcUrl,
     wsUrl: fixture.localnet.wsUrl,
     chain: CHAIN,
-    ...(redisUrl === undefined ? {} : { redisUrl }),
     ...(port === undefined ? {} : { port }),
-    extra: { SOLGATE_TX_REBROADCAST_MS: "2000" },
+    extra: { SOLGATE_TX_REBROADCAST_MS: "2000", ...(shared ? redis.env : {}) },
   });
   running.push(g);
   return g;
@@ -51,9 +75,7 @@ async function gateway(redisUrl: string | undefined, port?: number): Promise<Gat
 
 async function stopAll(): Promise<void> {
   await Promise.all(running.splice(0).map((g) => g.kill()));
-  const probe = await connectRedis({ url: redis.url });
-  await probe.client.flushAll();
-  await probe.close();
+  await redis.flush();
 }
 
 /** Upstream calls started by these gateways so far (their Prometheus counters). */
@@ -92,24 +114,30 @@ async function callRate(gateways: GatewayProcess[], sendVia: string[], seconds: 
 }
 
 if (only.has("calls")) {
-  const one = await gateway(redis.url);
-  const single = await callRate([one], [one.url], 10);
-  await stopAll();
-  const three = [await gateway(redis.url), await gateway(redis.url), await gateway(redis.url)];
-  const fleet = await callRate(
-    three,
-    three.map((g) => g.url),
-    10,
-  );
-  await stopAll();
+  const rate = async (replicas: number) => {
+    const gateways = await Promise.all(Array.from({ length: replicas }, () => gateway(SHARED)));
+    const r = await callRate(
+      gateways,
+      gateways.map((g) => g.url),
+      10,
+    );
+    await stopAll();
+    return r;
+  };
+  const single = await rate(1);
+  const three = await rate(3);
+  const six = args.redis === "single" ? undefined : await rate(6);
+  const ratio = (x: number) =>
+    `${(x / single).toFixed(2)} ${x / single <= 1.2 ? "(at target <= 1.2)" : "(OVER the 1.2 target)"}`;
   console.log(
-    `upstream calls/s with 50 sends in flight: 1 replica ${single.toFixed(1)}, 3 replicas ${fleet.toFixed(1)}, ratio ${(fleet / single).toFixed(2)} (target <= 1.2)`,
+    `upstream calls/s with 50 sends in flight (redis ${args.redis}): 1 replica ${single.toFixed(1)}, 3 replicas ${three.toFixed(1)}, ratio ${ratio(three)}` +
+      (six === undefined ? "" : `; 6 replicas ${six.toFixed(1)}, ratio ${ratio(six)}`),
   );
 }
 
 if (only.has("latency")) {
-  const withRedis = await gateway(redis.url);
-  const inMemory = await gateway(undefined);
+  const withRedis = await gateway(SHARED);
+  const inMemory = await gateway(false);
   const n = Number(args["latency-sends"]);
   const txs = await transfers(2 * n);
   const times: { redis: number[]; memory: number[] } = { redis: [], memory: [] };
@@ -153,7 +181,7 @@ function h2loadRate(url: string): number {
 }
 
 if (only.has("fees")) {
-  const three = [await gateway(redis.url), await gateway(redis.url), await gateway(redis.url)];
+  const three = [await gateway(SHARED), await gateway(SHARED), await gateway(SHARED)];
   const proxy = await startHaproxy(three.map((g) => g.port));
   const direct = h2loadRate(three[0].url);
   const proxied = h2loadRate(proxy.url);
@@ -166,7 +194,7 @@ if (only.has("fees")) {
 
 if (only.has("kills")) {
   const minutes = Number(args.minutes);
-  const three = [await gateway(redis.url), await gateway(redis.url), await gateway(redis.url)];
+  const three = [await gateway(SHARED), await gateway(SHARED), await gateway(SHARED)];
   const proxy = await startHaproxy(three.map((g) => g.port));
   await fixture.localnet.control({ dropRate: 0.5 });
   const sent: string[] = [];
@@ -180,7 +208,7 @@ if (only.has("kills")) {
       const victim = three[i];
       await victim.kill();
       kills++;
-      three[i] = await gateway(redis.url, victim.port);
+      three[i] = await gateway(SHARED, victim.port);
     }
   })();
   while (Date.now() < ends) {
@@ -210,6 +238,65 @@ if (only.has("kills")) {
   await stopAll();
   console.log(
     `kills: ${minutes} min, ${kills} replicas killed -9, ${sent.length} sends taken (${refused} refused): ${landed} landed, ${expired} expired, ${sent.length - final.size} unsettled (target: all land)`,
+  );
+}
+
+if (only.has("master-kills") && redis.killMaster !== undefined) {
+  const killMaster = redis.killMaster;
+  const minutes = Number(args.minutes);
+  const three = [await gateway(SHARED), await gateway(SHARED), await gateway(SHARED)];
+  const proxy = await startHaproxy(three.map((g) => g.port));
+  await fixture.localnet.control({ dropRate: 0.5 });
+  const ends = Date.now() + minutes * 60_000;
+  let kills = 0;
+  const killer = (async () => {
+    while (Date.now() + 20_000 < ends) {
+      await sleep(20_000);
+      await killMaster(`${chainKeyPrefix(CHAIN)}active`);
+      kills++;
+    }
+  })();
+  // A client that sends one transfer every 200 ms and retries a refused one (same bytes) every 250 ms.
+  const taken: string[] = [];
+  let refusals = 0;
+  let longestRefusedMs = 0;
+  while (Date.now() < ends) {
+    const [tx] = await transfers(1);
+    const firstRefusedAt = performance.now();
+    for (let attempt = 0; ; attempt++) {
+      const answer = await restSend(proxy.url, CHAIN, tx.wire).catch(() => undefined);
+      if (answer?.httpStatus === 200) {
+        taken.push(tx.signature);
+        if (attempt > 0) longestRefusedMs = Math.max(longestRefusedMs, performance.now() - firstRefusedAt);
+        break;
+      }
+      if (answer !== undefined && answer.httpStatus !== 503)
+        throw new Error(`a send answered ${answer.httpStatus} ${JSON.stringify(answer.body)}`);
+      refusals++;
+      await sleep(250);
+    }
+    await sleep(200);
+  }
+  await killer;
+  const final = new Map<string, string>();
+  const deadline = Date.now() + 120_000;
+  while (final.size < taken.length && Date.now() < deadline) {
+    for (const s of taken.filter((x) => !final.has(x))) {
+      const a = await restStatus(proxy.url, CHAIN, s).catch(() => undefined);
+      if (a?.ok && ["finalized", "failed", "expired"].includes(a.status)) final.set(s, a.status);
+    }
+    await sleep(1000);
+  }
+  const { value } = await fixture.upstream.rpc
+    .getSignatureStatuses(taken as Signature[], { searchTransactionHistory: true })
+    .send();
+  const landed = value.filter((v) => v !== null).length;
+  await proxy.stop();
+  await stopAll();
+  console.log(
+    `master kills (redis ${args.redis}): ${minutes} min, ${kills} masters killed -9, ${taken.length} sends taken, ${refusals} refusals retried: ` +
+      `landed / taken ${landed}/${taken.length} = ${((100 * landed) / Math.max(1, taken.length)).toFixed(1)}% (target 100%), ` +
+      `longest window of refused sends ${(longestRefusedMs / 1000).toFixed(1)} s`,
   );
 }
 

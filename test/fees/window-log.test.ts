@@ -24,7 +24,7 @@ const upstreams: Upstream[] = [];
 
 beforeAll(async () => {
   [localnet, server] = await Promise.all([startLocalnet({ slotMs: 100, traffic: true }), startRedisServer()]);
-  redis = await connectRedis({ url: server.url });
+  redis = await connectRedis({ topology: { kind: "single", url: server.url } });
 });
 afterAll(async () => {
   await Promise.all(upstreams.map((u) => u.close()));

@@ -10,7 +10,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import type { Signature } from "@solana/kit";
 import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { connectRedis } from "../../src/store/redis.ts";
+import { chainKeyPrefix, connectRedis } from "../../src/store/redis.ts";
 import { startRedisServer } from "../store/redis-server.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
@@ -56,10 +56,10 @@ async function gateway(fixture: ChainFixture, redisUrl: string | undefined, port
 /** A gateway started alone on `redisUrl`, resolved once it holds the fleet's lease. */
 async function leaseHolder(fixture: ChainFixture, redisUrl: string): Promise<GatewayProcess> {
   const g = await gateway(fixture, redisUrl);
-  const probe = await connectRedis({ url: redisUrl });
+  const probe = await connectRedis({ topology: { kind: "single", url: redisUrl } });
   try {
     const deadline = Date.now() + 10_000;
-    while ((await probe.client.get(`solgate:${CHAIN}:lease`)) === null) {
+    while ((await probe.client.get(`${chainKeyPrefix(CHAIN)}lease`)) === null) {
       if (Date.now() > deadline) throw new Error("no replica took the lease");
       await new Promise((r) => setTimeout(r, 100));
     }

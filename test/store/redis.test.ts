@@ -11,7 +11,7 @@ let server: RedisServer;
 const connections: Redis[] = [];
 
 async function connect(): Promise<Redis> {
-  const redis = await connectRedis({ url: server.url, commandTimeoutMs: 500 });
+  const redis = await connectRedis({ topology: { kind: "single", url: server.url }, commandTimeoutMs: 500 });
   connections.push(redis);
   return redis;
 }
@@ -35,7 +35,7 @@ afterAll(async () => {
 describe("connectRedis", () => {
   it("refuses to start against a port where no Redis answers, naming the host but not the password", async () => {
     const url = "redis://user:secret@127.0.0.1:1";
-    const error = await connectRedis({ url, connectTimeoutMs: 1000 }).then(
+    const error = await connectRedis({ topology: { kind: "single", url }, connectTimeoutMs: 1000 }).then(
       () => undefined,
       (e: unknown) => e as Error,
     );

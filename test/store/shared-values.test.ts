@@ -13,8 +13,8 @@ let b: Redis;
 beforeAll(async () => {
   server = await startRedisServer();
   [a, b] = await Promise.all([
-    connectRedis({ url: server.url, commandTimeoutMs: 300 }),
-    connectRedis({ url: server.url, commandTimeoutMs: 300 }),
+    connectRedis({ topology: { kind: "single", url: server.url }, commandTimeoutMs: 300 }),
+    connectRedis({ topology: { kind: "single", url: server.url }, commandTimeoutMs: 300 }),
   ]);
 });
 afterAll(async () => {

@@ -22,7 +22,7 @@ async function twoReplicas(
 ): Promise<[TransactionStore, TransactionStore]> {
   const prefix = `test${++prefixes}:`;
   const replica = async () => {
-    const redis = await connectRedis({ url: server.url, commandTimeoutMs: 1000 });
+    const redis = await connectRedis({ topology: { kind: "single", url: server.url }, commandTimeoutMs: 1000 });
     connections.push(redis);
     return createRedisTransactionStore({ redis, prefix, ...options });
   };

@@ -12,6 +12,7 @@
  * `forTransaction`, which may read lookup tables (cached) and, in fallback, the accounts' recent fees.
  */
 import type { GetBlockApi, GetMultipleAccountsApi, GetRecentPrioritizationFeesApi, GetSlotApi, Rpc } from "@solana/kit";
+import { computeBudgetOf } from "../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
 import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
@@ -19,16 +20,21 @@ import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.t
 import { createFeeFallback } from "./fee-fallback.ts";
 import { createFeeFeed } from "./fee-feed.ts";
 import type { FeeFeedEvent } from "./fee-feed.ts";
+import { createFeeOdds } from "./fee-odds.ts";
+import type { FeeOdds, WaitingOdds } from "./fee-odds.ts";
 import { createFeeReplication } from "./fee-replication.ts";
 import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
 import type { FeeSnapshot } from "./fee-snapshot.ts";
 import { createFeeWindow } from "./fee-window.ts";
 import type { FeeWindowStats } from "./fee-window.ts";
+import { REFERENCE_CANDIDATE } from "./landing-odds.ts";
+import type { Candidate } from "./landing-odds.ts";
 import { createLookupTableResolver } from "./lookup-tables.ts";
 import { maxLevels } from "./percentile.ts";
 import type { FeeLevels } from "./percentile.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";
+import { REFERENCE_SHAPE, costShapeOf } from "./transaction-cost.ts";
 
 const NO_PROGRESS: FollowerState = {
   tipSlot: undefined,
@@ -78,6 +84,15 @@ export interface FeeMarketOptions {
   recommendedFloor?: bigint;
   /** The most `recommended` may be (default: none). */
   recommendedCeiling?: bigint;
+  /** Landing odds: k, the slots within which a send must land (default 4). */
+  oddsSlots?: number;
+  /** The odds `recommended` must reach within k slots (default 0.9). */
+  oddsTarget?: number;
+  /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and 12M). */
+  blockCuLimit?: number;
+  accountCuLimit?: number;
+  /** Fewest blocks in the window before odds are given (default 32). */
+  oddsMinBlocks?: number;
   /** Lookup-table cache: time to live (default 60 s) and size (default 10,000 tables). */
   lookupTableTtlMs?: number;
   maxLookupTables?: number;
@@ -132,6 +147,15 @@ export interface FeeMarket {
   watch(signal: AbortSignal): AsyncGenerator<FeeFeedEvent>;
   /** Fee watches open now. */
   watchers(): number;
+  /**
+   * Watches a send Solgate made (wire bytes already checked): its outcome within k slots corrects the odds,
+   * and while it waits `waiting` can say why.
+   */
+  trackSend(wire: Uint8Array): void;
+  /** For a tracked send still unseen while blocks are too full for its fee: its odds and the fee that would land now. */
+  waiting(wire: Uint8Array): WaitingOdds | undefined;
+  /** The odds' k and target. */
+  readonly odds: Pick<FeeOdds, "withinSlots" | "target" | "stats">;
   status(): FeeMarketStatus;
 }
 
@@ -152,10 +176,17 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
   const bounds = { floor, ceiling };
   const onError = options.onError ?? (() => {});
-  const replica = createFeeReplication(
-    createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts }),
-    options.replication,
-    (error) => onError(error, "replication"),
+  const baseWindow = createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts });
+  const odds = createFeeOdds({
+    windowSlots: baseWindow.windowSlots,
+    withinSlots: options.oddsSlots,
+    target: options.oddsTarget,
+    blockCuLimit: options.blockCuLimit,
+    accountCuLimit: options.accountCuLimit,
+    minBlocks: options.oddsMinBlocks,
+  });
+  const replica = createFeeReplication(odds.feeding(baseWindow), options.replication, (error) =>
+    onError(error, "replication"),
   );
   const window = replica.window;
   const follower = createBlockFollower({
@@ -212,18 +243,45 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return snapshot;
   }
 
-  function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
+  function quoterFor(candidate: Candidate) {
+    return (levels: FeeLevels) => odds.quote(levels, candidate, bounds);
+  }
+
+  /** The candidate of a transaction known only by its write locks: the reference shape with its counts. */
+  function candidateOf(accounts: readonly string[], signatures: number): Candidate {
+    if (accounts.length === 0 && signatures === 1) return REFERENCE_CANDIDATE;
+    return {
+      shape: { ...REFERENCE_SHAPE, signatures, writableAccounts: Math.max(1, accounts.length) },
+      writable: accounts,
+    };
+  }
+
+  function forCandidate(accounts: readonly string[], signatures: number, candidate: Candidate): FeeEstimate {
     const view = current();
-    const accounts = [...new Set(writable)];
     let levels = view.levels;
     if (view.source === "blocks")
       for (const address of accounts) levels = maxLevels(levels, window.account(address)?.levels);
-    return estimateOf(view, levels, accounts, signatures, bounds);
+    return estimateOf(view, levels, accounts, signatures, bounds, quoterFor(candidate));
+  }
+
+  function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
+    const accounts = [...new Set(writable)];
+    return forCandidate(accounts, signatures, candidateOf(accounts, signatures));
+  }
+
+  /** The candidate of a decoded transaction: its own cost shape (agave's defaults where it sets no limit). */
+  function candidateOfTransaction(wire: Uint8Array, knownWritable?: readonly string[]) {
+    const tx = decodeWireTransaction(wire);
+    // Without the lookup tables resolved (tracked sends), the static write locks.
+    const writable = knownWritable ?? staticWritableAccounts(tx.message);
+    const signatures = tx.message.header.numSignerAccounts;
+    const shape = costShapeOf(tx.message, signatures, writable.length);
+    return { tx, signatures, candidate: { shape, writable } as Candidate };
   }
 
   function global(): FeeEstimate {
     const view = current();
-    globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds);
+    globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds, quoterFor(REFERENCE_CANDIDATE));
     return globalEstimate;
   }
 
@@ -288,8 +346,8 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       const tx = decodeWireTransaction(wire);
       const loaded = await lookupTables.writableOf(tx.message);
       const writable = [...new Set([...staticWritableAccounts(tx.message), ...loaded])];
-      const signatures = tx.message.header.numSignerAccounts;
-      const result = forAccounts(writable, signatures);
+      const { signatures, candidate } = candidateOfTransaction(wire, writable);
+      const result = forCandidate(writable, signatures, candidate);
       if (result.source !== "recentPrioritizationFees") return result;
       // Fallback: ask the node about these accounts too (its floor for slots that locked them).
       let accountLevels: FeeLevels | undefined;
@@ -323,6 +381,19 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     },
 
     watchers: () => feed.watchers(),
+
+    trackSend(wire) {
+      const { tx, candidate } = candidateOfTransaction(wire);
+      // "Within k slots" counts from the chain's slot at the send: the tip as last read, not the window's newest block.
+      odds.track(tx.signatures[0], computeBudgetOf(tx.message).unitPrice, candidate, followerState().tipSlot);
+    },
+
+    waiting(wire) {
+      const { tx, candidate } = candidateOfTransaction(wire);
+      return odds.waiting(tx.signatures[0], computeBudgetOf(tx.message).unitPrice, candidate);
+    },
+
+    odds,
 
     status: () => ({
       source: current().source,

@@ -91,6 +91,14 @@ export function toFeeEstimateMessage(estimate: FeeEstimate): FeeEstimateMessage 
       veryHigh: priority.veryHigh,
       recommended: priority.recommended,
       unit: priority.unit,
+      odds: priority.odds && {
+        withinSlots: priority.odds.withinSlots,
+        low: priority.odds.low,
+        medium: priority.odds.medium,
+        high: priority.odds.high,
+        veryHigh: priority.odds.veryHigh,
+        recommended: priority.odds.recommended,
+      },
     },
     baseFee: {
       lamportsPerSignature: baseFee.lamportsPerSignature,

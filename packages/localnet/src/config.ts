@@ -3,6 +3,7 @@
  * The launcher passes its options to the child process through the same variables.
  */
 import type { ChainOptions } from "./chain/chain.ts";
+import { accountLimitFor, MAX_BLOCK_UNITS } from "./chain/cost-model.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
 import { parseLoadingConfig, type LoadingConfig } from "./loading/loading-options.ts";
 import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
@@ -41,6 +42,9 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   blockRetention: 1024,
   maxQueue: 100_000,
   maxTransactionsPerBlock: 10_000,
+  blockCostLimit: MAX_BLOCK_UNITS,
+  // SIMD-0306 is active on mainnet: 40% of the block limit (docs/localnet-congestion.md).
+  accountCostLimit: accountLimitFor(MAX_BLOCK_UNITS),
   startSlot: 0n,
   maxBodyBytes: 50 * 1024,
   blocks: [],
@@ -63,6 +67,8 @@ export const LOCALNET_ENV = {
   blockRetention: "LOCALNET_BLOCK_RETENTION",
   maxQueue: "LOCALNET_MAX_QUEUE",
   maxTransactionsPerBlock: "LOCALNET_MAX_TX_PER_BLOCK",
+  blockCostLimit: "LOCALNET_BLOCK_CU_LIMIT",
+  accountCostLimit: "LOCALNET_ACCOUNT_CU_LIMIT",
   startSlot: "LOCALNET_START_SLOT",
   maxBodyBytes: "LOCALNET_MAX_BODY_BYTES",
   blocks: "LOCALNET_BLOCKS",
@@ -113,8 +119,22 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       `${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`,
     );
   }
+  // Compute-unit limits: the account limit defaults to 40% of the block limit (SIMD-0306), and may not exceed it.
+  const blockCostLimit = BigInt(
+    integer(env, LOCALNET_ENV.blockCostLimit, Number(d.blockCostLimit), 1_000, 10_000_000_000),
+  );
+  const accountCostLimit = BigInt(
+    integer(env, LOCALNET_ENV.accountCostLimit, Number(accountLimitFor(blockCostLimit)), 1_000, 10_000_000_000),
+  );
+  if (accountCostLimit > blockCostLimit) {
+    throw new Error(
+      `${LOCALNET_ENV.accountCostLimit} (${accountCostLimit}) must not be above ${LOCALNET_ENV.blockCostLimit} (${blockCostLimit})`,
+    );
+  }
   return {
     host: env[LOCALNET_ENV.host] || d.host,
+    blockCostLimit,
+    accountCostLimit,
     port: integer(env, LOCALNET_ENV.port, d.port, 0, 65535),
     slotMs: integer(env, LOCALNET_ENV.slotMs, d.slotMs, 5, 60_000),
     confirmSlots,
@@ -142,7 +162,7 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     // child (the caller opts in with LOCALNET_WORLD=1 / LOCALNET_TRAFFIC=1) or under vitest (NODE_ENV=test)
     // it starts empty and quiet, so tests and benchmarks are not slowed or disturbed.
     world: parseWorldConfig(env, standalone),
-    traffic: parseTrafficConfig(env, standalone),
+    traffic: parseTrafficConfig(env, standalone, { blockCostLimit, accountCostLimit }),
     loading: parseLoadingConfig(env),
   };
 }

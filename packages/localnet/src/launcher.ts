@@ -33,7 +33,7 @@ export interface WorldLaunchOptions
 
 /** Shape of the background traffic; anything not given takes its default (traffic/traffic-options.ts). */
 export type TrafficLaunchOptions = Partial<
-  Pick<TrafficOptions, "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
+  Pick<TrafficOptions, "profile" | "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
 >;
 
 /**
@@ -51,6 +51,10 @@ export interface LocalnetOptions {
   blockRetention?: number;
   maxQueue?: number;
   maxTransactionsPerBlock?: number;
+  /** Compute units per block (LOCALNET_BLOCK_CU_LIMIT; default 60,000,000). */
+  blockCostLimit?: number | bigint;
+  /** Compute units per write-locked account per block (LOCALNET_ACCOUNT_CU_LIMIT; default 40% of the block's). */
+  accountCostLimit?: number | bigint;
   startSlot?: bigint;
   maxBodyBytes?: number;
   /** Files of recorded `getBlock` results served as the chain's oldest blocks (recorded-blocks.ts). */
@@ -129,6 +133,8 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   set("blockRetention", options.blockRetention);
   set("maxQueue", options.maxQueue);
   set("maxTransactionsPerBlock", options.maxTransactionsPerBlock);
+  set("blockCostLimit", options.blockCostLimit);
+  set("accountCostLimit", options.accountCostLimit);
   set("startSlot", options.startSlot);
   set("maxBodyBytes", options.maxBodyBytes);
   set("blocks", options.blocks?.join(","));

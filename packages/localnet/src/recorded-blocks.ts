@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import bs58 from "bs58";
 import type { Block, TransactionRecord } from "./chain/block-store.ts";
+import { blockPrioritizationFees } from "./chain/prioritization-fees.ts";
 import type { ExecutionOutcome, InnerInstructionSet } from "./chain/executor.ts";
 import type { TokenBalanceJson } from "./chain/token-balances.ts";
 import { parseJson } from "./rpc/json.ts";
@@ -17,8 +18,6 @@ import { recordedAccountKeys } from "./wire/account-keys.ts";
 import { decodeTransaction } from "./wire/decode-transaction.ts";
 import { computeBudgetOf } from "./wire/fees.ts";
 import type { TransactionErrorJson } from "./wire/transaction-error.ts";
-
-const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
 
 type Json = Record<string, unknown>;
 
@@ -94,19 +93,8 @@ export function parseRecordedBlock(json: unknown, source = "block"): Block {
   const transactions = result.transactions.map((entry, index) =>
     parseTransaction(entry, `${source}: transaction ${index}`, slot, index),
   );
-  let minUnitPrice: bigint | null = null;
-  const accountMinUnitPrice = new Map<string, bigint>();
-  for (const record of transactions) {
-    // As agave's prioritization fee cache: vote transactions do not count.
-    if (record.tx.message.instructions.some((ix) => record.tx.message.staticKeys[ix.programIdIndex] === VOTE_PROGRAM))
-      continue;
-    if (minUnitPrice === null || record.unitPrice < minUnitPrice) minUnitPrice = record.unitPrice;
-    record.keys.keys.forEach((key, i) => {
-      if (!record.keys.writable[i]) return;
-      const current = accountMinUnitPrice.get(key);
-      if (current === undefined || record.unitPrice < current) accountMinUnitPrice.set(key, record.unitPrice);
-    });
-  }
+  // As agave's prioritization-fee cache keeps it (votes excluded, accounts pruned).
+  const { minUnitPrice, accountMinUnitPrice } = blockPrioritizationFees(transactions);
   return {
     slot,
     parentSlot,

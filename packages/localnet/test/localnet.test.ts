@@ -304,7 +304,8 @@ describe("localnet with kit clients", () => {
     await net.handle.control({ freeze: true });
     for (const tx of txs) await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
     await net.handle.control({ freeze: false });
-    const status = await landed(txs[0]!.signature, "processed");
+    // agave's cache takes a block once it is optimistically confirmed.
+    const status = await landed(txs[0]!.signature, "confirmed");
     const slot = BigInt(status.slot);
     const at = async (accounts: string[]) =>
       (await net.rpc.getRecentPrioritizationFees(accounts as Address[]).send()).find((f) => f.slot === slot)

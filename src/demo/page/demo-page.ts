@@ -52,6 +52,16 @@ function feeSummary(est: FeeEstimate | undefined) {
         : Object.fromEntries(
             (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, String(est.priority?.[k])]),
           ),
+    // The odds of landing within `withinSlots` slots at each level; null while the gateway cannot estimate them.
+    odds:
+      est?.priority?.odds === undefined
+        ? null
+        : {
+            withinSlots: est.priority.odds.withinSlots,
+            ...Object.fromEntries(
+              (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, est.priority!.odds![k]]),
+            ),
+          },
   };
 }
 
@@ -183,24 +193,37 @@ function runLive(): void {
 
   const chart = createFeeChart($("fee-chart") as unknown as SVGSVGElement);
   const legend = $("fee-legend");
-  legend.replaceChildren(
-    ...FEE_LINES.map((name) => {
-      const item = Object.assign(document.createElement("li"), { textContent: name });
-      item.style.setProperty("--swatch", chart.colorOf(name));
-      return item;
-    }),
-  );
+  const legendItems = FEE_LINES.map((name) => {
+    const item = document.createElement("li");
+    item.textContent = name;
+    item.style.setProperty("--swatch", chart.colorOf(name));
+    item.dataset.level = name;
+    return item;
+  });
+  legend.replaceChildren(...legendItems);
   const showFees = (est: FeeEstimate) => {
     const summary = feeSummary(est);
     const out = $("fees");
     out.replaceChildren();
-    for (const [k, v] of Object.entries(summary.levels ?? {})) out.append(row(k, `${v} µlamports/CU`));
+    // Each level's landing odds beside it (the chart's legend names the same levels).
+    const odds = summary.odds as Record<string, number> | null;
+    for (const [k, v] of Object.entries(summary.levels ?? {})) {
+      const chance = odds === null ? "" : ` · ${(odds[k] * 100).toFixed(0)}% to land within ${odds.withinSlots} slots`;
+      out.append(row(k, `${v} µlamports/CU${chance}`));
+    }
     out.append(
       row("base fee", `${summary.lamportsPerSignature} lamports/signature`),
       row("source", summary.source),
       row("slot", summary.slot),
     );
     out.append(row("updated", summary.updatedAt ?? "-"));
+    // Beside the chart: each line's newest value and its odds.
+    legendItems.forEach((item, i) => {
+      const name = FEE_LINES[i];
+      const value = summary.levels?.[name] ?? "-";
+      const chance = odds === null ? "" : ` · ${(odds[name] * 100).toFixed(0)}%`;
+      item.textContent = `${name} ${value}${chance}`;
+    });
     const p = est.priority;
     if (p !== undefined)
       chart.add({

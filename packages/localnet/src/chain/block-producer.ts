@@ -1,12 +1,19 @@
 /**
- * Producing one block: the next batch of queued transactions executed on top of the tip, each checked
- * against the blockhash window and the signature history first, then recorded with its fee price;
- * the block stored, its blockhash added to the window, and what fell out of the window forgotten.
+ * Producing one block, as agave 3.0's leader packs it: the buffer is walked in priority order
+ * (transaction-queue.ts); each transaction is checked against the signature history and the blockhash
+ * window (150 blocks: older ones are dropped as expired), then against the block's cost limit, then
+ * against each of its write-locked accounts' limits (cost_tracker.rs `would_fit`). What fits is executed
+ * and, when committed, its cost is added to the block and to each write-locked account; what does not
+ * fit waits for the next block. The block records the minimum compute-unit prices agave's
+ * prioritization-fee cache keeps (prioritization-fees.ts); it is stored, its blockhash added to the
+ * window, and what fell out of the window forgotten.
  */
 import type { LiteSvm } from "litesvm/dist/internal.js";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
+import { transactionCost } from "./cost-model.ts";
+import { blockPrioritizationFees } from "./prioritization-fees.ts";
 import type { BlockhashWindow } from "./blockhash-window.ts";
 import type { Block, BlockStore, TransactionRecord } from "./block-store.ts";
 import type { Executor } from "./executor.ts";
@@ -22,6 +29,10 @@ export interface BlockProducerDeps {
   readonly blocks: BlockStore;
   readonly queue: TransactionQueue;
   readonly maxTransactionsPerBlock: number;
+  /** Compute units a block may hold (agave: 60,000,000). */
+  readonly blockCostLimit: bigint;
+  /** Compute units any one write-locked account may take in a block (agave with SIMD-0306: 24,000,000). */
+  readonly accountCostLimit: bigint;
   /** Moves LiteSVM's clock sysvar to `slot`. */
   setClock(slot: bigint): void;
   /** The transaction's full account list (throws when its lookup tables no longer resolve). */
@@ -39,34 +50,51 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
   const blockHeight = parent.blockHeight + 1n;
   deps.setClock(slot);
   const records: TransactionRecord[] = [];
-  let minUnitPrice: bigint | null = null;
-  const accountMinUnitPrice = new Map<string, bigint>();
-  for (const { tx, verified } of deps.queue.take(deps.maxTransactionsPerBlock)) {
+  let blockCost = 0n;
+  const accountCost = new Map<string, bigint>();
+  let waiting = 0;
+  let expired = 0;
+  deps.queue.schedule(({ tx, verified }) => {
+    if (records.length >= deps.maxTransactionsPerBlock) {
+      waiting++;
+      return "waiting";
+    }
     const signature = tx.signatureStrings[0]!;
-    deps.queue.settle(signature);
-    if (history.has(signature)) continue;
-    // The block at `slot` checks against blockhashes up to its parent's.
-    if (!window.isValidAt(tx.message.recentBlockhash, blockHeight) && !deps.isNonceValid(tx)) continue;
+    if (history.has(signature)) return "dropped";
+    // The block at `slot` checks against blockhashes up to its parent's; older than 150 blocks: expired.
+    if (!window.isValidAt(tx.message.recentBlockhash, blockHeight) && !deps.isNonceValid(tx)) {
+      expired++;
+      return "dropped";
+    }
     let keys: AccountKeys;
     try {
       keys = deps.accountKeys(tx);
     } catch {
-      continue; // lookup tables changed since submission: a leader would drop it too
+      return "dropped"; // lookup tables changed since submission: a leader would drop it too
+    }
+    const writable = keys.keys.filter((_, i) => keys.writable[i]);
+    const cost = transactionCost(tx.message, writable.length).total;
+    // agave's would_fit: the block limit first, then each write-locked account's.
+    if (
+      blockCost + cost > deps.blockCostLimit ||
+      writable.some((key) => (accountCost.get(key) ?? 0n) + cost > deps.accountCostLimit)
+    ) {
+      waiting++;
+      return "waiting";
     }
     const outcome = executor.execute(tx, keys, !verified);
-    if (!outcome.committed) continue;
+    // Not committed: agave removes its reserved cost, and the transaction leaves the buffer.
+    if (!outcome.committed) return "dropped";
+    blockCost += cost;
+    for (const key of writable) accountCost.set(key, (accountCost.get(key) ?? 0n) + cost);
     const unitPrice = computeBudgetOf(tx.message).unitPrice;
     const record: TransactionRecord = { signature, slot, index: records.length, tx, keys, outcome, unitPrice };
     records.push(record);
     history.add(signature, { slot, index: record.index, err: outcome.err });
-    if (minUnitPrice === null || unitPrice < minUnitPrice) minUnitPrice = unitPrice;
-    keys.keys.forEach((key, i) => {
-      if (!keys.writable[i]) return;
-      const current = accountMinUnitPrice.get(key);
-      if (current === undefined || unitPrice < current) accountMinUnitPrice.set(key, unitPrice);
-    });
     deps.onTouched(keys.keys, keys.keyBytes, slot);
-  }
+    return "taken";
+  });
+  const fees = blockPrioritizationFees(records);
   svm.expireBlockhash();
   const block: Block = {
     slot,
@@ -78,8 +106,9 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     transactions: records,
     // A running total: the parent's count plus this block's.
     transactionCount: parent.transactionCount + BigInt(records.length),
-    minUnitPrice,
-    accountMinUnitPrice,
+    minUnitPrice: fees.minUnitPrice,
+    accountMinUnitPrice: fees.accountMinUnitPrice,
+    packing: { cost: blockCost, accountCost, waiting, expired },
   };
   blocks.add(block);
   window.add(block.blockhash, blockHeight);

@@ -33,8 +33,25 @@ export interface Block {
   transactionCount: bigint;
   /** Lowest compute unit price among the block's transactions (null for an empty block). */
   minUnitPrice: bigint | null;
-  /** Per write-locked account, the lowest price among transactions that write-locked it. */
+  /**
+   * Per write-locked account, the lowest price among transactions that write-locked it, kept only
+   * where it is above the block's minimum (agave's pruning; prioritization-fees.ts).
+   */
   accountMinUnitPrice: Map<string, bigint>;
+  /** How the block was packed (produced blocks only; recorded blocks have none). */
+  packing?: BlockPacking;
+}
+
+/** The cost tracker's figures at the end of a produced block (cost-model.ts units). */
+export interface BlockPacking {
+  /** Cost of the committed transactions, against the block limit. */
+  cost: bigint;
+  /** Cost per write-locked account, against the account limit. */
+  accountCost: Map<string, bigint>;
+  /** Transactions left in the buffer because they did not fit (they wait for the next block). */
+  waiting: number;
+  /** Transactions dropped because their blockhash was more than 150 blocks old. */
+  expired: number;
 }
 
 /** Blocks by slot, bounded. */

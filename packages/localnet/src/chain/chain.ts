@@ -28,6 +28,7 @@ import { createAddressSignatures, type AddressSignatures } from "./address-signa
 import { createCluster, type Cluster } from "../cluster/cluster.ts";
 import { createSlotClock } from "./slot-clock.ts";
 import { createTransactionQueue } from "./transaction-queue.ts";
+import { transactionCost, transactionPriority, transactionReward } from "./cost-model.ts";
 
 /** Tunables of the chain; see config.ts for defaults and environment names. */
 export interface ChainOptions {
@@ -41,10 +42,14 @@ export interface ChainOptions {
   historyLimit: number;
   /** Blocks kept for getBlock / getTransaction. */
   blockRetention: number;
-  /** Pending transactions beyond this are dropped, as an overloaded leader would. */
+  /** Transactions the buffer holds (agave: 100,000); when full the lowest priority is dropped. */
   maxQueue: number;
   /** Transactions executed per block at most; the rest wait for the next slot. */
   maxTransactionsPerBlock: number;
+  /** Compute units per block (agave: 60,000,000; cost-model.ts). */
+  blockCostLimit: bigint;
+  /** Compute units per write-locked account per block (agave with SIMD-0306: 40% of the block's). */
+  accountCostLimit: bigint;
   /** Slot of the genesis block (recorded mainnet blocks can be loaded below a high start). */
   startSlot: bigint;
   /** Recorded blocks (recorded-blocks.ts), all below `startSlot`, in slot order: held as the oldest blocks. */
@@ -74,6 +79,22 @@ export interface ChainStatus {
   finalizedSlot: bigint;
   blockHeight: bigint;
   queued: number;
+  /** Transactions dropped from a full buffer since start. */
+  evicted: number;
+  /** Transactions that waited until their blockhash was more than 150 blocks old, since start. */
+  expired: number;
+  /** The newest block's packing: its cost against the limits, and what waited or expired. */
+  lastBlock: {
+    slot: bigint;
+    transactions: number;
+    cost: bigint;
+    blockCostLimit: bigint;
+    /** The write-locked account that took the most, and how much. */
+    busiestAccount: { address: string; cost: bigint } | null;
+    accountCostLimit: bigint;
+    waiting: number;
+    expired: number;
+  };
   transactionCount: bigint;
   signaturesRemembered: number;
   blocksHeld: number;
@@ -148,10 +169,27 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   const window = createBlockhashWindow();
   const history = createSignatureHistory({ limit: options.historyLimit, protectSlots: STATUS_CACHE_SLOTS });
   const blocks = createBlockStore({ retention: options.blockRetention });
-  const queue = createTransactionQueue({ maxQueue: options.maxQueue, isKnown: (signature) => history.has(signature) });
+  // Priced on arrival as agave's receive_and_buffer does; lookup tables that do not resolve count
+  // only the static write locks (the block re-resolves them, and drops the transaction if they fail).
+  const price = (tx: DecodedTransaction) => {
+    let writable: number;
+    try {
+      writable = accountKeys(tx).writable.filter(Boolean).length;
+    } catch {
+      writable = staticAccountKeys(tx.message).writable.filter(Boolean).length;
+    }
+    const cost = transactionCost(tx.message, writable).total;
+    return { cost, priority: transactionPriority(transactionReward(tx.message), cost) };
+  };
+  const queue = createTransactionQueue({
+    maxQueue: options.maxQueue,
+    isKnown: (signature) => history.has(signature),
+    price: (tx) => price(tx),
+  });
   const blockListeners = new Set<(block: Block) => void>();
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let frozen = false;
+  let expiredTotal = 0;
   const faucet = await createFaucet(svm);
   const cluster = createCluster(svm, epochSchedule, options.startSlot, genesis.block.blockhash);
   const addressSignatures = createAddressSignatures(options.historyLimit);
@@ -215,6 +253,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     blocks,
     queue,
     maxTransactionsPerBlock: options.maxTransactionsPerBlock,
+    blockCostLimit: options.blockCostLimit,
+    accountCostLimit: options.accountCostLimit,
     setClock: genesis.setClock,
     accountKeys,
     isNonceValid: nonceValid,
@@ -225,6 +265,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     if (frozen) return null;
     const block = produceBlockAfter(tip, producerDeps);
     tip = block;
+    expiredTotal += block.packing?.expired ?? 0;
     addressSignatures.addBlock(
       block.slot,
       block.transactions.map((record) => ({
@@ -243,6 +284,23 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       }
     }
     return block;
+  };
+
+  const lastBlockPacking = (): ChainStatus["lastBlock"] => {
+    let busiestAccount: { address: string; cost: bigint } | null = null;
+    for (const [address, cost] of tip.packing?.accountCost ?? []) {
+      if (busiestAccount === null || cost > busiestAccount.cost) busiestAccount = { address, cost };
+    }
+    return {
+      slot: tip.slot,
+      transactions: tip.transactions.length,
+      cost: tip.packing?.cost ?? 0n,
+      blockCostLimit: options.blockCostLimit,
+      busiestAccount,
+      accountCostLimit: options.accountCostLimit,
+      waiting: tip.packing?.waiting ?? 0,
+      expired: tip.packing?.expired ?? 0,
+    };
   };
 
   const clock = createSlotClock({ slotMs: options.slotMs, onTick: () => void produceBlock() });
@@ -307,6 +365,9 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       finalizedSlot: slotAt("finalized"),
       blockHeight: tip.blockHeight,
       queued: queue.length,
+      evicted: queue.stats.evicted,
+      expired: expiredTotal,
+      lastBlock: lastBlockPacking(),
       transactionCount: tip.transactionCount,
       signaturesRemembered: history.size,
       blocksHeld: blocks.size,

@@ -1,52 +1,136 @@
 /**
- * Transactions waiting for the next slot: bounded, de-duplicated by first signature, and never letting
- * an unverified copy (same first signature, other bytes) keep a verified one out.
+ * The leader's transaction buffer, as agave 3.0's scheduler keeps it (`receive_and_buffer.rs`,
+ * `transaction_state_container.rs`): every received transaction is priced on arrival (its cost and its
+ * priority, cost-model.ts) and held in priority order, highest first, ties by arrival. Each block walks
+ * it in that order: what fits is executed, what does not fit waits for the next block, what expired or
+ * is already known is dropped. The buffer is bounded: when full, the lowest priority is dropped (the
+ * newcomer itself when it is the lowest). De-duplicated by first signature, never letting an unverified
+ * copy (same first signature, other bytes) keep a verified one out.
  */
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 
-/** A transaction as queued: `verified` when its signatures were checked on these exact bytes. */
-export interface QueuedTransaction {
+/** What the buffer needs to know of a transaction to order and pack it. */
+export interface TransactionPricing {
+  /** agave's cost (cost-model.ts `transactionCost(...).total`). */
+  cost: bigint;
+  /** reward x 1e6 / (cost + 1). */
+  priority: bigint;
+}
+
+/** A transaction as buffered: `verified` when its signatures were checked on these exact bytes. */
+export interface QueuedTransaction extends TransactionPricing {
   readonly tx: DecodedTransaction;
   readonly verified: boolean;
+  /** Arrival order (ties of priority go to the earlier). */
+  readonly seq: number;
 }
 
-/** The queue of the next slots' transactions. */
+/** What a block did with one buffered transaction. */
+export type Disposition = "taken" | "waiting" | "dropped";
+
+/** Counters since start (localnet_status). */
+export interface BufferStats {
+  /** Dropped because the buffer was full (lowest priority). */
+  evicted: number;
+}
+
+/** The buffer of transactions waiting for a block. */
 export interface TransactionQueue {
-  /** Queues `tx` (a known signature, a duplicate or an overflow is silently ignored). */
+  /** Buffers `tx` (a known signature or a duplicate is silently ignored; when full the lowest priority goes). */
   submit(tx: DecodedTransaction, verified: boolean): void;
-  /** Removes and returns the next `max` transactions, in arrival order; each stays pending until {@link settle}d. */
-  take(max: number): QueuedTransaction[];
-  /** Marks a taken transaction's signature as no longer waiting. */
-  settle(signature: string): void;
-  /** Is this signature waiting for the next slot? */
+  /**
+   * Walks the buffer in priority order (highest first, ties by arrival); `visit` says what became of each:
+   * taken (executed) and dropped leave the buffer, waiting stays for the next block.
+   */
+  schedule(visit: (entry: QueuedTransaction) => Disposition): void;
+  /** Is this signature waiting in the buffer? */
   isPending(signature: string): boolean;
   readonly length: number;
+  readonly stats: BufferStats;
 }
 
-/** Creates the queue; `isKnown` says whether a signature is already in the history (then it is not queued). */
+/** Higher priority first; equal priorities by arrival. */
+function before(a: QueuedTransaction, b: QueuedTransaction): boolean {
+  return a.priority > b.priority || (a.priority === b.priority && a.seq < b.seq);
+}
+
+/**
+ * Creates the buffer. `isKnown` says whether a signature is already in the history (then it is not
+ * buffered); `price` gives a transaction's cost and priority.
+ */
 export function createTransactionQueue(options: {
   maxQueue: number;
   isKnown: (signature: string) => boolean;
+  price: (tx: DecodedTransaction) => TransactionPricing;
 }): TransactionQueue {
-  const queue: QueuedTransaction[] = [];
-  /** Signature -> whether a queued copy has verified signatures. */
-  const pending = new Map<string, boolean>();
+  /** Kept sorted with {@link before}. */
+  let buffer: QueuedTransaction[] = [];
+  /** Signature -> buffered copies, and whether one of them has verified signatures. */
+  const pending = new Map<string, { copies: number; verified: boolean }>();
+  const stats: BufferStats = { evicted: 0 };
+  let seq = 0;
+
+  const release = (entry: QueuedTransaction) => {
+    const signature = entry.tx.signatureStrings[0]!;
+    const state = pending.get(signature);
+    if (state === undefined) return;
+    if (--state.copies <= 0) pending.delete(signature);
+  };
+
+  /** The index at which `entry` keeps the buffer sorted (after every entry that goes before it). */
+  const insertionPoint = (entry: QueuedTransaction): number => {
+    let lo = 0;
+    let hi = buffer.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(buffer[mid]!, entry)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+
   return {
     submit(tx, verified) {
       const signature = tx.signatureStrings[0]!;
-      if (options.isKnown(signature) || queue.length >= options.maxQueue) return;
-      // A queued copy shadows a duplicate, unless it is unverified and this one is verified: a
+      if (options.isKnown(signature)) return;
+      // A buffered copy shadows a duplicate, unless it is unverified and this one is verified: a
       // forged copy (same first signature, other bytes) must not keep the genuine one out.
-      const queued = pending.get(signature);
-      if (queued === true || (queued === false && !verified)) return;
-      pending.set(signature, verified);
-      queue.push({ tx, verified });
+      const state = pending.get(signature);
+      if (state !== undefined && (state.verified || !verified)) return;
+      const entry: QueuedTransaction = { tx, verified, seq: seq++, ...options.price(tx) };
+      const at = insertionPoint(entry);
+      if (buffer.length >= options.maxQueue) {
+        stats.evicted++;
+        // Full: the lowest priority goes; when that is the newcomer, it is never buffered.
+        if (at >= buffer.length) return;
+        release(buffer.pop()!);
+      }
+      buffer.splice(at, 0, entry);
+      const now = pending.get(signature);
+      if (now === undefined) pending.set(signature, { copies: 1, verified });
+      else {
+        now.copies++;
+        now.verified ||= verified;
+      }
     },
-    take: (max) => queue.splice(0, max),
-    settle: (signature) => void pending.delete(signature),
+    schedule(visit) {
+      const kept: QueuedTransaction[] = [];
+      const walked = buffer;
+      // Entries submitted while walking (a visitor never does, but stay safe) land in the new buffer.
+      buffer = [];
+      for (const entry of walked) {
+        const disposition = visit(entry);
+        if (disposition === "waiting") kept.push(entry);
+        else release(entry);
+      }
+      const added = buffer;
+      buffer = kept;
+      for (const entry of added) buffer.splice(insertionPoint(entry), 0, entry);
+    },
     isPending: (signature) => pending.has(signature),
     get length() {
-      return queue.length;
+      return buffer.length;
     },
+    stats,
   };
 }

@@ -28,8 +28,8 @@ import { JsonRpcError, RpcErrorCode, invalidParams, type MethodTable } from "./p
 const HEALTH_CHECK_SLOT_DISTANCE = 128n;
 /** agave's MAX_TX_ACCOUNT_LOCKS, the input limit of getRecentPrioritizationFees. */
 const MAX_TX_ACCOUNT_LOCKS = 128;
-/** Slots getRecentPrioritizationFees reports (agave's cache size). */
-const PRIORITIZATION_FEE_SLOTS = 150n;
+/** Blocks getRecentPrioritizationFees reports (agave's cache size, MAX_NUM_RECENT_BLOCKS). */
+const PRIORITIZATION_FEE_BLOCKS = 150;
 
 const decode58 = (text: string): Uint8Array | null => {
   try {
@@ -183,9 +183,15 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       if (raw.length > MAX_TX_ACCOUNT_LOCKS)
         throw invalidParams(`Too many inputs provided; max ${MAX_TX_ACCOUNT_LOCKS}`);
       const accounts = raw.map((a) => base58Key(a, decode58));
-      const tip = ctx.slotAt("processed");
-      const from = tip >= PRIORITIZATION_FEE_SLOTS ? tip - PRIORITIZATION_FEE_SLOTS + 1n : 0n;
-      return chain.blockSlots(from, tip).map((slot) => {
+      // agave's cache: a block enters once optimistically confirmed, and only when a transaction counted
+      // (chain/prioritization-fees.ts); it holds the newest 150 such blocks, oldest first.
+      const tip = ctx.slotAt("confirmed");
+      const held: bigint[] = [];
+      for (let slot = tip; slot >= chain.firstAvailableBlock() && held.length < PRIORITIZATION_FEE_BLOCKS; slot--) {
+        const block = chain.block(slot);
+        if (block !== undefined && block.minUnitPrice !== null) held.push(slot);
+      }
+      return held.reverse().map((slot) => {
         const block = chain.block(slot)!;
         let fee = block.minUnitPrice ?? 0n;
         for (const account of accounts) {

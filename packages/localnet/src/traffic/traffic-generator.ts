@@ -1,12 +1,15 @@
 /**
  * Background traffic: every slot, transfers signed by a few funded wallets, priced from a
  * realistic spread, some write-locking hot accounts (whose fee market is dearer), some failing
- * on chain. Deterministic from the seed: the same blockhashes give the same transactions.
+ * on chain. Deterministic from the seed: the same blockhashes give the same transactions. The
+ * congestion profiles (traffic-options.ts) draw requests and bids from the mainnet fit
+ * (mainnet-distribution.ts) at a rate above the block's and the hot accounts' limits.
  */
 import bs58 from "bs58";
 import { SYSTEM_PROGRAM } from "../world/program-ids.ts";
 import { createRandom, deriveKey, deriveKeypair, type SeededKeypair } from "../world/seeded-random.ts";
 import type { WorldAccount } from "../world/world-types.ts";
+import { drawUnitLimit } from "./mainnet-distribution.ts";
 import { createPriceSampler } from "./price-sampler.ts";
 import type { TrafficOptions } from "./traffic-options.ts";
 import { buildTransfer } from "./transfer-transaction.ts";
@@ -88,7 +91,7 @@ export function createTrafficGenerator(plan: TrafficPlan, options: TrafficOption
         const recipientIndex = random.int(pool.length);
         const failing = random.next() < options.failureShare;
         const unitPrice = prices.sample(hot);
-        const unitLimit = 1_000 + random.int(40) * 500;
+        const unitLimit = options.model === "mainnet" ? drawUnitLimit(random) : 1_000 + random.int(40) * 500;
         // The counter keeps every transaction distinct (same payer, recipient and price would
         // otherwise repeat a signature within one blockhash).
         const lamports = failing ? FAILING_LAMPORTS : 1_000n + BigInt(generated % 1_000_000);

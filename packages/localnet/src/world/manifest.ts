@@ -5,7 +5,7 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { solanaCliKeypairJson } from "./seeded-random.ts";
-import type { World, WorldManifest } from "./world-types.ts";
+import type { ManifestTraffic, World, WorldManifest } from "./world-types.ts";
 
 export interface WrittenManifest {
   manifestPath: string;
@@ -21,7 +21,11 @@ function writeAtomic(path: string, text: string, mode: number): void {
 }
 
 /** Writes `demo-wallet.json` (mode 0600) and `world-manifest.json` into `dir`. */
-export function writeWorldFiles(world: Pick<World, "demoWallet" | "manifest">, dir: string): WrittenManifest {
+export function writeWorldFiles(
+  world: Pick<World, "demoWallet" | "manifest">,
+  dir: string,
+  traffic?: ManifestTraffic,
+): WrittenManifest {
   mkdirSync(dir, { recursive: true });
   const keypairPath = join(dir, "demo-wallet.json");
   const manifestPath = join(dir, "world-manifest.json");
@@ -29,6 +33,7 @@ export function writeWorldFiles(world: Pick<World, "demoWallet" | "manifest">, d
   const manifest: WorldManifest = {
     ...world.manifest,
     demoWallet: { ...world.manifest.demoWallet, keypairFile: keypairPath },
+    ...(traffic === undefined ? {} : { traffic }),
   };
   writeAtomic(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`, 0o644);
   return { manifestPath, keypairPath, manifest };
@@ -53,6 +58,8 @@ export function summarize(written: WrittenManifest, seconds: number): string[] {
   lines.push(
     `  demo wallet: ${m.demoWallet.address} (${Number(BigInt(m.demoWallet.lamports) / 1_000_000_000n)} SOL), keypair ${written.keypairPath}`,
   );
+  if (m.traffic !== undefined)
+    lines.push(`  traffic "${m.traffic.profile}": hot accounts ${m.traffic.hotAccounts.join(", ")}`);
   lines.push(`  manifest: ${written.manifestPath}`);
   return lines;
 }

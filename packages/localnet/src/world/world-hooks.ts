@@ -123,6 +123,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           }),
         );
       });
+      if (options.traffic.enabled) traffic = planTraffic(options.traffic.options);
       const shown = head ?? cached?.world;
       if (shown !== undefined) {
         if (lazy) {
@@ -134,7 +135,16 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           for (const asset of world.compressedAssets) das.addCompressed(asset);
         }
         const dir = options.outDir ?? options.world.outDir ?? join(tmpdir(), `solgate-localnet-${process.pid}`);
-        written = writeWorldFiles(shown, dir);
+        written = writeWorldFiles(
+          shown,
+          dir,
+          traffic && {
+            profile: options.traffic.options.profile,
+            ratePerSlot: options.traffic.options.ratePerSlot,
+            hotAccounts: traffic.hot,
+            wallets: traffic.wallets.map((w) => w.address),
+          },
+        );
         const lines = summarize(written, (performance.now() - started) / 1000);
         if (lazy)
           lines[0] = lines[0].replace(
@@ -148,10 +158,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
             `  world cache: ${head !== undefined || cached?.source === "hit" ? "read from" : "written to"} ${file} (LOCALNET_WORLD_CACHE=off to rebuild every start)`,
           );
       }
-      if (options.traffic.enabled) {
-        traffic = planTraffic(options.traffic.options);
-        index.seedAccounts(asSeedAccounts(traffic.accounts));
-      }
+      if (traffic !== undefined) index.seedAccounts(asSeedAccounts(traffic.accounts));
     },
     async load({ index }) {
       const das = assets;
@@ -198,7 +205,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
       );
       const o = options.traffic.options;
       log(
-        `traffic: ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`,
+        `traffic "${o.profile}": ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`,
       );
     },
     get assets() {

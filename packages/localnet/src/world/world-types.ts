@@ -57,6 +57,18 @@ export interface WorldManifest {
     keypairFile?: string;
   };
   counts: { accounts: number; compressedAssets: number };
+  /** The background traffic, when it runs (LOCALNET_TRAFFIC): its profile and the accounts it contends for. */
+  traffic?: ManifestTraffic;
+}
+
+/** The traffic's accounts, as the banner names them. */
+export interface ManifestTraffic {
+  profile: string;
+  ratePerSlot: number;
+  /** Write-locked accounts whose demand is above (congestion profiles) their per-account limit. */
+  hotAccounts: string[];
+  /** The wallets that sign the traffic. */
+  wallets: string[];
 }
 
 export interface ManifestCollection {

@@ -1,0 +1,227 @@
+/**
+ * agave 3.0's cost model (`cost-model/src/cost_model.rs`, `block_cost_limits.rs`): what a transaction
+ * costs a block before it runs, the figure the leader's cost tracker checks against the block and
+ * write-lock limits, and its reward (`Bank::calculate_reward_for_transaction`), which orders the
+ * scheduler's buffer.
+ *
+ * cost = signature cost + 300 per write lock + instruction-data bytes / 4 + the requested compute-unit
+ * limit + 8 CU per 32 KiB page of the requested loaded-accounts data size limit. A message whose
+ * compute-budget instructions do not sanitize costs 0 for execution and loaded data, as in agave (it
+ * fails before it runs). Feature-dependent parts take mainnet's state as of late 2026: strict ed25519
+ * verification, the secp256r1 precompile and the Stake program's core-BPF migration are active.
+ */
+import type { DecodedMessage } from "../wire/decode-transaction.ts";
+
+/** COMPUTE_UNIT_TO_US_RATIO (30) x 24. */
+export const SIGNATURE_COST = 720n;
+/** 30 x 223. */
+export const SECP256K1_VERIFY_COST = 6690n;
+/** 30 x 80 (ED25519_VERIFY_STRICT_COST; `ed25519_precompile_verify_strict` is active on mainnet). */
+export const ED25519_VERIFY_COST = 2400n;
+/** 30 x 160 (`enable_secp256r1_precompile` is active on mainnet). */
+export const SECP256R1_VERIFY_COST = 4800n;
+/** 30 x 10. */
+export const WRITE_LOCK_UNITS = 300n;
+/** 140 bytes per µs / 30 = 4 (integer division, as agave's constant). */
+export const INSTRUCTION_DATA_BYTES_COST = 4;
+/** agave's MAX_COMPUTE_UNIT_LIMIT. */
+export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
+/** Default request per instruction of a program that is not a builtin. */
+export const DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT = 200_000;
+/** Default request per builtin instruction. */
+export const MAX_BUILTIN_ALLOCATION_COMPUTE_UNIT_LIMIT = 3_000;
+/** MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES: 64 MiB, the default and the ceiling of the request. */
+export const MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES = 64 * 1024 * 1024;
+/** ACCOUNT_DATA_COST_PAGE_SIZE. */
+export const ACCOUNT_DATA_COST_PAGE_SIZE = 32 * 1024;
+/** DEFAULT_HEAP_COST: CU per page. */
+export const DEFAULT_HEAP_COST = 8n;
+/** agave's MAX_BLOCK_UNITS (SIMD-0256). */
+export const MAX_BLOCK_UNITS = 60_000_000n;
+/** agave's MAX_WRITABLE_ACCOUNT_UNITS before SIMD-0306. */
+export const MAX_WRITABLE_ACCOUNT_UNITS = 12_000_000n;
+/** SIMD-0306 (`raise_account_cu_limit`): the account limit is 40% of the block limit. */
+export const SIMD_0306_ACCOUNT_SHARE_PERCENT = 40n;
+/** Lamports per signature, of which the leader keeps half (DEFAULT_BURN_PERCENT = 50). */
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+export const BURN_PERCENT = 50n;
+
+const COMPUTE_BUDGET_PROGRAM = "ComputeBudget111111111111111111111111111111";
+const ED25519_PROGRAM = "Ed25519SigVerify111111111111111111111111111";
+const SECP256K1_PROGRAM = "KeccakSecp256k11111111111111111111111111111";
+const SECP256R1_PROGRAM = "Secp256r1SigVerify1111111111111111111111111";
+
+/**
+ * Builtins for the default compute-unit request in agave 3.0 (`builtins-default-costs`): the ten it
+ * lists, less the Stake program, whose core-BPF migration feature is active on mainnet (a migrated
+ * builtin is requested as 200,000 like any program). Programs migrated earlier (Config, Address
+ * Lookup Table) are no longer listed there, and the secp256r1 and ZK ElGamal programs never were.
+ */
+export const COST_MODEL_BUILTINS: ReadonlySet<string> = new Set([
+  "Vote111111111111111111111111111111111111111",
+  "11111111111111111111111111111111",
+  COMPUTE_BUDGET_PROGRAM,
+  "BPFLoaderUpgradeab1e11111111111111111111111",
+  "BPFLoader1111111111111111111111111111111111",
+  "BPFLoader2111111111111111111111111111111111",
+  "LoaderV411111111111111111111111111111111111",
+  SECP256K1_PROGRAM,
+  ED25519_PROGRAM,
+]);
+
+/** A message's compute budget as agave sanitizes it. */
+export interface ComputeBudgetLimits {
+  /** The requested (or default) compute-unit limit, at most 1,400,000. */
+  unitLimit: number;
+  /** Micro-lamports per CU. */
+  unitPrice: bigint;
+  /** The requested (or default 64 MiB) loaded-accounts data size limit. */
+  loadedAccountsBytes: number;
+}
+
+/** The parts of a transaction's cost (agave's `UsageCostDetails`). */
+export interface TransactionCost {
+  signatureCost: bigint;
+  writeLockCost: bigint;
+  dataBytesCost: bigint;
+  programsExecutionCost: bigint;
+  loadedAccountsDataSizeCost: bigint;
+  /** Their sum: what the block and account limits count. */
+  total: bigint;
+}
+
+function u32At(data: Uint8Array, at: number): number {
+  return (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16)) + data[at + 3]! * 0x1000000;
+}
+
+function u64At(data: Uint8Array, at: number): bigint {
+  let v = 0n;
+  for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(data[at + i]!);
+  return v;
+}
+
+/**
+ * agave's `ComputeBudgetInstructionDetails` then `sanitize_and_convert_to_compute_budget_limits`:
+ * null when a compute-budget instruction is malformed, duplicated, asks for an invalid heap frame or
+ * for a zero loaded-accounts data size (the transaction fails before it runs).
+ */
+export function computeBudgetLimits(message: DecodedMessage): ComputeBudgetLimits | null {
+  let limit: number | undefined;
+  let price: bigint | undefined;
+  let heap: number | undefined;
+  let loaded: number | undefined;
+  let builtin = 0;
+  let other = 0;
+  for (const ix of message.instructions) {
+    const program = message.staticKeys[ix.programIdIndex]!;
+    if (COST_MODEL_BUILTINS.has(program)) builtin++;
+    else other++;
+    if (program !== COMPUTE_BUDGET_PROGRAM) continue;
+    const d = ix.data;
+    // Borsh: a one-byte tag then the field; trailing bytes are tolerated (try_from_slice_unchecked).
+    if (d[0] === 1 && d.length >= 5) {
+      if (heap !== undefined) return null;
+      heap = u32At(d, 1);
+    } else if (d[0] === 2 && d.length >= 5) {
+      if (limit !== undefined) return null;
+      limit = u32At(d, 1);
+    } else if (d[0] === 3 && d.length >= 9) {
+      if (price !== undefined) return null;
+      price = u64At(d, 1);
+    } else if (d[0] === 4 && d.length >= 5) {
+      if (loaded !== undefined) return null;
+      loaded = u32At(d, 1);
+    } else {
+      return null;
+    }
+  }
+  if (heap !== undefined && (heap < 32 * 1024 || heap > 256 * 1024 || heap % 1024 !== 0)) return null;
+  if (loaded === 0) return null;
+  const defaultLimit =
+    builtin * MAX_BUILTIN_ALLOCATION_COMPUTE_UNIT_LIMIT + other * DEFAULT_INSTRUCTION_COMPUTE_UNIT_LIMIT;
+  return {
+    unitLimit: Math.min(limit ?? defaultLimit, MAX_COMPUTE_UNIT_LIMIT),
+    unitPrice: price ?? 0n,
+    loadedAccountsBytes: Math.min(loaded ?? MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES, MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES),
+  };
+}
+
+/** Signatures by kind: the transaction's own and those its precompile instructions verify (first data byte). */
+export interface SignatureCounts {
+  transaction: number;
+  ed25519: number;
+  secp256k1: number;
+  secp256r1: number;
+}
+
+export function signatureCounts(message: DecodedMessage): SignatureCounts {
+  const counts = { transaction: message.header.numRequiredSignatures, ed25519: 0, secp256k1: 0, secp256r1: 0 };
+  for (const ix of message.instructions) {
+    const program = message.staticKeys[ix.programIdIndex]!;
+    const n = ix.data[0] ?? 0;
+    if (program === ED25519_PROGRAM) counts.ed25519 += n;
+    else if (program === SECP256K1_PROGRAM) counts.secp256k1 += n;
+    else if (program === SECP256R1_PROGRAM) counts.secp256r1 += n;
+  }
+  return counts;
+}
+
+/** 8 CU per started 32 KiB page. */
+export function loadedAccountsDataSizeCost(bytes: number): bigint {
+  return BigInt(Math.ceil(bytes / ACCOUNT_DATA_COST_PAGE_SIZE)) * DEFAULT_HEAP_COST;
+}
+
+/** The cost agave's scheduler and cost tracker give a (non-vote) transaction before it runs. */
+export function transactionCost(message: DecodedMessage, writableAccounts: number): TransactionCost {
+  const sigs = signatureCounts(message);
+  const signatureCost =
+    SIGNATURE_COST * BigInt(sigs.transaction) +
+    SECP256K1_VERIFY_COST * BigInt(sigs.secp256k1) +
+    ED25519_VERIFY_COST * BigInt(sigs.ed25519) +
+    SECP256R1_VERIFY_COST * BigInt(sigs.secp256r1);
+  const writeLockCost = WRITE_LOCK_UNITS * BigInt(writableAccounts);
+  let dataBytes = 0;
+  for (const ix of message.instructions) dataBytes += ix.data.length;
+  // agave sums the data length in a u16 before dividing.
+  const dataBytesCost = BigInt(Math.floor(Math.min(dataBytes, 0xffff) / INSTRUCTION_DATA_BYTES_COST));
+  const limits = computeBudgetLimits(message);
+  const programsExecutionCost = limits === null ? 0n : BigInt(limits.unitLimit);
+  const loadedCost = limits === null ? 0n : loadedAccountsDataSizeCost(limits.loadedAccountsBytes);
+  return {
+    signatureCost,
+    writeLockCost,
+    dataBytesCost,
+    programsExecutionCost,
+    loadedAccountsDataSizeCost: loadedCost,
+    total: signatureCost + writeLockCost + dataBytesCost + programsExecutionCost + loadedCost,
+  };
+}
+
+/** `ceil(price x limit / 1e6)` lamports. */
+export function prioritizationFee(limits: ComputeBudgetLimits): bigint {
+  return (limits.unitPrice * BigInt(limits.unitLimit) + 999_999n) / 1_000_000n;
+}
+
+/**
+ * The leader's reward (`calculate_reward_for_transaction`): the priority fee plus the signature fee
+ * less its burned half (5000 per signature, precompile signatures included).
+ */
+export function transactionReward(message: DecodedMessage): bigint {
+  const limits = computeBudgetLimits(message);
+  const sigs = signatureCounts(message);
+  const signatureFee =
+    LAMPORTS_PER_SIGNATURE * BigInt(sigs.transaction + sigs.ed25519 + sigs.secp256k1 + sigs.secp256r1);
+  if (signatureFee === 0n) return 0n;
+  const burn = (signatureFee * BURN_PERCENT) / 100n;
+  return (limits === null ? 0n : prioritizationFee(limits)) + signatureFee - burn;
+}
+
+/** The scheduler's priority (`calculate_priority_and_cost`): reward x 1,000,000 / (cost + 1). */
+export function transactionPriority(reward: bigint, cost: bigint): bigint {
+  return (reward * 1_000_000n) / (cost + 1n);
+}
+
+/** SIMD-0306's account limit for a block limit: 40% of it. */
+export function accountLimitFor(blockLimit: bigint): bigint {
+  return (blockLimit * SIMD_0306_ACCOUNT_SHARE_PERCENT) / 100n;
+}

@@ -57,7 +57,7 @@ export function createFeeChart(svg: SVGSVGElement, slots = 150) {
     };
     text(max.toLocaleString(), PAD.left - 4, PAD.top + 8);
     text("0", PAD.left - 4, HEIGHT - PAD.bottom);
-    text(`slot ${oldest}`, PAD.left, HEIGHT - 4, "start");
+    text(`slot ${oldest < 0n ? 0n : oldest}`, PAD.left, HEIGHT - 4, "start");
     text(`slot ${newest}`, WIDTH - PAD.right, HEIGHT - 4);
     for (const name of FEE_LINES) {
       const coords: string[] = [];

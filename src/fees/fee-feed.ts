@@ -70,6 +70,21 @@ export function createFeeFeed(options: FeeFeedOptions = {}): FeeFeed {
     woken.resolve(event);
   }
 
+  /**
+   * The next event, or undefined when `signal` aborts first. Not `Promise.race` with one long-lived abort
+   * promise: each race would leave a reaction on it for the life of the watch (one per slot, forever).
+   */
+  function nextEvent(signal: AbortSignal): Promise<FeeFeedEvent | undefined> {
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      void wake.promise.then((event) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(event);
+      });
+    });
+  }
+
   function heartbeatIfDue(slot: bigint): boolean {
     if (published === undefined || now() - lastEventAt < heartbeatMs) return false;
     emit({ kind: "heartbeat", slot });
@@ -97,9 +112,6 @@ export function createFeeFeed(options: FeeFeedOptions = {}): FeeFeed {
     async *watch(signal) {
       if (signal.aborted) return;
       open++;
-      const aborted = new Promise<undefined>((resolve) =>
-        signal.addEventListener("abort", () => resolve(undefined), { once: true }),
-      );
       try {
         let seen = lastEvent;
         let sent = publishedEvent;
@@ -109,7 +121,7 @@ export function createFeeFeed(options: FeeFeedOptions = {}): FeeFeed {
           if (publishedEvent !== sent)
             next = publishedEvent; // fell behind: the newest estimate, not what it missed
           else if (lastEvent !== seen) next = lastEvent;
-          else next = await Promise.race([wake.promise, aborted]);
+          else next = await nextEvent(signal);
           if (next === undefined || signal.aborted) return;
           seen = next === publishedEvent ? lastEvent : next;
           if (next.kind === "estimate") sent = next;

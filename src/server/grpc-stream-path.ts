@@ -128,7 +128,9 @@ async function serve(
       if (call.signal.aborted) break;
       if (!res.headersSent)
         res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });
-      res.write(envelopeOf(route.method.output, message));
+      // Backpressure: the next message is not pulled until the client has taken this one, so a slow reader
+      // holds one message here, not an ever-growing buffer (WatchFees skips it to the newest estimate).
+      if (!res.write(envelopeOf(route.method.output, message))) await writable(res, call.signal);
     }
     if (drained) error = shuttingDownError();
     else if (deadlineHit) error = new ConnectError("the deadline passed", Code.DeadlineExceeded);
@@ -159,6 +161,22 @@ async function serve(
     },
     "rpc",
   );
+}
+
+/** Resolves when `res` drains, closes, or `signal` aborts. */
+function writable(res: Http2ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    res.once("drain", done);
+    res.once("close", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 // Enveloped bytes of shared messages, kept as long as the message is.

@@ -12,4 +12,5 @@ export type {
 } from "./launcher.ts";
 export type { FaultSettings } from "./faults.ts";
 export type { AccountFileOption, ProgramFileOption } from "./loading/loading-options.ts";
-export type { ManifestCollection, WorldManifest } from "./world/world-types.ts";
+export type { ManifestCollection, ManifestTraffic, WorldManifest } from "./world/world-types.ts";
+export type { TrafficProfile } from "./traffic/traffic-options.ts";

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`,
   );
   process.stderr.write(
-    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}\n`,
+    `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}; blocks packed as agave 3.0 packs them: ${config.blockCostLimit} CU per block, ${config.accountCostLimit} per write-locked account\n`,
   );
   try {
     await localnet.loaded;

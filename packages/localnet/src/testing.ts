@@ -12,3 +12,13 @@ export { createAssetIndex } from "./das/asset-index.ts";
 export { renderAsset } from "./das/asset-view.ts";
 export { planTraffic } from "./traffic/traffic-generator.ts";
 export { parseTrafficConfig } from "./traffic/traffic-options.ts";
+export { TRAFFIC_PROFILES, profileOptions } from "./traffic/traffic-options.ts";
+export type { TrafficProfile } from "./traffic/traffic-options.ts";
+export {
+  accountLimitFor,
+  computeBudgetLimits,
+  MAX_BLOCK_UNITS,
+  transactionCost,
+  transactionPriority,
+  transactionReward,
+} from "./chain/cost-model.ts";

@@ -12,7 +12,6 @@ import type { LiteSvm } from "litesvm/dist/internal.js";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
-import { transactionCost } from "./cost-model.ts";
 import { blockPrioritizationFees } from "./prioritization-fees.ts";
 import type { BlockhashWindow } from "./blockhash-window.ts";
 import type { Block, BlockStore, TransactionRecord } from "./block-store.ts";
@@ -54,7 +53,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
   const accountCost = new Map<string, bigint>();
   let waiting = 0;
   let expired = 0;
-  deps.queue.schedule(({ tx, verified }) => {
+  deps.queue.schedule(({ tx, verified, cost, writable }) => {
     if (records.length >= deps.maxTransactionsPerBlock) {
       waiting++;
       return "waiting";
@@ -66,21 +65,19 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
       expired++;
       return "dropped";
     }
-    let keys: AccountKeys;
-    try {
-      keys = deps.accountKeys(tx);
-    } catch {
-      return "dropped"; // lookup tables changed since submission: a leader would drop it too
-    }
-    const writable = keys.keys.filter((_, i) => keys.writable[i]);
-    const cost = transactionCost(tx.message, writable.length).total;
-    // agave's would_fit: the block limit first, then each write-locked account's.
+    // agave's would_fit, with the cost priced on arrival: the block limit first, then each write-locked account's.
     if (
       blockCost + cost > deps.blockCostLimit ||
       writable.some((key) => (accountCost.get(key) ?? 0n) + cost > deps.accountCostLimit)
     ) {
       waiting++;
       return "waiting";
+    }
+    let keys: AccountKeys;
+    try {
+      keys = deps.accountKeys(tx);
+    } catch {
+      return "dropped"; // lookup tables changed since submission: a leader would drop it too
     }
     const outcome = executor.execute(tx, keys, !verified);
     // Not committed: agave removes its reserved cost, and the transaction leaves the buffer.

@@ -172,14 +172,15 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   // Priced on arrival as agave's receive_and_buffer does; lookup tables that do not resolve count
   // only the static write locks (the block re-resolves them, and drops the transaction if they fail).
   const price = (tx: DecodedTransaction) => {
-    let writable: number;
+    let keys: AccountKeys;
     try {
-      writable = accountKeys(tx).writable.filter(Boolean).length;
+      keys = accountKeys(tx);
     } catch {
-      writable = staticAccountKeys(tx.message).writable.filter(Boolean).length;
+      keys = staticAccountKeys(tx.message);
     }
-    const cost = transactionCost(tx.message, writable).total;
-    return { cost, priority: transactionPriority(transactionReward(tx.message), cost) };
+    const writable = keys.keys.filter((_, i) => keys.writable[i]);
+    const cost = transactionCost(tx.message, writable.length).total;
+    return { cost, priority: transactionPriority(transactionReward(tx.message), cost), writable };
   };
   const queue = createTransactionQueue({
     maxQueue: options.maxQueue,

@@ -15,6 +15,8 @@ export interface TransactionPricing {
   cost: bigint;
   /** reward x 1e6 / (cost + 1). */
   priority: bigint;
+  /** The accounts it write-locks (lookup-table writes resolved on arrival). */
+  writable: readonly string[];
 }
 
 /** A transaction as buffered: `verified` when its signatures were checked on these exact bytes. */

@@ -230,3 +230,40 @@ describe("block packing (agave 3.0's cost tracker and scheduler)", () => {
     expect(perBlock.size).toBe(Math.ceil(landed.length / 3));
   });
 });
+
+describe("the bounded buffer", () => {
+  let small: TestLocalnet;
+  beforeAll(async () => {
+    small = await startTestLocalnet({ maxQueue: 5 });
+  });
+  afterAll(async () => {
+    await small?.stop();
+  });
+
+  it("drops the lowest priority when full, the newcomer when it is the lowest", async () => {
+    const payer = await fundedSigner(small);
+    const bh = (await small.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
+    const prices = [50n, 10n, 70n, 30n, 90n, 20n, 80n, 5n];
+    const txs: Sent[] = [];
+    for (const price of prices) {
+      txs.push(await transfer(payer, (await generateKeyPairSigner()).address, 10_000, price * 1_000n, bh));
+    }
+    const before = (await small.call("localnet_status")).result.evicted as number;
+    await small.handle.control({ freeze: true });
+    try {
+      for (const tx of txs)
+        await small.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
+      expect((await small.call("localnet_status")).result.queued).toBe(5);
+    } finally {
+      await small.handle.control({ freeze: false });
+    }
+    const landedPrices = async () => {
+      const r = await small.call("getSignatureStatuses", [txs.map((t) => t.signature)]);
+      return txs.filter((_, i) => r.result.value[i] !== null).map((t) => t.price / 1_000n);
+    };
+    await waitFor("the five to land", async () => (await landedPrices()).length === 5);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await landedPrices()).sort((a, b) => Number(a - b))).toEqual([30n, 50n, 70n, 80n, 90n]);
+    expect(((await small.call("localnet_status")).result.evicted as number) - before).toBe(3);
+  });
+});

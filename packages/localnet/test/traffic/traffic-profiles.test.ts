@@ -3,7 +3,11 @@
  * limits (costs recomputed with agave's cost model from the signed bytes), and on the real localnet a storm
  * that saturates its hot account without any block or account going over its limit.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WorldManifest } from "../../src/world/world-types.ts";
 import bs58 from "bs58";
 import { transactionCost } from "../../src/chain/cost-model.ts";
 import { createTrafficGenerator, planTraffic } from "../../src/traffic/traffic-generator.ts";
@@ -83,16 +87,33 @@ describe("a storm on the real localnet (limits scaled down 10x)", () => {
   const limits = { blockCostLimit: 6_000_000n, accountCostLimit: 2_400_000n };
   const hot = planTraffic(optionsOf("storm", {}, limits)).hot[0]!;
   let net: TestLocalnet;
+  let dir: string;
+  let stderr = "";
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "solgate-storm-test-"));
     net = await startTestLocalnet({
       slotMs: 100,
-      world: false,
+      world: { collectionSize: 20, tokenHolders: 50, dir },
       traffic: { profile: "storm" },
       blockCostLimit: limits.blockCostLimit,
+      onStderr: (text) => {
+        stderr += text;
+      },
     });
   });
   afterAll(async () => {
     await net?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("names the profile and its hot account in the manifest and the banner", async () => {
+    const manifest = JSON.parse(readFileSync(join(dir, "world-manifest.json"), "utf8")) as WorldManifest;
+    expect(manifest.traffic?.profile).toBe("storm");
+    expect(manifest.traffic?.hotAccounts).toEqual([hot]);
+    expect(manifest.traffic?.wallets).toHaveLength(planTraffic(optionsOf("storm", {}, limits)).wallets.length);
+    await waitFor("the banners", async () => stderr.includes(`traffic "storm"`) && stderr.includes("localnet: Solana"));
+    expect(stderr).toContain(hot);
+    expect(stderr).toContain("6000000 CU per block, 2400000 per write-locked account");
   });
 
   it("fills the hot account to its limit every block, never beyond, and the rest waits", async () => {

@@ -45,6 +45,7 @@ describe("renderMessage", () => {
       fee: null,
       lastValidBlockHeight: null,
       updatedAt: "2026-01-02T03:04:05.678Z",
+      waiting: null,
     });
     const fees = render(FeeEstimateSchema, create(FeeEstimateSchema, { source: FeeSource.RECENT_PRIORITIZATION_FEES }));
     expect(fees.source).toBe("recent-prioritization-fees");

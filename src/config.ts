@@ -57,6 +57,14 @@ export interface Config {
     budgetMs: number;
     /** Circuit breaker per upstream URL. */
     breaker: { consecutiveFailures: number; failureRatio: number; halfOpenAfterMs: number };
+    /** The largest upstream answer read, in bytes (program-account scans have their own). */
+    maxResponseBytes: number;
+    /** The largest getProgramAccounts answer read by a scan (program accounts, token holders), in bytes. */
+    maxScanResponseBytes: number;
+    /** What the answers being read at once may hold between them, per chain, in bytes. */
+    maxBufferedBytes: number;
+    /** The largest PubSub (WebSocket) message taken, in bytes. */
+    maxWsMessageBytes: number;
   };
   logLevel: LogLevel;
   /** Prometheus `/metrics`: its own port (0 = ephemeral) on its own interface (loopback by default). */
@@ -385,6 +393,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         failureRatio: int("SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT", 50, 1, 100) / 100,
         halfOpenAfterMs: int("SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS", 10_000, 100, 600_000),
       },
+      maxResponseBytes: int("SOLGATE_UPSTREAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxScanResponseBytes: int("SOLGATE_UPSTREAM_MAX_SCAN_RESPONSE_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxBufferedBytes: int("SOLGATE_UPSTREAM_MAX_BUFFERED_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxWsMessageBytes: int("SOLGATE_UPSTREAM_MAX_WS_MESSAGE_BYTES", 1024 * 1024, 1024, 2 ** 31 - 1),
     },
     logLevel,
     metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },

@@ -18,6 +18,8 @@ import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
 import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
 import { createFeeFallback } from "./fee-fallback.ts";
+import { createFeeFeed } from "./fee-feed.ts";
+import type { FeeFeedEvent } from "./fee-feed.ts";
 import { createFeeOdds } from "./fee-odds.ts";
 import type { FeeOdds, WaitingOdds } from "./fee-odds.ts";
 import { createFeeReplication } from "./fee-replication.ts";
@@ -48,6 +50,7 @@ const NO_PROGRESS: FollowerState = {
 };
 
 export { PRICE_UNIT } from "./fee-estimate.ts";
+export type { FeeFeedEvent } from "./fee-feed.ts";
 export type { BaseFee, FeeEstimate, FeeSource, PriorityLevelName, PriorityLevels } from "./fee-estimate.ts";
 
 /** The upstream calls the fee market makes. */
@@ -100,6 +103,8 @@ export interface FeeMarketOptions {
   replication?: FleetFollowing;
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
+  /** A fee watch with nothing new gets a heartbeat after this long (default 15 s). */
+  watchHeartbeatMs?: number;
   now?: () => number;
 }
 
@@ -134,6 +139,14 @@ export interface FeeMarket {
   forTransaction(wire: Uint8Array): Promise<FeeEstimate>;
   /** The price for a named level (`auto` = recommended) given the write locks; undefined without data. */
   priceFor(level: PriorityLevelName, writable: readonly string[]): bigint | undefined;
+  /**
+   * The global levels as they move (FeeService.WatchFees): the current estimate at once, then one whenever
+   * the levels, their odds or their source change, at most one per slot, and heartbeats in between;
+   * until `signal` aborts. Every watch gets the same event objects.
+   */
+  watch(signal: AbortSignal): AsyncGenerator<FeeFeedEvent>;
+  /** Fee watches open now. */
+  watchers(): number;
   /**
    * Watches a send Solgate made (wire bytes already checked): its outcome within k slots corrects the odds,
    * and while it waits `waiting` can say why.
@@ -197,6 +210,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     now,
   });
 
+  const feed = createFeeFeed({ heartbeatMs: options.watchHeartbeatMs, now });
   let lastBlockAttempt = Number.NEGATIVE_INFINITY;
   let snapshot: FeeSnapshot | undefined;
   let snapshotKey = "";
@@ -265,10 +279,16 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return { tx, signatures, candidate: { shape, writable } as Candidate };
   }
 
+  function global(): FeeEstimate {
+    const view = current();
+    globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds, quoterFor(REFERENCE_CANDIDATE));
+    return globalEstimate;
+  }
+
   async function cycle(): Promise<void> {
     const signal = abort.signal;
     if (!(await replica.turn())) {
-      current();
+      feed.offer(global());
       return;
     }
     if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
@@ -279,7 +299,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       await replica.logChanges(state);
     }
     if (!blocksUsable()) await fallback.refreshIfDue(signal);
-    current(); // precompute, so that requests never sort
+    feed.offer(global()); // also precomputes, so that requests never sort
   }
 
   function runOnce(): Promise<void> {
@@ -318,11 +338,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
     refresh: runOnce,
 
-    global() {
-      const view = current();
-      globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds, quoterFor(REFERENCE_CANDIDATE));
-      return globalEstimate;
-    },
+    global,
 
     forAccounts,
 
@@ -357,6 +373,14 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
           return priority.high;
       }
     },
+
+    watch(signal) {
+      // Before the first tick the feed is empty: offer what there is, so that a watch starts at once.
+      if (feed.latest() === undefined) feed.offer(global());
+      return feed.watch(signal);
+    },
+
+    watchers: () => feed.watchers(),
 
     trackSend(wire) {
       const { tx, candidate } = candidateOfTransaction(wire);

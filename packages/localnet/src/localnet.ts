@@ -31,6 +31,7 @@ import { API_VERSION } from "./rpc/params.ts";
 import { acceptsNamedParams, withNamedParams } from "./rpc/protocol.ts";
 import type { MethodContext, MethodHandler, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
+import { createPubsubPort } from "./rpc/pubsub-port.ts";
 import { createRpcServer } from "./rpc/server.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
 import { loadFiles } from "./loading/load-files.ts";
@@ -59,6 +60,8 @@ export interface Localnet extends LocalnetWorld {
   rpcUrl: string;
   wsUrl: string;
   port: number;
+  /** `http://host:port` of the Geyser gRPC server (undefined when it is off). */
+  geyserUrl?: string;
   /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
   loaded: Promise<void>;
   close(): Promise<void>;
@@ -195,20 +198,34 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,
-    onUpgrade: (req, socket, head) => {
-      if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
-      else
-        void loading.then(() => {
-          if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
-        });
-    },
+    onUpgrade,
     onInternalError: hooks.onInternalError,
   });
+  function onUpgrade(...[req, socket, head]: Parameters<typeof pubsub.handleUpgrade>) {
+    if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
+    else
+      void loading.then(() => {
+        if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
+      });
+  }
   const port = await server.listen(config.port, config.host);
+  // agave's PubSub port (the RPC port + 1) when asked for; PubSub stays on the RPC port as well.
+  const pubsubPort = config.pubsubPort === undefined ? undefined : createPubsubPort(onUpgrade);
+  let wsPort = port;
+  try {
+    if (pubsubPort) wsPort = await pubsubPort.listen(config.pubsubPort!, config.host);
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
   chain.start();
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
+  // Loaded only when served; it listens at once and loads Connect in the background (geyser/server.ts).
+  const geyser = config.geyser
+    ? await (await import("./geyser/server.ts")).startGeyserServer(chain, config.geyser, config.host)
+    : undefined;
   await hooks.onStarted?.({ ...world, rpcUrl });
   const load = hooks.load;
   const loaded =
@@ -224,13 +241,15 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   return {
     ...world,
     rpcUrl,
-    wsUrl: `ws://${host}:${port}`,
+    wsUrl: `ws://${host}:${wsPort}`,
     port,
+    geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
     async close() {
       chain.stop();
       pubsub.close();
-      await server.close();
+      await geyser?.close();
+      await Promise.all([server.close(), pubsubPort?.close()]);
     },
   };
 }

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { generateKeyPairSigner, address, type Address, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { JitoJsonRpcClient } from "jito-js-rpc";
+import { sendRandomBundles, tallyBundles } from "../bundle-helpers.ts";
 import {
   balanceOf,
   fundedSigner,
@@ -111,6 +112,8 @@ describe("the block engine (jito-js-rpc)", () => {
     expect(status.status).toBe("Failed");
     expect(status.landed_slot).toBeNull();
     expect(await balanceOf(net, a.address)).toBe(0n);
+    // Put back as it was: an account that did not exist still does not.
+    expect((await net.call("getAccountInfo", [a.address, { commitment: "processed" }])).result.value).toBeNull();
     expect(await balanceOf(net, tipAccounts[0]!)).toBe(tipBefore);
     const sigs = (await net.call("getSignatureStatuses", [[first.signature, failing.signature]])).result.value;
     expect(sigs).toEqual([null, null]);
@@ -191,5 +194,57 @@ describe("the block engine (jito-js-rpc)", () => {
     // Tips that landed above: 10,000 and 2,000 lamports (the failed bundle's 10,000 did not land).
     expect(floor.landed_tips_99th_percentile).toBe(10_000 / 1e9);
     expect(floor.landed_tips_25th_percentile).toBe(2_000 / 1e9);
+  });
+
+  it("lands no bundle partly: 60 bundles of 2-5, about half with a failing member at random", async () => {
+    const sent = await sendRandomBundles(net, jito, payer, tipAccounts[1]!, 60, "bundle-atomicity");
+    const tally = await tallyBundles(net, jito, sent);
+    expect(tally.partial).toBe(0);
+    expect(tally.outOfOrder).toBe(0);
+    expect(tally.failedButLanded).toBe(0);
+    expect(tally.leaked).toBe(0);
+    // Every bundle without a failing member landed whole; every one with one landed nothing.
+    expect(tally.whole).toBe(sent.filter((b) => b.failing === null).length);
+    expect(tally.none).toBe(sent.filter((b) => b.failing !== null).length);
+    expect(tally.whole).toBeGreaterThan(10);
+    expect(tally.none).toBeGreaterThan(10);
+  });
+
+  it("reads Pending while it waits (frozen chain), then Landed", async () => {
+    const bh = await blockhash();
+    const a = await generateKeyPairSigner();
+    const tx = await transfer(payer, a.address, 3_000_000n, bh, 1_500n);
+    await net.handle.control({ freeze: true });
+    let id: string;
+    try {
+      id = (await jito.sendBundle([[tx.base64], { encoding: "base64" }])).result as string;
+      expect((await inflight(id)).status).toBe("Pending");
+      expect(((await jito.getBundleStatuses([[id]])).result as any).value).toEqual([null]);
+    } finally {
+      await net.handle.control({ freeze: false });
+    }
+    expect((await settled(id)).status).toBe("Landed");
+  });
+
+  it("loses bundles at the block engine's drop rate: answered with an id, then Invalid", async () => {
+    await net.handle.control({ bundleDropRate: 1 });
+    const bh = await blockhash();
+    const a = await generateKeyPairSigner();
+    const tx = await transfer(payer, a.address, 4_000_000n, bh, 1_500n);
+    let id: string;
+    try {
+      id = (await jito.sendBundle([[tx.base64], { encoding: "base64" }])).result as string;
+    } finally {
+      await net.handle.control({ bundleDropRate: 0 });
+    }
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    // Several slots later it is still unknown: it never reached a block.
+    const slot = Number((await net.call("getSlot", [{ commitment: "processed" }])).result);
+    await waitFor(
+      "a few slots",
+      async () => Number((await net.call("getSlot", [{ commitment: "processed" }])).result) > slot + 5,
+    );
+    expect((await inflight(id)).status).toBe("Invalid");
+    expect(await balanceOf(net, a.address)).toBe(0n);
   });
 });

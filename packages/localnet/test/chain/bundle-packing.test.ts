@@ -4,7 +4,7 @@
  * send-only ports drop at their own rates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { address, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { JitoJsonRpcClient } from "jito-js-rpc";
@@ -39,7 +39,7 @@ async function transfer(
   bh: { blockhash: string; lastValidBlockHeight: bigint },
   tip = 0n,
 ) {
-  const instructions = [
+  const instructions: Instruction[] = [
     getSetComputeUnitLimitInstruction({ units: 30_000 }),
     getSetComputeUnitPriceInstruction({ microLamports: price }),
     getTransferSolInstruction({ source: payer, destination: to, amount }),

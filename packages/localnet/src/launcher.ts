@@ -107,6 +107,8 @@ export interface LocalnetHandle {
   sendUrls: string[];
   /** Changes faults at run time (`localnet_setFaults`); resolves to the new settings. */
   control(faults: Partial<FaultSettings>): Promise<FaultSettings>;
+  /** Sets the drop rate of the extra send port at `index` (`localnet_setSendPathDropRate`). */
+  setSendPathDropRate(index: number, dropRate: number): Promise<{ url: string; dropRate: number }>;
   /** `localnet_status`. */
   status(): Promise<Record<string, unknown>>;
   /**
@@ -274,6 +276,11 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
           sendUrls: event.sendUrls ?? [],
           control: (faults) => rpc(rpcUrl, "localnet_setFaults", [faults]) as Promise<FaultSettings>,
           status: () => rpc(rpcUrl, "localnet_status", []) as Promise<Record<string, unknown>>,
+          setSendPathDropRate: (index, dropRate) =>
+            rpc(rpcUrl, "localnet_setSendPathDropRate", [index, dropRate]) as Promise<{
+              url: string;
+              dropRate: number;
+            }>,
           loaded,
           stop,
           exited,

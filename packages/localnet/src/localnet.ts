@@ -196,11 +196,13 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     voteSubscription: config.voteSubscription,
     onInternalError: hooks.onInternalError,
   });
+  /** The extra send-only ports, filled once they listen (below). */
+  const sendPaths: { url: string; faults: Faults }[] = [];
   const blockEngine = createBlockEngine({ chain, faults, sendTransaction: methods.sendTransaction! });
   const server = createRpcServer({
     routes: blockEngineRoutes(blockEngine, context, faults),
     methods,
-    controlMethods: createControlMethods({ chain, faults, loaded: () => loading === undefined }),
+    controlMethods: createControlMethods({ chain, faults, loaded: () => loading === undefined, sendPaths }),
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,
@@ -229,7 +231,9 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       onInternalError: hooks.onInternalError,
     });
     sendServers.push(sendServer);
-    sendUrls.push(`http://${host}:${await sendServer.listen(path.port, config.host)}`);
+    const url = `http://${host}:${await sendServer.listen(path.port, config.host)}`;
+    sendUrls.push(url);
+    sendPaths.push({ url, faults: pathFaults });
   }
   chain.start();
   listenAddress = `${host}:${port}`;

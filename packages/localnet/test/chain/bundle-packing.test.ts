@@ -141,6 +141,32 @@ describe("bundles in the block packing", () => {
     expect(landedShare[1]).toBeGreaterThan(0.2);
     expect(landedShare[1]).toBeLessThan(0.8);
     expect(landedShare[2]).toBe(1);
+    // The control API reports the paths and changes a path's rate at run time.
+    const status = (await net.handle.status()) as any;
+    expect(status.sendPaths).toEqual([
+      { url: urls[0], dropRate: 0.9 },
+      { url: urls[1], dropRate: 0.5 },
+      { url: urls[2], dropRate: 0 },
+    ]);
+    expect(await net.handle.setSendPathDropRate(0, 0)).toEqual({ url: urls[0], dropRate: 0 });
+    const bh = await blockhash();
+    const kept: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const tx = await transfer(payer, (await generateKeyPairSigner()).address, 2_000_000n + BigInt(i), 1n, bh);
+      await fetch(urls[0]!, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "sendTransaction",
+          params: [tx.base64, { encoding: "base64", skipPreflight: true }],
+        }),
+      });
+      kept.push(tx.signature);
+    }
+    await waitFor("all 10 landed", async () => (await slotsOf(kept)).every((s) => s !== null));
+    await expect(net.handle.setSendPathDropRate(3, 0.5)).rejects.toThrow(/no send path 3/);
     // A send-only port serves nothing else.
     const other = await fetch(urls[0]!, {
       method: "POST",

@@ -174,8 +174,15 @@ export function createBundlePool(options: { maxPending: number }): BundlePool {
       if (known !== undefined && known.status !== "Failed") return true;
       if (buffer.length >= options.maxPending) return false;
       const entry: PendingBundle = { ...bundle, seq: seq++ };
-      buffer.push(entry);
-      buffer.sort((a, b) => (a.priority === b.priority ? a.seq - b.seq : a.priority > b.priority ? -1 : 1));
+      // Sorted insertion: after every bundle of higher or equal priority (equal ones arrived earlier).
+      let lo = 0;
+      let hi = buffer.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (buffer[mid]!.priority >= entry.priority) lo = mid + 1;
+        else hi = mid;
+      }
+      buffer.splice(lo, 0, entry);
       remember({ id: bundle.id, signatures: bundle.txs.map((tx) => tx.signatureStrings[0]!), status: "Pending" });
       return true;
     },

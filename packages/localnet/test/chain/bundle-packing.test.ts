@@ -102,6 +102,38 @@ describe("bundles in the block packing", () => {
     expect(low!).toBeGreaterThanOrEqual(Math.max(...regularSlots));
   });
 
+  it("checks a bundle against the block limit as a unit: 4 members that fit land in one block, 5 that never fit expire", async () => {
+    const payer = await fundedSigner(net);
+    const bh = await blockhash();
+    // Each member costs 17,710 + 30,000 units (+ the tip's write lock on the first): 4 fit 200,000, 5 do not.
+    const members = async (n: number, salt: bigint) =>
+      Promise.all(
+        Array.from({ length: n }, async (_, i) =>
+          transfer(payer, (await generateKeyPairSigner()).address, salt + BigInt(i), 1n, bh, i === 0 ? 5_000n : 0n),
+        ),
+      );
+    const fits = await members(4, 3_000_000n);
+    const tooBig = await members(5, 4_000_000n);
+    const fitsId = (await jito.sendBundle([fits.map((t) => t.base64), { encoding: "base64" }])).result as string;
+    const tooBigId = (await jito.sendBundle([tooBig.map((t) => t.base64), { encoding: "base64" }])).result as string;
+    const landed = await waitFor("the 4-member bundle", async () => {
+      const v = ((await jito.getInFlightBundleStatuses([[fitsId]])).result as any).value[0];
+      return v.status === "Landed" ? v : null;
+    });
+    expect(new Set(await slotsOf(fits.map((t) => t.signature)))).toEqual(new Set([landed.landed_slot]));
+    // The 5-member bundle waits whole (never split over blocks) until its blockhash expires (150 blocks).
+    const failed = await waitFor(
+      "the 5-member bundle to expire",
+      async () => {
+        const v = ((await jito.getInFlightBundleStatuses([[tooBigId]])).result as any).value[0];
+        return v.status === "Failed" ? v : null;
+      },
+      30_000,
+    );
+    expect(failed.reason).toMatch(/expired/);
+    expect(await slotsOf(tooBig.map((t) => t.signature))).toEqual([null, null, null, null, null]);
+  });
+
   it("serves the extra send-only ports, each dropping at its own rate", async () => {
     const urls = net.handle.sendUrls;
     expect(urls).toHaveLength(3);

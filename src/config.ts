@@ -57,6 +57,14 @@ export interface Config {
     budgetMs: number;
     /** Circuit breaker per upstream URL. */
     breaker: { consecutiveFailures: number; failureRatio: number; halfOpenAfterMs: number };
+    /** The largest upstream answer read, in bytes (program-account scans have their own). */
+    maxResponseBytes: number;
+    /** The largest getProgramAccounts answer read by a scan (program accounts, token holders), in bytes. */
+    maxScanResponseBytes: number;
+    /** What the answers being read at once may hold between them, per chain, in bytes. */
+    maxBufferedBytes: number;
+    /** The largest PubSub (WebSocket) message taken, in bytes. */
+    maxWsMessageBytes: number;
   };
   logLevel: LogLevel;
   /** Prometheus `/metrics`: its own port (0 = ephemeral) on its own interface (loopback by default). */
@@ -121,8 +129,20 @@ export interface Config {
    * `OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT` and `_COMPRESSION` variables (and their `_TRACES_` forms).
    */
   tracing?: { tracesUrl: string; serviceName: string; sampleRatio: number };
-  /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
-  fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
+  /**
+   * The fee market: its window of recent slots, its cap on tracked accounts, bounds on `recommended`, and the
+   * landing odds (k slots, the target `recommended` must reach, the chain's CU limits the odds assume).
+   */
+  fees: {
+    windowSlots: number;
+    maxAccounts: number;
+    recommendedFloor: bigint;
+    recommendedCeiling?: bigint;
+    oddsSlots: number;
+    oddsTarget: number;
+    blockCuLimit: number;
+    accountCuLimit: number;
+  };
 }
 
 /** One API key as configured. */
@@ -199,6 +219,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 
   const port = int("PORT", 8080, 0, 65535);
+
+  // Landing odds: k must leave runs of k slots in the window; a target outside 0.5-0.99 is no recommendation
+  // (below half it is a coin toss, and 1.0 is unreachable for an estimate from a finite window).
+  const oddsSlots = int("SOLGATE_FEES_ODDS_SLOTS", 4, 1, 64);
+  const feeWindowSlots = Number(get("SOLGATE_FEES_WINDOW_SLOTS") ?? 150);
+  if (Number.isSafeInteger(feeWindowSlots) && oddsSlots * 2 > feeWindowSlots)
+    problems.push(
+      `SOLGATE_FEES_ODDS_SLOTS must be at most half of SOLGATE_FEES_WINDOW_SLOTS (${feeWindowSlots}), got ${oddsSlots}`,
+    );
+  const targetRaw = get("SOLGATE_FEES_TARGET");
+  let oddsTarget = 0.9;
+  if (targetRaw !== undefined) {
+    const t = Number(targetRaw);
+    if (!/^(0|1)?\.\d+$|^1$|^0$/.test(targetRaw) || !(t >= 0.5 && t <= 0.99))
+      problems.push(`SOLGATE_FEES_TARGET must be a probability from 0.5 to 0.99, got ${JSON.stringify(targetRaw)}`);
+    else oddsTarget = t;
+  }
 
   // API keys: inline and/or a file: one key per line (blank lines and # comments ignored), or the
   // structured form, a JSON object {"keys": [{"name", "key", "rateLimit"?}]}.
@@ -356,6 +393,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         failureRatio: int("SOLGATE_UPSTREAM_BREAKER_FAILURE_PERCENT", 50, 1, 100) / 100,
         halfOpenAfterMs: int("SOLGATE_UPSTREAM_BREAKER_COOLDOWN_MS", 10_000, 100, 600_000),
       },
+      maxResponseBytes: int("SOLGATE_UPSTREAM_MAX_RESPONSE_BYTES", 16 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxScanResponseBytes: int("SOLGATE_UPSTREAM_MAX_SCAN_RESPONSE_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxBufferedBytes: int("SOLGATE_UPSTREAM_MAX_BUFFERED_BYTES", 64 * 1024 * 1024, 1024, 2 ** 31 - 1),
+      maxWsMessageBytes: int("SOLGATE_UPSTREAM_MAX_WS_MESSAGE_BYTES", 1024 * 1024, 1024, 2 ** 31 - 1),
     },
     logLevel,
     metrics: { port: int("METRICS_PORT", 9464, 0, 65535), host: get("METRICS_HOST") ?? "127.0.0.1" },
@@ -391,6 +432,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(get("SOLGATE_FEES_RECOMMENDED_CEILING") === undefined
         ? {}
         : { recommendedCeiling: BigInt(int("SOLGATE_FEES_RECOMMENDED_CEILING", 0, 0, Number.MAX_SAFE_INTEGER)) }),
+      oddsSlots,
+      oddsTarget,
+      blockCuLimit: int("SOLGATE_FEES_BLOCK_CU_LIMIT", 60_000_000, 1_000_000, 1_000_000_000),
+      accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", 24_000_000, 1_000_000, 1_000_000_000),
     },
     market: parseMarketConfig(get, problems),
     production,

@@ -84,6 +84,13 @@ export const ERROR_REASONS = {
     description: "The Solana node behind this chain did not answer or failed; retry after the delay given.",
     retryable: true,
   },
+  UPSTREAM_INVALID_RESPONSE: {
+    code: Code.Unavailable,
+    httpStatus: 503,
+    description:
+      "The Solana node behind this chain answered with something that cannot be trusted (a wrong shape, a number out of range, an answer past the size limit); retry after the delay given.",
+    retryable: true,
+  },
   STORE_UNAVAILABLE: {
     code: Code.Unavailable,
     httpStatus: 503,
@@ -99,7 +106,14 @@ export const ERROR_REASONS = {
   METHOD_NOT_ALLOWED: {
     code: Code.Unimplemented,
     httpStatus: 405,
-    description: "The REST path exists but not with this HTTP method; `allowed` lists the methods it takes.",
+    description:
+      "The path (REST, or an RPC's) exists but not with this HTTP method; `allowed` lists the methods it takes.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    code: Code.Unimplemented,
+    httpStatus: 415,
+    description:
+      "The RPC does not take the request's content type (Connect: `application/json` or `application/proto`); `contentType` gives it.",
   },
   INTERNAL: {
     code: Code.Internal,

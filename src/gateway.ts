@@ -165,6 +165,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
               { chain: chain.name, reason: err instanceof Error ? err.message : String(err) },
               "signature notifications unavailable; polling alone for a while",
             ),
+          // Where the answer went wrong, never the answer: a provider's body may be huge or hostile.
+          onRefused: (refused) => logger.warn({ chain: chain.name, ...refused }, "upstream answer refused"),
           metrics: metrics.upstreamFor(chain.name),
           ...(tracing === undefined ? {} : { tracer: tracing.upstreamFor(chain.name) }),
         });

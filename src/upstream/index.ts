@@ -18,3 +18,4 @@ export { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";
 export type { BreakerState, EndpointBreakerOptions } from "./endpoint-breaker.ts";
 export type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";
+export type { RefusedAnswer } from "./resilient-transport.ts";

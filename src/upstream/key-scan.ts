@@ -4,8 +4,9 @@
  * RSS), when all the caller wants is the `pubkey` strings. This transport pulls them out of the body
  * as it arrives, holds nothing else, and stops reading once it has more than the caller will accept.
  */
-import { SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } from "@solana/kit";
 import type { RpcTransport } from "@solana/kit";
+import { postJson, readCapped, ResponseTooLargeError } from "./capped-http.ts";
+import type { ByteBudget } from "./capped-http.ts";
 
 /** A body this small may be a JSON-RPC error (or an empty result): it is parsed whole. */
 const SMALL_BODY_CHARS = 64 * 1024;
@@ -21,39 +22,29 @@ export const KEY_SCAN_LIMIT = "__solgateKeyLimit";
  * in the node's order) or the node's `{error}`. When more than the payload's limit are found it stops
  * reading and returns limit + 1 keys, enough for the caller to see the query is too broad.
  */
-export function createKeyScanTransport(url: string): RpcTransport {
+export function createKeyScanTransport(url: string, maxResponseBytes: number): RpcTransport {
   return async function keyScan<T>({ payload, signal }: { payload: unknown; signal?: AbortSignal }): Promise<T> {
     const { [KEY_SCAN_LIMIT]: limitField, ...rest } = payload as Record<string, unknown>;
     const limit = typeof limitField === "number" ? limitField : Number.POSITIVE_INFINITY;
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        accept: "application/json",
-        "accept-encoding": "br,gzip,deflate",
-      },
-      body: JSON.stringify(rest),
-      signal,
-    });
-    if (!response.ok) {
-      // The same error kit's HTTP transport throws, so the resilient transport classifies both alike.
-      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
-        headers: response.headers,
-        message: response.statusText,
-        statusCode: response.status,
-      });
-    }
+    const response = await postJson(url, JSON.stringify(rest), signal);
     if (response.body === null) throw new SyntaxError("empty response body");
     const keys: string[] = [];
     let head = "";
     let carry = "";
     let total = 0;
+    let bytes = 0;
     let truncated = false;
     const decoder = new TextDecoder();
     const reader = response.body.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
+        bytes += value?.byteLength ?? 0;
+        // Past the cap the stream is cut at once (keys found so far are dropped with it).
+        if (bytes > maxResponseBytes) {
+          await reader.cancel().catch(() => {});
+          throw new ResponseTooLargeError(maxResponseBytes);
+        }
         const text = done ? decoder.decode() : decoder.decode(value, { stream: true });
         total += text.length;
         if (head.length < SMALL_BODY_CHARS) head += text.slice(0, SMALL_BODY_CHARS - head.length);
@@ -80,6 +71,12 @@ export function createKeyScanTransport(url: string): RpcTransport {
       const whole = JSON.parse(head) as { error?: unknown; result?: unknown };
       if (whole.error !== undefined) return whole as T;
       if (whole.result === undefined) throw new SyntaxError("neither result nor error in the response");
+      // Anything but a list of accounts (plain, or with its context) goes on whole, for the schema check to refuse.
+      const list = Array.isArray(whole.result) ? whole.result : (whole.result as { value?: unknown } | null)?.value;
+      if (!Array.isArray(list)) return whole as T;
+    } else if (!/^\s*\{[\s\S]*?"result"\s*:\s*[[{]/.test(head)) {
+      // A long body that is not a list of accounts (an HTML page, a wrong type) holds no keys to trust.
+      throw new SyntaxError("the response is not a list of accounts");
     }
     return { jsonrpc: "2.0", id: (payload as { id?: unknown }).id ?? null, result: keys } as T;
   } as RpcTransport;
@@ -90,25 +87,9 @@ export function createKeyScanTransport(url: string): RpcTransport {
  * small data slice, where kit's bigint-preserving parser costs seconds per 100,000 accounts and the
  * caller reads only `pubkey` and the sliced `data` (no integer beyond 2^53 is read).
  */
-export function createPlainJsonTransport(url: string): RpcTransport {
+export function createPlainJsonTransport(url: string, maxResponseBytes: number, budget?: ByteBudget): RpcTransport {
   return async function plainJson<T>({ payload, signal }: { payload: unknown; signal?: AbortSignal }): Promise<T> {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json; charset=utf-8",
-        accept: "application/json",
-        "accept-encoding": "br,gzip,deflate",
-      },
-      body: JSON.stringify(payload),
-      signal,
-    });
-    if (!response.ok) {
-      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, {
-        headers: response.headers,
-        message: response.statusText,
-        statusCode: response.status,
-      });
-    }
-    return (await response.json()) as T;
+    const response = await postJson(url, JSON.stringify(payload), signal);
+    return JSON.parse(await readCapped(response, maxResponseBytes, budget)) as T;
   } as RpcTransport;
 }

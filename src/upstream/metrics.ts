@@ -13,6 +13,9 @@ export type UpstreamOutcome =
   | "timeout"
   | "network_error"
   | "bad_response"
+  | "invalid_response"
+  | "response_too_large"
+  | "node_lagging"
   | "node_unhealthy";
 
 /** Receives one `onCall` and then one `onResult` per HTTP attempt (retries are separate attempts). */

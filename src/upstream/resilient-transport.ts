@@ -3,7 +3,8 @@
  * each under a timeout and a slot of the concurrency cap, retried with exponential backoff and
  * jitter on HTTP 429/5xx, timeouts, network errors and unhealthy nodes, failing over across the
  * configured URLs and remembering which one answered last; all of it within one time budget per call,
- * and skipping URLs whose circuit breaker is open.
+ * and skipping URLs whose circuit breaker is open. An answer is only handed on once it fits its method's
+ * schema and the URL's slot watch finds nothing wrong with it; one that does not is a failed attempt.
  */
 import {
   isSolanaError,
@@ -18,6 +19,10 @@ import { tagRawRpcError } from "./rpc-errors.ts";
 import { toSolgateError } from "./upstream-failure.ts";
 import type { Failure } from "./upstream-failure.ts";
 import type { EndpointBreaker } from "./endpoint-breaker.ts";
+import { checkResult } from "./response-schemas.ts";
+import type { GenericSchema } from "valibot";
+import type { SlotWatch } from "./slot-watch.ts";
+import { ResponseTooLargeError } from "./capped-http.ts";
 
 /** One upstream URL with the kit HTTP transport that reaches it. */
 export interface Endpoint {
@@ -26,6 +31,21 @@ export interface Endpoint {
   readonly transport: RpcTransport;
   /** The URL's circuit breaker, shared by every transport that reaches the URL; none: always tried. */
   readonly breaker?: EndpointBreaker;
+  /** The URL's slot watch (a lying or lagging node), shared like the breaker; none: not watched. */
+  readonly watch?: SlotWatch;
+}
+
+/** An answer refused at the boundary, for logs: never the body, only where it went wrong. */
+export interface RefusedAnswer {
+  method: string;
+  /** The endpoint's redacted label (its origin). */
+  endpoint: string;
+  /** `invalid_response` (did not fit the method's schema), `node_lagging` (a slot that cannot be), `response_too_large`. */
+  failure: "invalid_response" | "node_lagging" | "response_too_large";
+  /** The path of the first mismatch (`result.value.0.slot`), or why the node was taken as lagging. */
+  path?: string;
+  /** What the schema expected there, or the kind of lie. */
+  expected?: string;
 }
 
 /** Options of {@link createResilientTransport}. */
@@ -63,6 +83,13 @@ export interface ResilientTransportOptions {
   retryTimeouts?: boolean;
   /** Aborted by `close()`: in-flight attempts stop and no new ones start. */
   closeSignal: AbortSignal;
+  /**
+   * The schema of each method's `result` (see response-schemas.ts): an answer that does not fit is
+   * refused as `invalid_response`, counted against the URL and failed over. None: answers pass unchecked.
+   */
+  schemas?: Readonly<Record<string, GenericSchema>>;
+  /** Told of every answer refused at the boundary (for a warning log). */
+  onRefused?: (refused: RefusedAnswer) => void;
   /** For tests; defaults to Math.random. */
   random?: () => number;
 }
@@ -278,6 +305,32 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       } else if (!isJsonRpcResponse(response)) {
         outcome = "bad_response";
         return { ok: false, failure: { kind: "bad_response", retryable: true, endpoint: endpoint.label } };
+      } else {
+        const result = (response as { result: unknown }).result;
+        const mismatch = options.schemas === undefined ? undefined : checkResult(options.schemas, method, result);
+        if (mismatch !== undefined) {
+          outcome = "invalid_response";
+          options.onRefused?.({ method, endpoint: endpoint.label, failure: "invalid_response", ...mismatch });
+          return {
+            ok: false,
+            failure: { kind: "invalid_response", retryable: true, endpoint: endpoint.label, detail: mismatch.path },
+          };
+        }
+        const lie = endpoint.watch?.check(method, payload, result);
+        if (lie !== undefined) {
+          outcome = "node_lagging";
+          options.onRefused?.({
+            method,
+            endpoint: endpoint.label,
+            failure: "node_lagging",
+            path: lie.path,
+            expected: lie.kind,
+          });
+          return {
+            ok: false,
+            failure: { kind: "node_lagging", retryable: true, endpoint: endpoint.label, detail: lie.kind },
+          };
+        }
       }
       return { ok: true, response: response as TResponse };
     } catch (error) {
@@ -287,6 +340,8 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
       }
       const failure = classify(error, timeout.signal.aborted, closeSignal.aborted, endpoint.label);
       outcome = outcomeOf(failure);
+      if (failure.kind === "response_too_large")
+        options.onRefused?.({ method, endpoint: endpoint.label, failure: "response_too_large" });
       return { ok: false, failure };
     } finally {
       clearTimeout(timer);
@@ -309,6 +364,9 @@ function blamesEndpoint(failure: Failure): boolean {
       return failure.queued !== true;
     case "network_error":
     case "bad_response":
+    case "invalid_response":
+    case "response_too_large":
+    case "node_lagging":
     case "node_unhealthy":
       return true;
     case "http_error":
@@ -350,8 +408,14 @@ function classify(error: unknown, timedOut: boolean, closed: boolean, endpoint: 
     const retryable = status === 408 || status >= 500;
     return { kind: "http_error", retryable, status, retryAfterMs, endpoint };
   }
-  // A 200 whose body is not JSON (a captive proxy, an HTML error page) surfaces as a SyntaxError.
-  if (error instanceof SyntaxError) return { kind: "bad_response", retryable: true, endpoint };
+  // Another URL may answer within the limit; the same one asked again would most likely send the same
+  // flood (and every try reads up to the limit first), so it is failed over, not retried.
+  if (error instanceof ResponseTooLargeError)
+    return { kind: "response_too_large", retryable: false, endpoint, detail: String(error.limit) };
+  // A 200 whose body is not JSON (a captive proxy, an HTML error page) surfaces as a SyntaxError; JSON nested
+  // too deep for the parser's stack as a RangeError.
+  if (error instanceof SyntaxError || error instanceof RangeError)
+    return { kind: "bad_response", retryable: true, endpoint };
   return { kind: "network_error", retryable: true, endpoint, detail: networkDetail(error) };
 }
 
@@ -362,6 +426,9 @@ function outcomeOf(failure: Failure): UpstreamOutcome {
     case "timeout":
     case "network_error":
     case "bad_response":
+    case "invalid_response":
+    case "response_too_large":
+    case "node_lagging":
     case "node_unhealthy":
       return failure.kind;
     default:

@@ -6,9 +6,10 @@
  * connection or subscription; once every one has failed in a row it stands down for a while and the
  * waits fall back to polling alone.
  */
-import { createSolanaRpcSubscriptions } from "@solana/kit";
 import type { Signature } from "@solana/kit";
 import { redactUrl } from "./metrics.ts";
+import { createCappedRpcSubscriptions, DEFAULT_MAX_WS_MESSAGE_BYTES } from "./capped-websocket.ts";
+import { checkResult, NOTIFICATION_SCHEMAS } from "./response-schemas.ts";
 
 /** Options of {@link createSignatureFeed}. */
 export interface SignatureFeedOptions {
@@ -20,6 +21,8 @@ export interface SignatureFeedOptions {
   retryAfterMs?: number;
   /** Receives subscription failures, for logs. */
   onError?: (error: unknown) => void;
+  /** The largest PubSub message taken (default 1 MiB); a larger one drops the connection at once. */
+  maxMessageBytes?: number;
   now?: () => number;
 }
 
@@ -73,11 +76,12 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
   const urls = typeof options.url === "string" ? [options.url] : [...options.url];
   if (urls.length === 0) throw new RangeError("at least one WebSocket URL is required");
   // Kit's client per URL, made when the feed first moves to it.
-  const clients = new Map<number, ReturnType<typeof createSolanaRpcSubscriptions>>();
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_WS_MESSAGE_BYTES;
+  const clients = new Map<number, ReturnType<typeof createCappedRpcSubscriptions>>();
   const clientOf = (index: number) => {
     let client = clients.get(index);
     if (client === undefined) {
-      client = createSolanaRpcSubscriptions(urls[index] as `ws://${string}`);
+      client = createCappedRpcSubscriptions(urls[index], maxMessageBytes);
       clients.set(index, client);
     }
     return client;
@@ -116,7 +120,11 @@ export function createSignatureFeed(options: SignatureFeedOptions): SignatureFee
             .subscribe({ abortSignal });
           if (index === current) failedInRow = 0;
           listener.onSubscribed?.();
-          for await (const _ of notifications) {
+          for await (const notification of notifications) {
+            // A notification of the wrong shape says nothing to trust: the URL is failing, polling carries on.
+            const mismatch = checkResult(NOTIFICATION_SCHEMAS, "signatureNotification", notification);
+            if (mismatch !== undefined)
+              throw new Error(`a signature notification that does not fit (${mismatch.path})`);
             listener.onNotified();
             return;
           }

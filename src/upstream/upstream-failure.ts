@@ -15,6 +15,9 @@ export type Failure =
         | "timeout"
         | "network_error"
         | "bad_response"
+        | "invalid_response"
+        | "response_too_large"
+        | "node_lagging"
         | "node_unhealthy"
         | "circuit_open";
       retryable: boolean;
@@ -67,6 +70,18 @@ export function toSolgateError(
       { retryAfterMs },
     );
   }
+  // An answer refused at the boundary says so, whether or not the budget ran out after it: the client
+  // learns the node answered, but with something that could not be trusted.
+  if (failure.kind === "invalid_response" || failure.kind === "response_too_large") {
+    if (failure.kind === "invalid_response" && failure.detail !== undefined) details.path = failure.detail;
+    if (failure.kind === "response_too_large") details.limit = Number(failure.detail);
+    return new SolgateError(
+      "UPSTREAM_INVALID_RESPONSE",
+      `the ${chain} upstream answered ${method} with ${describe(failure)}`,
+      details,
+      { retryAfterMs },
+    );
+  }
   if (failure.budgetSpent === true && call.budgetMs !== undefined) {
     details.budgetMs = call.budgetMs;
     details.failure = "budget_spent";
@@ -98,6 +113,12 @@ function describe(failure: Exclude<Failure, { kind: "closed" }>): string {
       return "the response was not JSON-RPC";
     case "node_unhealthy":
       return "the node reports itself unhealthy";
+    case "invalid_response":
+      return "an answer that does not fit the method's schema";
+    case "response_too_large":
+      return `an answer larger than the limit of ${failure.detail} bytes`;
+    case "node_lagging":
+      return `a slot the node cannot be at (${failure.detail}); it is lagging or lying`;
     case "circuit_open":
       return "every node has failed repeatedly; calls resume after a cool-down";
     default:

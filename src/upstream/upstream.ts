@@ -5,7 +5,7 @@
  * URL, a concurrency cap, metrics), and a feed of
  * signature notifications from the node's PubSub WebSocket.
  */
-import { createDefaultRpcTransport, createSolanaRpcFromTransport } from "@solana/kit";
+import { createSolanaRpcFromTransport } from "@solana/kit";
 import { errorFromJsonRpcError } from "./rpc-errors.ts";
 import type { Rpc, RpcTransport, SolanaRpcApi } from "@solana/kit";
 import { createKeyScanTransport, createPlainJsonTransport, KEY_SCAN_LIMIT } from "./key-scan.ts";
@@ -19,6 +19,16 @@ import type { UpstreamMetrics } from "./metrics.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
 import type { BreakerState, EndpointBreaker, EndpointBreakerOptions } from "./endpoint-breaker.ts";
 import type { UpstreamCallTracer } from "./call-tracer.ts";
+import { createByteBudget, createCappedJsonRpcTransport } from "./capped-http.ts";
+import { KEY_SCAN_SCHEMAS, RESULT_SCHEMAS, SLICE_SCAN_SCHEMAS } from "./response-schemas.ts";
+import { createSlotWatch } from "./slot-watch.ts";
+import type { SlotWatch } from "./slot-watch.ts";
+import type { RefusedAnswer } from "./resilient-transport.ts";
+
+/** Default of {@link UpstreamOptions.maxResponseBytes}: 16 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Default of {@link UpstreamOptions.maxScanResponseBytes} (see docs/configuration.md for how it was sized). */
+export const DEFAULT_MAX_SCAN_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Options of {@link createUpstream}. */
 export interface UpstreamOptions {
@@ -54,6 +64,20 @@ export interface UpstreamOptions {
   maxDelayMs?: number;
   /** A Retry-After longer than this fails the call at once rather than waiting (default 5 s). */
   maxRetryAfterMs?: number;
+  /** The largest answer read, in bytes (default 16 MiB); past it the connection is dropped and the call fails. */
+  maxResponseBytes?: number;
+  /** The same for getProgramAccounts scans (default {@link DEFAULT_MAX_SCAN_RESPONSE_BYTES}). */
+  maxScanResponseBytes?: number;
+  /**
+   * What the answers being read at once may hold between them, across every call of the chain (default:
+   * the scan limit). Past it a read fails as one past its own limit: 32 calls in flight cannot each hold
+   * an answer just under the limit.
+   */
+  maxBufferedBytes?: number;
+  /** The largest PubSub message taken (default 1 MiB): a larger one drops the WebSocket at once. */
+  maxWsMessageBytes?: number;
+  /** Told of every answer refused at the boundary (wrong shape, lagging node, too large): for a warning log. */
+  onRefused?: (refused: RefusedAnswer) => void;
 }
 
 /** Options of one DAS call. */
@@ -171,6 +195,19 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     }
     return breaker;
   };
+  // One slot watch per URL too: a node's slots are its own, whichever transport read them.
+  const watches = new Map<string, SlotWatch>();
+  const watchFor = (url: string): SlotWatch => {
+    let watch = watches.get(url);
+    if (watch === undefined) {
+      watch = createSlotWatch();
+      watches.set(url, watch);
+    }
+    return watch;
+  };
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxScanResponseBytes = options.maxScanResponseBytes ?? DEFAULT_MAX_SCAN_RESPONSE_BYTES;
+  const budget = createByteBudget(options.maxBufferedBytes ?? maxScanResponseBytes);
   const semaphore = createSemaphore(options.maxConcurrency ?? 32);
   const closer = new AbortController();
   const shared = {
@@ -185,22 +222,27 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     maxDelayMs: options.maxDelayMs,
     maxRetryAfterMs: options.maxRetryAfterMs,
     closeSignal: closer.signal,
+    ...(options.onRefused === undefined ? {} : { onRefused: options.onRefused }),
   };
 
   const rpcEndpoints: Endpoint[] = options.rpcUrls.map((url) => ({
     label: redactUrl(url),
-    // Kit's default transport is createHttpTransportForSolanaRpc (every integer parsed as bigint: rentEpoch
-    // is u64::MAX on most accounts) plus compressed responses and coalescing of identical concurrent calls.
-    transport: createDefaultRpcTransport({ url }),
+    // Every integer parsed as bigint, as kit's own transport does (rentEpoch is u64::MAX on most accounts),
+    // compressed answers, identical concurrent calls coalesced; and the answer's size capped while it is read.
+    transport: createCappedJsonRpcTransport({ url, maxResponseBytes, bigints: true, budget }),
     breaker: breakerFor(url),
+    watch: watchFor(url),
   }));
-  const rpc = createSolanaRpcFromTransport(createResilientTransport({ ...shared, endpoints: rpcEndpoints }));
+  const rpc = createSolanaRpcFromTransport(
+    createResilientTransport({ ...shared, schemas: RESULT_SCHEMAS, endpoints: rpcEndpoints }),
+  );
 
   const dasTransport = createResilientTransport({
     ...shared,
+    schemas: RESULT_SCHEMAS,
     endpoints: dasUrls.map((url) => ({
       label: redactUrl(url),
-      transport: createDefaultRpcTransport({ url }),
+      transport: createCappedJsonRpcTransport({ url, maxResponseBytes, bigints: false, budget }),
       breaker: breakerFor(url),
     })),
   });
@@ -208,23 +250,32 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const keyScan = createResilientTransport({
     ...shared,
     retryTimeouts: false,
+    schemas: KEY_SCAN_SCHEMAS,
     endpoints: options.rpcUrls.map((url) => ({
       label: redactUrl(url),
-      transport: createKeyScanTransport(url),
+      transport: createKeyScanTransport(url, maxScanResponseBytes),
       breaker: breakerFor(url),
     })),
   });
   const sliceScan = createResilientTransport({
     ...shared,
     retryTimeouts: false,
+    schemas: SLICE_SCAN_SCHEMAS,
     endpoints: options.rpcUrls.map((url) => ({
       label: redactUrl(url),
-      transport: createPlainJsonTransport(url),
+      transport: createPlainJsonTransport(url, maxScanResponseBytes, budget),
       breaker: breakerFor(url),
     })),
   });
   let nextKeyScanId = 1;
-  const signatures = wsUrls === null ? undefined : createSignatureFeed({ url: wsUrls, onError: options.onFeedError });
+  const signatures =
+    wsUrls === null
+      ? undefined
+      : createSignatureFeed({
+          url: wsUrls,
+          onError: options.onFeedError,
+          ...(options.maxWsMessageBytes === undefined ? {} : { maxMessageBytes: options.maxWsMessageBytes }),
+        });
 
   return {
     chain: options.chain,

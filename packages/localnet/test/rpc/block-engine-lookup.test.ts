@@ -12,7 +12,6 @@ import {
   appendTransactionMessageInstructions,
   compressTransactionMessageUsingAddressLookupTables,
   createTransactionMessage,
-  generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   pipe,
   setTransactionMessageFeePayerSigner,

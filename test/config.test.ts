@@ -222,6 +222,26 @@ describe("loadConfig", () => {
     expect(problemsOf({ SOLGATE_WS_URL: "wss://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
   });
 
+  it("takes a Geyser endpoint and its x-token for the chain, from the environment or the chains file", () => {
+    const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
+    expect(loadConfig(base).chains[0].geyserUrl).toBeUndefined();
+    expect(
+      loadConfig({ ...base, SOLGATE_GEYSER_URL: "https://grpc.example:443", SOLGATE_GEYSER_TOKEN: "t0k" }).chains[0],
+    ).toMatchObject({ geyserUrl: "https://grpc.example:443", geyserToken: "t0k" });
+    expect(problemsOf({ ...base, SOLGATE_GEYSER_URL: "not a url" })[0]).toMatch(/SOLGATE_GEYSER_URL/);
+    expect(problemsOf({ SOLGATE_GEYSER_URL: "http://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
+    const chains = file(
+      "geyser-chains.json",
+      JSON.stringify({
+        chains: { mainnet: { rpcUrls: ["https://a.example"], geyserUrl: "http://g.example:10000", geyserToken: "x" } },
+      }),
+    );
+    expect(loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" }).chains[0]).toMatchObject({
+      geyserUrl: "http://g.example:10000",
+      geyserToken: "x",
+    });
+  });
+
   it("lists every problem at once, without echoing URLs that may hold secrets", () => {
     const problems = problemsOf({
       PORT: "80a",

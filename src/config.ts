@@ -101,6 +101,8 @@ export interface Config {
     /** Seed the world (collections, token holders, demo wallet) and run background traffic. */
     world: boolean;
     traffic: boolean;
+    /** Follow the localnet's Geyser stream (default true; `SOLGATE_GEYSER_URL=off`: polling and PubSub alone). */
+    geyser: boolean;
   };
   /** Serve the live demo page at `/demo`. */
   demo: boolean;
@@ -309,7 +311,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               .filter((u) => u !== undefined),
           }),
       ...(wsUrl === undefined ? {} : { wsUrls: wsUrlsOf("SOLGATE_WS_URL", commaList(wsUrl)) }),
-      ...(geyserUrl === undefined ? {} : { geyserUrl: url("SOLGATE_GEYSER_URL", geyserUrl) }),
+      ...(geyserUrl === undefined || geyserUrl === "off" ? {} : { geyserUrl: url("SOLGATE_GEYSER_URL", geyserUrl) }),
       ...(geyserToken === undefined ? {} : { geyserToken }),
     });
     if (dasUrl !== undefined && commaList(dasUrl).length === 0)
@@ -318,7 +320,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } else {
     if (dasUrl !== undefined) problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
     if (wsUrl !== undefined) problems.push("SOLGATE_WS_URL is set without SOLGATE_RPC_URL");
-    if (geyserUrl !== undefined) problems.push("SOLGATE_GEYSER_URL is set without SOLGATE_RPC_URL");
+    if (geyserUrl !== undefined && geyserUrl !== "off")
+      problems.push("SOLGATE_GEYSER_URL is set without SOLGATE_RPC_URL");
   }
   const chainsFile = get("SOLGATE_CHAINS_FILE");
   if (chainsFile !== undefined) {
@@ -425,6 +428,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // A person running `npm start` gets a world worth looking at; test runs get an empty chain unless they ask.
       world: bool("LOCALNET_WORLD", get("NODE_ENV") !== "test"),
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
+      geyser: geyserUrl !== "off",
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),
     transactions: {

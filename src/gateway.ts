@@ -129,7 +129,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           rpcUrls: [localnet.rpcUrl],
           wsUrls: [localnet.wsUrl],
           // The localnet serves Geyser by default: the gateway runs on the stream, polling as the fallback.
-          ...(localnet.geyserUrl === undefined ? {} : { geyserUrl: localnet.geyserUrl }),
+          ...(localnet.geyserUrl === undefined || !config.localnet.geyser ? {} : { geyserUrl: localnet.geyserUrl }),
         },
       ];
     }

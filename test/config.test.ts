@@ -31,7 +31,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
     expect(loadConfig({ SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k" }).host).toBe("0.0.0.0");
     expect(c.chains).toEqual([]);
-    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
+    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true, geyser: true });
     expect(c.demo).toBe(true);
     expect(c.fees).toEqual({
       windowSlots: 150,
@@ -66,7 +66,7 @@ describe("loadConfig", () => {
       blockCuLimit: 60_000_000,
       accountCuLimit: 24_000_000,
     });
-    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
+    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false, geyser: true });
     expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({
       localnet: { world: true },
       demo: false,
@@ -230,6 +230,8 @@ describe("loadConfig", () => {
     ).toMatchObject({ geyserUrl: "https://grpc.example:443", geyserToken: "t0k" });
     expect(problemsOf({ ...base, SOLGATE_GEYSER_URL: "not a url" })[0]).toMatch(/SOLGATE_GEYSER_URL/);
     expect(problemsOf({ SOLGATE_GEYSER_URL: "http://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
+    expect(loadConfig({ NODE_ENV: "test" }).localnet.geyser).toBe(true);
+    expect(loadConfig({ NODE_ENV: "test", SOLGATE_GEYSER_URL: "off" }).localnet.geyser).toBe(false);
     const chains = file(
       "geyser-chains.json",
       JSON.stringify({

@@ -214,7 +214,26 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         // A new block on the Geyser stream: read it now rather than at the next poll (coalesced with a tick
         // in progress). Polling goes on as before, so a silent stream only costs freshness.
         upstream.geyser?.watchTip(() => fees.status().follower.tipSlot);
-        const offBlock = upstream.geyser?.onBlock(() => void fees.refresh().catch(() => {}));
+        // A block that arrives while a read is in progress gets one more read after it, so it is not left
+        // for the next poll.
+        let reading = false;
+        let again = false;
+        const readNow = (): void => {
+          if (reading) {
+            again = true;
+            return;
+          }
+          reading = true;
+          again = false;
+          void fees
+            .refresh()
+            .catch(() => {})
+            .finally(() => {
+              reading = false;
+              if (again) readNow();
+            });
+        };
+        const offBlock = upstream.geyser?.onBlock(readNow);
         cleanups.push(() => {
           offBlock?.();
           return fees.stop();

@@ -66,7 +66,12 @@ describe("loadConfig", () => {
       blockCuLimit: 60_000_000,
       accountCuLimit: 24_000_000,
     });
-    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false, geyser: true });
+    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({
+      enabled: true,
+      world: false,
+      traffic: false,
+      geyser: true,
+    });
     expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({
       localnet: { world: true },
       demo: false,

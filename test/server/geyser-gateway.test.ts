@@ -88,4 +88,54 @@ describe("gateway on the embedded localnet's Geyser stream", () => {
     expect(sample(text, "solgate_geyser_lag_slots")).toBeLessThanOrEqual(8);
     expect(sample(text, "solgate_geyser_fallbacks")).toBe(0);
   });
+
+  it("a watched signature Solgate did not send is confirmed through the stream, and the node agrees", async () => {
+    const rpc = createSolanaRpc(gateway.localnetUrl!);
+    const client = createClient(
+      TransactionService,
+      createGrpcTransport({ baseUrl: `http://127.0.0.1:${gateway.port}` }),
+    );
+    const payer = await generateKeyPairSigner();
+    const airdrop = await rpc.requestAirdrop(payer.address, (10n ** 9n) as never).send();
+    await until(async () => {
+      const { value } = await rpc.getSignatureStatuses([airdrop as Signature]).send();
+      return value[0]?.confirmationStatus === "confirmed" || value[0]?.confirmationStatus === "finalized";
+    });
+    // The watch must begin after the node processed the send and before it confirms it: a few tries.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const before = sample(await scrape(), "solgate_geyser_delivered") ?? 0;
+      const { value: latest } = await rpc.getLatestBlockhash().send();
+      const tx = await transferTransaction({
+        payer,
+        lamports: 1_000_000n + BigInt(attempt),
+        blockhash: latest as { blockhash: Blockhash; lastValidBlockHeight: bigint },
+      });
+      await rpc.sendTransaction(Buffer.from(tx.wire).toString("base64") as never, { encoding: "base64" }).send();
+      await until(async () => {
+        const { value } = await rpc.getSignatureStatuses([tx.signature as Signature]).send();
+        return value[0] !== null;
+      }, 5000);
+      const abort = new AbortController();
+      const states: TransactionStatus[] = [];
+      try {
+        for await (const event of client.watchStatus(
+          { signature: tx.signature },
+          { headers: auth, signal: abort.signal },
+        )) {
+          if (event.event.case !== "record") continue;
+          states.push(event.event.value.status);
+          if (event.event.value.status !== TransactionStatus.SUBMITTED) break;
+        }
+      } finally {
+        abort.abort();
+      }
+      if (states[0] !== TransactionStatus.SUBMITTED) continue; // confirmed before the watch began
+      expect(states.at(-1)).toBe(TransactionStatus.CONFIRMED);
+      await until(async () => (sample(await scrape(), "solgate_geyser_delivered") ?? 0) > before, 5000);
+      const { value } = await rpc.getSignatureStatuses([tx.signature as Signature]).send();
+      expect(["confirmed", "finalized"]).toContain(value[0]?.confirmationStatus);
+      return;
+    }
+    throw new Error("every send was confirmed before its watch began");
+  });
 });

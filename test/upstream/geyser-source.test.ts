@@ -208,4 +208,25 @@ describe("Geyser source on the real localnet", () => {
       await relay.close();
     }
   });
+
+  it("more than 8 slots behind the JSON-RPC's slot: down with a reason, follow refused; up again when caught up", async () => {
+    const reasons: string[] = [];
+    const geyser = createGeyserSource({
+      url: chain.localnet.geyserUrl!,
+      token: TOKEN,
+      onHealth: (ok, reason) => reasons.push(`${ok}:${reason}`),
+    });
+    sources.push(geyser);
+    await until(() => geyser.healthy() && geyser.stats().lastSlot !== undefined);
+    let ahead = 0n;
+    geyser.watchTip(() => (geyser.stats().lastSlot ?? 0n) + ahead);
+    ahead = 20n;
+    expect(geyser.lagSlots()).toBe(20);
+    expect(geyser.healthy()).toBe(false);
+    expect(geyser.follow("x", "confirmed", new AbortController().signal, { onNotified() {} })).toBe(false);
+    await until(() => reasons.some((r) => r === "false:20 slots behind the JSON-RPC"));
+    ahead = 0n;
+    await until(() => geyser.healthy() && reasons.at(-1)?.startsWith("true:") === true);
+    expect(geyser.stats().fallbacks).toBe(1);
+  });
 });

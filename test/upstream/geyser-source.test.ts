@@ -60,7 +60,7 @@ async function submit() {
 }
 
 /** A TCP relay to `target` whose open connections can be cut. */
-async function startRelay(target: URL): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+async function startRelay(target: URL): Promise<{ url: string; cut(): void; freeze(): void; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
@@ -77,6 +77,12 @@ async function startRelay(target: URL): Promise<{ url: string; cut(): void; clos
     url: `http://127.0.0.1:${port}`,
     cut: () => {
       for (const s of sockets) s.destroy();
+    },
+    freeze: () => {
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -228,5 +234,25 @@ describe("Geyser source on the real localnet", () => {
     ahead = 0n;
     await until(() => geyser.healthy() && reasons.at(-1)?.startsWith("true:") === true);
     expect(geyser.stats().fallbacks).toBe(1);
+  });
+
+  it("a stream gone silent (a relay that stops passing bytes) is down after 2 s with its reason", async () => {
+    const relay = await startRelay(new URL(chain.localnet.geyserUrl!));
+    try {
+      const reasons: string[] = [];
+      const geyser = createGeyserSource({
+        url: relay.url,
+        token: TOKEN,
+        onHealth: (ok, reason) => reasons.push(`${ok}:${reason}`),
+      });
+      sources.push(geyser);
+      await until(() => geyser.healthy());
+      relay.freeze();
+      await until(() => reasons.includes("false:no update for 2000 ms"), 10_000);
+      expect(geyser.healthy()).toBe(false);
+      expect(geyser.stats().fallbacks).toBe(1);
+    } finally {
+      await relay.close();
+    }
   });
 });

@@ -26,6 +26,10 @@ export interface ChainConfig {
    * failed connection); null for none; unset derives one from the first RPC URL.
    */
   wsUrls?: string[] | null;
+  /** A Yellowstone Geyser gRPC endpoint (http: h2c or https:) pushing blocks and confirmations; unset: none. */
+  geyserUrl?: string;
+  /** Its `x-token` (`SOLGATE_GEYSER_TOKEN`, or `geyserToken` in the chains file). */
+  geyserToken?: string;
 }
 
 /** The whole configuration. Later cores add their own sections. */
@@ -97,6 +101,8 @@ export interface Config {
     /** Seed the world (collections, token holders, demo wallet) and run background traffic. */
     world: boolean;
     traffic: boolean;
+    /** Follow the localnet's Geyser stream (default true; `SOLGATE_GEYSER_URL=off`: polling and PubSub alone). */
+    geyser: boolean;
   };
   /** Serve the live demo page at `/demo`. */
   demo: boolean;
@@ -289,6 +295,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const rpcUrl = get("SOLGATE_RPC_URL");
   const dasUrl = get("SOLGATE_DAS_URL");
   const wsUrl = get("SOLGATE_WS_URL");
+  const geyserUrl = get("SOLGATE_GEYSER_URL");
+  const geyserToken = get("SOLGATE_GEYSER_TOKEN");
   const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
   if (rpcUrl !== undefined) {
     const rpcUrls = commaList(rpcUrl);
@@ -303,6 +311,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               .filter((u) => u !== undefined),
           }),
       ...(wsUrl === undefined ? {} : { wsUrls: wsUrlsOf("SOLGATE_WS_URL", commaList(wsUrl)) }),
+      ...(geyserUrl === undefined || geyserUrl === "off" ? {} : { geyserUrl: url("SOLGATE_GEYSER_URL", geyserUrl) }),
+      ...(geyserToken === undefined ? {} : { geyserToken }),
     });
     if (dasUrl !== undefined && commaList(dasUrl).length === 0)
       problems.push("SOLGATE_DAS_URL is set but holds no URL");
@@ -310,6 +320,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   } else {
     if (dasUrl !== undefined) problems.push("SOLGATE_DAS_URL is set without SOLGATE_RPC_URL");
     if (wsUrl !== undefined) problems.push("SOLGATE_WS_URL is set without SOLGATE_RPC_URL");
+    if (geyserUrl !== undefined && geyserUrl !== "off")
+      problems.push("SOLGATE_GEYSER_URL is set without SOLGATE_RPC_URL");
   }
   const chainsFile = get("SOLGATE_CHAINS_FILE");
   if (chainsFile !== undefined) {
@@ -416,6 +428,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // A person running `npm start` gets a world worth looking at; test runs get an empty chain unless they ask.
       world: bool("LOCALNET_WORLD", get("NODE_ENV") !== "test"),
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
+      geyser: geyserUrl !== "off",
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),
     transactions: {
@@ -582,7 +595,13 @@ function readChainsFile(
     return undefined;
   }
   for (const [name, value] of Object.entries(doc.chains)) {
-    const entry = value as { rpcUrls?: unknown; dasUrl?: unknown; wsUrl?: unknown };
+    const entry = value as {
+      rpcUrls?: unknown;
+      dasUrl?: unknown;
+      wsUrl?: unknown;
+      geyserUrl?: unknown;
+      geyserToken?: unknown;
+    };
     const rpcUrls = Array.isArray(entry?.rpcUrls) ? entry.rpcUrls : [];
     if (rpcUrls.length === 0 || !rpcUrls.every((u) => typeof u === "string")) {
       problems.push(`${where}: chain ${JSON.stringify(name)} needs "rpcUrls", a non-empty array of URLs`);
@@ -609,6 +628,10 @@ function readChainsFile(
         ? {}
         : { dasUrls: dasUrls.map((u) => url(`${where} (${name}.dasUrl)`, u)).filter((u) => u !== undefined) }),
       ...(wsUrls === undefined ? {} : { wsUrls: wsUrlsOf(`${where} (${name}.wsUrl)`, wsUrls) }),
+      ...(typeof entry.geyserUrl === "string"
+        ? { geyserUrl: url(`${where} (${name}.geyserUrl)`, entry.geyserUrl) }
+        : {}),
+      ...(typeof entry.geyserToken === "string" ? { geyserToken: entry.geyserToken } : {}),
     });
   }
   if (doc.defaultChain !== undefined && typeof doc.defaultChain !== "string") {

@@ -123,7 +123,15 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       });
       // Only a death nobody asked for is reported; stop() during shutdown is expected.
       localnetExited = localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how));
-      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrls: [localnet.wsUrl] }];
+      chainConfigs = [
+        {
+          name: LOCALNET_CHAIN,
+          rpcUrls: [localnet.rpcUrl],
+          wsUrls: [localnet.wsUrl],
+          // The localnet serves Geyser by default: the gateway runs on the stream, polling as the fallback.
+          ...(localnet.geyserUrl === undefined || !config.localnet.geyser ? {} : { geyserUrl: localnet.geyserUrl }),
+        },
+      ];
     }
 
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
@@ -158,6 +166,13 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           rpcUrls: chain.rpcUrls,
           ...(chain.dasUrls === undefined ? {} : { dasUrl: chain.dasUrls }),
           ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
+          ...(chain.geyserUrl === undefined ? {} : { geyserUrl: chain.geyserUrl }),
+          ...(chain.geyserToken === undefined ? {} : { geyserToken: chain.geyserToken }),
+          onGeyserHealth: (healthy, reason) => {
+            if (healthy)
+              logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
+            else logger.warn({ chain: chain.name, reason }, "geyser stream down: falling back to polling");
+          },
           ...config.upstream,
           // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
           onFeedError: (err) =>
@@ -196,7 +211,33 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
         fees.start();
-        cleanups.push(() => fees.stop());
+        // A new block on the Geyser stream: read it now rather than at the next poll (coalesced with a tick
+        // in progress). Polling goes on as before, so a silent stream only costs freshness.
+        upstream.geyser?.watchTip(() => fees.status().follower.tipSlot);
+        // A block that arrives while a read is in progress gets one more read after it, so it is not left
+        // for the next poll.
+        let reading = false;
+        let again = false;
+        const readNow = (): void => {
+          if (reading) {
+            again = true;
+            return;
+          }
+          reading = true;
+          again = false;
+          void fees
+            .refresh()
+            .catch(() => {})
+            .finally(() => {
+              reading = false;
+              if (again) readNow();
+            });
+        };
+        const offBlock = upstream.geyser?.onBlock(readNow);
+        cleanups.push(() => {
+          offBlock?.();
+          return fees.stop();
+        });
         const store =
           redis === undefined
             ? undefined
@@ -261,6 +302,15 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           return moved < 0 ? undefined : moved;
         },
         upstreamHealthy: readiness[`chain:${c.name}`],
+        ...(c.upstream.geyser === undefined
+          ? {}
+          : {
+              geyser: () => {
+                const geyser = c.upstream.geyser!;
+                const { reconnects, fallbacks, delivered } = geyser.stats();
+                return { healthy: geyser.healthy(), lagSlots: geyser.lagSlots(), reconnects, fallbacks, delivered };
+              },
+            }),
       })),
     );
 

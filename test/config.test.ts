@@ -31,7 +31,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
     expect(loadConfig({ SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k" }).host).toBe("0.0.0.0");
     expect(c.chains).toEqual([]);
-    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true });
+    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true, geyser: true });
     expect(c.demo).toBe(true);
     expect(c.fees).toEqual({
       windowSlots: 150,
@@ -66,7 +66,12 @@ describe("loadConfig", () => {
       blockCuLimit: 60_000_000,
       accountCuLimit: 24_000_000,
     });
-    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({ enabled: true, world: false, traffic: false });
+    expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({
+      enabled: true,
+      world: false,
+      traffic: false,
+      geyser: true,
+    });
     expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({
       localnet: { world: true },
       demo: false,
@@ -220,6 +225,28 @@ describe("loadConfig", () => {
     const problems = problemsOf({ ...base, SOLGATE_WS_URL: "https://secret-token@a.example" });
     expect(problems).toEqual(['SOLGATE_WS_URL must be a ws(s) URL or "off"']);
     expect(problemsOf({ SOLGATE_WS_URL: "wss://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
+  });
+
+  it("takes a Geyser endpoint and its x-token for the chain, from the environment or the chains file", () => {
+    const base = { SOLGATE_RPC_URL: "https://a.example", SOLGATE_API_KEYS: "k" };
+    expect(loadConfig(base).chains[0].geyserUrl).toBeUndefined();
+    expect(
+      loadConfig({ ...base, SOLGATE_GEYSER_URL: "https://grpc.example:443", SOLGATE_GEYSER_TOKEN: "t0k" }).chains[0],
+    ).toMatchObject({ geyserUrl: "https://grpc.example:443", geyserToken: "t0k" });
+    expect(problemsOf({ ...base, SOLGATE_GEYSER_URL: "not a url" })[0]).toMatch(/SOLGATE_GEYSER_URL/);
+    expect(problemsOf({ SOLGATE_GEYSER_URL: "http://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
+    expect(loadConfig({ NODE_ENV: "test" }).localnet.geyser).toBe(true);
+    expect(loadConfig({ NODE_ENV: "test", SOLGATE_GEYSER_URL: "off" }).localnet.geyser).toBe(false);
+    const chains = file(
+      "geyser-chains.json",
+      JSON.stringify({
+        chains: { mainnet: { rpcUrls: ["https://a.example"], geyserUrl: "http://g.example:10000", geyserToken: "x" } },
+      }),
+    );
+    expect(loadConfig({ SOLGATE_CHAINS_FILE: chains, SOLGATE_API_KEYS: "k" }).chains[0]).toMatchObject({
+      geyserUrl: "http://g.example:10000",
+      geyserToken: "x",
+    });
   });
 
   it("lists every problem at once, without echoing URLs that may hold secrets", () => {

@@ -36,6 +36,8 @@ export interface ChainGauges {
   feeWindowMovedAt(): number | undefined;
   /** Whether the chain's upstream answers (the readiness check of `/readyz`). */
   upstreamHealthy(): boolean;
+  /** The chain's Geyser stream, when it has one. */
+  geyser?(): { healthy: boolean; lagSlots: number; reconnects: number; fallbacks: number; delivered: number };
 }
 
 /** Calls counted since the last scrape, for one label set of a counter. */
@@ -181,6 +183,49 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
       for (const chain of chains) this.set({ chain: chain.name }, chain.upstreamHealthy() ? 1 : 0);
     },
   });
+  const geyserGauge = (
+    name: string,
+    help: string,
+    read: (g: ReturnType<NonNullable<ChainGauges["geyser"]>>) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["chain"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const chain of chains) {
+          const geyser = chain.geyser?.();
+          if (geyser !== undefined) this.set({ chain: chain.name }, read(geyser));
+        }
+      },
+    });
+  geyserGauge(
+    "solgate_geyser_up",
+    "1 while the chain's Geyser stream is usable (connected, heard within 2 s, not lagging), else 0: polling alone.",
+    (g) => (g.healthy ? 1 : 0),
+  );
+  geyserGauge(
+    "solgate_geyser_lag_slots",
+    "Slots the Geyser stream's newest block is behind the JSON-RPC's confirmed slot.",
+    (g) => g.lagSlots,
+  );
+  geyserGauge(
+    "solgate_geyser_reconnects",
+    "Geyser streams reopened (with from_slot) since start.",
+    (g) => g.reconnects,
+  );
+  geyserGauge(
+    "solgate_geyser_fallbacks",
+    "Times the Geyser stream went down (ended, silent or lagging) and polling carried on alone, since start.",
+    (g) => g.fallbacks,
+  );
+  geyserGauge(
+    "solgate_geyser_delivered",
+    "Confirmations of followed sends that the Geyser stream delivered, since start.",
+    (g) => g.delivered,
+  );
   return {
     registry,
     streamOpened(service, method, protocol) {

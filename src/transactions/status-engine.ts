@@ -144,6 +144,12 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const batcher = createStatusBatcher({ rpc });
   // Records of watched signatures Solgate did not send, shared by all their watchers.
   const untracked = new Map<string, StatusRecord>();
+  // Watched signatures not yet confirmed, followed on the feed (Geyser, else PubSub): its word polls them now.
+  const pushed = new Map<string, AbortController>();
+  function stopPush(signature: string): void {
+    pushed.get(signature)?.abort();
+    pushed.delete(signature);
+  }
   const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0, inFlightByState: {} as Readonly<Record<string, number>> };
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
@@ -216,6 +222,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     if (untracked.get(signature) !== current) return; // every watcher left meanwhile
     if (isTerminalState(next.state)) untracked.delete(signature);
     else untracked.set(signature, next);
+    if (next.state !== "submitted") stopPush(signature);
     registry.publish(next);
   }
 
@@ -345,6 +352,16 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       );
     }
     untracked.set(signature, found);
+    if (options.feed !== undefined && found.state === "submitted" && !pushed.has(signature)) {
+      const subscription = new AbortController();
+      pushed.set(signature, subscription);
+      // "Look now": the watched-only signatures are polled on every tick, so one tick at once reads it.
+      const followed = options.feed.follow(signature, "confirmed", subscription.signal, {
+        onNotified: () => pacer.hurry(0),
+        onFailed: () => pushed.delete(signature),
+      });
+      if (!followed) pushed.delete(signature);
+    }
   }
 
   const pacer = createTickPacer({
@@ -364,7 +381,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       return send === undefined ? undefined : publicRecord(send);
     },
     follow,
-    unfollow: (signature) => untracked.delete(signature),
+    unfollow: (signature) => {
+      stopPush(signature);
+      return untracked.delete(signature);
+    },
     onWaitStart: pacer.waitStarted,
     now,
   });

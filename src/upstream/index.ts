@@ -19,3 +19,5 @@ export type { SignatureFeed, SignatureFeedOptions } from "./signature-feed.ts";
 export type { BreakerState, EndpointBreakerOptions } from "./endpoint-breaker.ts";
 export type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";
 export type { RefusedAnswer } from "./resilient-transport.ts";
+export { createGeyserSource, createFallbackFeed } from "./geyser-source.ts";
+export type { GeyserSource, GeyserSourceOptions, GeyserSourceStats } from "./geyser-source.ts";

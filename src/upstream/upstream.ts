@@ -14,6 +14,7 @@ import { createResilientTransport } from "./resilient-transport.ts";
 import type { Endpoint } from "./resilient-transport.ts";
 import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 import { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
+import { createFallbackFeed, createGeyserSource, type GeyserSource } from "./geyser-source.ts";
 import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
@@ -46,6 +47,12 @@ export interface UpstreamOptions {
   wsUrl?: string | readonly string[] | null;
   /** Receives signature-feed failures (the feed then stands down and polling carries on). */
   onFeedError?: (error: unknown) => void;
+  /** A Yellowstone Geyser endpoint (http: or https:): confirmations and new blocks pushed (geyser-source.ts). */
+  geyserUrl?: string;
+  /** Its `x-token`. */
+  geyserToken?: string;
+  /** Told once per change of the Geyser stream's health, for a log line and a metric. */
+  onGeyserHealth?: (healthy: boolean, reason: string) => void;
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
   timeoutMs?: number;
   /** Attempts after the first, across all URLs (default 3). */
@@ -128,6 +135,8 @@ export interface Upstream {
   readonly das: DasClient;
   /** Signature notifications from the node's WebSocket; undefined when there is none. */
   readonly signatures?: SignatureFeed;
+  /** The Geyser stream, when one is configured (its follow is already part of `signatures`). */
+  readonly geyser?: GeyserSource;
   /** Same as `das.call`. */
   callDas<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
   /**
@@ -268,7 +277,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     })),
   });
   let nextKeyScanId = 1;
-  const signatures =
+  const pubsub =
     wsUrls === null
       ? undefined
       : createSignatureFeed({
@@ -277,11 +286,23 @@ export function createUpstream(options: UpstreamOptions): Upstream {
           ...(options.maxWsMessageBytes === undefined ? {} : { maxMessageBytes: options.maxWsMessageBytes }),
         });
 
+  if (options.geyserUrl !== undefined) assertUrl(options.geyserUrl, options.chain, ["http:", "https:"]);
+  const geyser =
+    options.geyserUrl === undefined
+      ? undefined
+      : createGeyserSource({
+          url: options.geyserUrl,
+          ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
+          ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
+        });
+  const signatures = geyser === undefined ? pubsub : createFallbackFeed(geyser, pubsub);
+
   return {
     chain: options.chain,
     rpc,
     das,
     ...(signatures === undefined ? {} : { signatures }),
+    ...(geyser === undefined ? {} : { geyser }),
     callDas: das.call,
     async getProgramAccountKeys(programId, scan = {}) {
       const config = {

@@ -6,7 +6,7 @@
  *  2. memory: 10,000 open WatchFees streams over 20 HTTP/2 connections (binary gRPC, the lean path):
  *     the gateway's RSS before any stream and with them (target < 500 MB), and that every stream still
  *     gets the estimates (events delivered per stream over a window).
- * Run: npx node test/bench/push-bench.ts [--streams 10000] [--slot-ms 400] [--only freshness,memory]
+ * Run: npx node test/bench/push-bench.ts [--streams 10000] [--slot-ms 400] [--only freshness,memory] [--geyser on|off]
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -25,6 +25,7 @@ const { values: args } = parseArgs({
     streams: { type: "string", default: "10000" },
     "slot-ms": { type: "string", default: "400" },
     only: { type: "string" },
+    geyser: { type: "string", default: "on" },
   },
 });
 const PARTS = new Set((args.only ?? "freshness,memory").split(","));
@@ -48,6 +49,8 @@ async function spawnGateway(): Promise<{ child: ChildProcess; port: number }> {
       SOLGATE_RPC_URL: localnet.rpcUrl,
       SOLGATE_CHAIN: "bench",
       SOLGATE_API_KEYS: API_KEY,
+      // The localnet's Geyser stream (--geyser on, the default): new blocks read at once; off: polling alone.
+      ...(args.geyser === "off" ? {} : { SOLGATE_GEYSER_URL: localnet.geyserUrl }),
       LOG_LEVEL: "info",
     },
     stdio: ["ignore", "pipe", "inherit"],

@@ -1,0 +1,283 @@
+/**
+ * Yellowstone Geyser `Subscribe` as a source of push: one bidi stream at `confirmed` with `blocks_meta` (a new
+ * block: the fee market reads it at once) and `transactions_status` (a signature landed in a confirmed block:
+ * a send waiting for confirmation looks now). It is a hint, never the truth: what it says makes the
+ * gateway poll now, and the answer still comes from getSignatureStatuses / getBlock, so a wrong or
+ * corrupt stream can cost a call, never a wrong status.
+ *
+ * Client: Connect (`@connectrpc/connect-node`, h2c/h2 gRPC) on protobuf-es code that buf generates from the
+ * vendored yellowstone-grpc protos into gen/geyser (buf.gen.geyser.yaml): the repository's own stack, typed,
+ * with no native addon (the npm `@triton-one/yellowstone-grpc` client is a napi build and only a dev
+ * dependency of the localnet package).
+ *
+ * Health: the source is usable while connected and it heard something (an update, or the pong to the ping it
+ * sends every second) in the last `silenceMs` (2 s). When it is not, the PubSub feed and polling carry on
+ * (see {@link createFallbackFeed}); each change is logged once through `onHealth` and counted.
+ * After a break it reconnects with backoff and `from_slot` = the last block slot seen + 1 (without it when the
+ * server says that slot is out of its replay range).
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import bs58 from "bs58";
+import { CommitmentLevel, Geyser, type SubscribeRequest, SubscribeRequestSchema } from "../../gen/geyser/geyser_pb.js";
+import { redactUrl } from "./metrics.ts";
+import type { SignatureFeed, SignatureListener } from "./signature-feed.ts";
+
+/** Options of {@link createGeyserSource}. */
+export interface GeyserSourceOptions {
+  /** The Geyser gRPC endpoint (http: for h2c, https: for TLS). */
+  url: string;
+  /** Sent as `x-token` when set. */
+  token?: string;
+  /** Nothing heard for this long: the source counts as down (default 2,000 ms). */
+  silenceMs?: number;
+  /** Client ping period (default 1,000 ms). */
+  pingMs?: number;
+  /** Reconnect backoff: first step and cap (default 100 ms, 5 s). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** More slots than this behind the JSON-RPC's confirmed slot (see `watchTip`): down (default 8). */
+  maxLagSlots?: number;
+  /** Told once per change of health, for one log line. */
+  onHealth?: (healthy: boolean, reason: string) => void;
+  now?: () => number;
+}
+
+/** Counters, for metrics and tests. */
+export interface GeyserSourceStats {
+  /** Streams opened after the first. */
+  reconnects: number;
+  /** Times the source went from usable to not (stream ended, silent): the gateway fell back to polling. */
+  fallbacks: number;
+  /** Followed signatures whose confirmation the stream delivered. */
+  delivered: number;
+  /** Blocks announced. */
+  blocks: number;
+  /** The newest block slot seen, and the `from_slot` of the last reconnect. */
+  lastSlot: bigint | undefined;
+  lastFromSlot: bigint | undefined;
+}
+
+/** A Geyser stream: block and signature notifications. */
+export interface GeyserSource extends SignatureFeed {
+  /** Whether the stream is usable now (connected, heard within `silenceMs`, not lagging). */
+  healthy(): boolean;
+  /** Where the JSON-RPC's confirmed slot is read from (the fee follower's last getSlot), for the lag check. */
+  watchTip(tip: () => bigint | undefined): void;
+  /** Slots the stream is behind the JSON-RPC's confirmed slot (0 when ahead or unknown). */
+  lagSlots(): number;
+  /** Calls `listener` with each new block's slot; returns the unsubscribe. */
+  onBlock(listener: (slot: bigint) => void): () => void;
+  stats(): GeyserSourceStats;
+}
+
+/** Signatures remembered after they were seen, for a follow that comes just after (a few slots' worth). */
+const RECENT_SIGNATURES = 20_000;
+
+/** Starts the stream at once; it runs until `close`. */
+export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
+  const silenceMs = options.silenceMs ?? 2000;
+  const pingMs = options.pingMs ?? 1000;
+  const baseDelayMs = options.baseDelayMs ?? 100;
+  const maxDelayMs = options.maxDelayMs ?? 5000;
+  const onHealth = options.onHealth ?? (() => {});
+  const now = options.now ?? Date.now;
+  const maxLagSlots = options.maxLagSlots ?? 8;
+  let tip: () => bigint | undefined = () => undefined;
+  const client = createClient(Geyser, createGrpcTransport({ baseUrl: options.url }));
+  const closer = new AbortController();
+  const blockListeners = new Set<(slot: bigint) => void>();
+  const followers = new Map<string, Set<SignatureListener>>();
+  const recent = new Set<string>();
+  const stats: GeyserSourceStats = {
+    reconnects: 0,
+    fallbacks: 0,
+    delivered: 0,
+    blocks: 0,
+    lastSlot: undefined,
+    lastFromSlot: undefined,
+  };
+  let connected = false;
+  let heardAt = 0;
+  let reported = false;
+  let silenceTimer: NodeJS.Timeout | undefined;
+
+  function lagSlots(): number {
+    const rpcSlot = tip();
+    if (rpcSlot === undefined || stats.lastSlot === undefined || rpcSlot <= stats.lastSlot) return 0;
+    return Number(rpcSlot - stats.lastSlot);
+  }
+  const healthy = () => connected && now() - heardAt < silenceMs && lagSlots() <= maxLagSlots;
+
+  /** Reports a change of health once, and tells the followers when the stream can no longer notify them. */
+  function checkHealth(reason: string): void {
+    const ok = healthy();
+    if (!ok && connected && now() - heardAt < silenceMs) reason = `${lagSlots()} slots behind the JSON-RPC`;
+    if (ok === reported) return;
+    reported = ok;
+    if (!ok) {
+      stats.fallbacks++;
+      for (const listeners of followers.values()) for (const listener of listeners) listener.onFailed?.();
+      followers.clear();
+    }
+    onHealth(ok, reason);
+  }
+
+  function heard(): void {
+    heardAt = now();
+    checkHealth("stream up");
+    clearTimeout(silenceTimer);
+    silenceTimer = setTimeout(() => checkHealth(`no update for ${silenceMs} ms`), silenceMs);
+    silenceTimer.unref();
+  }
+
+  function signatureSeen(signature: string): void {
+    if (recent.size >= RECENT_SIGNATURES) recent.delete(recent.values().next().value as string);
+    recent.add(signature);
+    const listeners = followers.get(signature);
+    if (listeners === undefined) return;
+    followers.delete(signature);
+    for (const listener of listeners) {
+      stats.delivered++;
+      listener.onNotified();
+    }
+  }
+
+  function requestFor(fromSlot: bigint | undefined): SubscribeRequest {
+    return create(SubscribeRequestSchema, {
+      commitment: CommitmentLevel.CONFIRMED,
+      blocksMeta: { blocks: {} },
+      transactionsStatus: { signatures: { vote: false } },
+      ...(fromSlot === undefined ? {} : { fromSlot }),
+    });
+  }
+
+  async function* requests(fromSlot: bigint | undefined, signal: AbortSignal): AsyncGenerator<SubscribeRequest> {
+    yield requestFor(fromSlot);
+    let id = 1;
+    while (!signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pingMs);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (signal.aborted) return;
+      yield create(SubscribeRequestSchema, { ping: { id: id++ } });
+    }
+  }
+
+  async function runOnce(fromSlot: bigint | undefined): Promise<void> {
+    const stream = new AbortController();
+    const signal = AbortSignal.any([stream.signal, closer.signal]);
+    try {
+      const updates = client.subscribe(requests(fromSlot, signal), {
+        signal,
+        ...(options.token === undefined ? {} : { headers: { "x-token": options.token } }),
+      });
+      for await (const update of updates) {
+        connected = true;
+        heard();
+        const { case: kind, value } = update.updateOneof;
+        if (kind === "blockMeta") {
+          if (stats.lastSlot === undefined || value.slot > stats.lastSlot) stats.lastSlot = value.slot;
+          stats.blocks++;
+          for (const listener of blockListeners) listener(value.slot);
+        } else if (kind === "transactionStatus") {
+          // A confirmed-commitment stream sends the status of a transaction in a confirmed block.
+          if (value.signature.length === 64) signatureSeen(bs58.encode(value.signature));
+        }
+      }
+    } finally {
+      stream.abort();
+      connected = false;
+    }
+  }
+
+  void (async () => {
+    let delay = baseDelayMs;
+    let first = true;
+    while (!closer.signal.aborted) {
+      const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;
+      if (!first) {
+        stats.reconnects++;
+        stats.lastFromSlot = fromSlot;
+      }
+      first = false;
+      let reason = "stream ended";
+      try {
+        await runOnce(fromSlot);
+        delay = baseDelayMs;
+      } catch (error) {
+        if (closer.signal.aborted) break;
+        const connectError = ConnectError.from(error);
+        reason = `stream failed: ${connectError.message}`;
+        // The server keeps only so many slots: start from its tip instead.
+        if (connectError.code === Code.OutOfRange) stats.lastSlot = undefined;
+      }
+      checkHealth(reason);
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      delay = Math.min(delay * 2, maxDelayMs);
+    }
+  })();
+
+  return {
+    endpoint: redactUrl(options.url),
+    healthy,
+    watchTip(source) {
+      tip = source;
+    },
+    lagSlots,
+    follow(signature, commitment, signal, listener) {
+      // Only confirmation is pushed; finality stays with the PubSub feed and polling.
+      if (commitment !== "confirmed" || closer.signal.aborted || signal.aborted || !healthy()) return false;
+      if (recent.has(signature)) {
+        stats.delivered++;
+        queueMicrotask(() => listener.onNotified());
+        return true;
+      }
+      let listeners = followers.get(signature);
+      if (listeners === undefined) followers.set(signature, (listeners = new Set()));
+      listeners.add(listener);
+      signal.addEventListener("abort", () => {
+        const set = followers.get(signature);
+        set?.delete(listener);
+        if (set?.size === 0) followers.delete(signature);
+      });
+      queueMicrotask(() => listener.onSubscribed?.());
+      return true;
+    },
+    size: () => followers.size,
+    onBlock(listener) {
+      blockListeners.add(listener);
+      return () => blockListeners.delete(listener);
+    },
+    stats: () => ({ ...stats }),
+    close() {
+      closer.abort();
+      clearTimeout(silenceTimer);
+    },
+  };
+}
+
+/**
+ * The Geyser source while it is usable, else `fallback` (the PubSub feed), else nothing (polling alone).
+ */
+export function createFallbackFeed(geyser: GeyserSource, fallback: SignatureFeed | undefined): SignatureFeed {
+  return {
+    get endpoint() {
+      return geyser.healthy() || fallback === undefined ? geyser.endpoint : fallback.endpoint;
+    },
+    follow(signature, commitment, signal, listener) {
+      if (geyser.follow(signature, commitment, signal, listener)) return true;
+      return fallback?.follow(signature, commitment, signal, listener) ?? false;
+    },
+    size: () => geyser.size() + (fallback?.size() ?? 0),
+    close() {
+      geyser.close();
+      fallback?.close();
+    },
+  };
+}

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     process.stdin.resume();
   }
   process.stdout.write(
-    `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid })}\n`,
+    `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, pid: process.pid, blockEngineUrl: localnet.blockEngineUrl, sendUrls: localnet.sendUrls })}\n`,
   );
   process.stderr.write(
     `localnet: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${localnet.chain.faucet}; blocks packed as agave 3.0 packs them: ${config.blockCostLimit} CU per block, ${config.accountCostLimit} per write-locked account\n`,

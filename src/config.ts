@@ -26,6 +26,12 @@ export interface ChainConfig {
    * failed connection); null for none; unset derives one from the first RPC URL.
    */
   wsUrls?: string[] | null;
+  /** Send-only endpoints every send and rebroadcast also goes to, at once (docs/landing.md). */
+  sendUrls?: string[];
+  /** A Jito block engine's base URL that sends also go to. */
+  jitoUrl?: string;
+  /** The block engine's `x-jito-auth` UUID. */
+  jitoAuth?: string;
 }
 
 /** The whole configuration. Later cores add their own sections. */
@@ -97,6 +103,8 @@ export interface Config {
     /** Seed the world (collections, token holders, demo wallet) and run background traffic. */
     world: boolean;
     traffic: boolean;
+    /** Send paths of the embedded chain (SOLGATE_SEND_URLS, SOLGATE_JITO_URL, SOLGATE_JITO_AUTH with no SOLGATE_RPC_URL). */
+    sendPaths: Pick<ChainConfig, "sendUrls" | "jitoUrl" | "jitoAuth">;
   };
   /** Serve the live demo page at `/demo`. */
   demo: boolean;
@@ -261,6 +269,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const dasUrl = get("SOLGATE_DAS_URL");
   const wsUrl = get("SOLGATE_WS_URL");
   const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
+  const sendUrls = get("SOLGATE_SEND_URLS");
+  const jitoUrl = get("SOLGATE_JITO_URL");
+  const jitoAuth = get("SOLGATE_JITO_AUTH");
+  if (jitoAuth !== undefined && jitoUrl === undefined)
+    problems.push("SOLGATE_JITO_AUTH is set without SOLGATE_JITO_URL");
+  // The send paths of the SOLGATE_RPC_URL chain (or of the embedded localnet when there is none).
+  const envSendPaths = {
+    ...(sendUrls === undefined
+      ? {}
+      : {
+          sendUrls: commaList(sendUrls)
+            .map((u) => url("SOLGATE_SEND_URLS", u))
+            .filter((u) => u !== undefined),
+        }),
+    ...(jitoUrl === undefined ? {} : { jitoUrl: url("SOLGATE_JITO_URL", jitoUrl) }),
+    ...(jitoAuth === undefined ? {} : { jitoAuth }),
+  };
   if (rpcUrl !== undefined) {
     const rpcUrls = commaList(rpcUrl);
     chains.push({
@@ -274,6 +299,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               .filter((u) => u !== undefined),
           }),
       ...(wsUrl === undefined ? {} : { wsUrls: wsUrlsOf("SOLGATE_WS_URL", commaList(wsUrl)) }),
+      ...envSendPaths,
     });
     if (dasUrl !== undefined && commaList(dasUrl).length === 0)
       problems.push("SOLGATE_DAS_URL is set but holds no URL");
@@ -387,6 +413,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // A person running `npm start` gets a world worth looking at; test runs get an empty chain unless they ask.
       world: bool("LOCALNET_WORLD", get("NODE_ENV") !== "test"),
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
+      sendPaths: rpcUrl === undefined ? envSendPaths : {},
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),
     transactions: {
@@ -549,7 +576,14 @@ function readChainsFile(
     return undefined;
   }
   for (const [name, value] of Object.entries(doc.chains)) {
-    const entry = value as { rpcUrls?: unknown; dasUrl?: unknown; wsUrl?: unknown };
+    const entry = value as {
+      rpcUrls?: unknown;
+      dasUrl?: unknown;
+      wsUrl?: unknown;
+      sendUrls?: unknown;
+      jitoUrl?: unknown;
+      jitoAuth?: unknown;
+    };
     const rpcUrls = Array.isArray(entry?.rpcUrls) ? entry.rpcUrls : [];
     if (rpcUrls.length === 0 || !rpcUrls.every((u) => typeof u === "string")) {
       problems.push(`${where}: chain ${JSON.stringify(name)} needs "rpcUrls", a non-empty array of URLs`);
@@ -569,8 +603,25 @@ function readChainsFile(
       );
       continue;
     }
+    const sendUrls = stringOrList(entry.sendUrls);
+    if (
+      sendUrls === null ||
+      (entry.jitoUrl !== undefined && typeof entry.jitoUrl !== "string") ||
+      (entry.jitoAuth !== undefined && typeof entry.jitoAuth !== "string")
+    ) {
+      problems.push(
+        `${where}: chain ${JSON.stringify(name)} has a "sendUrls", "jitoUrl" or "jitoAuth" of the wrong type (strings; sendUrls may be a list)`,
+      );
+      continue;
+    }
+    const jitoUrl = typeof entry.jitoUrl === "string" ? url(`${where} (${name}.jitoUrl)`, entry.jitoUrl) : undefined;
     chains.push({
       name,
+      ...(sendUrls === undefined
+        ? {}
+        : { sendUrls: sendUrls.map((u) => url(`${where} (${name}.sendUrls)`, u)).filter((u) => u !== undefined) }),
+      ...(jitoUrl === undefined ? {} : { jitoUrl }),
+      ...(typeof entry.jitoAuth === "string" ? { jitoAuth: entry.jitoAuth } : {}),
       rpcUrls: (rpcUrls as string[]).map((u) => url(`${where} (${name}.rpcUrls)`, u)).filter((u) => u !== undefined),
       ...(dasUrls === undefined
         ? {}

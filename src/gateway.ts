@@ -32,6 +32,8 @@ import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
 import type { RestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
+import { createSendPaths } from "./upstream/send-paths.ts";
+import type { SendPathConfig } from "./upstream/send-paths.ts";
 import { redactUrl } from "./upstream/metrics.ts";
 import { createTransactions } from "./transactions/transactions.ts";
 import type { LocalnetHandle } from "@solgate/localnet";
@@ -123,7 +125,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       });
       // Only a death nobody asked for is reported; stop() during shutdown is expected.
       localnetExited = localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how));
-      chainConfigs = [{ name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrls: [localnet.wsUrl] }];
+      chainConfigs = [
+        { name: LOCALNET_CHAIN, rpcUrls: [localnet.rpcUrl], wsUrls: [localnet.wsUrl], ...config.localnet.sendPaths },
+      ];
     }
 
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
@@ -206,8 +210,23 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 maxActive: config.transactions.maxTracked,
                 onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
               });
+        const sendPathConfigs: SendPathConfig[] = [
+          ...(chain.sendUrls ?? []).map((url) => ({ kind: "rpc" as const, url })),
+          ...(chain.jitoUrl === undefined
+            ? []
+            : [
+                {
+                  kind: "jito" as const,
+                  url: chain.jitoUrl,
+                  ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
+                },
+              ]),
+        ];
         const transactions = createTransactions({
           upstream,
+          ...(sendPathConfigs.length === 0
+            ? {}
+            : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
           fees,
           ...(store === undefined ? {} : { store }),
           ...config.transactions,

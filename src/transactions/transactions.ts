@@ -13,6 +13,8 @@ import type { BlockhashCache } from "./blockhash-cache.ts";
 import { createPreparer } from "./prepare-transaction.ts";
 import type { PrepareFeeSource, PrepareOutcome, PrepareRequest } from "./prepare-transaction.ts";
 import { createSender } from "./send-transaction.ts";
+import { withSendPaths } from "../upstream/send-paths.ts";
+import type { SendPaths } from "../upstream/send-paths.ts";
 import type { SendOutcome, SendRequest } from "./send-transaction.ts";
 import { createStatusEngine } from "./status-engine.ts";
 import type { StatusEngineStats } from "./status-engine.ts";
@@ -25,6 +27,8 @@ import type { WatchEvent } from "./watchers.ts";
 export interface TransactionsOptions {
   /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
   upstream: { readonly rpc: Rpc<SolanaRpcApi>; readonly signatures?: SignatureFeed };
+  /** Send-only paths every send and rebroadcast also goes to, at once (src/upstream/send-paths.ts). */
+  sendPaths?: SendPaths;
   /** The chain's fee market, when there is one. */
   fees?: PrepareFeeSource;
   /** Where tracked sends live (default: in memory, bounded). */
@@ -92,7 +96,9 @@ export function assertIsTransactionSignature(signature: string): void {
 
 /** Creates the core (stopped; call `start()`). */
 export function createTransactions(options: TransactionsOptions): Transactions {
-  const rpc = options.upstream.rpc;
+  // Sends and rebroadcasts fan out over the send paths; every other call is the RPC's.
+  const rpc =
+    options.sendPaths === undefined ? options.upstream.rpc : withSendPaths(options.upstream.rpc, options.sendPaths);
   const commitment = options.commitment ?? "confirmed";
   const store =
     options.store ??

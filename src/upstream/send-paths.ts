@@ -102,7 +102,12 @@ function endpointOf(config: SendPathConfig): { endpoint: string; auth?: string }
   const auth = config.auth ?? url.searchParams.get("uuid") ?? undefined;
   url.searchParams.delete("uuid");
   const base = url.toString().replace(/\/+$/, "");
-  const endpoint = /\/api\/v1\/transactions$/.test(base) ? base : `${base}/api/v1/transactions`;
+  // The base may be given as the host, as `.../api/v1`, or as the transactions endpoint itself.
+  const endpoint = /\/api\/v1\/transactions$/.test(base)
+    ? base
+    : /\/api\/v1$/.test(base)
+      ? `${base}/transactions`
+      : `${base}/api/v1/transactions`;
   return { endpoint, ...(auth === undefined ? {} : { auth }) };
 }
 

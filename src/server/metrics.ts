@@ -134,6 +134,12 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const sendPathFirst = new Counter({
+    name: "solgate_send_path_first_accepted_total",
+    help: "Fan-outs in which each send path was the first to accept, by chain and path.",
+    labelNames: ["chain", "path"] as const,
+    registers: [registry],
+  });
   const sendPathBreaker = new Gauge({
     name: "solgate_send_path_breaker_state",
     help: "Circuit breaker of each send path: 0 closed, 1 half-open, 2 open.",
@@ -263,6 +269,9 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
         onResult(path, outcome, seconds, reason) {
           sendPathTotal.inc({ chain, path, outcome, reason: reason ?? "" });
           sendPathSeconds.observe({ chain, path }, seconds);
+        },
+        onFirstAccepted(path) {
+          sendPathFirst.inc({ chain, path });
         },
         onBreakerState(path, state) {
           sendPathBreaker.set({ chain, path }, state === "closed" ? 0 : state === "half_open" ? 1 : 2);

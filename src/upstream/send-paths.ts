@@ -36,6 +36,8 @@ export interface SendPathMetrics {
   /** One attempt on `path` (redacted label) ended; `reason` is the node's error kind for a refusal. */
   onResult(path: string, outcome: SendPathOutcome, seconds: number, reason?: string): void;
   onBreakerState?(path: string, state: BreakerState): void;
+  /** `path`'s acceptance was the first of a fan-out (the copy the chain most likely got first). */
+  onFirstAccepted?(path: string): void;
 }
 
 /** Counters of one path, as stats report them. */
@@ -204,6 +206,7 @@ export function createSendPaths(options: SendPathsOptions): SendPaths {
       const attempts = paths.map((path) => attempt(path, base64).then(() => path));
       const first = await Promise.any(attempts);
       first.firstAccepted += 1;
+      metrics?.onFirstAccepted?.(first.label);
       // The others finish on their own; their outcomes are in the metrics.
       for (const a of attempts) a.catch(() => {});
       return first.label;

@@ -57,6 +57,9 @@ describe("send paths", () => {
     expect(stats[0]?.accepted).toBeGreaterThan(0);
     expect(stats[1]?.accepted).toBeGreaterThan(0);
     expect(stats[2]?.accepted).toBe(0);
+    // One of the paths that answered was counted first; the dead one never.
+    expect(stats.reduce((sum, p) => sum + p.firstAccepted, 0)).toBeGreaterThan(0);
+    expect(stats[2]?.firstAccepted).toBe(0);
     expect(Object.keys(stats[2]?.refused ?? {})).toEqual(["network_error"]);
     expect(results.some((r) => r.outcome === "network_error")).toBe(true);
     // The block engine answered (accepted, or refused with a reason such as a missing tip): never unreachable.

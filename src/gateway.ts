@@ -33,6 +33,7 @@ import { createRestHandler } from "./rest/rest-handler.ts";
 import type { RestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
 import { createSendPaths } from "./upstream/send-paths.ts";
+import { createBlockEngine } from "./upstream/block-engine.ts";
 import type { SendPathConfig } from "./upstream/send-paths.ts";
 import { redactUrl } from "./upstream/metrics.ts";
 import { createTransactions } from "./transactions/transactions.ts";
@@ -224,6 +225,14 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         ];
         const transactions = createTransactions({
           upstream,
+          ...(chain.jitoUrl === undefined
+            ? {}
+            : {
+                blockEngine: createBlockEngine({
+                  url: chain.jitoUrl,
+                  ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
+                }),
+              }),
           ...(sendPathConfigs.length === 0
             ? {}
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),

@@ -7,6 +7,7 @@ import { address } from "@solana/kit";
 import type { Address, Blockhash } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { isSolgateError } from "../../src/errors.ts";
+import { createTransactions } from "../../src/transactions/transactions.ts";
 import { createBlockhashCache } from "../../src/transactions/blockhash-cache.ts";
 import { bundleIdOf, createBundles, lookupTablesFromRpc } from "../../src/transactions/bundles.ts";
 import type { Bundles } from "../../src/transactions/bundles.ts";
@@ -116,5 +117,14 @@ describe("bundles", () => {
     for (const signatures of refused) {
       expect((await engine.inflightStatus(bundleIdOf(signatures))).status).toBe("Invalid");
     }
+  }, 60_000);
+
+  it("through the transactions core: refused with BUNDLES_UNAVAILABLE without a block engine, sent with one", async () => {
+    const without = createTransactions({ upstream: chain.upstream });
+    const txs = await members(1, 1000n);
+    expect(await reasonOf(without.bundles.send(txs.map((t) => t.wire)))).toBe("BUNDLES_UNAVAILABLE");
+    const withEngine = createTransactions({ upstream: chain.upstream, blockEngine: engine });
+    const outcome = await withEngine.bundles.send(txs.map((t) => t.wire));
+    expect(outcome.bundleId).toBe(bundleIdOf(txs.map((t) => t.signature)));
   }, 60_000);
 });

@@ -137,8 +137,20 @@ export interface Config {
    * `OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT` and `_COMPRESSION` variables (and their `_TRACES_` forms).
    */
   tracing?: { tracesUrl: string; serviceName: string; sampleRatio: number };
-  /** The fee market: its window of recent slots, its cap on tracked accounts, and bounds on `recommended`. */
-  fees: { windowSlots: number; maxAccounts: number; recommendedFloor: bigint; recommendedCeiling?: bigint };
+  /**
+   * The fee market: its window of recent slots, its cap on tracked accounts, bounds on `recommended`, and the
+   * landing odds (k slots, the target `recommended` must reach, the chain's CU limits the odds assume).
+   */
+  fees: {
+    windowSlots: number;
+    maxAccounts: number;
+    recommendedFloor: bigint;
+    recommendedCeiling?: bigint;
+    oddsSlots: number;
+    oddsTarget: number;
+    blockCuLimit: number;
+    accountCuLimit: number;
+  };
 }
 
 /** One API key as configured. */
@@ -215,6 +227,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 
   const port = int("PORT", 8080, 0, 65535);
+
+  // Landing odds: k must leave runs of k slots in the window; a target outside 0.5-0.99 is no recommendation
+  // (below half it is a coin toss, and 1.0 is unreachable for an estimate from a finite window).
+  const oddsSlots = int("SOLGATE_FEES_ODDS_SLOTS", 4, 1, 64);
+  const feeWindowSlots = Number(get("SOLGATE_FEES_WINDOW_SLOTS") ?? 150);
+  if (Number.isSafeInteger(feeWindowSlots) && oddsSlots * 2 > feeWindowSlots)
+    problems.push(
+      `SOLGATE_FEES_ODDS_SLOTS must be at most half of SOLGATE_FEES_WINDOW_SLOTS (${feeWindowSlots}), got ${oddsSlots}`,
+    );
+  const targetRaw = get("SOLGATE_FEES_TARGET");
+  let oddsTarget = 0.9;
+  if (targetRaw !== undefined) {
+    const t = Number(targetRaw);
+    if (!/^(0|1)?\.\d+$|^1$|^0$/.test(targetRaw) || !(t >= 0.5 && t <= 0.99))
+      problems.push(`SOLGATE_FEES_TARGET must be a probability from 0.5 to 0.99, got ${JSON.stringify(targetRaw)}`);
+    else oddsTarget = t;
+  }
 
   // API keys: inline and/or a file: one key per line (blank lines and # comments ignored), or the
   // structured form, a JSON object {"keys": [{"name", "key", "rateLimit"?}]}.
@@ -430,6 +459,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(get("SOLGATE_FEES_RECOMMENDED_CEILING") === undefined
         ? {}
         : { recommendedCeiling: BigInt(int("SOLGATE_FEES_RECOMMENDED_CEILING", 0, 0, Number.MAX_SAFE_INTEGER)) }),
+      oddsSlots,
+      oddsTarget,
+      blockCuLimit: int("SOLGATE_FEES_BLOCK_CU_LIMIT", 60_000_000, 1_000_000, 1_000_000_000),
+      accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", 24_000_000, 1_000_000, 1_000_000_000),
     },
     market: parseMarketConfig(get, problems),
     production,

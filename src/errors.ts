@@ -132,7 +132,14 @@ export const ERROR_REASONS = {
   METHOD_NOT_ALLOWED: {
     code: Code.Unimplemented,
     httpStatus: 405,
-    description: "The REST path exists but not with this HTTP method; `allowed` lists the methods it takes.",
+    description:
+      "The path (REST, or an RPC's) exists but not with this HTTP method; `allowed` lists the methods it takes.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    code: Code.Unimplemented,
+    httpStatus: 415,
+    description:
+      "The RPC does not take the request's content type (Connect: `application/json` or `application/proto`); `contentType` gives it.",
   },
   INTERNAL: {
     code: Code.Internal,

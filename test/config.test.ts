@@ -33,7 +33,15 @@ describe("loadConfig", () => {
     expect(c.chains).toEqual([]);
     expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true, sendPaths: {} });
     expect(c.demo).toBe(true);
-    expect(c.fees).toEqual({ windowSlots: 150, maxAccounts: 100_000, recommendedFloor: 0n });
+    expect(c.fees).toEqual({
+      windowSlots: 150,
+      maxAccounts: 100_000,
+      recommendedFloor: 0n,
+      oddsSlots: 4,
+      oddsTarget: 0.9,
+      blockCuLimit: 60_000_000,
+      accountCuLimit: 24_000_000,
+    });
     expect(c.transactions).toEqual({
       pollIntervalMs: 400,
       rebroadcastIntervalMs: 2_000,
@@ -53,6 +61,10 @@ describe("loadConfig", () => {
       maxAccounts: 100_000,
       recommendedFloor: 1000n,
       recommendedCeiling: 50_000n,
+      oddsSlots: 4,
+      oddsTarget: 0.9,
+      blockCuLimit: 60_000_000,
+      accountCuLimit: 24_000_000,
     });
     expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({
       enabled: true,
@@ -257,6 +269,27 @@ describe("loadConfig", () => {
     expect(problems.join("\n")).toMatch(/chain "bad" needs "rpcUrls"/);
     expect(problemsOf({ SOLGATE_CHAINS_FILE: file("broken.json", "{") })[0]).toMatch(/cannot be read as JSON/);
     expect(problemsOf({ SOLGATE_DAS_URL: "https://das.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
+  });
+
+  it("refuses a landing-odds target or k out of range, naming the variable", () => {
+    expect(loadConfig({ SOLGATE_FEES_ODDS_SLOTS: "8", SOLGATE_FEES_TARGET: "0.95" }).fees).toMatchObject({
+      oddsSlots: 8,
+      oddsTarget: 0.95,
+    });
+    for (const target of ["1", "1.0", "0.995", "0.4", "0", "-0.9", "90%", "ninety", "0.9.1"]) {
+      expect(problemsOf({ SOLGATE_FEES_TARGET: target })).toEqual([
+        `SOLGATE_FEES_TARGET must be a probability from 0.5 to 0.99, got ${JSON.stringify(target)}`,
+      ]);
+    }
+    for (const k of ["0", "65", "-1", "2.5", "four"]) {
+      expect(problemsOf({ SOLGATE_FEES_ODDS_SLOTS: k })).toEqual([
+        `SOLGATE_FEES_ODDS_SLOTS must be an integer from 1 to 64, got ${JSON.stringify(k)}`,
+      ]);
+    }
+    expect(problemsOf({ SOLGATE_FEES_ODDS_SLOTS: "40", SOLGATE_FEES_WINDOW_SLOTS: "60" })).toEqual([
+      "SOLGATE_FEES_ODDS_SLOTS must be at most half of SOLGATE_FEES_WINDOW_SLOTS (60), got 40",
+    ]);
+    expect(() => loadConfig({ SOLGATE_FEES_TARGET: "1" })).toThrow(/SOLGATE_FEES_TARGET/);
   });
 
   it("reports problems in a thrown message a person can read", () => {

@@ -104,7 +104,7 @@ describe("toConnectError", () => {
 
   it("gives every reason an HTTP status in the REST set", () => {
     for (const reason of Object.keys(ERROR_REASONS) as ErrorReason[]) {
-      expect([400, 401, 404, 405, 409, 413, 422, 429, 500, 503]).toContain(
+      expect([400, 401, 404, 405, 409, 413, 415, 422, 429, 500, 503]).toContain(
         httpStatusOf(toConnectError(new SolgateError(reason, "m"))),
       );
     }

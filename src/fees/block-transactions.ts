@@ -9,12 +9,14 @@
  */
 import { getBase58Encoder } from "@solana/kit";
 import { base58OfKey } from "../solana/base58-key.ts";
-import { readComputeUnitPrice } from "../solana/compute-budget.ts";
+import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budget.ts";
 import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
+import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
 
 // Vote transactions are consensus traffic, not fee-market bids.
 const VOTE_KEY = Uint8Array.from(getBase58Encoder().encode(VOTE_PROGRAM));
 const COMPUTE_BUDGET_KEY = Uint8Array.from(getBase58Encoder().encode(COMPUTE_BUDGET_PROGRAM));
+const BUILTIN_KEYS = [...COST_MODEL_BUILTINS].map((program) => Uint8Array.from(getBase58Encoder().encode(program)));
 const KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
 
@@ -24,6 +26,14 @@ export interface PricedTransaction {
   readonly price: bigint;
   /** The accounts it write-locks, static ones first, then those loaded from lookup tables. No duplicates. */
   readonly writable: readonly string[];
+  /** Its block cost in CU as agave's cost model counts it (transaction-cost.ts); absent when not read. */
+  readonly cost?: number;
+  /** The compute-unit limit it requested (or the default for its instructions); absent when not read. */
+  readonly unitLimit?: number;
+  /** How many signatures it carries; absent when not read. */
+  readonly signatures?: number;
+  /** Its first signature's bytes (a view into the block's bytes: not kept beyond the block's processing). */
+  readonly signature?: Uint8Array;
 }
 
 /** The fee-relevant content of one block. */
@@ -72,7 +82,21 @@ export function pricesOfBlock(block: { readonly transactions?: unknown }): Block
       for (const address of loaded) if (typeof address === "string" && !seen.has(address)) seen.add(address);
       writable = [...seen];
     }
-    transactions.push({ price: scanned.price, writable });
+    const cost = transactionCost({
+      signatures: scanned.signatures,
+      writableAccounts: writable.length,
+      instructionDataBytes: scanned.instructionDataBytes,
+      unitLimit: scanned.unitLimit,
+      loadedAccountsBytes: scanned.loadedAccountsBytes,
+    });
+    transactions.push({
+      price: scanned.price,
+      writable,
+      cost,
+      unitLimit: scanned.unitLimit,
+      signatures: scanned.signatures,
+      signature: scanned.signatures > 0 ? wire!.subarray(1, 1 + SIGNATURE_BYTES) : undefined,
+    });
   }
   return { transactions, votes, unreadable };
 }
@@ -90,6 +114,12 @@ export interface ScannedTransaction {
   readonly isVote: boolean;
   /** Static write-locked accounts (writable signers, then writable non-signers). */
   readonly writable: string[];
+  readonly signatures: number;
+  /** The requested compute-unit limit, or agave's default for its instructions (capped at 1,400,000). */
+  readonly unitLimit: number;
+  readonly instructionDataBytes: number;
+  /** The requested loaded-accounts data size, when it sets one. */
+  readonly loadedAccountsBytes: number | undefined;
 }
 
 /**
@@ -123,6 +153,11 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
   if (instructionCount === undefined) return undefined;
   let price = 0n;
   let isVote = false;
+  let requestedLimit: number | undefined;
+  let builtin = 0;
+  let other = 0;
+  let instructionDataBytes = 0;
+  let loadedAccountsBytes: number | undefined;
   for (let i = 0; i < instructionCount; i++) {
     const program = wire[reader.offset];
     if (program === undefined || program >= keyCount) return undefined;
@@ -133,8 +168,15 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
     const dataLength = readShortVec(wire, reader);
     if (dataLength === undefined || reader.offset + dataLength > wire.length) return undefined;
     const keyAt = keysAt + program * KEY_BYTES;
+    instructionDataBytes += dataLength;
+    if (BUILTIN_KEYS.some((key) => keyEquals(wire, keyAt, key))) builtin++;
+    else other++;
     if (keyEquals(wire, keyAt, COMPUTE_BUDGET_KEY)) {
-      price = readComputeUnitPrice(wire.subarray(reader.offset, reader.offset + dataLength)) ?? price;
+      const data = wire.subarray(reader.offset, reader.offset + dataLength);
+      price = readComputeUnitPrice(data) ?? price;
+      if (data[0] === 2 && data.length === 5)
+        requestedLimit = (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
+      loadedAccountsBytes = readLoadedAccountsLimit(data) ?? loadedAccountsBytes;
     } else if (keyEquals(wire, keyAt, VOTE_KEY)) {
       isVote = true;
     }
@@ -150,7 +192,8 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
       writable.push(base58OfKey(wire, keysAt + k * KEY_BYTES));
     }
   }
-  return { price, isVote, writable };
+  const unitLimit = Math.min(requestedLimit ?? defaultUnitLimit(builtin, other), MAX_COMPUTE_UNITS);
+  return { price, isVote, writable, signatures, unitLimit, instructionDataBytes, loadedAccountsBytes };
 }
 
 function keyEquals(wire: Uint8Array, at: number, key: Uint8Array): boolean {

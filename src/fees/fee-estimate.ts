@@ -3,6 +3,7 @@
  * Transport-free; src/services/fee-service.ts maps it onto the `FeeEstimate` message.
  */
 import { LAMPORTS_PER_SIGNATURE } from "../solana/compute-budget.ts";
+import type { LandingOddsQuote } from "./fee-odds.ts";
 import type { FeeLevels } from "./percentile.ts";
 
 /** The unit of every price level. */
@@ -19,8 +20,14 @@ export type PriorityLevelName = (typeof PRIORITY_LEVELS)[number];
 
 /** Price levels plus the recommendation, in micro-lamports per compute unit. */
 export interface PriorityLevels extends FeeLevels {
+  /**
+   * With odds: the cheapest price whose odds reach the target within k slots (fee-odds.ts). Without: medium.
+   * Either way raised to the floor and capped by the ceiling.
+   */
   readonly recommended: bigint;
   readonly unit: typeof PRICE_UNIT;
+  /** The odds of landing within k slots at each level; absent while too few blocks were seen to estimate them. */
+  readonly odds?: LandingOddsQuote;
 }
 
 /** The per-signature fee of a transaction. */

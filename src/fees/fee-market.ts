@@ -12,21 +12,29 @@
  * `forTransaction`, which may read lookup tables (cached) and, in fallback, the accounts' recent fees.
  */
 import type { GetBlockApi, GetMultipleAccountsApi, GetRecentPrioritizationFeesApi, GetSlotApi, Rpc } from "@solana/kit";
+import { computeBudgetOf } from "../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
 import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
 import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
 import { createFeeFallback } from "./fee-fallback.ts";
+import { createFeeFeed } from "./fee-feed.ts";
+import type { FeeFeedEvent } from "./fee-feed.ts";
+import { createFeeOdds } from "./fee-odds.ts";
+import type { FeeOdds, WaitingOdds } from "./fee-odds.ts";
 import { createFeeReplication } from "./fee-replication.ts";
 import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
 import type { FeeSnapshot } from "./fee-snapshot.ts";
 import { createFeeWindow } from "./fee-window.ts";
 import type { FeeWindowStats } from "./fee-window.ts";
+import { REFERENCE_CANDIDATE } from "./landing-odds.ts";
+import type { Candidate } from "./landing-odds.ts";
 import { createLookupTableResolver } from "./lookup-tables.ts";
 import { maxLevels } from "./percentile.ts";
 import type { FeeLevels } from "./percentile.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";
+import { REFERENCE_SHAPE, costShapeOf } from "./transaction-cost.ts";
 
 const NO_PROGRESS: FollowerState = {
   tipSlot: undefined,
@@ -42,6 +50,7 @@ const NO_PROGRESS: FollowerState = {
 };
 
 export { PRICE_UNIT } from "./fee-estimate.ts";
+export type { FeeFeedEvent } from "./fee-feed.ts";
 export type { BaseFee, FeeEstimate, FeeSource, PriorityLevelName, PriorityLevels } from "./fee-estimate.ts";
 
 /** The upstream calls the fee market makes. */
@@ -75,6 +84,15 @@ export interface FeeMarketOptions {
   recommendedFloor?: bigint;
   /** The most `recommended` may be (default: none). */
   recommendedCeiling?: bigint;
+  /** Landing odds: k, the slots within which a send must land (default 4). */
+  oddsSlots?: number;
+  /** The odds `recommended` must reach within k slots (default 0.9). */
+  oddsTarget?: number;
+  /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and 12M). */
+  blockCuLimit?: number;
+  accountCuLimit?: number;
+  /** Fewest blocks in the window before odds are given (default 32). */
+  oddsMinBlocks?: number;
   /** Lookup-table cache: time to live (default 60 s) and size (default 10,000 tables). */
   lookupTableTtlMs?: number;
   maxLookupTables?: number;
@@ -85,6 +103,8 @@ export interface FeeMarketOptions {
   replication?: FleetFollowing;
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
+  /** A fee watch with nothing new gets a heartbeat after this long (default 15 s). */
+  watchHeartbeatMs?: number;
   now?: () => number;
 }
 
@@ -119,6 +139,23 @@ export interface FeeMarket {
   forTransaction(wire: Uint8Array): Promise<FeeEstimate>;
   /** The price for a named level (`auto` = recommended) given the write locks; undefined without data. */
   priceFor(level: PriorityLevelName, writable: readonly string[]): bigint | undefined;
+  /**
+   * The global levels as they move (FeeService.WatchFees): the current estimate at once, then one whenever
+   * the levels, their odds or their source change, at most one per slot, and heartbeats in between;
+   * until `signal` aborts. Every watch gets the same event objects.
+   */
+  watch(signal: AbortSignal): AsyncGenerator<FeeFeedEvent>;
+  /** Fee watches open now. */
+  watchers(): number;
+  /**
+   * Watches a send Solgate made (wire bytes already checked): its outcome within k slots corrects the odds,
+   * and while it waits `waiting` can say why.
+   */
+  trackSend(wire: Uint8Array): void;
+  /** For a tracked send still unseen while blocks are too full for its fee: its odds and the fee that would land now. */
+  waiting(wire: Uint8Array): WaitingOdds | undefined;
+  /** The odds' k and target. */
+  readonly odds: Pick<FeeOdds, "withinSlots" | "target" | "stats">;
   status(): FeeMarketStatus;
 }
 
@@ -139,10 +176,17 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
   const bounds = { floor, ceiling };
   const onError = options.onError ?? (() => {});
-  const replica = createFeeReplication(
-    createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts }),
-    options.replication,
-    (error) => onError(error, "replication"),
+  const baseWindow = createFeeWindow({ windowSlots: options.windowSlots, maxAccounts: options.maxAccounts });
+  const odds = createFeeOdds({
+    windowSlots: baseWindow.windowSlots,
+    withinSlots: options.oddsSlots,
+    target: options.oddsTarget,
+    blockCuLimit: options.blockCuLimit,
+    accountCuLimit: options.accountCuLimit,
+    minBlocks: options.oddsMinBlocks,
+  });
+  const replica = createFeeReplication(odds.feeding(baseWindow), options.replication, (error) =>
+    onError(error, "replication"),
   );
   const window = replica.window;
   const follower = createBlockFollower({
@@ -166,6 +210,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     now,
   });
 
+  const feed = createFeeFeed({ heartbeatMs: options.watchHeartbeatMs, now });
   let lastBlockAttempt = Number.NEGATIVE_INFINITY;
   let snapshot: FeeSnapshot | undefined;
   let snapshotKey = "";
@@ -198,19 +243,52 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return snapshot;
   }
 
-  function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
+  function quoterFor(candidate: Candidate) {
+    return (levels: FeeLevels) => odds.quote(levels, candidate, bounds);
+  }
+
+  /** The candidate of a transaction known only by its write locks: the reference shape with its counts. */
+  function candidateOf(accounts: readonly string[], signatures: number): Candidate {
+    if (accounts.length === 0 && signatures === 1) return REFERENCE_CANDIDATE;
+    return {
+      shape: { ...REFERENCE_SHAPE, signatures, writableAccounts: Math.max(1, accounts.length) },
+      writable: accounts,
+    };
+  }
+
+  function forCandidate(accounts: readonly string[], signatures: number, candidate: Candidate): FeeEstimate {
     const view = current();
-    const accounts = [...new Set(writable)];
     let levels = view.levels;
     if (view.source === "blocks")
       for (const address of accounts) levels = maxLevels(levels, window.account(address)?.levels);
-    return estimateOf(view, levels, accounts, signatures, bounds);
+    return estimateOf(view, levels, accounts, signatures, bounds, quoterFor(candidate));
+  }
+
+  function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
+    const accounts = [...new Set(writable)];
+    return forCandidate(accounts, signatures, candidateOf(accounts, signatures));
+  }
+
+  /** The candidate of a decoded transaction: its own cost shape (agave's defaults where it sets no limit). */
+  function candidateOfTransaction(wire: Uint8Array, knownWritable?: readonly string[]) {
+    const tx = decodeWireTransaction(wire);
+    // Without the lookup tables resolved (tracked sends), the static write locks.
+    const writable = knownWritable ?? staticWritableAccounts(tx.message);
+    const signatures = tx.message.header.numSignerAccounts;
+    const shape = costShapeOf(tx.message, signatures, writable.length);
+    return { tx, signatures, candidate: { shape, writable } as Candidate };
+  }
+
+  function global(): FeeEstimate {
+    const view = current();
+    globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds, quoterFor(REFERENCE_CANDIDATE));
+    return globalEstimate;
   }
 
   async function cycle(): Promise<void> {
     const signal = abort.signal;
     if (!(await replica.turn())) {
-      current();
+      feed.offer(global());
       return;
     }
     if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
@@ -221,7 +299,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       await replica.logChanges(state);
     }
     if (!blocksUsable()) await fallback.refreshIfDue(signal);
-    current(); // precompute, so that requests never sort
+    feed.offer(global()); // also precomputes, so that requests never sort
   }
 
   function runOnce(): Promise<void> {
@@ -260,11 +338,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
     refresh: runOnce,
 
-    global() {
-      const view = current();
-      globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds);
-      return globalEstimate;
-    },
+    global,
 
     forAccounts,
 
@@ -272,8 +346,8 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       const tx = decodeWireTransaction(wire);
       const loaded = await lookupTables.writableOf(tx.message);
       const writable = [...new Set([...staticWritableAccounts(tx.message), ...loaded])];
-      const signatures = tx.message.header.numSignerAccounts;
-      const result = forAccounts(writable, signatures);
+      const { signatures, candidate } = candidateOfTransaction(wire, writable);
+      const result = forCandidate(writable, signatures, candidate);
       if (result.source !== "recentPrioritizationFees") return result;
       // Fallback: ask the node about these accounts too (its floor for slots that locked them).
       let accountLevels: FeeLevels | undefined;
@@ -299,6 +373,27 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
           return priority.high;
       }
     },
+
+    watch(signal) {
+      // Before the first tick the feed is empty: offer what there is, so that a watch starts at once.
+      if (feed.latest() === undefined) feed.offer(global());
+      return feed.watch(signal);
+    },
+
+    watchers: () => feed.watchers(),
+
+    trackSend(wire) {
+      const { tx, candidate } = candidateOfTransaction(wire);
+      // "Within k slots" counts from the chain's slot at the send: the tip as last read, not the window's newest block.
+      odds.track(tx.signatures[0], computeBudgetOf(tx.message).unitPrice, candidate, followerState().tipSlot);
+    },
+
+    waiting(wire) {
+      const { tx, candidate } = candidateOfTransaction(wire);
+      return odds.waiting(tx.signatures[0], computeBudgetOf(tx.message).unitPrice, candidate);
+    },
+
+    odds,
 
     status: () => ({
       source: current().source,

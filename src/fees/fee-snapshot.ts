@@ -5,7 +5,8 @@
  */
 import type { FollowerState } from "./block-follower.ts";
 import { baseFeeFor, withRecommendation } from "./fee-estimate.ts";
-import type { FeeEstimate, FeeSource } from "./fee-estimate.ts";
+import type { FeeEstimate, FeeSource, PriorityLevels } from "./fee-estimate.ts";
+import type { LandingOddsQuote } from "./fee-odds.ts";
 import type { FeeWindow } from "./fee-window.ts";
 import type { FeeLevels } from "./percentile.ts";
 import type { RecentFeeLevels } from "./recent-fees.ts";
@@ -53,16 +54,29 @@ export interface RecommendationBounds {
   readonly ceiling: bigint | undefined;
 }
 
-/** The estimate for `levels` (the snapshot's, or raised for some accounts) seen through `view`. */
+/** The recommendation and odds for levels, when the odds can be estimated. */
+export type OddsQuoter = (levels: FeeLevels) => { recommended: bigint; odds: LandingOddsQuote } | undefined;
+
+/**
+ * The estimate for `levels` (the snapshot's, or raised for some accounts) seen through `view`. With a
+ * quoter that can estimate odds (block source only), `recommended` and the odds come from it.
+ */
 export function estimateOf(
   view: FeeSnapshot,
   levels: FeeLevels | undefined,
   writable: readonly string[],
   signatures: number,
   bounds: RecommendationBounds,
+  quoter?: OddsQuoter,
 ): FeeEstimate {
+  let priority: PriorityLevels | undefined;
+  if (levels !== undefined) {
+    priority = withRecommendation(levels, bounds.floor, bounds.ceiling);
+    const quoted = view.source === "blocks" ? quoter?.(levels) : undefined;
+    if (quoted !== undefined) priority = { ...priority, recommended: quoted.recommended, odds: quoted.odds };
+  }
   return {
-    priority: levels === undefined ? undefined : withRecommendation(levels, bounds.floor, bounds.ceiling),
+    priority,
     baseFee: baseFeeFor(signatures),
     updatedAt: view.updatedAt,
     source: levels === undefined ? "none" : view.source,

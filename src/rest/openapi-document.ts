@@ -14,7 +14,7 @@ import { ERROR_REASONS } from "../errors.ts";
 import { isRequiredField, schemaConstraints } from "../request-validation.ts";
 import { enumWords } from "./rest-json.ts";
 import { SHORTHANDS } from "./rest-shorthands.ts";
-import { WATCH_EVENTS_DOC, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
+import { SSE_WATCHES } from "./sse-watch.ts";
 
 type Json = Record<string, unknown>;
 
@@ -198,43 +198,44 @@ function errorSchema(): Json {
   };
 }
 
-/** The SSE watch, described from the WatchStatus request's field docs. */
+/** The SSE watches, each described from its request's field docs. */
 function addWatchEvents(doc: Json, schemas: Record<string, Json>, services: readonly DescService[]): void {
-  const request = schemas["solgate.v1.WatchStatusRequest"]?.properties as Record<string, Json> | undefined;
-  const param = (name: string) => ({
-    name,
-    in: "path",
-    required: true,
-    description: request?.[name]?.description,
-    schema: { type: "string" },
-  });
-  const watch = services
-    .flatMap((s) => s.methods)
-    .find((m) => m.name === "WatchStatus" && m.parent.typeName === "solgate.v1.TransactionService");
-  const parameters = WATCH_EVENTS_TEMPLATE.variables.map(param);
-  if (watch !== undefined) applyParameterRules({ parameters }, watch.input);
-  (doc.paths as Json)[WATCH_EVENTS_TEMPLATE.source] = {
-    get: {
-      tags: ["TransactionService"],
-      summary: "WatchStatus (Server-Sent Events)",
-      description: WATCH_EVENTS_DOC,
-      operationId: "TransactionService_WatchStatusEvents",
-      parameters,
-      responses: {
-        "200": {
-          description:
-            "`event: status` with a TransactionStatusRecord as `data`, for the current record and every change; heartbeats as comments.",
-          content: {
-            "text/event-stream": {
-              schema: { type: "string" },
-              itemSchema: { $ref: "#/components/schemas/solgate.v1.TransactionStatusRecord" },
+  for (const watch of SSE_WATCHES) {
+    const input = watch.method.input;
+    const request = schemas[input.typeName]?.properties as Record<string, Json> | undefined;
+    const param = (name: string) => ({
+      name,
+      in: "path",
+      required: true,
+      description: request?.[name]?.description,
+      schema: { type: "string" },
+    });
+    const served = services.flatMap((s) => s.methods).some((m) => m === watch.method);
+    if (!served) continue;
+    const parameters = watch.template.variables.map(param);
+    applyParameterRules({ parameters }, input);
+    (doc.paths as Json)[watch.template.source] = {
+      get: {
+        tags: [watch.method.parent.name],
+        summary: watch.doc.summary,
+        description: watch.doc.description,
+        operationId: watch.doc.operationId,
+        parameters,
+        responses: {
+          "200": {
+            description: watch.doc.data,
+            content: {
+              "text/event-stream": {
+                schema: { type: "string" },
+                itemSchema: { $ref: `#/components/schemas/${watch.doc.dataSchema}` },
+              },
             },
           },
+          ...errorResponses(),
         },
-        ...errorResponses(),
       },
-    },
-  };
+    };
+  }
 }
 
 function methodOf(services: readonly DescService[], operationId: string) {

@@ -27,7 +27,8 @@ import { restErrorOf } from "./rest-errors.ts";
 import type { RestError } from "./rest-errors.ts";
 import { renderField, renderMessage } from "./rest-json.ts";
 import { isSharedResponse } from "../services/shared-response.ts";
-import { serveWatchEvents, WATCH_EVENTS_TEMPLATE } from "./sse-watch.ts";
+import { serveWatchEvents, SSE_WATCHES } from "./sse-watch.ts";
+import type { SseWatch } from "./sse-watch.ts";
 import { writeNow } from "../server/turn-writer.ts";
 import type { TurnWriter } from "../server/turn-writer.ts";
 
@@ -63,7 +64,7 @@ export interface RestHandler {
 
 type Match =
   | { kind: "rpc"; route: RestRoute; variables: Record<string, string> }
-  | { kind: "watch"; variables: Record<string, string> };
+  | { kind: "watch"; watch: SseWatch; variables: Record<string, string> };
 
 /** Builds the transcoder over the server's handlers. Throws at start for an annotation it cannot serve. */
 export function createRestHandler(options: RestHandlerOptions): RestHandler {
@@ -72,9 +73,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const caller = createInProcessCaller(options.handlers, options.invokeUnary);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const openapi = options.openapi ?? readFileSync(OPENAPI_PATH, "utf8");
-  const hasWatch = options.handlers.some(
-    (h) => h.service.typeName === "solgate.v1.TransactionService" && h.method.name === "WatchStatus",
-  );
+  // The SSE routes whose stream the server serves.
+  const watches = SSE_WATCHES.filter((w) => options.handlers.some((h) => h.method === w.method));
   const writer = options.writer ?? writeNow;
   const onUnexpected = (err: unknown) => logger.error({ err }, "REST request failed unexpectedly; answered INTERNAL");
 
@@ -116,12 +116,13 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     let called = false;
     try {
       const match = matchRoute(req.method ?? "GET", path);
-      span?.route(match.kind === "rpc" ? match.route.template.source : WATCH_EVENTS_TEMPLATE.source);
+      span?.route(match.kind === "rpc" ? match.route.template.source : match.watch.template.source);
       const keyName = options.auth.assertAuthorized(req.headers.authorization);
       const headers = forwardedHeaders(req.headers);
       if (match.kind === "watch") {
         called = true;
         await serveWatchEvents({
+          watch: match.watch,
           transport: caller.transport,
           req,
           res,
@@ -185,10 +186,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       if (route.httpMethod === method) return { kind: "rpc", route, variables };
       allowed.add(route.httpMethod);
     }
-    if (hasWatch && count === WATCH_EVENTS_TEMPLATE.segmentCount) {
-      const variables = matchPath(WATCH_EVENTS_TEMPLATE, path);
-      if (variables !== undefined) {
-        if (method === "GET") return { kind: "watch", variables };
+    for (const watch of watches) {
+      if (count === watch.template.segmentCount) {
+        const variables = matchPath(watch.template, path);
+        if (variables === undefined) continue;
+        if (method === "GET") return { kind: "watch", watch, variables };
         allowed.add("GET");
       }
     }
@@ -204,11 +206,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   // Asked for every HTTP/2 GET before it is handled: cheap, and it never throws.
   const answersInOneWrite = (url: string) => {
     if (!url.startsWith("/v1/")) return false;
-    if (!hasWatch) return true;
+    if (watches.length === 0) return true;
     const path = pathOfUrl(url);
-    if (segmentCountOf(path) !== WATCH_EVENTS_TEMPLATE.segmentCount) return true;
+    const count = segmentCountOf(path);
     try {
-      return WATCH_EVENTS_TEMPLATE.match(path) === undefined;
+      return watches.every((w) => count !== w.template.segmentCount || w.template.match(path) === undefined);
     } catch {
       return true; // a path that does not decode: REST answers it with one write (400)
     }

@@ -4,8 +4,8 @@
  * (openapi-document.ts) describes the same forms.
  * - `priorityFee` is `"auto"`, `"low"`, `"medium"`, `"high"` or a number of micro-lamports; the
  *   contract models it as `PriorityFee { oneof choice { PriorityLevel level; uint64 micro_lamports } }`.
- * - A fee estimate's `priority` groups the four levels under `levels`, beside `recommended` and
- *   `unit`; the contract keeps the five numbers flat in `PriorityFeeLevels`.
+ * - A fee estimate's `priority` groups the four levels under `levels`, beside `recommended`, `unit`
+ *   and (once they can be estimated) `odds`; the contract keeps the five numbers flat in `PriorityFeeLevels`.
  * - `tokenAmount.raw` is a string (an exact integer in base units), where 64-bit numbers are
  *   otherwise JSON numbers.
  * - A send result with `confirm` false (status `submitted`) holds only `signature` and `status`, as the
@@ -14,7 +14,12 @@
  *   decoded fields the contract carries in `ParsedAccount.fields`: the spec has one `info` object.
  */
 import type { DescMessage } from "@bufbuild/protobuf";
-import { PriorityFeeLevelsSchema, PriorityFeeSchema, PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
+import {
+  LandingOddsSchema,
+  PriorityFeeLevelsSchema,
+  PriorityFeeSchema,
+  PriorityLevel,
+} from "../../gen/solgate/v1/fee_pb.js";
 import { ParsedAccountSchema, TokenAccountInfoSchema, TokenAmountSchema } from "../../gen/solgate/v1/program_pb.js";
 import { SolgateError } from "../errors.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
@@ -41,6 +46,7 @@ const LEVELS: Record<string, PriorityLevel> = Object.fromEntries(
 const LEVEL_WORDS = new Map(Object.entries(LEVELS).map(([word, level]) => [level, word]));
 const U64_MAX = 2n ** 64n - 1n;
 const U64_SCHEMA = { type: "integer", format: "int64", minimum: 0 };
+const ODDS_SCHEMA = { type: "number", minimum: 0, maximum: 1 };
 
 const priorityFee: RestShorthand = {
   desc: PriorityFeeSchema,
@@ -97,13 +103,15 @@ const priorityFeeLevels: RestShorthand = {
       },
       recommended: u64Number(message.recommended),
       unit: message.unit,
+      // Absent in the contract while it cannot be estimated; null here, like every absent REST field.
+      odds: message.odds === undefined ? null : renderMessage(LandingOddsSchema, message.odds as never),
     };
   },
   schema: {
     description:
       "Compute-unit price levels in micro-lamports per compute unit: the market at four percentiles, and the level recommended now.",
     type: "object",
-    required: ["levels", "recommended", "unit"],
+    required: ["levels", "recommended", "unit", "odds"],
     properties: {
       levels: {
         type: "object",
@@ -113,9 +121,24 @@ const priorityFeeLevels: RestShorthand = {
       },
       recommended: {
         ...U64_SCHEMA,
-        description: "The medium level, raised to a configured floor (and capped by a ceiling, if set).",
+        description:
+          "The cheapest price whose odds of landing within `odds.withinSlots` slots reach the configured target (default 0.9); before odds can be estimated, the medium level. Raised to a configured floor (and capped by a ceiling, if set).",
       },
       unit: { type: "string", enum: ["microLamportsPerComputeUnit"] },
+      odds: {
+        type: ["object", "null"],
+        description:
+          "The probability (0 to 1) that a transaction paying each level lands within `withinSlots` slots; null while too few blocks were seen to estimate it (never guessed).",
+        required: ["withinSlots", "low", "medium", "high", "veryHigh", "recommended"],
+        properties: {
+          withinSlots: { type: "integer", minimum: 1 },
+          low: ODDS_SCHEMA,
+          medium: ODDS_SCHEMA,
+          high: ODDS_SCHEMA,
+          veryHigh: ODDS_SCHEMA,
+          recommended: ODDS_SCHEMA,
+        },
+      },
     },
   },
 };

@@ -1,35 +1,85 @@
 /**
- * `GET /v1/{chain}/transactions/{signature}/events`: TransactionService.WatchStatus as Server-Sent
- * Events, for clients without gRPC or Connect streaming (a browser's EventSource, curl). SSE is not
- * a `google.api.http` concept, so this one route is explicit; it calls the same WatchStatus handler
- * through the in-process transport. Each record is `event: status` with the record's REST JSON as
- * `data`; heartbeats are SSE comments; the response ends when the stream does; a client that goes
- * away aborts the call, which ends the watch in the core.
+ * The server streams as Server-Sent Events, for clients without gRPC or Connect streaming (a browser's
+ * EventSource, curl): `GET /v1/{chain}/transactions/{signature}/events` (TransactionService.WatchStatus,
+ * each record an `event: status`) and `GET /v1/{chain}/network/fees/stream` (FeeService.WatchFees, each
+ * estimate an `event: fees`). SSE is not a `google.api.http` concept, so these routes are explicit; each
+ * calls the same handler as gRPC through the in-process transport, with the message's REST JSON as
+ * `data`; heartbeats are SSE comments; the response ends when the stream does; a client that goes away
+ * aborts the call, which ends the watch in the core.
  */
 import type { ServerResponse } from "node:http";
 import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import type { Transport } from "@connectrpc/connect";
+import type { DescMessage, DescMethodServerStreaming, MessageInitShape } from "@bufbuild/protobuf";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import type { WatchStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { TransactionStatusRecordSchema } from "../../gen/solgate/v1/transaction_pb.js";
+import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
+import type { WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
+import { FeeEstimateSchema } from "../../gen/solgate/v1/fee_pb.js";
+import type { PathTemplate } from "./path-template.ts";
 import type { NodeRequest, NodeResponse } from "../server/http-handler.ts";
 import { compilePathTemplate } from "./path-template.ts";
 import { restErrorOf } from "./rest-errors.ts";
 import type { RestError } from "./rest-errors.ts";
 import { renderMessage } from "./rest-json.ts";
 
-/** The path of the SSE watch. */
-export const WATCH_EVENTS_TEMPLATE = compilePathTemplate("/v1/{chain}/transactions/{signature}/events");
+/** One server stream served as Server-Sent Events. */
+export interface SseWatch {
+  /** The GET path. */
+  readonly template: PathTemplate;
+  /** The stream it serves. */
+  readonly method: DescMethodServerStreaming;
+  /** The request, from the path variables. */
+  readonly input: (variables: Readonly<Record<string, string>>) => MessageInitShape<DescMessage>;
+  /** One stream message as SSE text (an event, or a comment). */
+  readonly eventText: (message: never) => string;
+  /** The description in the OpenAPI document, its summary, operation id, and the event's data type and text. */
+  readonly doc: { summary: string; operationId: string; description: string; dataSchema: string; data: string };
+}
 
-/** The SSE watch's description in the OpenAPI document. */
-export const WATCH_EVENTS_DOC =
-  "TransactionService.WatchStatus as Server-Sent Events, for clients without gRPC: the transaction's record at once " +
-  "(`event: status`, `data`: the record in REST form), then one event per change, until it is final (finalized, failed " +
-  "or expired); then the response ends. While nothing changes, heartbeat comments (`: heartbeat slot=N`) keep proxies " +
-  "from closing it. An error before the first event is a plain JSON error; one after it is an `event: error`.";
+const WATCH_STATUS: SseWatch = {
+  template: compilePathTemplate("/v1/{chain}/transactions/{signature}/events"),
+  method: TransactionService.method.watchStatus as DescMethodServerStreaming,
+  input: (variables) => ({ chain: variables.chain, signature: variables.signature }),
+  eventText: statusEventText,
+  doc: {
+    summary: "WatchStatus (Server-Sent Events)",
+    operationId: "TransactionService_WatchStatusEvents",
+    description:
+      "TransactionService.WatchStatus as Server-Sent Events, for clients without gRPC: the transaction's record at once " +
+      "(`event: status`, `data`: the record in REST form), then one event per change, until it is final (finalized, failed " +
+      "or expired); then the response ends. While nothing changes, heartbeat comments (`: heartbeat slot=N`) keep proxies " +
+      "from closing it. An error before the first event is a plain JSON error; one after it is an `event: error`.",
+    dataSchema: "solgate.v1.TransactionStatusRecord",
+    data: "`event: status` with a TransactionStatusRecord as `data`, for the current record and every change; heartbeats as comments.",
+  },
+};
+
+const WATCH_FEES: SseWatch = {
+  template: compilePathTemplate("/v1/{chain}/network/fees/stream"),
+  method: FeeService.method.watchFees as DescMethodServerStreaming,
+  input: (variables) => ({ chain: variables.chain }),
+  eventText: feesEventText,
+  doc: {
+    summary: "WatchFees (Server-Sent Events)",
+    operationId: "FeeService_WatchFeesEvents",
+    description:
+      "FeeService.WatchFees as Server-Sent Events, for clients without gRPC: the global fee estimate at once " +
+      "(`event: fees`, `data`: the estimate in REST form, as GET /v1/{chain}/network/fees answers it), then one event " +
+      "whenever the levels, their odds or their source change, at most one per slot. While nothing changes, heartbeat " +
+      "comments (`: heartbeat slot=N`) keep proxies from closing it. The stream does not end by itself.",
+    dataSchema: "solgate.v1.FeeEstimate",
+    data: "`event: fees` with a FeeEstimate as `data`, at once and after every change; heartbeats as comments.",
+  },
+};
+
+/** The SSE routes, all GET and all of one segment count. */
+export const SSE_WATCHES: readonly SseWatch[] = [WATCH_STATUS, WATCH_FEES];
 
 /** Options of `serveWatchEvents`. */
 export interface WatchEventsCall {
+  watch: SseWatch;
   transport: Transport;
   req: NodeRequest;
   res: NodeResponse;
@@ -48,15 +98,15 @@ export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
   const res = call.res as ServerResponse;
   const abort = new AbortController();
   res.once("close", () => abort.abort());
-  const input = { chain: call.variables.chain, signature: call.variables.signature };
+  const { watch } = call;
   let started = false;
   try {
     const response = await call.transport.stream(
-      TransactionService.method.watchStatus,
+      watch.method,
       abort.signal,
       undefined,
       call.headers,
-      createAsyncIterable([input]),
+      createAsyncIterable([watch.input(call.variables)]),
     );
     // The first event (or the error that replaces it) decides the status: a bad signature, an
     // unknown transaction or a missing key is a plain JSON error, not a stream.
@@ -70,7 +120,7 @@ export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
           "x-accel-buffering": "no",
         });
       }
-      res.write(eventText(event));
+      res.write(watch.eventText(event as never));
     }
     if (!started) {
       // A watch that ends without a single event: an empty stream, not an error.
@@ -88,10 +138,21 @@ export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
   }
 }
 
-function eventText(event: WatchStatusResponse): string {
+function statusEventText(event: WatchStatusResponse): string {
   switch (event.event.case) {
     case "record":
       return `event: status\ndata: ${JSON.stringify(renderMessage(TransactionStatusRecordSchema, event.event.value))}\n\n`;
+    case "heartbeat":
+      return `: heartbeat slot=${event.event.value.slot}\n\n`;
+    default:
+      return ": keep-alive\n\n";
+  }
+}
+
+function feesEventText(event: WatchFeesResponse): string {
+  switch (event.event.case) {
+    case "estimate":
+      return `event: fees\ndata: ${JSON.stringify(renderMessage(FeeEstimateSchema, event.event.value))}\n\n`;
     case "heartbeat":
       return `: heartbeat slot=${event.event.value.slot}\n\n`;
     default:

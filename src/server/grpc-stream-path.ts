@@ -5,7 +5,8 @@
  * given server-streaming methods straight on the HTTP/2 stream, with Connect's own gRPC helpers
  * (envelopes, content types, trailer status), and does for them what the interceptors do: auth, error
  * mapping, drain, logging and metrics, and the contract's validation rules. gRPC-Web, Connect and
- * gRPC-JSON calls still go to the router.
+ * gRPC-JSON calls still go to the router. A message a service marks as shared (WatchFees' events, one
+ * per slot for every watch) is encoded once and its bytes written to every stream.
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, DescMethodServerStreaming, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
@@ -23,6 +24,7 @@ import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 import { decodeRequest, MAX_TIMER_MS } from "./request-gate.ts";
 import { assertValidRequest } from "../request-validation.ts";
+import { isSharedResponse } from "../services/shared-response.ts";
 import type { RpcSpan, Tracing } from "./tracing.ts";
 
 /** One server-streaming method served on the lean path. */
@@ -126,7 +128,9 @@ async function serve(
       if (call.signal.aborted) break;
       if (!res.headersSent)
         res.writeHead(200, { "content-type": "application/grpc+proto", "grpc-accept-encoding": "identity" });
-      res.write(encodeEnvelope(0, toBinary(route.method.output, create(route.method.output, message))));
+      // Backpressure: the next message is not pulled until the client has taken this one, so a slow reader
+      // holds one message here, not an ever-growing buffer (WatchFees skips it to the newest estimate).
+      if (!res.write(envelopeOf(route.method.output, message))) await writable(res, call.signal);
     }
     if (drained) error = shuttingDownError();
     else if (deadlineHit) error = new ConnectError("the deadline passed", Code.DeadlineExceeded);
@@ -157,6 +161,36 @@ async function serve(
     },
     "rpc",
   );
+}
+
+/** Resolves when `res` drains, closes, or `signal` aborts. */
+function writable(res: Http2ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    if (signal.aborted) return resolve();
+    res.once("drain", done);
+    res.once("close", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+// Enveloped bytes of shared messages, kept as long as the message is.
+const sharedEnvelopes = new WeakMap<object, Uint8Array>();
+
+function envelopeOf(output: DescMessage, message: MessageInitShape<DescMessage>): Uint8Array {
+  const shared = isSharedResponse(message);
+  if (shared) {
+    const bytes = sharedEnvelopes.get(message);
+    if (bytes !== undefined) return bytes;
+  }
+  const bytes = encodeEnvelope(0, toBinary(output, create(output, message)));
+  if (shared) sharedEnvelopes.set(message, bytes);
+  return bytes;
 }
 
 /** Ends the call: status in trailers, or in the headers alone (trailers-only) when nothing was sent. */

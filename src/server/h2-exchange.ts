@@ -112,6 +112,9 @@ export function compatOf(
   res: H2Response,
 ): { req: http2.Http2ServerRequest; res: http2.Http2ServerResponse } {
   const request = new http2.Http2ServerRequest(req.stream, req.headers, {}, req.rawHeaders);
+  // A body that ended before the pair was made (an empty DATA frame with END_STREAM, read while a pre-handler
+  // was deciding) has emitted its "end" already: the new request would wait for it for ever.
+  if (req.stream.readableEnded) request.push(null);
   const response = new http2.Http2ServerResponse(req.stream);
   const headers = res.getHeaders();
   for (const name in headers) {

@@ -111,6 +111,29 @@ export function createDrainInterceptor(drain: AbortSignal): Interceptor {
   };
 }
 
+/**
+ * Answers a unary call DEADLINE_EXCEEDED when its deadline passes (its signal aborts with that code), whether
+ * or not the work beneath has heard: the cores and the upstream do not all take the call's signal, and without
+ * this the answer waited for them (until the upstream budget, answered UNAVAILABLE) while only a client with a
+ * timer of its own saw the deadline kept.
+ */
+export function createDeadlineInterceptor(): Interceptor {
+  return (next) => (req) => {
+    if (req.stream) return next(req);
+    const { signal } = req;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (signal.reason instanceof ConnectError && signal.reason.code === Code.DeadlineExceeded)
+          reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      next(req)
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener("abort", onAbort));
+    });
+  };
+}
+
 /** The error a drained stream ends with. */
 export function shuttingDownError(): ConnectError {
   return toConnectError(

@@ -161,7 +161,7 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
   >();
   new Gauge({
     name: "solgate_open_streams",
-    help: "Server streams open now (WatchStatus watches, health watches), by service, method and protocol (grpc-lean: the lean gRPC path; rest-sse: the SSE watch).",
+    help: "Server streams open now (WatchStatus and WatchFees watches, health watches), by service, method and protocol (grpc-lean: the lean gRPC path; rest-sse: the SSE watch).",
     labelNames: ["service", "method", "protocol"] as const,
     registers: [registry],
     collect() {

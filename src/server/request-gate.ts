@@ -99,8 +99,10 @@ export function gateHandler(
     if (!isPublic && keyName === undefined) {
       // Unread: the auth interceptor refuses the call before anything looks at the message.
       if (request.method === "GET") {
+        // Connect parses the URL whole: it stays absolute (a bare path failed its parse, and the call hung).
         const url = new URL(request.url, "http://gate");
-        return handler({ ...request, url: `${url.pathname}?connect=v1&encoding=json&message=%7B%7D` });
+        url.search = "?connect=v1&encoding=json&message=%7B%7D";
+        return handler({ ...request, url: url.href });
       }
       return handler(withBody(request, emptyBody(request)));
     }

@@ -8,7 +8,7 @@ import type { ChainRegistry } from "../chains.ts";
 import { createProgramServiceImpl } from "../services/program-service.ts";
 import { createTransactionServiceImpl, watchStatusEvents } from "../services/transaction-service.ts";
 import { streamRoute, type StreamRoute } from "./grpc-stream-path.ts";
-import { createFeeServiceImpl } from "../services/fee-service.ts";
+import { createFeeServiceImpl, watchFeesEvents } from "../services/fee-service.ts";
 import { createCollectionServiceImpl } from "../services/collection-service.ts";
 import { createAccountServiceImpl } from "../services/account-service.ts";
 import { createWalletServiceImpl } from "../services/wallet-service.ts";
@@ -51,14 +51,18 @@ export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void 
 }
 
 /**
- * The streams that stay open by the thousand (WatchStatus), for the server's lean gRPC path; served by
- * the same function as the router's WatchStatus handler.
+ * The streams that stay open by the thousand (WatchStatus, WatchFees), for the server's lean gRPC path;
+ * served by the same functions as the router's handlers.
  */
 export function createStreamRoutes(deps: RoutesDeps): StreamRoute[] {
   return [
     streamRoute({
       method: TransactionService.method.watchStatus,
       handle: (request, signal) => watchStatusEvents(deps.chains, request, signal),
+    }),
+    streamRoute({
+      method: FeeService.method.watchFees,
+      handle: (request, signal) => watchFeesEvents(deps.chains, request, signal),
     }),
   ];
 }

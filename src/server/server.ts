@@ -27,11 +27,17 @@ import { compatOf, H2Request } from "./h2-exchange.ts";
 import type { DirectStreams, H2Response } from "./h2-exchange.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
 import type { TurnWriter } from "./turn-writer.ts";
-import { createDrainInterceptor, createErrorInterceptor, createObserveInterceptor } from "./interceptors.ts";
+import {
+  createDeadlineInterceptor,
+  createDrainInterceptor,
+  createErrorInterceptor,
+  createObserveInterceptor,
+} from "./interceptors.ts";
 import { listen as listenOnPort } from "./listener.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { registerReflection } from "./reflection.ts";
+import { withRouterErrorBody } from "./router-errors.ts";
 import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
 import type { Tracing } from "./tracing.ts";
 
@@ -65,9 +71,9 @@ export interface ServerOptions {
   socketTimeoutMs?: number;
   /** Idle keep-alive connections are closed after this; default 60 s. */
   idleTimeoutMs?: number;
-  /** Open connections allowed from one client address; default 1,000. */
+  /** Open connections allowed from one client (an IPv4 address or an IPv6 /64); default 1,000. */
   maxConnectionsPerIp?: number;
-  /** Open connections allowed in all; default 10,000. */
+  /** Open connections allowed in all (past it the longest-idle one is closed to make room); default 10,000. */
   maxConnections?: number;
   /** Streams one HTTP/2 connection may have open at once; default 1,000. */
   maxStreamsPerConnection?: number;
@@ -140,7 +146,8 @@ export function createServer(options: ServerOptions): SolgateServer {
   let routerHandlers: readonly UniversalHandler[] = [];
 
   const readMaxBytes = options.readMaxBytes ?? 4 * 1024 * 1024;
-  // Outermost first: observe sees the final code of everything, drain ends streams, errors are
+  // Outermost first: observe sees the final code of everything, drain ends streams, a unary call is answered at
+  // its deadline, errors are
   // mapped before anything else sees them, auth runs before the handler, and the request gate's
   // verdict on an undecodable body only after auth; then the contract's validation rules.
   const interceptors = [
@@ -148,6 +155,7 @@ export function createServer(options: ServerOptions): SolgateServer {
     ...(options.tracing === undefined ? [] : [options.tracing.interceptor]),
     createObserveInterceptor({ logger, metrics: options.metrics }),
     createDrainInterceptor(drain.signal),
+    createDeadlineInterceptor(),
     createErrorInterceptor(logger),
     createAuthInterceptor(options.auth, options.rateLimiter),
     createGateInterceptor(),
@@ -190,13 +198,20 @@ export function createServer(options: ServerOptions): SolgateServer {
     }
     const request = universalRequestOf(req, res);
     uHandler(body === undefined ? request : { ...request, body: createAsyncIterable([body]) })
-      .then((uRes) => universalResponseToNodeResponse(uRes, res as never))
+      .then((uRes) =>
+        universalResponseToNodeResponse(
+          withRouterErrorBody(uRes, request, uHandler, options.jsonOptions),
+          res as never,
+        ),
+      )
       .catch((reason: unknown) => {
         if (ConnectError.from(reason).code === Code.Aborted) return;
         logger.error(
           { err: reason, procedure: `${uHandler.service.typeName}/${uHandler.method.name}` },
           "handler failed",
         );
+        // Nothing will answer it now: reset it rather than leave the client waiting for ever.
+        if (!res.writableEnded) res.destroy();
       });
   };
 
@@ -276,6 +291,7 @@ export function createServer(options: ServerOptions): SolgateServer {
           maxConnections: options.maxConnections ?? 10_000,
           maxStreamsPerSession: options.maxStreamsPerConnection ?? 1000,
           onRefused: refusedLog(logger),
+          onEvicted: evictedLog(logger),
           ...(options.h2Exchanges === false ? {} : { direct }),
         },
         port,
@@ -323,5 +339,19 @@ function refusedLog(logger: Logger): (reason: "per-ip" | "total", address: strin
       seen.count = 0;
     }
     last.set(reason, seen);
+  };
+}
+
+/** Logs connections closed to make room at the total cap, at most once a second, with how many meanwhile. */
+function evictedLog(logger: Logger): (address: string) => void {
+  let at = 0;
+  let count = 0;
+  return (address) => {
+    count++;
+    const now = Date.now();
+    if (now - at < 1000) return;
+    logger.warn({ address, evicted: count }, "connection limit reached: closed the longest-idle connection");
+    at = now;
+    count = 0;
   };
 }

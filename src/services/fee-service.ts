@@ -1,13 +1,17 @@
-/** FeeService: GetFees and EstimateFees, request to fee-market call to response. */
+/** FeeService: GetFees, EstimateFees and WatchFees, request to fee-market call to response. */
 import type { ServiceImpl } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { type FeeService, GetFeesResponseSchema } from "../../gen/solgate/v1/fee_service_pb.js";
-import type { GetFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
+import {
+  type FeeService,
+  GetFeesResponseSchema,
+  WatchFeesResponseSchema,
+} from "../../gen/solgate/v1/fee_service_pb.js";
+import type { GetFeesResponse, WatchFeesRequest, WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
 import { FeeEstimateSchema, FeeSource } from "../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
-import type { FeeEstimate } from "../fees/fee-market.ts";
+import type { FeeEstimate, FeeFeedEvent } from "../fees/fee-market.ts";
 import { shareResponse } from "./shared-response.ts";
 
 const SOURCES = {
@@ -19,6 +23,38 @@ const SOURCES = {
 // The global estimate object only changes when the window moves: convert it once, not per request, into
 // one shared response that transports may encode once (see shared-response.ts).
 const converted = new WeakMap<FeeEstimate, GetFeesResponse>();
+
+// A feed event is one object shared by every watch: convert it once into one shared message, which the
+// lean gRPC path and the SSE route encode once for all their streams.
+const convertedEvents = new WeakMap<FeeFeedEvent, WatchFeesResponse>();
+
+function toWatchFeesResponse(event: FeeFeedEvent): WatchFeesResponse {
+  let response = convertedEvents.get(event);
+  if (response === undefined) {
+    response = shareResponse(
+      create(WatchFeesResponseSchema, {
+        event:
+          event.kind === "estimate"
+            ? { case: "estimate", value: toFeeEstimateMessage(event.estimate) }
+            : { case: "heartbeat", value: { slot: event.slot } },
+      }),
+    );
+    convertedEvents.set(event, response);
+  }
+  return response;
+}
+
+/**
+ * WatchFees as a stream of response messages: the router's handler and the lean gRPC stream path
+ * (src/server/grpc-stream-path.ts) both serve this.
+ */
+export async function* watchFeesEvents(
+  chains: ChainRegistry,
+  req: WatchFeesRequest,
+  signal: AbortSignal,
+): AsyncGenerator<WatchFeesResponse> {
+  for await (const event of chains.resolve(req.chain).fees.watch(signal)) yield toWatchFeesResponse(event);
+}
 
 /** The Connect implementation of FeeService. */
 export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof FeeService> {
@@ -37,6 +73,10 @@ export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceIm
       const estimate = await deps.chains.resolve(req.chain).fees.forTransaction(req.transaction);
       return { estimate: toFeeEstimateMessage(estimate) };
     },
+
+    watchFees(req, ctx) {
+      return watchFeesEvents(deps.chains, req, ctx.signal);
+    },
   };
 }
 
@@ -51,6 +91,14 @@ export function toFeeEstimateMessage(estimate: FeeEstimate): FeeEstimateMessage 
       veryHigh: priority.veryHigh,
       recommended: priority.recommended,
       unit: priority.unit,
+      odds: priority.odds && {
+        withinSlots: priority.odds.withinSlots,
+        low: priority.odds.low,
+        medium: priority.odds.medium,
+        high: priority.odds.high,
+        veryHigh: priority.odds.veryHigh,
+        recommended: priority.odds.recommended,
+      },
     },
     baseFee: {
       lamportsPerSignature: baseFee.lamportsPerSignature,

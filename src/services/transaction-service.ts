@@ -128,6 +128,12 @@ function toRecord(record: StatusRecord): MessageInitShape<typeof TransactionStat
     fee: record.fee === undefined ? undefined : lamports(record.fee),
     lastValidBlockHeight: record.lastValidBlockHeight,
     updatedAt: timestampFromDate(record.updatedAt),
+    waiting: record.waiting && {
+      odds: record.waiting.odds,
+      withinSlots: record.waiting.withinSlots,
+      landingComputeUnitPrice: record.waiting.landingPrice,
+      computeUnitPrice: record.waiting.price,
+    },
   };
 }
 

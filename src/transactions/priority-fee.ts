@@ -5,6 +5,7 @@
 import { SolgateError } from "../errors.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
 import type { PriorityLevelName } from "../fees/fee-estimate.ts";
+import type { WaitingReason } from "./transaction-status.ts";
 
 /** A checked priority-fee request. */
 export type PriorityFeeChoice =
@@ -21,6 +22,10 @@ const MAX_U64 = (1n << 64n) - 1n;
 export interface PriorityFeePricer {
   /** The compute-unit price of `level` for a transaction write-locking `writable`; undefined without market data. */
   priceFor(level: PriorityLevelName, writable: string[]): bigint | undefined;
+  /** Watches a send Solgate made, so that its outcome corrects the landing odds (fee-odds.ts). */
+  trackSend?(wire: Uint8Array): void;
+  /** Why a tracked send still waits, when blocks are too full for its fee (fee-odds.ts). */
+  waiting?(wire: Uint8Array): WaitingReason | undefined;
 }
 
 /**

@@ -168,6 +168,8 @@ interface RecordJson {
   error?: ChainError;
   fee?: string;
   lastValidBlockHeight?: string;
+  /** Why it waits: odds, k, landing price, own price (prices as decimal strings). */
+  waiting?: [number, number, string, string];
 }
 
 interface SendJson extends RecordJson {
@@ -193,6 +195,11 @@ function recordJson(r: StatusRecord): RecordJson {
     error: r.error,
     fee: big(r.fee),
     lastValidBlockHeight: big(r.lastValidBlockHeight),
+    ...(r.waiting === undefined
+      ? {}
+      : {
+          waiting: [r.waiting.odds, r.waiting.withinSlots, String(r.waiting.landingPrice), String(r.waiting.price)],
+        }),
   };
 }
 
@@ -205,6 +212,16 @@ function recordOf(j: RecordJson): StatusRecord {
     ...(j.error === undefined ? {} : { error: j.error }),
     ...(j.fee === undefined ? {} : { fee: BigInt(j.fee) }),
     ...(j.lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight: BigInt(j.lastValidBlockHeight) }),
+    ...(j.waiting === undefined
+      ? {}
+      : {
+          waiting: {
+            odds: j.waiting[0],
+            withinSlots: j.waiting[1],
+            landingPrice: BigInt(j.waiting[2]),
+            price: BigInt(j.waiting[3]),
+          },
+        }),
   };
 }
 

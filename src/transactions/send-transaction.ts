@@ -128,6 +128,7 @@ export function createSender(options: SenderOptions): Sender {
         sent = await submit(sentAt);
       }
       if (sent === "already-processed") await engine.noteLanded(tx.signature);
+      else fees?.trackSend?.(tx.wire);
     } catch (error) {
       // Nothing is tracked for a send that failed, so that the client may simply retry it.
       await engine.forget(tx.signature);

@@ -31,7 +31,7 @@ import type { TrackedSend, TransactionStore } from "./transaction-store.ts";
 import { isAdvance, isTerminalState, observeStatus } from "./transaction-status.ts";
 import { publicRecord, stepTrackedSend } from "./tracked-send.ts";
 import type { StepContext } from "./tracked-send.ts";
-import type { SignatureStatusView, StatusRecord } from "./transaction-status.ts";
+import type { SignatureStatusView, StatusRecord, WaitingReason } from "./transaction-status.ts";
 import { createStatusWaits } from "./status-waits.ts";
 import { createWatcherRegistry } from "./watchers.ts";
 import { createTickPacer } from "./tick-pacer.ts";
@@ -66,6 +66,11 @@ export interface StatusEngineOptions {
   heartbeatIntervalMs?: number;
   /** Signatures Solgate did not send that may be watched at once (default 100,000). */
   maxWatchedSignatures?: number;
+  /**
+   * Why an unseen send waits (the fee market's `waiting`): its odds and the price that would land now, when the
+   * blocks it competes in are too full for its fee. Without it records never carry `waiting`.
+   */
+  waiting?: (wire: Uint8Array) => WaitingReason | undefined;
   /** Receives errors of background work (a failed tick, a failed rebroadcast). */
   onError?: (error: unknown) => void;
   /** Clock, for tests. */
@@ -155,8 +160,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     rebroadcasts: Promise<void>[],
   ): Promise<void> {
     const step = stepTrackedSend(send, status, ctx);
+    if (step.kind !== "transition" && status === null && send.state === "submitted") await announceWaiting(send);
     if (step.kind === "none") return;
     if (step.kind === "transition") {
+      announced.delete(send.signature);
       const next = step.next;
       const fee =
         next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await chain.feeOf(next.signature)));
@@ -177,6 +184,28 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         },
       ),
     );
+  }
+
+  // The landing price last announced to watchers per waiting send, so that a stream hears of a change, not every tick.
+  const announced = new Map<string, bigint>();
+
+  function waitingOf(send: TrackedSend): WaitingReason | undefined {
+    if (send.state !== "submitted" || send.landed || send.wire.length === 0) return undefined;
+    try {
+      return options.waiting?.(send.wire);
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  }
+
+  /** Tells watchers why a send waits, when the reason is new or its landing price moved. */
+  async function announceWaiting(send: TrackedSend): Promise<void> {
+    const waiting = waitingOf(send);
+    if (waiting === undefined || announced.get(send.signature) === waiting.landingPrice) return;
+    if (announced.size >= 100_000) announced.clear();
+    announced.set(send.signature, waiting.landingPrice);
+    await store.publish({ ...publicRecord(send), waiting });
   }
 
   async function advanceUntracked(signature: string, status: SignatureStatusView | null): Promise<void> {
@@ -292,7 +321,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       onError(error);
       return undefined;
     });
-    if (tracked !== undefined) return publicRecord(tracked);
+    if (tracked !== undefined) {
+      const waiting = waitingOf(tracked);
+      return waiting === undefined ? publicRecord(tracked) : { ...publicRecord(tracked), waiting };
+    }
     const watched = untracked.get(signature);
     if (watched !== undefined) return watched;
     const status = await batcher.lookup(signature);

@@ -40,6 +40,19 @@ export interface StatusRecord {
   readonly lastValidBlockHeight?: bigint;
   /** When the record last changed. */
   readonly updatedAt: Date;
+  /** Why it is still waiting, while it is unseen in blocks too full for its fee (see the fee market's `waiting`). */
+  readonly waiting?: WaitingReason;
+}
+
+/** Why a submitted transaction is still waiting. */
+export interface WaitingReason {
+  /** Its odds now of landing within `withinSlots` slots at its own fee. */
+  readonly odds: number;
+  readonly withinSlots: number;
+  /** The compute-unit price that would land now, in micro-lamports. */
+  readonly landingPrice: bigint;
+  /** The compute-unit price it carries. */
+  readonly price: bigint;
 }
 
 /** The part of a `getSignatureStatuses` entry this module reads. */

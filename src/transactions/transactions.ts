@@ -125,6 +125,7 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     rebroadcastIntervalMs: options.rebroadcastIntervalMs,
     heartbeatIntervalMs: options.heartbeatIntervalMs,
     maxWatchedSignatures: options.maxWatchedSignatures,
+    ...(options.fees?.waiting === undefined ? {} : { waiting: (wire: Uint8Array) => options.fees?.waiting?.(wire) }),
     onError: options.onError,
   });
   const sender = createSender({

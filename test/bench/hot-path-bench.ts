@@ -5,7 +5,9 @@
  * gRPC trailers, recorded from the gateway first — from bare `node:http` and `node:http2` servers after
  * the same Bearer check. Both are driven by h2load (outside either process), one row at a time,
  * alternating baseline and gateway, and each row prints req/s, p50, p99, the server process's CPU time per
- * request (from /proc/<pid>/stat) and the ratios gateway / bare.
+ * request (from /proc/<pid>/stat) and two ratios, both "the gateway as a fraction of bare" (1.00 = as good as
+ * bare, lower = worse): req/s gateway / bare, and CPU per request bare / gateway (the inverse of the CPU
+ * figures' order, so that both read the same way).
  *
  *   npx node test/bench/hot-path-bench.ts [--seconds 8] [--connections 16] [--rounds 1]
  *       [--streams 1] [--rows rest-h1,rest-h2,grpc,grpc-web,connect-proto,connect-json,estimate,status]
@@ -453,7 +455,7 @@ async function main(): Promise<void> {
 
   const mean = (ms: Measured[], f: (m: Measured) => number) => ms.reduce((s, m) => s + f(m), 0) / ms.length;
   console.log(
-    `\n${"row".padEnd(36)} ${"bare req/s".padStart(10)} ${"gw req/s".padStart(9)} ${"ratio".padStart(6)}  ${"bare p50/p99 ms".padStart(16)}  ${"gw p50/p99 ms".padStart(14)}  ${"CPU us/req bare/gw".padStart(19)} ${"CPU ratio".padStart(9)}`,
+    `\n${"row".padEnd(36)} ${"bare req/s".padStart(10)} ${"gw req/s".padStart(9)} ${"gw/bare".padStart(7)}  ${"bare p50/p99 ms".padStart(16)}  ${"gw p50/p99 ms".padStart(14)}  ${"CPU us/req bare/gw".padStart(19)} ${"CPU bare/gw".padStart(11)}`,
   );
   for (const row of selected) {
     const r = results.get(row.name)!;
@@ -462,7 +464,7 @@ async function main(): Promise<void> {
     const bc = mean(r.bare, (m) => m.cpuUs);
     const gc = mean(r.gateway, (m) => m.cpuUs);
     console.log(
-      `${row.label.padEnd(36)} ${Math.round(b).toString().padStart(10)} ${Math.round(g).toString().padStart(9)} ${(g / b).toFixed(2).padStart(6)}  ${`${mean(r.bare, (m) => m.p50).toFixed(2)}/${mean(r.bare, (m) => m.p99).toFixed(2)}`.padStart(16)}  ${`${mean(r.gateway, (m) => m.p50).toFixed(2)}/${mean(r.gateway, (m) => m.p99).toFixed(2)}`.padStart(14)}  ${`${Math.round(bc)}/${Math.round(gc)}`.padStart(19)} ${(bc / gc).toFixed(2).padStart(9)}`,
+      `${row.label.padEnd(36)} ${Math.round(b).toString().padStart(10)} ${Math.round(g).toString().padStart(9)} ${(g / b).toFixed(2).padStart(7)}  ${`${mean(r.bare, (m) => m.p50).toFixed(2)}/${mean(r.bare, (m) => m.p99).toFixed(2)}`.padStart(16)}  ${`${mean(r.gateway, (m) => m.p50).toFixed(2)}/${mean(r.gateway, (m) => m.p99).toFixed(2)}`.padStart(14)}  ${`${Math.round(bc)}/${Math.round(gc)}`.padStart(19)} ${(bc / gc).toFixed(2).padStart(11)}`,
     );
   }
   const h1 = results.get("rest-h1");

@@ -8,10 +8,13 @@
  *   - tracing on with nothing sampled (`OTEL_TRACES_SAMPLER_ARG=0`): the instrumentation without recording;
  *   - with `BENCH_BASE_DIR=<a checkout without tracing>` (e.g. `git archive <commit> | tar -x -C dir`, with
  *     node_modules linked), that code too, for the cost of tracing being off;
- *   - the baseline of the same run: a bare Node HTTP/2 server answering a fixed JSON body.
+ *   - the baseline of the same run: a bare Node HTTP/2 server answering a fixed JSON body after the same Bearer
+ *     check the gateway makes (its own key checker) and with a fresh `x-request-id`, as hot-path-bench's bare
+ *     server does.
  * Rounds alternate between the variants (the machine is shared); medians are printed with their ratios.
  */
 import { execFile, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import type { ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -21,6 +24,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { readFileSync } from "node:fs";
 import { startLocalnet } from "@solgate/localnet";
+import { createApiKeyChecker } from "../../src/server/auth.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -53,9 +57,14 @@ const bareBody = JSON.stringify({
   slot: 123456,
   updatedAt: new Date().toISOString(),
 });
-const bare = http2.createServer((_req, res) =>
-  res.writeHead(200, { "content-type": "application/json" }).end(bareBody),
-);
+const bareKeys = createApiKeyChecker([KEY]);
+const bare = http2.createServer((req, res) => {
+  if (!bareKeys.isAuthorized(req.headers.authorization)) {
+    res.writeHead(401, { "content-type": "application/json" }).end('{"code":"unauthenticated"}');
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json", "x-request-id": randomUUID() }).end(bareBody);
+});
 await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
@@ -117,6 +126,10 @@ async function rate(url: string): Promise<{ rate: number; cpuUs: number }> {
   const failed = /requests: .* (\d+) failed/.exec(out);
   if (match === null || (failed !== null && Number(failed[1]) > 0)) throw new Error(`h2load:\n${out}`);
   const done = /requests: \d+ total, \d+ started, (\d+) done/.exec(out);
+  // Every answer a 2xx (a 401 from a failed Bearer check would count as done, and cost less).
+  const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(out);
+  if (codes === null || Number(codes[1]) === 0 || codes.slice(2).some((n) => n !== "0"))
+    throw new Error(`h2load: answers that are not 2xx:\n${out}`);
   return {
     rate: Number(match[1]),
     cpuUs: ((cpuSeconds(pids.get(url)) - cpuBefore) * 1e6) / Number(done?.[1] ?? Number.NaN),

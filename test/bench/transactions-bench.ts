@@ -14,7 +14,7 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createClient } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
@@ -389,42 +389,65 @@ async function watchers(): Promise<void> {
   );
   const controller = new AbortController();
   const streams: Promise<void>[] = [];
-  let opened = 0;
+  // Streams that have seen their first record and not ended: what the calls and RSS are read against. A stream
+  // the server ends or fails before the bench aborts them all is counted by how it ended, not as open.
+  let live = 0;
+  let settled = 0;
   let heartbeats = 0;
+  const endedEarly = new Map<string, number>();
   const open = (count: number) =>
-    new Promise<void>((allOpen) => {
-      const target = opened + count;
+    new Promise<void>((allSettled) => {
+      if (count <= 0) return allSettled();
+      const target = settled + count;
+      const settle = () => {
+        if (++settled === target) allSettled();
+      };
       for (let i = 0; i < count; i++) {
         const client = clients[streams.length % clients.length];
         const signature = signatures[streams.length % signatures.length];
         streams.push(
           (async () => {
+            let seen = false;
+            let how = "ended by the server";
             try {
               for await (const event of client.watchStatus({ signature }, { headers, signal: controller.signal })) {
-                if (event.event.case === "record" && ++opened === target) allOpen();
+                if (event.event.case === "record" && !seen) {
+                  seen = true;
+                  live++;
+                  settle();
+                }
                 if (event.event.case === "heartbeat") heartbeats++;
               }
-            } catch {
-              // aborted at the end
+            } catch (err) {
+              how =
+                ConnectError.from(err).code === Code.Canceled
+                  ? "canceled"
+                  : `failed: ${ConnectError.from(err).message}`;
             }
+            if (seen) live--;
+            else settle();
+            if (!controller.signal.aborted) endedEarly.set(how, (endedEarly.get(how) ?? 0) + 1);
           })(),
         );
       }
     });
   const baselineRss = rssMb(gateway.child.pid!);
   console.log(`   gateway RSS before any stream: ${baselineRss.toFixed(0)} MB`);
-  for (const total of [100, 1_000, STREAMS]) {
+  for (const total of [...new Set([100, 1_000, STREAMS])].filter((n) => n <= STREAMS)) {
     const t = performance.now();
     await open(total - streams.length);
     const openedMs = performance.now() - t;
     await sleep(1000);
     // The window runs between the two readings' arrivals: a gateway busy with heartbeats answers late.
     const before = await upstreamCalls(gateway.metricsPort);
+    const liveBefore = live;
     const from = performance.now();
     await sleep(10_000);
     const after = await upstreamCalls(gateway.metricsPort);
     const window = performance.now() - from;
     const memory = await heapMb(gateway.metricsPort);
+    const rss = rssMb(gateway.child.pid!);
+    const liveAfter = live;
     const rate = (method?: string) => {
       let sum = 0;
       for (const [m, n] of after) if (method === undefined || m === method) sum += n - (before.get(m) ?? 0);
@@ -435,11 +458,16 @@ async function watchers(): Promise<void> {
       0,
     );
     console.log(
-      `   ${String(total).padStart(6)} streams (opened in ${fmt(openedMs)}): status polling ${polling.toFixed(1)} calls/s ` +
+      `   ${String(total).padStart(6)} streams started, ${liveBefore} open at the first reading and ${liveAfter} at the last ` +
+        `(opened in ${fmt(openedMs)}): status polling ${polling.toFixed(1)} calls/s ` +
         `(getSignatureStatuses ${rate("getSignatureStatuses").toFixed(1)}/s), rebroadcasts ${rate("sendTransaction").toFixed(1)}/s, ` +
-        `whole gateway ${rate().toFixed(1)}/s; gateway RSS ${rssMb(gateway.child.pid!).toFixed(0)} MB ` +
+        `whole gateway ${rate().toFixed(1)}/s; gateway RSS ${rss.toFixed(0)} MB ` +
         `(V8 heap in use ${memory.heap.toFixed(0)} MB, external ${memory.external.toFixed(0)} MB)`,
     );
+    if (liveAfter < total)
+      console.log(
+        `   target missed: ${total - liveAfter} of ${total} streams not open when measured (${[...endedEarly].map(([k, n]) => `${n} ${k}`).join(", ") || "never opened"})`,
+      );
   }
   controller.abort();
   await Promise.all(streams);

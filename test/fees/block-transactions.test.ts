@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
 import { pricesOfBlock, scanTransaction } from "../../src/fees/block-transactions.ts";
+import { costShapeOf, transactionCost } from "../../src/fees/transaction-cost.ts";
 
 const fixture = (path: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/solana/${path}`, import.meta.url), "utf8"));
@@ -32,8 +33,28 @@ function expectedOf(entry: { transaction: [string, string]; meta: { loadedAddres
       price = new DataView(data.buffer, data.byteOffset).getBigUint64(1, true);
     }
   }
-  return { price, isVote, writable: [...writable, ...(entry.meta.loadedAddresses?.writable ?? [])] };
+  const allWritable = [...writable, ...(entry.meta.loadedAddresses?.writable ?? [])];
+  // The cost facts, through the compiled-message path (costShapeOf, as drafts are costed), not the scanner's byte walk.
+  const signatures = message.header.numSignerAccounts;
+  const shape = costShapeOf({ ...message, staticAccounts: keys }, signatures, allWritable.length);
+  const unitLimit = shape.unitLimit;
+  const cost = transactionCost(shape);
+  return { price, isVote, writable: allWritable, unitLimit, signatures, cost, signature: tx.signatures };
 }
+
+const factsOf = (t: {
+  price: bigint;
+  writable: readonly string[];
+  unitLimit?: number;
+  signatures?: number;
+  cost?: number;
+}) => ({
+  price: t.price,
+  writable: t.writable,
+  unitLimit: t.unitLimit,
+  signatures: t.signatures,
+  cost: t.cost,
+});
 
 describe("prices of a block", () => {
   it("reads the real mainnet block: votes left out, prices and write locks as kit decodes them", () => {
@@ -42,11 +63,17 @@ describe("prices of a block", () => {
     expect(prices.votes).toBe(expected.filter((e: { isVote: boolean }) => e.isVote).length);
     expect(prices.votes).toBe(2);
     expect(prices.unreadable).toBe(0);
-    expect(prices.transactions).toEqual(
-      expected
-        .filter((e: { isVote: boolean }) => !e.isVote)
-        .map(({ price, writable }: { price: bigint; writable: string[] }) => ({ price, writable })),
+    expect(prices.transactions.map(factsOf)).toEqual(
+      expected.filter((e: { isVote: boolean }) => !e.isVote).map(factsOf),
     );
+    // The first signature, as a view of the block's bytes, is the transaction's id.
+    const firstId = Object.keys(expected.find((e: { isVote: boolean }) => !e.isVote).signature)[0];
+    expect(
+      Buffer.from(prices.transactions[0].signature!).equals(
+        Buffer.from(expected.find((e: { isVote: boolean }) => !e.isVote).signature[firstId]),
+      ),
+    ).toBe(true);
+    expect(prices.transactions.every((t) => t.cost! > t.unitLimit!)).toBe(true);
     expect(prices.transactions.map((t) => t.price).filter((p) => p > 0n)).toEqual([100_000n]);
   });
 
@@ -55,8 +82,7 @@ describe("prices of a block", () => {
     expect(prices.votes).toBe(1);
     expect(prices.transactions).toHaveLength(3);
     for (const [i, entry] of [v0, v0Jupiter, failed].entries()) {
-      const { price, writable } = expectedOf(entry);
-      expect(prices.transactions[i]).toEqual({ price, writable });
+      expect(factsOf(prices.transactions[i])).toEqual(factsOf(expectedOf(entry)));
     }
     expect(prices.transactions[0].writable).toEqual(expect.arrayContaining(v0.meta.loadedAddresses.writable));
     expect(prices.transactions.some((t) => t.price > 0n)).toBe(true);

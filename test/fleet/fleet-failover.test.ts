@@ -69,7 +69,15 @@ describe.each(topologies)("a fleet of three gateways on %s", (_name, startRedis)
       outcomes.push(outcome);
       const url = i % 2 === 0 ? proxy.url : gateways[i % 3].url;
       for (let attempt = 0; attempt < 100; attempt++) {
-        const { httpStatus, body } = await restSend(url, CHAIN, wire);
+        const answer = await restSend(url, CHAIN, wire).catch((error: unknown) => error as Error);
+        if (answer instanceof Error) {
+          const dead = gateways.filter((g) => g.child.exitCode !== null || g.child.signalCode !== null);
+          unexpected.push(
+            `${signature} via ${url}: ${answer.message} (${String(answer.cause)}); dead: ${dead.map((g) => g.url)}`,
+          );
+          return;
+        }
+        const { httpStatus, body } = answer;
         outcome.tries.push(httpStatus);
         // Taken: `submitted`, or, for a retry of a send whose refusal came after it was recorded (its replica's
         // acknowledgement timed out), that send's current record: the same bytes are one send.

@@ -1,9 +1,10 @@
 /**
  * Browser: the demo page (src/demo/page, bundled by esbuild with connect-web) in Debian's headless
  * Chromium, served from a second local origin so every call is cross-origin (CORS preflights with
- * the Authorization header). Over gRPC-Web and over Connect it calls GetFees and ListProgramAccounts,
- * probes two errors, and follows a WatchStatus stream to its end; the test asserts on its report.
- * The same page in its live mode (what `/demo` shows a person) must show fee levels and the status.
+ * the Authorization header). Over gRPC-Web and over Connect it calls GetFees, WatchFees and
+ * ListProgramAccounts, probes two errors, and follows a WatchStatus stream to its end; the test asserts
+ * on its report. The same page in its live mode (what `/demo` shows a person) must show fee levels (table
+ * and chart, from WatchFees) and the status timeline.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchChromium, runPage } from "./harness/browser.ts";
@@ -60,6 +61,13 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
         expect.soft(fees.lamportsPerSignatureType).toBe("bigint");
         expect.soft(["BLOCKS", "RECENT_PRIORITIZATION_FEES", "NONE"]).toContain(fees.source);
         expect.soft(Math.abs(Date.parse(fees.updatedAt) - Date.now())).toBeLessThan(3_600_000);
+        // WatchFees: the current estimate at once, the same kind of estimate GetFees answers; any later one is newer.
+        expect.soft(report.feeWatch.ok, what).toBe(true);
+        const watched = report.feeWatch.value ?? [];
+        expect.soft(watched.length, what).toBeGreaterThanOrEqual(1);
+        expect.soft(watched[0]?.lamportsPerSignature, what).toBe("5000");
+        expect.soft(["BLOCKS", "RECENT_PRIORITIZATION_FEES", "NONE"]).toContain(watched[0]?.source);
+        if (watched.length === 2) expect.soft(BigInt(watched[1].slot) > BigInt(watched[0].slot), what).toBe(true);
       } else {
         expect.soft(report.fees.error?.code, what).toBe("unimplemented"); // TODO(interop): FeeService not landed
       }
@@ -128,7 +136,22 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
       );
       const fees = await page.locator("#fees").innerText();
       const statuses = await page.locator("#statuses").innerText();
-      if (landed("FeeService")) expect(fees).toContain("5000 lamports/signature");
+      if (landed("FeeService")) {
+        expect(fees).toContain("5000 lamports/signature");
+        // The chart draws the four levels and recommended from the WatchFees stream once it has levels.
+        if (!fees.includes("NONE")) {
+          await page.waitForFunction(() => document.querySelectorAll("#fee-chart polyline").length === 5, undefined, {
+            timeout: 30_000,
+          });
+          const lines = await page
+            .locator("#fee-chart polyline")
+            .evaluateAll((els) =>
+              els.map((el) => [(el as SVGElement).dataset.level, el.getAttribute("points")?.split(" ").length ?? 0]),
+            );
+          expect(lines.map(([level]) => level)).toEqual(["low", "medium", "high", "veryHigh", "recommended"]);
+          for (const [, points] of lines) expect(points).toBeGreaterThanOrEqual(2);
+        }
+      }
       if (landed("TransactionService")) expect(statuses).toContain("FINALIZED");
       expect(statuses).not.toContain("error:");
       if (process.env.INTEROP_SCREENSHOT)

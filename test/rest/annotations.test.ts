@@ -3,6 +3,7 @@
  * here from a descriptor with a `google.api.http` option, is served on its path with no route
  * written for it. And the contract's own annotations all become routes, each in the OpenAPI document.
  */
+import { SSE_WATCHES } from "../../src/rest/sse-watch.ts";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { create, createFileRegistry, hasOption, setExtension } from "@bufbuild/protobuf";
@@ -145,7 +146,9 @@ describe("routes from annotations", () => {
       ).toBeDefined();
       expect(operation.operationId).toBe(`${route.method.parent.name}_${route.method.name}`);
     }
-    expect(Object.keys(doc.paths).length).toBe(new Set(routes.map((r) => r.template.source)).size + 1); // + the SSE watch
+    for (const watch of SSE_WATCHES)
+      expect(doc.paths[watch.template.source]?.get.operationId).toBe(watch.doc.operationId);
+    expect(Object.keys(doc.paths).length).toBe(new Set(routes.map((r) => r.template.source)).size + SSE_WATCHES.length);
   });
 
   it("describes the REST form in the OpenAPI document, not canonical proto JSON", () => {

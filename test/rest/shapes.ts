@@ -87,6 +87,14 @@ export const FEE_ESTIMATE: Shape = {
     levels: { low: "number", medium: "number", high: "number", veryHigh: "number" },
     recommended: "number",
     unit: "string",
+    odds: nullable({
+      withinSlots: "number",
+      low: "number",
+      medium: "number",
+      high: "number",
+      veryHigh: "number",
+      recommended: "number",
+    }),
   }),
   baseFee: { lamportsPerSignature: "number", signatures: "number", lamports: "number" },
   updatedAt: nullable(ISO),
@@ -124,6 +132,12 @@ export const STATUS_RECORD: Shape = {
   fee: nullable(LAMPORTS),
   lastValidBlockHeight: nullable("number"),
   updatedAt: nullable(ISO),
+  waiting: nullable({
+    odds: "number",
+    withinSlots: "number",
+    landingComputeUnitPrice: "number",
+    computeUnitPrice: "number",
+  }),
 };
 
 export const TOKEN_AMOUNT: Shape = { raw: "string", decimals: "number", ui: "number", uiString: "string" };

@@ -4,6 +4,7 @@
  * answers on its embedded localnet. Rows the localnet cannot show (a floor price needs a
  * marketplace) name the test that covers them instead. Errors per endpoint are in rest-localnet.test.ts.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyPairSignerFromBytes, createSolanaRpc, devnet } from "@solana/kit";
 import { transferTransaction } from "../transactions/chain-fixture.ts";
@@ -283,9 +284,22 @@ describe("the spec's resources, field by field", () => {
     row.rule?.(value, resource!);
   });
 
-  it("names where each field the localnet cannot show is checked", () => {
-    for (const row of SPEC.filter((r) => r.elsewhere !== undefined))
+  it("names where each field the localnet cannot show is checked, a test file that reads that field", () => {
+    const rows = SPEC.filter((r) => r.elsewhere !== undefined);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
       expect(row.elsewhere).toMatch(/^test\/.+\.test\.ts$/);
+      const file = new URL(`../../${row.elsewhere}`, import.meta.url);
+      expect(existsSync(file), `${row.elsewhere} does not exist`).toBe(true);
+      // The field's last name, read (`.updatedAt`) or matched (`updatedAt:`) in an assertion of that file.
+      const leaf = row.field.split(".").at(-1)!;
+      const read = new RegExp(`expect\\(.*(\\.${leaf}\\b|\\b${leaf}\\s*:)`);
+      const lines = readFileSync(file, "utf8").split("\n");
+      expect(
+        lines.some((line) => read.test(line)),
+        `${row.elsewhere} checks no ${row.resource} ${row.field}`,
+      ).toBe(true);
+    }
   });
 });
 

@@ -3,11 +3,13 @@
  * clients: binary gRPC takes it, gRPC-Web and Connect stay on the router, and it does what the
  * interceptors do: auth with ErrorInfo, error mapping, a deadline, client cancellation, the drain.
  */
+import http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { TransactionService, WatchStatusRequestSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { SolgateError } from "../../src/errors.ts";
 import { streamRoute } from "../../src/server/grpc-stream-path.ts";
 import {
@@ -21,6 +23,9 @@ import {
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 let calls: { signature: string; signal: AbortSignal }[] = [];
+// A stream of 10 KB messages as fast as they are pulled: how many were pulled shows whether the path waits for the client.
+const BURST_SIGNATURE = `Burst${"1".repeat(83)}`;
+let burstPulled = 0;
 let server: TestServer | undefined;
 
 // The lean route counts heartbeats from 1000, the router's test handler from 1: the slot tells which served a call.
@@ -30,6 +35,14 @@ const route = streamRoute({
     calls.push({ signature: request.signature, signal });
     if (request.signature === MISSING_SIGNATURE)
       throw new SolgateError("NOT_FOUND", "no such transaction", { signature: MISSING_SIGNATURE });
+    if (request.signature === BURST_SIGNATURE) {
+      const big = "x".repeat(10_000);
+      for (; !signal.aborted; burstPulled++) {
+        yield { event: { case: "record" as const, value: { signature: big } } };
+        await new Promise((r) => setImmediate(r));
+      }
+      return;
+    }
     for (let slot = 1000n; !signal.aborted; slot++) {
       yield { event: { case: "heartbeat" as const, value: { slot } } };
       if (request.signature === SHORT_SIGNATURE && slot === 1002n) return;
@@ -62,6 +75,35 @@ async function collect(
 }
 
 describe("the lean gRPC stream path", () => {
+  it("pulls the next message only when the client has taken the last: a reader that stops holds no growing buffer", async () => {
+    const t = await start();
+    burstPulled = 0;
+    const session = http2.connect(t.url);
+    try {
+      const body = toBinary(WatchStatusRequestSchema, create(WatchStatusRequestSchema, { signature: BURST_SIGNATURE }));
+      const envelope = Buffer.alloc(5 + body.length);
+      envelope.writeUInt32BE(body.length, 1);
+      envelope.set(body, 5);
+      const req = session.request({
+        ":method": "POST",
+        ":path": "/solgate.v1.TransactionService/WatchStatus",
+        "content-type": "application/grpc+proto",
+        te: "trailers",
+        ...auth,
+      });
+      req.end(envelope);
+      req.pause(); // reads nothing: HTTP/2 flow control stops the server after a window's worth
+      await new Promise((r) => setTimeout(r, 1000));
+      // A 64 KiB stream window plus the response's own buffer is a few 10 KB messages; without waiting for
+      // the client, the handler would have been pulled thousands of times in that second.
+      expect(burstPulled).toBeGreaterThan(0);
+      expect(burstPulled).toBeLessThan(50);
+      req.close();
+    } finally {
+      session.close();
+    }
+  });
+
   it("serves binary gRPC itself, to the end, with an rpc log line; gRPC-Web and Connect go to the router", async () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
@@ -118,23 +160,31 @@ describe("the lean gRPC stream path", () => {
     const t = await start();
     const grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
     const timed = await collect(grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth, timeoutMs: 150 }));
+    // The lean route's heartbeats, in order, until the deadline cut the call.
     expect(timed.slots.length).toBeGreaterThan(0);
+    expect(timed.slots).toEqual(timed.slots.map((_, i) => 1000n + BigInt(i)));
     expect(timed.error?.code).toBe(Code.DeadlineExceeded);
 
     const controller = new AbortController();
     const stream = grpc.watchStatus({ signature: LONG_SIGNATURE }, { headers: auth, signal: controller.signal });
     const seen: bigint[] = [];
-    const reading = (async () => {
-      try {
-        for await (const m of stream) {
-          seen.push((m.event.value as { slot: bigint }).slot);
-          if (seen.length === 2) controller.abort();
-        }
-      } catch {}
-    })();
-    await reading;
-    await new Promise((r) => setTimeout(r, 100));
-    expect(calls.at(-1)?.signal.aborted).toBe(true);
+    let ended: ConnectError | undefined;
+    try {
+      for await (const m of stream) {
+        seen.push((m.event.value as { slot: bigint }).slot);
+        if (seen.length === 2) controller.abort();
+      }
+    } catch (e) {
+      ended = ConnectError.from(e);
+    }
+    // Exactly what the lean route sent before the abort, and the abort is what ended it (not a server error).
+    expect(seen).toEqual([1000n, 1001n]);
+    expect(ended?.code).toBe(Code.Canceled);
+    const handler = calls.at(-1)!;
+    expect(handler.signature).toBe(LONG_SIGNATURE);
+    for (let waited = 0; !handler.signal.aborted && waited < 5000; waited += 10)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(handler.signal.aborted).toBe(true);
   });
 
   it("ends open streams with UNAVAILABLE and a retry hint when the server drains", async () => {

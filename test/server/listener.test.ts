@@ -1,8 +1,10 @@
 /**
  * The one-port listener against hostile connections, over real sockets: caps per client address and
- * in all, HTTP/2 sessions that PING but never open a stream, and the stream bound per session.
+ * in all (the longest-idle connection closed to make room), HTTP/2 sessions that PING but never open a
+ * stream, idle HTTP/1.1 keep-alive connections, and the stream bound per session.
  * 127.0.0.1 and 127.0.0.2 are different client addresses on loopback.
  */
+import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +14,7 @@ import type { ListenerOptions, RunningListener } from "../../src/server/listener
 const FLOODER = "127.0.0.2";
 
 let listener: RunningListener | undefined;
-const clients: http2.ClientHttp2Session[] = [];
+const clients: { destroy(): void }[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) c.destroy();
   await listener?.close({ deadline: Date.now() });
@@ -36,16 +38,48 @@ async function start(options: Partial<ListenerOptions>): Promise<string> {
   return `http://127.0.0.1:${listener.port}`;
 }
 
-/** An HTTP/2 session from `localAddress` that PINGs every 100 ms and never opens a stream. */
-function pinger(url: string, localAddress: string): http2.ClientHttp2Session {
+/** An HTTP/2 session from `localAddress` that PINGs every `everyMs` and never opens a stream. */
+function pinger(url: string, localAddress: string, everyMs = 100): http2.ClientHttp2Session {
   const session = http2.connect(url, { localAddress } as http2.SecureClientSessionOptions);
   clients.push(session);
   session.on("error", () => {});
   const timer = setInterval(() => {
     if (!session.closed && !session.destroyed) session.ping(() => {});
-  }, 100);
+  }, everyMs);
   session.once("close", () => clearInterval(timer));
   return session;
+}
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+/** A SETTINGS frame (empty), and a PING frame (8 bytes of payload), on stream 0. */
+const SETTINGS = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+const PING = Buffer.from([0, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+
+/**
+ * A hostile HTTP/2 client on a raw socket: the preface, then a PING every `everyMs` for ever. It never
+ * reads what the server sends (so it never sees a GOAWAY, and the server's replies pile up unread) and
+ * never closes by itself; whether the server let go of it is for the server's side to tell.
+ */
+function rawPinger(port: number, localAddress: string, everyMs: number): net.Socket {
+  const socket = net.connect({ port, host: "127.0.0.1", localAddress });
+  clients.push(socket);
+  socket.on("error", () => {});
+  socket.write(Buffer.concat([PREFACE, SETTINGS]));
+  const timer = setInterval(() => {
+    if (!socket.destroyed) socket.write(PING);
+  }, everyMs);
+  socket.once("close", () => clearInterval(timer));
+  return socket;
+}
+
+/** Resolves once `condition` holds, checking every 25 ms; false if it still does not after `ms`. */
+async function within(ms: number, condition: () => boolean): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
 }
 
 function connected(session: http2.ClientHttp2Session): Promise<void> {
@@ -87,6 +121,39 @@ describe("connection hygiene", () => {
     const session = pinger(url, FLOODER);
     await connected(session);
     expect(await closesWithin(session, 4000)).toBe(true);
+  });
+
+  it("lets go of 20 pinging HTTP/2 sessions without streams within twice the idle timeout, GOAWAY-deaf ones included", async () => {
+    const idleTimeoutMs = 2000;
+    const url = await start({ idleTimeoutMs });
+    const port = Number(new URL(url).port);
+    // Ten Node clients (they close when told GOAWAY) and ten raw sockets that never read and never close.
+    const polite = Array.from({ length: 10 }, () => pinger(url, FLOODER, 500));
+    const deaf = Array.from({ length: 10 }, () => rawPinger(port, FLOODER, 500));
+    await Promise.all(polite.map(connected));
+    expect(await within(1000, () => listener!.connections() === 20)).toBe(true);
+    const goaways = polite.map((s) => new Promise((resolve) => s.once("goaway", resolve)));
+    // The server's side: every connection gone within 2 x the idle timeout of the last one opening.
+    expect(await within(2 * idleTimeoutMs, () => listener!.connections() === 0)).toBe(true);
+    await Promise.all(goaways);
+    expect(polite.every((s) => s.closed || s.destroyed)).toBe(true);
+    expect(deaf.length).toBe(10);
+  });
+
+  it("closes an idle HTTP/1.1 keep-alive connection after the idle timeout", async () => {
+    const url = await start({ idleTimeoutMs: 500 });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    clients.push(agent);
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const req = http.get(url, { agent }, (res) => {
+        res.resume();
+        res.once("end", () => resolve(req.socket as net.Socket));
+      });
+      req.on("error", reject);
+    });
+    expect(listener!.connections()).toBe(1);
+    expect(await within(1000, () => socket.destroyed || socket.readableEnded)).toBe(true);
+    expect(await within(500, () => listener!.connections() === 0)).toBe(true);
   });
 
   it("keeps a session with an open stream past the idle timeout, and closes it once idle", async () => {
@@ -132,21 +199,137 @@ describe("connection hygiene", () => {
     expect(await get(url, FLOODER)).toBe(200);
   });
 
-  it("refuses connections past the total cap, HTTP/1.1 and silent ones included", async () => {
-    const url = await start({ maxConnections: 3 });
+  it("counts IPv4 clients of a dual-stack listener per IPv4 address, not as one IPv6 /64", async () => {
+    listener = await listen(
+      {
+        handler: (_req, res) => res.end("ok"),
+        socketTimeoutMs: 5000,
+        idleTimeoutMs: 60_000,
+        maxConnectionsPerIp: 2,
+        maxConnections: 100,
+        maxStreamsPerSession: 10,
+      },
+      0,
+      "::",
+    );
+    // Accepted on "::", these arrive as ::ffff:127.0.0.x, all in the same /64 (::ffff:0:0/96).
+    const url = `http://127.0.0.1:${listener.port}`;
+    const flood = [pinger(url, FLOODER), pinger(url, FLOODER)];
+    await Promise.all(flood.map(connected));
+    const extra = pinger(url, FLOODER);
+    expect(await closesWithin(extra, 2000)).toBe(true);
+    expect(await get(url, "127.0.0.3")).toBe(200);
+    expect(await get(url, "127.0.0.1")).toBe(200);
+  });
+
+  it("makes room at the total cap by closing the longest-idle connection, and serves the newcomer", async () => {
+    const evicted: string[] = [];
+    const url = await start({ maxConnections: 5, onEvicted: (address) => evicted.push(address) });
     const port = Number(new URL(url).port);
-    const held = Array.from({ length: 3 }, () => net.connect(port, "127.0.0.1"));
-    for (const s of held) s.on("error", () => {});
-    await Promise.all(held.map((s) => new Promise((r) => s.once("connect", r))));
-    await new Promise((r) => setTimeout(r, 100));
-    const refused = await fetch(url).then(
+    // Opened one after another, so the first is the one idle the longest.
+    const flood: http2.ClientHttp2Session[] = [];
+    for (let i = 0; i < 4; i++) {
+      flood.push(pinger(url, FLOODER));
+      await connected(flood[i]);
+    }
+    // A silent socket is idle too (it has asked for nothing), and the newest of all.
+    const silent = net.connect({ port, host: "127.0.0.1", localAddress: FLOODER });
+    clients.push(silent);
+    silent.on("error", () => {});
+    expect(await within(1000, () => listener!.connections() === 5)).toBe(true);
+    expect(await get(url, "127.0.0.1")).toBe(200);
+    expect(await closesWithin(flood[0], 2000)).toBe(true);
+    expect(evicted).toEqual([FLOODER]);
+    expect(flood.slice(1).every((s) => !s.closed && !s.destroyed)).toBe(true);
+    expect(silent.destroyed).toBe(false);
+    expect(listener!.connections()).toBeLessThanOrEqual(5);
+  });
+
+  it("refuses a newcomer at the total cap when no connection is idle (every one has a call in progress)", async () => {
+    const refused: string[] = [];
+    const finish: (() => void)[] = [];
+    listener = await listen(
+      {
+        handler: (_req, res) => {
+          (res as http2.Http2ServerResponse).writeHead(200);
+          (res as http2.Http2ServerResponse).write("started");
+          finish.push(() => res.end());
+        },
+        socketTimeoutMs: 5000,
+        idleTimeoutMs: 60_000,
+        maxConnectionsPerIp: 10,
+        maxConnections: 3,
+        maxStreamsPerSession: 10,
+        onRefused: (reason) => refused.push(reason),
+      },
+      0,
+      "127.0.0.1",
+    );
+    const url = `http://127.0.0.1:${listener.port}`;
+    const busy: http2.ClientHttp2Session[] = [];
+    for (let i = 0; i < 3; i++) {
+      const session = http2.connect(url);
+      clients.push(session);
+      session.on("error", () => {});
+      const req = session.request({ ":path": "/" });
+      req.resume();
+      await new Promise((resolve) => req.once("response", resolve));
+      busy.push(session);
+    }
+    const outcome = await fetch(url).then(
       () => "served",
       () => "refused",
     );
-    expect(refused).toBe("refused");
-    for (const s of held) s.destroy();
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await fetch(url)).status).toBe(200);
+    expect(outcome).toBe("refused");
+    expect(refused).toEqual(["total"]);
+    expect(busy.every((s) => !s.closed && !s.destroyed)).toBe(true);
+    // One call ends: its session is idle now, and makes room for the next newcomer.
+    finish.shift()!();
+    expect(await within(1000, () => listener!.inFlight() === 2)).toBe(true);
+    const next = http2.connect(url);
+    clients.push(next);
+    next.on("error", () => {});
+    const req = next.request({ ":path": "/" });
+    req.resume();
+    const status = await new Promise((resolve) => req.once("response", (h) => resolve(h[":status"])));
+    expect(status).toBe(200);
+    expect(await closesWithin(busy[0], 2000)).toBe(true);
+    expect(busy.slice(1).every((s) => !s.closed && !s.destroyed)).toBe(true);
+    for (const end of finish) end();
+  });
+
+  it("serves a client from another address throughout a flood of idle, pinging sessions that fills the total cap", async () => {
+    const url = await start({ maxConnections: 40, idleTimeoutMs: 2000 });
+    const port = Number(new URL(url).port);
+    let stop = false;
+    let opened = 0;
+    // The flood: as many pinging sessions as the flooder can open, a new one as soon as one is let go.
+    const flooders = Array.from({ length: 60 }, async (_, i) => {
+      while (!stop) {
+        const session = i % 2 === 0 ? pinger(url, FLOODER, 200) : rawPinger(port, FLOODER, 200);
+        opened++;
+        await new Promise<void>((resolve) => {
+          session.once("close", () => resolve());
+          const check = setInterval(() => {
+            if (stop) {
+              clearInterval(check);
+              session.destroy();
+            }
+          }, 50);
+          session.once("close", () => clearInterval(check));
+        });
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+    expect(await within(3000, () => listener!.connections() === 40)).toBe(true);
+    const statuses: number[] = [];
+    const until = Date.now() + 3000;
+    while (Date.now() < until) statuses.push(await get(url, "127.0.0.1"));
+    stop = true;
+    await Promise.all(flooders);
+    expect(opened).toBeGreaterThan(60);
+    expect(statuses.length).toBeGreaterThan(5);
+    expect(statuses.every((s) => s === 200)).toBe(true);
   });
 
   it("announces the stream bound per session and refuses streams past it", async () => {

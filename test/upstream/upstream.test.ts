@@ -89,7 +89,8 @@ describe("upstream over real HTTP with recorded node output", () => {
     expect(error.reason).toBe("RATE_LIMITED");
     expect(error.retryAfterMs).toBe(120_000);
     expect(node.seen).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Not the 120 s it was told to wait: a tenth of that is room enough on any machine.
+    expect(performance.now() - started).toBeLessThan(12_000);
   });
 
   it("retries 503 with growing, jittered backoff", async () => {
@@ -113,7 +114,8 @@ describe("upstream over real HTTP with recorded node output", () => {
     const u = upstream([stalled.url, healthy.url], { timeoutMs: 300 });
     const started = performance.now();
     await u.rpc.getEpochInfo().send();
-    expect(performance.now() - started).toBeLessThan(1500);
+    // The stalled node's attempt timed out (it never answers) and the healthy one answered; 10x the timeout.
+    expect(performance.now() - started).toBeLessThan(3000);
     expect(stalled.seen).toHaveLength(1);
     expect(healthy.seen).toHaveLength(1);
     await u.rpc.getEpochInfo().send();

@@ -115,7 +115,9 @@ export declare type PriorityFeeLevels = Message<"solgate.v1.PriorityFeeLevels"> 
   veryHigh: bigint;
 
   /**
-   * What Solgate recommends: the medium level, raised to a configured floor (and capped by a ceiling, if set).
+   * What Solgate recommends. Once odds can be estimated (`odds` present): the cheapest price whose odds of landing
+   * within `odds.within_slots` slots reach the configured target (SOLGATE_FEES_TARGET, default 0.9). Before that,
+   * the medium level. Either way raised to a configured floor (and capped by a ceiling, if set).
    *
    * @generated from field: uint64 recommended = 5;
    */
@@ -127,6 +129,14 @@ export declare type PriorityFeeLevels = Message<"solgate.v1.PriorityFeeLevels"> 
    * @generated from field: string unit = 6;
    */
   unit: string;
+
+  /**
+   * The probability that a transaction paying each level lands within `within_slots` slots; absent while too few
+   * blocks have been seen to estimate it (never guessed). See docs/landing-odds.md.
+   *
+   * @generated from field: solgate.v1.LandingOdds odds = 7;
+   */
+  odds?: LandingOdds | undefined;
 };
 
 /**
@@ -134,6 +144,64 @@ export declare type PriorityFeeLevels = Message<"solgate.v1.PriorityFeeLevels"> 
  * Use `create(PriorityFeeLevelsSchema)` to create a new message.
  */
 export declare const PriorityFeeLevelsSchema: GenMessage<PriorityFeeLevels>;
+
+/**
+ * The probability, from 0 to 1, that a transaction paying a level lands within a number of slots, estimated from
+ * how full recent blocks and accounts were and what they included, corrected by what happened to the sends
+ * Solgate tracked. Globally (GetFees) for a reference transaction (one signature, two write locks, 200,000
+ * compute units); for a draft (EstimateFees) for its own cost and write-locked accounts.
+ *
+ * @generated from message solgate.v1.LandingOdds
+ */
+export declare type LandingOdds = Message<"solgate.v1.LandingOdds"> & {
+  /**
+   * The slots within which a transaction must land (k, SOLGATE_FEES_ODDS_SLOTS).
+   *
+   * @generated from field: uint32 within_slots = 1;
+   */
+  withinSlots: number;
+
+  /**
+   * The odds at the `low` level.
+   *
+   * @generated from field: double low = 2;
+   */
+  low: number;
+
+  /**
+   * The odds at the `medium` level.
+   *
+   * @generated from field: double medium = 3;
+   */
+  medium: number;
+
+  /**
+   * The odds at the `high` level.
+   *
+   * @generated from field: double high = 4;
+   */
+  high: number;
+
+  /**
+   * The odds at the `very_high` level.
+   *
+   * @generated from field: double very_high = 5;
+   */
+  veryHigh: number;
+
+  /**
+   * The odds at the `recommended` price.
+   *
+   * @generated from field: double recommended = 6;
+   */
+  recommended: number;
+};
+
+/**
+ * Describes the message solgate.v1.LandingOdds.
+ * Use `create(LandingOddsSchema)` to create a new message.
+ */
+export declare const LandingOddsSchema: GenMessage<LandingOdds>;
 
 /**
  * The base fee of a transaction.

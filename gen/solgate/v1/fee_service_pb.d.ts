@@ -99,6 +99,82 @@ export declare type EstimateFeesResponse = Message<"solgate.v1.EstimateFeesRespo
 export declare const EstimateFeesResponseSchema: GenMessage<EstimateFeesResponse>;
 
 /**
+ * Asks to follow the global fee levels.
+ *
+ * @generated from message solgate.v1.WatchFeesRequest
+ */
+export declare type WatchFeesRequest = Message<"solgate.v1.WatchFeesRequest"> & {
+  /**
+   * The chain to read; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+};
+
+/**
+ * Describes the message solgate.v1.WatchFeesRequest.
+ * Use `create(WatchFeesRequestSchema)` to create a new message.
+ */
+export declare const WatchFeesRequestSchema: GenMessage<WatchFeesRequest>;
+
+/**
+ * One event of a fee watch.
+ *
+ * @generated from message solgate.v1.WatchFeesResponse
+ */
+export declare type WatchFeesResponse = Message<"solgate.v1.WatchFeesResponse"> & {
+  /**
+   * The event.
+   *
+   * @generated from oneof solgate.v1.WatchFeesResponse.event
+   */
+  event: {
+    /**
+     * The global estimate, as GetFees answers it: sent at once, then after every change of the levels.
+     *
+     * @generated from field: solgate.v1.FeeEstimate estimate = 1;
+     */
+    value: FeeEstimate;
+    case: "estimate";
+  } | {
+    /**
+     * Sent while the levels stay the same, to keep the stream alive through proxies.
+     *
+     * @generated from field: solgate.v1.FeeHeartbeat heartbeat = 2;
+     */
+    value: FeeHeartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message solgate.v1.WatchFeesResponse.
+ * Use `create(WatchFeesResponseSchema)` to create a new message.
+ */
+export declare const WatchFeesResponseSchema: GenMessage<WatchFeesResponse>;
+
+/**
+ * Keeps an idle fee watch alive.
+ *
+ * @generated from message solgate.v1.FeeHeartbeat
+ */
+export declare type FeeHeartbeat = Message<"solgate.v1.FeeHeartbeat"> & {
+  /**
+   * The newest slot in the fee window.
+   *
+   * @generated from field: uint64 slot = 1;
+   */
+  slot: bigint;
+};
+
+/**
+ * Describes the message solgate.v1.FeeHeartbeat.
+ * Use `create(FeeHeartbeatSchema)` to create a new message.
+ */
+export declare const FeeHeartbeatSchema: GenMessage<FeeHeartbeat>;
+
+/**
  * Reads the priority-fee market.
  *
  * @generated from service solgate.v1.FeeService
@@ -123,6 +199,18 @@ export declare const FeeService: GenService<{
     methodKind: "unary";
     input: typeof EstimateFeesRequestSchema;
     output: typeof EstimateFeesResponseSchema;
+  },
+  /**
+   * Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
+   * odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
+   * Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+   *
+   * @generated from rpc solgate.v1.FeeService.WatchFees
+   */
+  watchFees: {
+    methodKind: "server_streaming";
+    input: typeof WatchFeesRequestSchema;
+    output: typeof WatchFeesResponseSchema;
   },
 }>;
 

@@ -11,7 +11,7 @@ import { file_solgate_v1_fee } from "./fee_pb.js";
  * Describes the file solgate/v1/fee_service.proto.
  */
 export const file_solgate_v1_fee_service = /*@__PURE__*/
-  fileDesc("Chxzb2xnYXRlL3YxL2ZlZV9zZXJ2aWNlLnByb3RvEgpzb2xnYXRlLnYxIh8KDkdldEZlZXNSZXF1ZXN0Eg0KBWNoYWluGAEgASgJIjwKD0dldEZlZXNSZXNwb25zZRIpCghlc3RpbWF0ZRgBIAEoCzIXLnNvbGdhdGUudjEuRmVlRXN0aW1hdGUiRgoTRXN0aW1hdGVGZWVzUmVxdWVzdBINCgVjaGFpbhgBIAEoCRIgCgt0cmFuc2FjdGlvbhgCIAEoDEILukgIyAEBegMY0AkiQQoURXN0aW1hdGVGZWVzUmVzcG9uc2USKQoIZXN0aW1hdGUYASABKAsyFy5zb2xnYXRlLnYxLkZlZUVzdGltYXRlMo4CCgpGZWVTZXJ2aWNlEnEKB0dldEZlZXMSGi5zb2xnYXRlLnYxLkdldEZlZXNSZXF1ZXN0Ghsuc29sZ2F0ZS52MS5HZXRGZWVzUmVzcG9uc2UiLZACAYLT5JMCJGIIZXN0aW1hdGUSGC92MS97Y2hhaW59L25ldHdvcmsvZmVlcxKMAQoMRXN0aW1hdGVGZWVzEh8uc29sZ2F0ZS52MS5Fc3RpbWF0ZUZlZXNSZXF1ZXN0GiAuc29sZ2F0ZS52MS5Fc3RpbWF0ZUZlZXNSZXNwb25zZSI5kAIBgtPkkwIwOgEqYghlc3RpbWF0ZSIhL3YxL3tjaGFpbn0vbmV0d29yay9mZWVzL2VzdGltYXRlYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_solgate_v1_fee]);
+  fileDesc("Chxzb2xnYXRlL3YxL2ZlZV9zZXJ2aWNlLnByb3RvEgpzb2xnYXRlLnYxIh8KDkdldEZlZXNSZXF1ZXN0Eg0KBWNoYWluGAEgASgJIjwKD0dldEZlZXNSZXNwb25zZRIpCghlc3RpbWF0ZRgBIAEoCzIXLnNvbGdhdGUudjEuRmVlRXN0aW1hdGUiRgoTRXN0aW1hdGVGZWVzUmVxdWVzdBINCgVjaGFpbhgBIAEoCRIgCgt0cmFuc2FjdGlvbhgCIAEoDEILukgIyAEBegMY0AkiQQoURXN0aW1hdGVGZWVzUmVzcG9uc2USKQoIZXN0aW1hdGUYASABKAsyFy5zb2xnYXRlLnYxLkZlZUVzdGltYXRlIiEKEFdhdGNoRmVlc1JlcXVlc3QSDQoFY2hhaW4YASABKAkieAoRV2F0Y2hGZWVzUmVzcG9uc2USKwoIZXN0aW1hdGUYASABKAsyFy5zb2xnYXRlLnYxLkZlZUVzdGltYXRlSAASLQoJaGVhcnRiZWF0GAIgASgLMhguc29sZ2F0ZS52MS5GZWVIZWFydGJlYXRIAEIHCgVldmVudCIcCgxGZWVIZWFydGJlYXQSDAoEc2xvdBgBIAEoBDLfAgoKRmVlU2VydmljZRJxCgdHZXRGZWVzEhouc29sZ2F0ZS52MS5HZXRGZWVzUmVxdWVzdBobLnNvbGdhdGUudjEuR2V0RmVlc1Jlc3BvbnNlIi2QAgGC0+STAiRiCGVzdGltYXRlEhgvdjEve2NoYWlufS9uZXR3b3JrL2ZlZXMSjAEKDEVzdGltYXRlRmVlcxIfLnNvbGdhdGUudjEuRXN0aW1hdGVGZWVzUmVxdWVzdBogLnNvbGdhdGUudjEuRXN0aW1hdGVGZWVzUmVzcG9uc2UiOZACAYLT5JMCMDoBKmIIZXN0aW1hdGUiIS92MS97Y2hhaW59L25ldHdvcmsvZmVlcy9lc3RpbWF0ZRJPCglXYXRjaEZlZXMSHC5zb2xnYXRlLnYxLldhdGNoRmVlc1JlcXVlc3QaHS5zb2xnYXRlLnYxLldhdGNoRmVlc1Jlc3BvbnNlIgOQAgEwAWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_solgate_v1_fee]);
 
 /**
  * Describes the message solgate.v1.GetFeesRequest.
@@ -40,6 +40,27 @@ export const EstimateFeesRequestSchema = /*@__PURE__*/
  */
 export const EstimateFeesResponseSchema = /*@__PURE__*/
   messageDesc(file_solgate_v1_fee_service, 3);
+
+/**
+ * Describes the message solgate.v1.WatchFeesRequest.
+ * Use `create(WatchFeesRequestSchema)` to create a new message.
+ */
+export const WatchFeesRequestSchema = /*@__PURE__*/
+  messageDesc(file_solgate_v1_fee_service, 4);
+
+/**
+ * Describes the message solgate.v1.WatchFeesResponse.
+ * Use `create(WatchFeesResponseSchema)` to create a new message.
+ */
+export const WatchFeesResponseSchema = /*@__PURE__*/
+  messageDesc(file_solgate_v1_fee_service, 5);
+
+/**
+ * Describes the message solgate.v1.FeeHeartbeat.
+ * Use `create(FeeHeartbeatSchema)` to create a new message.
+ */
+export const FeeHeartbeatSchema = /*@__PURE__*/
+  messageDesc(file_solgate_v1_fee_service, 6);
 
 /**
  * Reads the priority-fee market.

@@ -5,6 +5,7 @@
 import type { ChainOptions } from "./chain/chain.ts";
 import { accountLimitFor, MAX_BLOCK_UNITS } from "./chain/cost-model.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
+import { parseGeyserConfig, type GeyserConfig } from "./geyser/geyser-options.ts";
 import { parseLoadingConfig, type LoadingConfig } from "./loading/loading-options.ts";
 import { parseTrafficConfig, type TrafficConfig } from "./traffic/traffic-options.ts";
 import { parseWorldConfig, type WorldConfig } from "./world/world-options.ts";
@@ -29,6 +30,14 @@ export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   voteSubscription: boolean;
   /** Accounts and programs loaded at start (LOCALNET_ACCOUNTS_DIR, LOCALNET_ACCOUNTS, LOCALNET_PROGRAMS; loading/). */
   loading: LoadingConfig;
+  /** Yellowstone gRPC (LOCALNET_GEYSER_PORT, default 10000; `off`: none; geyser/geyser-options.ts). Unset: none. */
+  geyser?: GeyserConfig | null;
+  /** solana-test-validator's ledger directory (LOCALNET_LEDGER_DIR, LOCALNET_LEDGER_RESET; ledger/); none by default. */
+  ledger: { dir: string | undefined; reset: boolean };
+  /** A second port serving PubSub alone, as agave's RPC port + 1 (LOCALNET_PUBSUB_PORT); none by default. */
+  pubsubPort: number | undefined;
+  /** No human lines (LOCALNET_QUIET=1, `--quiet`). */
+  quiet: boolean;
   /** Extra send-only ports, each with its own drop rate (LOCALNET_SEND_PORTS=`port:rate,...`; port 0: any free port). */
   sendPorts: SendPortConfig[];
 }
@@ -62,6 +71,9 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   world: parseWorldConfig({}, false),
   traffic: parseTrafficConfig({}, false),
   loading: parseLoadingConfig({}),
+  ledger: { dir: undefined, reset: false },
+  pubsubPort: undefined,
+  quiet: false,
   sendPorts: [],
 };
 
@@ -84,6 +96,12 @@ export const LOCALNET_ENV = {
   faults: "LOCALNET_FAULTS",
   exitWithStdin: "LOCALNET_EXIT_WITH_STDIN",
   voteSubscription: "LOCALNET_VOTE_SUBSCRIPTION",
+  ledgerDir: "LOCALNET_LEDGER_DIR",
+  ledgerReset: "LOCALNET_LEDGER_RESET",
+  pubsubPort: "LOCALNET_PUBSUB_PORT",
+  quiet: "LOCALNET_QUIET",
+  slotsPerEpoch: "LOCALNET_SLOTS_PER_EPOCH",
+  faucetSol: "LOCALNET_FAUCET_SOL",
   sendPorts: "LOCALNET_SEND_PORTS",
   bundleDropRate: "LOCALNET_BUNDLE_DROP_RATE",
 } as const;
@@ -120,6 +138,15 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   if (raw === undefined || raw === "" || raw === "0") return false;
   if (raw === "1") return true;
   throw new Error(`${name} must be 0 or 1, got "${raw}"`);
+}
+
+/** An amount of SOL (up to 9 decimals) in lamports; undefined when unset. */
+function sol(env: NodeJS.ProcessEnv, name: string): bigint | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const match = /^(\d{1,10})(?:\.(\d{1,9}))?$/.exec(raw);
+  if (!match) throw new Error(`${name} must be an amount of SOL (up to 9 decimals), got "${raw}"`);
+  return BigInt(match[1]!) * 1_000_000_000n + BigInt((match[2] ?? "").padEnd(9, "0"));
 }
 
 /** Reads and validates the configuration; throws an Error naming the bad variable. */
@@ -199,6 +226,18 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
     world: parseWorldConfig(env, standalone),
     traffic: parseTrafficConfig(env, standalone, { blockCostLimit, accountCostLimit }),
     loading: parseLoadingConfig(env),
+    geyser: parseGeyserConfig(env),
+    ledger: { dir: env[LOCALNET_ENV.ledgerDir] || undefined, reset: flag(env, LOCALNET_ENV.ledgerReset) },
+    pubsubPort:
+      env[LOCALNET_ENV.pubsubPort] === undefined || env[LOCALNET_ENV.pubsubPort] === ""
+        ? undefined
+        : integer(env, LOCALNET_ENV.pubsubPort, 0, 0, 65535),
+    quiet: flag(env, LOCALNET_ENV.quiet),
+    // agave's MINIMUM_SLOTS_PER_EPOCH is 32.
+    slotsPerEpoch: env[LOCALNET_ENV.slotsPerEpoch]
+      ? BigInt(integer(env, LOCALNET_ENV.slotsPerEpoch, 0, 32, 2 ** 40))
+      : undefined,
+    faucetLamports: sol(env, LOCALNET_ENV.faucetSol),
     sendPorts: parseSendPorts(env[LOCALNET_ENV.sendPorts]),
   };
 }

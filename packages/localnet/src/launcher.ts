@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { LOCALNET_ENV } from "./config.ts";
+import { GEYSER_ENV, type GeyserConfig } from "./geyser/geyser-options.ts";
 import { loadingEnv, type AccountFileOption, type ProgramFileOption } from "./loading/loading-options.ts";
 import type { FaultSettings } from "./faults.ts";
 import { TRAFFIC_ENV, type TrafficOptions } from "./traffic/traffic-options.ts";
@@ -74,6 +75,11 @@ export interface LocalnetOptions {
   world?: boolean | WorldLaunchOptions;
   /** Runs background traffic: `true` at its defaults, an object to shape it, `false` for none. */
   traffic?: boolean | TrafficLaunchOptions;
+  /**
+   * Serves Yellowstone gRPC (`geyser.Geyser`): `true` (the default) on a free port, an object for a port,
+   * an `x-token` or a per-client queue size, `false` for none.
+   */
+  geyser?: boolean | Partial<Pick<GeyserConfig, "port" | "token" | "queueLimit" | "pingMs">>;
   /** Seed of the world and the traffic (default "solgate"). */
   seed?: string;
   /** Accepted for the gateway's convenience; the localnet logs little either way. */
@@ -100,6 +106,8 @@ export interface LocalnetExit {
 export interface LocalnetHandle {
   rpcUrl: string;
   wsUrl: string;
+  /** `http://host:port` of the Geyser gRPC server (undefined when `geyser: false`). */
+  geyserUrl?: string;
   pid: number;
   /** The block engine's base URL (`<rpcUrl>/api/v1`): give it to jito-js-rpc's `JitoJsonRpcClient`. */
   blockEngineUrl: string;
@@ -154,7 +162,17 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   if (options.seed !== undefined) env[WORLD_ENV.seed] = options.seed;
   const accountDirs = options.accountsDir === undefined ? undefined : [options.accountsDir].flat();
   Object.assign(env, loadingEnv({ accountDirs, accounts: options.accounts, programs: options.programs }));
-  Object.assign(env, worldEnv(options.world), trafficEnv(options.traffic));
+  Object.assign(env, worldEnv(options.world), trafficEnv(options.traffic), geyserEnv(options.geyser));
+  return env;
+}
+
+function geyserEnv(geyser: LocalnetOptions["geyser"]): Record<string, string> {
+  if (geyser === false) return { [GEYSER_ENV.port]: "off" };
+  const settings = typeof geyser === "object" ? geyser : {};
+  const env: Record<string, string> = { [GEYSER_ENV.port]: String(settings.port ?? 0) };
+  if (settings.token) env[GEYSER_ENV.token] = settings.token;
+  if (settings.queueLimit !== undefined) env[GEYSER_ENV.queueLimit] = String(settings.queueLimit);
+  if (settings.pingMs !== undefined) env[GEYSER_ENV.pingMs] = String(settings.pingMs);
   return env;
 }
 
@@ -258,7 +276,14 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
       while ((newline = buffered.indexOf("\n")) >= 0) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
-        let event: { event?: string; rpcUrl?: string; wsUrl?: string; blockEngineUrl?: string; sendUrls?: string[] };
+        let event: {
+          event?: string;
+          rpcUrl?: string;
+          wsUrl?: string;
+          geyserUrl?: string;
+          blockEngineUrl?: string;
+          sendUrls?: string[];
+        };
         try {
           event = JSON.parse(line);
         } catch {
@@ -271,6 +296,7 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
         resolve({
           rpcUrl,
           wsUrl: event.wsUrl ?? rpcUrl.replace(/^http/, "ws"),
+          geyserUrl: event.geyserUrl,
           pid: child.pid!,
           blockEngineUrl: event.blockEngineUrl ?? `${rpcUrl}/api/v1`,
           sendUrls: event.sendUrls ?? [],

@@ -31,6 +31,7 @@ import { API_VERSION } from "./rpc/params.ts";
 import { acceptsNamedParams, withNamedParams } from "./rpc/protocol.ts";
 import type { MethodContext, MethodHandler, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
+import { createPubsubPort } from "./rpc/pubsub-port.ts";
 import { createRpcServer, type RpcServer } from "./rpc/server.ts";
 import { BLOCK_ENGINE_PATH, blockEngineRoutes, createBlockEngine } from "./rpc/block-engine.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
@@ -64,6 +65,8 @@ export interface Localnet extends LocalnetWorld {
   blockEngineUrl: string;
   /** The extra send-only ports' URLs (LOCALNET_SEND_PORTS), in the configured order. */
   sendUrls: string[];
+  /** `http://host:port` of the Geyser gRPC server (undefined when it is off). */
+  geyserUrl?: string;
   /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
   loaded: Promise<void>;
   close(): Promise<void>;
@@ -206,16 +209,26 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,
-    onUpgrade: (req, socket, head) => {
-      if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
-      else
-        void loading.then(() => {
-          if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
-        });
-    },
+    onUpgrade,
     onInternalError: hooks.onInternalError,
   });
+  function onUpgrade(...[req, socket, head]: Parameters<typeof pubsub.handleUpgrade>) {
+    if (loading === undefined) pubsub.handleUpgrade(req, socket, head);
+    else
+      void loading.then(() => {
+        if (!socket.destroyed) pubsub.handleUpgrade(req, socket, head);
+      });
+  }
   const port = await server.listen(config.port, config.host);
+  // agave's PubSub port (the RPC port + 1) when asked for; PubSub stays on the RPC port as well.
+  const pubsubPort = config.pubsubPort === undefined ? undefined : createPubsubPort(onUpgrade);
+  let wsPort = port;
+  try {
+    if (pubsubPort) wsPort = await pubsubPort.listen(config.pubsubPort!, config.host);
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   // Extra send-only paths, each with its own drop rate (fan-out tests: one path dropping 90%, another 50%).
   const sendServers: RpcServer[] = [];
@@ -238,6 +251,10 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   chain.start();
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
+  // Loaded only when served; it listens at once and loads Connect in the background (geyser/server.ts).
+  const geyser = config.geyser
+    ? await (await import("./geyser/server.ts")).startGeyserServer(chain, config.geyser, config.host)
+    : undefined;
   await hooks.onStarted?.({ ...world, rpcUrl });
   const load = hooks.load;
   const loaded =
@@ -253,16 +270,17 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   return {
     ...world,
     rpcUrl,
-    wsUrl: `ws://${host}:${port}`,
+    wsUrl: `ws://${host}:${wsPort}`,
     port,
     blockEngineUrl: `${rpcUrl}${BLOCK_ENGINE_PATH}`,
     sendUrls,
+    geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
     async close() {
       chain.stop();
       pubsub.close();
-      await server.close();
-      await Promise.all(sendServers.map((sendServer) => sendServer.close()));
+      await geyser?.close();
+      await Promise.all([server.close(), pubsubPort?.close(), ...sendServers.map((sendServer) => sendServer.close())]);
     },
   };
 }

@@ -26,7 +26,7 @@ export interface TestLocalnet {
   handle: LocalnetHandle;
   rpc: ReturnType<typeof createSolanaRpc<ReturnType<typeof devnet>>>;
   subscriptions: ReturnType<typeof createSolanaRpcSubscriptions<ReturnType<typeof devnet>>>;
-  /** Posts a raw body; returns HTTP status and parsed JSON (null when empty). */
+  /** Posts a raw body; returns HTTP status, the text, and parsed JSON (null when empty, undefined when not JSON). */
   post(
     body: unknown,
     init?: { raw?: boolean; signal?: AbortSignal },

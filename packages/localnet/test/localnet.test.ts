@@ -33,6 +33,7 @@ import {
   getTransferInstruction,
 } from "@solana-program/token";
 import { stringifyJson } from "../src/rpc/json.ts";
+import bs58 from "bs58";
 import {
   balanceOf,
   fundedSigner,
@@ -346,10 +347,15 @@ describe("localnet with kit clients", () => {
         slot,
         { commitment: "confirmed", encoding, maxSupportedTransactionVersion: 0 },
       ]);
+      // The test's own transaction: by signature, or by its wire bytes in that encoding (which must round-trip).
+      const wire = Buffer.from(tx.base64, "base64");
+      const own = encoding === "base64" ? tx.base64 : encoding === "base58" ? bs58.encode(wire) : undefined;
       const entry = b.result.transactions.find((t: any) =>
-        encoding === "jsonParsed" ? t.transaction.signatures[0] === tx.signature : t.transaction[1] === encoding,
+        encoding === "jsonParsed"
+          ? t.transaction.signatures[0] === tx.signature
+          : t.transaction[1] === encoding && t.transaction[0] === own,
       );
-      expect(entry).toBeDefined();
+      expect(entry, `${encoding}: our transaction is not in the block as sent`).toBeDefined();
       expect(entry.version).toBe(0);
     }
     const accounts = await net.call("getBlock", [

@@ -1,8 +1,10 @@
 /**
- * The demo page: a small live view of a Solgate gateway — the current fee levels, refreshed every
- * two seconds, and a transaction's status as it moves (a WatchStatus stream). With `?auto=1` it runs
- * a fixed script once instead (fees, a page of program accounts, two error probes, a watch followed
- * to its end) and publishes what it got as `window.solgateReport`; the interop test reads that.
+ * The demo page: a small live view of a Solgate gateway — the fee levels as they move (a WatchFees
+ * stream: a table of the current estimate and a chart of the four levels and `recommended` over the
+ * last 150 slots, fee-chart.ts), and a transaction's status as it moves (a WatchStatus stream, shown as a
+ * timeline of its states with slots and times). With `?auto=1` it runs a fixed script once instead (fees,
+ * the first WatchFees estimate, a page of program accounts, two error probes, a watch followed to its
+ * end) and publishes what it got as `window.solgateReport`; the interop test reads that.
  *
  * URL parameters: `server` (default: this origin), `key`, `protocol` (`connect` | `grpcweb`),
  * `signature` (watch at once), `program`, `size`, `match` (the program-account query), `auto`.
@@ -13,6 +15,7 @@ import { DataFormat } from "../../../gen/solgate/v1/program_pb.js";
 import { TransactionStatus } from "../../../gen/solgate/v1/transaction_pb.js";
 import type { WatchStatusResponse } from "../../../gen/solgate/v1/transaction_service_pb.js";
 import { TOKEN_PROGRAM } from "../../solana/program-ids.ts";
+import { createFeeChart, FEE_LINES } from "./fee-chart.ts";
 import { createSolgateClients, describeError } from "./solgate-client.ts";
 import type { BrowserProtocol, SolgateClients } from "./solgate-client.ts";
 
@@ -49,6 +52,16 @@ function feeSummary(est: FeeEstimate | undefined) {
         : Object.fromEntries(
             (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, String(est.priority?.[k])]),
           ),
+    // The odds of landing within `withinSlots` slots at each level; null while the gateway cannot estimate them.
+    odds:
+      est?.priority?.odds === undefined
+        ? null
+        : {
+            withinSlots: est.priority.odds.withinSlots,
+            ...Object.fromEntries(
+              (["low", "medium", "high", "veryHigh", "recommended"] as const).map((k) => [k, est.priority!.odds![k]]),
+            ),
+          },
   };
 }
 
@@ -100,6 +113,24 @@ async function watch(
   for await (const ev of c.transactions.watchStatus({ signature }, { signal })) onEvent(eventSummary(ev));
 }
 
+/** The first `count` estimates of a WatchFees stream (the first comes at once), or fewer if `ms` pass first. */
+async function watchFees(c: SolgateClients, count: number, ms: number) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  const estimates: ReturnType<typeof feeSummary>[] = [];
+  try {
+    for await (const ev of c.fees.watchFees({}, { signal: controller.signal })) {
+      if (ev.event.case === "estimate") estimates.push(feeSummary(ev.event.value));
+      if (estimates.length === count) break;
+    }
+  } catch (e) {
+    if (!controller.signal.aborted) throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return estimates;
+}
+
 /** Runs `fn`, turning a thrown error into `{ ok: false, error }`. */
 async function attempt<T>(
   fn: () => Promise<T>,
@@ -123,6 +154,7 @@ async function runScript(): Promise<void> {
     origin: location.origin,
     server: settings.server,
     fees: await attempt(async () => feeSummary((await c.fees.getFees({})).estimate)),
+    feeWatch: await attempt(() => watchFees(c, 2, 5000)),
     programs,
     account: await attempt(async () => {
       const address = programs.ok ? (programs.value.items[0]?.address ?? "") : "";
@@ -159,24 +191,64 @@ function runLive(): void {
   });
   $("server").textContent = `${settings.server} over ${settings.protocol === "grpcweb" ? "gRPC-Web" : "Connect"}`;
 
-  const refreshFees = async () => {
-    const r = await attempt(async () => feeSummary((await clients().fees.getFees({})).estimate));
+  const chart = createFeeChart($("fee-chart") as unknown as SVGSVGElement);
+  const legend = $("fee-legend");
+  const legendItems = FEE_LINES.map((name) => {
+    const item = document.createElement("li");
+    item.textContent = name;
+    item.style.setProperty("--swatch", chart.colorOf(name));
+    item.dataset.level = name;
+    return item;
+  });
+  legend.replaceChildren(...legendItems);
+  const showFees = (est: FeeEstimate) => {
+    const summary = feeSummary(est);
     const out = $("fees");
     out.replaceChildren();
-    if (!r.ok) {
-      out.append(row("error", `${r.error.code}${r.error.reason ? ` (${r.error.reason})` : ""}: ${r.error.message}`));
-      return;
+    // Each level's landing odds beside it (the chart's legend names the same levels).
+    const odds = summary.odds as Record<string, number> | null;
+    for (const [k, v] of Object.entries(summary.levels ?? {})) {
+      const chance = odds === null ? "" : ` · ${(odds[k] * 100).toFixed(0)}% to land within ${odds.withinSlots} slots`;
+      out.append(row(k, `${v} µlamports/CU${chance}`));
     }
-    for (const [k, v] of Object.entries(r.value.levels ?? {})) out.append(row(k, `${v} µlamports/CU`));
     out.append(
-      row("base fee", `${r.value.lamportsPerSignature} lamports/signature`),
-      row("source", r.value.source),
-      row("slot", r.value.slot),
+      row("base fee", `${summary.lamportsPerSignature} lamports/signature`),
+      row("source", summary.source),
+      row("slot", summary.slot),
     );
-    out.append(row("updated", r.value.updatedAt ?? "-"));
+    out.append(row("updated", summary.updatedAt ?? "-"));
+    // Beside the chart: each line's newest value and its odds.
+    legendItems.forEach((item, i) => {
+      const name = FEE_LINES[i];
+      const value = summary.levels?.[name] ?? "-";
+      const chance = odds === null ? "" : ` · ${(odds[name] * 100).toFixed(0)}%`;
+      item.textContent = `${name} ${value}${chance}`;
+    });
+    const p = est.priority;
+    if (p !== undefined)
+      chart.add({
+        slot: est.slot,
+        levels: { low: p.low, medium: p.medium, high: p.high, veryHigh: p.veryHigh, recommended: p.recommended },
+      });
   };
-  void refreshFees();
-  setInterval(() => void refreshFees(), 2000);
+  // One WatchFees stream for the page's life; after an error (a wrong key, a restart) it starts again.
+  const followFees = async () => {
+    for (;;) {
+      try {
+        for await (const ev of clients().fees.watchFees({})) {
+          if (ev.event.case === "estimate") showFees(ev.event.value);
+          else if (ev.event.case === "heartbeat")
+            $("fee-heartbeat").textContent = `heartbeat at slot ${ev.event.value.slot}`;
+        }
+      } catch (e) {
+        const error = describeError(e);
+        const out = $("fees");
+        out.replaceChildren(row("error", `${error.code}${error.reason ? ` (${error.reason})` : ""}: ${error.message}`));
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  };
+  void followFees();
 
   let current: AbortController | undefined;
   const startWatch = (signature: string) => {
@@ -184,15 +256,24 @@ function runLive(): void {
     const controller = (current = new AbortController());
     const list = $("statuses");
     list.replaceChildren();
-    const add = (text: string) =>
-      list.append(
-        Object.assign(document.createElement("li"), { textContent: `${new Date().toLocaleTimeString()}  ${text}` }),
-      );
+    const started = performance.now();
+    // The timeline: one entry per state, with its slot, the time it arrived and the time since the watch began.
+    const add = (text: string, state?: string) => {
+      const elapsed = ((performance.now() - started) / 1000).toFixed(2);
+      const item = Object.assign(document.createElement("li"), {
+        textContent: `${new Date().toLocaleTimeString()} (+${elapsed} s)  ${text}`,
+      });
+      if (state !== undefined) item.dataset.state = state;
+      list.append(item);
+    };
     add(`watching ${signature}`);
     watch(
       clients(),
       signature,
-      (e) => add(e.kind === "record" ? `${e.status} slot ${e.slot ?? "-"} fee ${e.fee}` : `heartbeat slot ${e.slot}`),
+      (e) => {
+        if (e.kind === "record") add(`${e.status} slot ${e.slot ?? "-"} fee ${e.fee}`, e.status);
+        else if (e.kind === "heartbeat") $("watch-heartbeat").textContent = `heartbeat at slot ${e.slot}`;
+      },
       controller.signal,
     )
       .then(() => add("stream ended"))

@@ -260,10 +260,15 @@ type PriorityFeeLevels struct {
 	High uint64 `protobuf:"varint,3,opt,name=high,proto3" json:"high,omitempty"`
 	// The 95th percentile.
 	VeryHigh uint64 `protobuf:"varint,4,opt,name=very_high,json=veryHigh,proto3" json:"very_high,omitempty"`
-	// What Solgate recommends: the medium level, raised to a configured floor (and capped by a ceiling, if set).
+	// What Solgate recommends. Once odds can be estimated (`odds` present): the cheapest price whose odds of landing
+	// within `odds.within_slots` slots reach the configured target (SOLGATE_FEES_TARGET, default 0.9). Before that,
+	// the medium level. Either way raised to a configured floor (and capped by a ceiling, if set).
 	Recommended uint64 `protobuf:"varint,5,opt,name=recommended,proto3" json:"recommended,omitempty"`
 	// The unit of every level: always `microLamportsPerComputeUnit`.
-	Unit          string `protobuf:"bytes,6,opt,name=unit,proto3" json:"unit,omitempty"`
+	Unit string `protobuf:"bytes,6,opt,name=unit,proto3" json:"unit,omitempty"`
+	// The probability that a transaction paying each level lands within `within_slots` slots; absent while too few
+	// blocks have been seen to estimate it (never guessed). See docs/landing-odds.md.
+	Odds          *LandingOdds `protobuf:"bytes,7,opt,name=odds,proto3" json:"odds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -340,6 +345,107 @@ func (x *PriorityFeeLevels) GetUnit() string {
 	return ""
 }
 
+func (x *PriorityFeeLevels) GetOdds() *LandingOdds {
+	if x != nil {
+		return x.Odds
+	}
+	return nil
+}
+
+// The probability, from 0 to 1, that a transaction paying a level lands within a number of slots, estimated from
+// how full recent blocks and accounts were and what they included, corrected by what happened to the sends
+// Solgate tracked. Globally (GetFees) for a reference transaction (one signature, two write locks, 200,000
+// compute units); for a draft (EstimateFees) for its own cost and write-locked accounts.
+type LandingOdds struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The slots within which a transaction must land (k, SOLGATE_FEES_ODDS_SLOTS).
+	WithinSlots uint32 `protobuf:"varint,1,opt,name=within_slots,json=withinSlots,proto3" json:"within_slots,omitempty"`
+	// The odds at the `low` level.
+	Low float64 `protobuf:"fixed64,2,opt,name=low,proto3" json:"low,omitempty"`
+	// The odds at the `medium` level.
+	Medium float64 `protobuf:"fixed64,3,opt,name=medium,proto3" json:"medium,omitempty"`
+	// The odds at the `high` level.
+	High float64 `protobuf:"fixed64,4,opt,name=high,proto3" json:"high,omitempty"`
+	// The odds at the `very_high` level.
+	VeryHigh float64 `protobuf:"fixed64,5,opt,name=very_high,json=veryHigh,proto3" json:"very_high,omitempty"`
+	// The odds at the `recommended` price.
+	Recommended   float64 `protobuf:"fixed64,6,opt,name=recommended,proto3" json:"recommended,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LandingOdds) Reset() {
+	*x = LandingOdds{}
+	mi := &file_solgate_v1_fee_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LandingOdds) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LandingOdds) ProtoMessage() {}
+
+func (x *LandingOdds) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LandingOdds.ProtoReflect.Descriptor instead.
+func (*LandingOdds) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *LandingOdds) GetWithinSlots() uint32 {
+	if x != nil {
+		return x.WithinSlots
+	}
+	return 0
+}
+
+func (x *LandingOdds) GetLow() float64 {
+	if x != nil {
+		return x.Low
+	}
+	return 0
+}
+
+func (x *LandingOdds) GetMedium() float64 {
+	if x != nil {
+		return x.Medium
+	}
+	return 0
+}
+
+func (x *LandingOdds) GetHigh() float64 {
+	if x != nil {
+		return x.High
+	}
+	return 0
+}
+
+func (x *LandingOdds) GetVeryHigh() float64 {
+	if x != nil {
+		return x.VeryHigh
+	}
+	return 0
+}
+
+func (x *LandingOdds) GetRecommended() float64 {
+	if x != nil {
+		return x.Recommended
+	}
+	return 0
+}
+
 // The base fee of a transaction.
 type BaseFee struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -355,7 +461,7 @@ type BaseFee struct {
 
 func (x *BaseFee) Reset() {
 	*x = BaseFee{}
-	mi := &file_solgate_v1_fee_proto_msgTypes[2]
+	mi := &file_solgate_v1_fee_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -367,7 +473,7 @@ func (x *BaseFee) String() string {
 func (*BaseFee) ProtoMessage() {}
 
 func (x *BaseFee) ProtoReflect() protoreflect.Message {
-	mi := &file_solgate_v1_fee_proto_msgTypes[2]
+	mi := &file_solgate_v1_fee_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -380,7 +486,7 @@ func (x *BaseFee) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BaseFee.ProtoReflect.Descriptor instead.
 func (*BaseFee) Descriptor() ([]byte, []int) {
-	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{2}
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *BaseFee) GetLamportsPerSignature() uint64 {
@@ -420,7 +526,7 @@ type PriorityFee struct {
 
 func (x *PriorityFee) Reset() {
 	*x = PriorityFee{}
-	mi := &file_solgate_v1_fee_proto_msgTypes[3]
+	mi := &file_solgate_v1_fee_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +538,7 @@ func (x *PriorityFee) String() string {
 func (*PriorityFee) ProtoMessage() {}
 
 func (x *PriorityFee) ProtoReflect() protoreflect.Message {
-	mi := &file_solgate_v1_fee_proto_msgTypes[3]
+	mi := &file_solgate_v1_fee_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +551,7 @@ func (x *PriorityFee) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PriorityFee.ProtoReflect.Descriptor instead.
 func (*PriorityFee) Descriptor() ([]byte, []int) {
-	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{3}
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PriorityFee) GetChoice() isPriorityFee_Choice {
@@ -507,14 +613,22 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\fwindow_slots\x18\x06 \x01(\x04R\vwindowSlots\x12\x1f\n" +
 	"\vsample_size\x18\a \x01(\x04R\n" +
 	"sampleSize\x12+\n" +
-	"\x11writable_accounts\x18\b \x03(\tR\x10writableAccounts\"\xa4\x01\n" +
+	"\x11writable_accounts\x18\b \x03(\tR\x10writableAccounts\"\xd1\x01\n" +
 	"\x11PriorityFeeLevels\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x04R\x03low\x12\x16\n" +
 	"\x06medium\x18\x02 \x01(\x04R\x06medium\x12\x12\n" +
 	"\x04high\x18\x03 \x01(\x04R\x04high\x12\x1b\n" +
 	"\tvery_high\x18\x04 \x01(\x04R\bveryHigh\x12 \n" +
 	"\vrecommended\x18\x05 \x01(\x04R\vrecommended\x12\x12\n" +
-	"\x04unit\x18\x06 \x01(\tR\x04unit\"{\n" +
+	"\x04unit\x18\x06 \x01(\tR\x04unit\x12+\n" +
+	"\x04odds\x18\a \x01(\v2\x17.solgate.v1.LandingOddsR\x04odds\"\xad\x01\n" +
+	"\vLandingOdds\x12!\n" +
+	"\fwithin_slots\x18\x01 \x01(\rR\vwithinSlots\x12\x10\n" +
+	"\x03low\x18\x02 \x01(\x01R\x03low\x12\x16\n" +
+	"\x06medium\x18\x03 \x01(\x01R\x06medium\x12\x12\n" +
+	"\x04high\x18\x04 \x01(\x01R\x04high\x12\x1b\n" +
+	"\tvery_high\x18\x05 \x01(\x01R\bveryHigh\x12 \n" +
+	"\vrecommended\x18\x06 \x01(\x01R\vrecommended\"{\n" +
 	"\aBaseFee\x124\n" +
 	"\x16lamports_per_signature\x18\x01 \x01(\x04R\x14lamportsPerSignature\x12\x1e\n" +
 	"\n" +
@@ -553,27 +667,29 @@ func file_solgate_v1_fee_proto_rawDescGZIP() []byte {
 }
 
 var file_solgate_v1_fee_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_solgate_v1_fee_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_solgate_v1_fee_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_solgate_v1_fee_proto_goTypes = []any{
 	(FeeSource)(0),                // 0: solgate.v1.FeeSource
 	(PriorityLevel)(0),            // 1: solgate.v1.PriorityLevel
 	(*FeeEstimate)(nil),           // 2: solgate.v1.FeeEstimate
 	(*PriorityFeeLevels)(nil),     // 3: solgate.v1.PriorityFeeLevels
-	(*BaseFee)(nil),               // 4: solgate.v1.BaseFee
-	(*PriorityFee)(nil),           // 5: solgate.v1.PriorityFee
-	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
+	(*LandingOdds)(nil),           // 4: solgate.v1.LandingOdds
+	(*BaseFee)(nil),               // 5: solgate.v1.BaseFee
+	(*PriorityFee)(nil),           // 6: solgate.v1.PriorityFee
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
 }
 var file_solgate_v1_fee_proto_depIdxs = []int32{
 	3, // 0: solgate.v1.FeeEstimate.priority:type_name -> solgate.v1.PriorityFeeLevels
-	4, // 1: solgate.v1.FeeEstimate.base_fee:type_name -> solgate.v1.BaseFee
-	6, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
+	5, // 1: solgate.v1.FeeEstimate.base_fee:type_name -> solgate.v1.BaseFee
+	7, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
 	0, // 3: solgate.v1.FeeEstimate.source:type_name -> solgate.v1.FeeSource
-	1, // 4: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	4, // 4: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
+	1, // 5: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
+	6, // [6:6] is the sub-list for method output_type
+	6, // [6:6] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_fee_proto_init() }
@@ -581,7 +697,7 @@ func file_solgate_v1_fee_proto_init() {
 	if File_solgate_v1_fee_proto != nil {
 		return
 	}
-	file_solgate_v1_fee_proto_msgTypes[3].OneofWrappers = []any{
+	file_solgate_v1_fee_proto_msgTypes[4].OneofWrappers = []any{
 		(*PriorityFee_Level)(nil),
 		(*PriorityFee_MicroLamports)(nil),
 	}
@@ -591,7 +707,7 @@ func file_solgate_v1_fee_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_fee_proto_rawDesc), len(file_solgate_v1_fee_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -216,6 +216,185 @@ func (x *EstimateFeesResponse) GetEstimate() *FeeEstimate {
 	return nil
 }
 
+// Asks to follow the global fee levels.
+type WatchFeesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to read; empty means the server's default chain.
+	Chain         string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchFeesRequest) Reset() {
+	*x = WatchFeesRequest{}
+	mi := &file_solgate_v1_fee_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchFeesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchFeesRequest) ProtoMessage() {}
+
+func (x *WatchFeesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchFeesRequest.ProtoReflect.Descriptor instead.
+func (*WatchFeesRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WatchFeesRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+// One event of a fee watch.
+type WatchFeesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*WatchFeesResponse_Estimate
+	//	*WatchFeesResponse_Heartbeat
+	Event         isWatchFeesResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchFeesResponse) Reset() {
+	*x = WatchFeesResponse{}
+	mi := &file_solgate_v1_fee_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchFeesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchFeesResponse) ProtoMessage() {}
+
+func (x *WatchFeesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchFeesResponse.ProtoReflect.Descriptor instead.
+func (*WatchFeesResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *WatchFeesResponse) GetEvent() isWatchFeesResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *WatchFeesResponse) GetEstimate() *FeeEstimate {
+	if x != nil {
+		if x, ok := x.Event.(*WatchFeesResponse_Estimate); ok {
+			return x.Estimate
+		}
+	}
+	return nil
+}
+
+func (x *WatchFeesResponse) GetHeartbeat() *FeeHeartbeat {
+	if x != nil {
+		if x, ok := x.Event.(*WatchFeesResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isWatchFeesResponse_Event interface {
+	isWatchFeesResponse_Event()
+}
+
+type WatchFeesResponse_Estimate struct {
+	// The global estimate, as GetFees answers it: sent at once, then after every change of the levels.
+	Estimate *FeeEstimate `protobuf:"bytes,1,opt,name=estimate,proto3,oneof"`
+}
+
+type WatchFeesResponse_Heartbeat struct {
+	// Sent while the levels stay the same, to keep the stream alive through proxies.
+	Heartbeat *FeeHeartbeat `protobuf:"bytes,2,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*WatchFeesResponse_Estimate) isWatchFeesResponse_Event() {}
+
+func (*WatchFeesResponse_Heartbeat) isWatchFeesResponse_Event() {}
+
+// Keeps an idle fee watch alive.
+type FeeHeartbeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The newest slot in the fee window.
+	Slot          uint64 `protobuf:"varint,1,opt,name=slot,proto3" json:"slot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FeeHeartbeat) Reset() {
+	*x = FeeHeartbeat{}
+	mi := &file_solgate_v1_fee_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FeeHeartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FeeHeartbeat) ProtoMessage() {}
+
+func (x *FeeHeartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FeeHeartbeat.ProtoReflect.Descriptor instead.
+func (*FeeHeartbeat) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *FeeHeartbeat) GetSlot() uint64 {
+	if x != nil {
+		return x.Slot
+	}
+	return 0
+}
+
 var File_solgate_v1_fee_service_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_fee_service_proto_rawDesc = "" +
@@ -230,11 +409,20 @@ const file_solgate_v1_fee_service_proto_rawDesc = "" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12-\n" +
 	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\"K\n" +
 	"\x14EstimateFeesResponse\x123\n" +
-	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate2\x8e\x02\n" +
+	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\"(\n" +
+	"\x10WatchFeesRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\"\x8d\x01\n" +
+	"\x11WatchFeesResponse\x125\n" +
+	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateH\x00R\bestimate\x128\n" +
+	"\theartbeat\x18\x02 \x01(\v2\x18.solgate.v1.FeeHeartbeatH\x00R\theartbeatB\a\n" +
+	"\x05event\"\"\n" +
+	"\fFeeHeartbeat\x12\x12\n" +
+	"\x04slot\x18\x01 \x01(\x04R\x04slot2\xdf\x02\n" +
 	"\n" +
 	"FeeService\x12q\n" +
 	"\aGetFees\x12\x1a.solgate.v1.GetFeesRequest\x1a\x1b.solgate.v1.GetFeesResponse\"-\x82\xd3\xe4\x93\x02$b\bestimate\x12\x18/v1/{chain}/network/fees\x90\x02\x01\x12\x8c\x01\n" +
-	"\fEstimateFees\x12\x1f.solgate.v1.EstimateFeesRequest\x1a .solgate.v1.EstimateFeesResponse\"9\x82\xd3\xe4\x93\x020:\x01*b\bestimate\"!/v1/{chain}/network/fees/estimate\x90\x02\x01B\xa6\x01\n" +
+	"\fEstimateFees\x12\x1f.solgate.v1.EstimateFeesRequest\x1a .solgate.v1.EstimateFeesResponse\"9\x82\xd3\xe4\x93\x020:\x01*b\bestimate\"!/v1/{chain}/network/fees/estimate\x90\x02\x01\x12O\n" +
+	"\tWatchFees\x12\x1c.solgate.v1.WatchFeesRequest\x1a\x1d.solgate.v1.WatchFeesResponse\"\x03\x90\x02\x010\x01B\xa6\x01\n" +
 	"\x0ecom.solgate.v1B\x0fFeeServiceProtoP\x01Z:github.com/solgate/solgate/clients/go/solgate/v1;solgatev1\xa2\x02\x03SXX\xaa\x02\n" +
 	"Solgate.V1\xca\x02\n" +
 	"Solgate\\V1\xe2\x02\x16Solgate\\V1\\GPBMetadata\xea\x02\vSolgate::V1b\x06proto3"
@@ -251,26 +439,33 @@ func file_solgate_v1_fee_service_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_fee_service_proto_rawDescData
 }
 
-var file_solgate_v1_fee_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_solgate_v1_fee_service_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_solgate_v1_fee_service_proto_goTypes = []any{
 	(*GetFeesRequest)(nil),       // 0: solgate.v1.GetFeesRequest
 	(*GetFeesResponse)(nil),      // 1: solgate.v1.GetFeesResponse
 	(*EstimateFeesRequest)(nil),  // 2: solgate.v1.EstimateFeesRequest
 	(*EstimateFeesResponse)(nil), // 3: solgate.v1.EstimateFeesResponse
-	(*FeeEstimate)(nil),          // 4: solgate.v1.FeeEstimate
+	(*WatchFeesRequest)(nil),     // 4: solgate.v1.WatchFeesRequest
+	(*WatchFeesResponse)(nil),    // 5: solgate.v1.WatchFeesResponse
+	(*FeeHeartbeat)(nil),         // 6: solgate.v1.FeeHeartbeat
+	(*FeeEstimate)(nil),          // 7: solgate.v1.FeeEstimate
 }
 var file_solgate_v1_fee_service_proto_depIdxs = []int32{
-	4, // 0: solgate.v1.GetFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	4, // 1: solgate.v1.EstimateFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	0, // 2: solgate.v1.FeeService.GetFees:input_type -> solgate.v1.GetFeesRequest
-	2, // 3: solgate.v1.FeeService.EstimateFees:input_type -> solgate.v1.EstimateFeesRequest
-	1, // 4: solgate.v1.FeeService.GetFees:output_type -> solgate.v1.GetFeesResponse
-	3, // 5: solgate.v1.FeeService.EstimateFees:output_type -> solgate.v1.EstimateFeesResponse
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	7, // 0: solgate.v1.GetFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	7, // 1: solgate.v1.EstimateFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	7, // 2: solgate.v1.WatchFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	6, // 3: solgate.v1.WatchFeesResponse.heartbeat:type_name -> solgate.v1.FeeHeartbeat
+	0, // 4: solgate.v1.FeeService.GetFees:input_type -> solgate.v1.GetFeesRequest
+	2, // 5: solgate.v1.FeeService.EstimateFees:input_type -> solgate.v1.EstimateFeesRequest
+	4, // 6: solgate.v1.FeeService.WatchFees:input_type -> solgate.v1.WatchFeesRequest
+	1, // 7: solgate.v1.FeeService.GetFees:output_type -> solgate.v1.GetFeesResponse
+	3, // 8: solgate.v1.FeeService.EstimateFees:output_type -> solgate.v1.EstimateFeesResponse
+	5, // 9: solgate.v1.FeeService.WatchFees:output_type -> solgate.v1.WatchFeesResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_fee_service_proto_init() }
@@ -279,13 +474,17 @@ func file_solgate_v1_fee_service_proto_init() {
 		return
 	}
 	file_solgate_v1_fee_proto_init()
+	file_solgate_v1_fee_service_proto_msgTypes[5].OneofWrappers = []any{
+		(*WatchFeesResponse_Estimate)(nil),
+		(*WatchFeesResponse_Heartbeat)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_fee_service_proto_rawDesc), len(file_solgate_v1_fee_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	FeeService_GetFees_FullMethodName      = "/solgate.v1.FeeService/GetFees"
 	FeeService_EstimateFees_FullMethodName = "/solgate.v1.FeeService/EstimateFees"
+	FeeService_WatchFees_FullMethodName    = "/solgate.v1.FeeService/WatchFees"
 )
 
 // FeeServiceClient is the client API for FeeService service.
@@ -33,6 +34,10 @@ type FeeServiceClient interface {
 	GetFees(ctx context.Context, in *GetFeesRequest, opts ...grpc.CallOption) (*GetFeesResponse, error)
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(ctx context.Context, in *EstimateFeesRequest, opts ...grpc.CallOption) (*EstimateFeesResponse, error)
+	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
+	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
+	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	WatchFees(ctx context.Context, in *WatchFeesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchFeesResponse], error)
 }
 
 type feeServiceClient struct {
@@ -63,6 +68,25 @@ func (c *feeServiceClient) EstimateFees(ctx context.Context, in *EstimateFeesReq
 	return out, nil
 }
 
+func (c *feeServiceClient) WatchFees(ctx context.Context, in *WatchFeesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchFeesResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &FeeService_ServiceDesc.Streams[0], FeeService_WatchFees_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchFeesRequest, WatchFeesResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type FeeService_WatchFeesClient = grpc.ServerStreamingClient[WatchFeesResponse]
+
 // FeeServiceServer is the server API for FeeService service.
 // All implementations must embed UnimplementedFeeServiceServer
 // for forward compatibility.
@@ -73,6 +97,10 @@ type FeeServiceServer interface {
 	GetFees(context.Context, *GetFeesRequest) (*GetFeesResponse, error)
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(context.Context, *EstimateFeesRequest) (*EstimateFeesResponse, error)
+	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
+	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
+	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	WatchFees(*WatchFeesRequest, grpc.ServerStreamingServer[WatchFeesResponse]) error
 	mustEmbedUnimplementedFeeServiceServer()
 }
 
@@ -88,6 +116,9 @@ func (UnimplementedFeeServiceServer) GetFees(context.Context, *GetFeesRequest) (
 }
 func (UnimplementedFeeServiceServer) EstimateFees(context.Context, *EstimateFeesRequest) (*EstimateFeesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EstimateFees not implemented")
+}
+func (UnimplementedFeeServiceServer) WatchFees(*WatchFeesRequest, grpc.ServerStreamingServer[WatchFeesResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchFees not implemented")
 }
 func (UnimplementedFeeServiceServer) mustEmbedUnimplementedFeeServiceServer() {}
 func (UnimplementedFeeServiceServer) testEmbeddedByValue()                    {}
@@ -146,6 +177,17 @@ func _FeeService_EstimateFees_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _FeeService_WatchFees_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchFeesRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(FeeServiceServer).WatchFees(m, &grpc.GenericServerStream[WatchFeesRequest, WatchFeesResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type FeeService_WatchFeesServer = grpc.ServerStreamingServer[WatchFeesResponse]
+
 // FeeService_ServiceDesc is the grpc.ServiceDesc for FeeService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -162,6 +204,12 @@ var FeeService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _FeeService_EstimateFees_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchFees",
+			Handler:       _FeeService_WatchFees_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "solgate/v1/fee_service.proto",
 }

@@ -241,7 +241,11 @@ type TransactionStatusRecord struct {
 	// The last block height at which its blockhash is valid, when Solgate knows it.
 	LastValidBlockHeight *uint64 `protobuf:"varint,6,opt,name=last_valid_block_height,json=lastValidBlockHeight,proto3,oneof" json:"last_valid_block_height,omitempty"`
 	// When this record last changed.
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Why it is still waiting, when Solgate can tell: present only while the transaction is unseen, every block
+	// since it was sent was too full for its fee, and its fee is below the price that lands now. A client may
+	// rebuild it at `landing_compute_unit_price` before its blockhash expires.
+	Waiting       *WaitingReason `protobuf:"bytes,8,opt,name=waiting,proto3" json:"waiting,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -325,6 +329,86 @@ func (x *TransactionStatusRecord) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *TransactionStatusRecord) GetWaiting() *WaitingReason {
+	if x != nil {
+		return x.Waiting
+	}
+	return nil
+}
+
+// Why a submitted transaction is still waiting: the blocks it competes in are full and its fee is below what lands.
+type WaitingReason struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its current odds, from 0 to 1, of landing within `within_slots` slots at its own fee.
+	Odds float64 `protobuf:"fixed64,1,opt,name=odds,proto3" json:"odds,omitempty"`
+	// The slots the odds speak of (k, SOLGATE_FEES_ODDS_SLOTS).
+	WithinSlots uint32 `protobuf:"varint,2,opt,name=within_slots,json=withinSlots,proto3" json:"within_slots,omitempty"`
+	// The compute-unit price, in micro-lamports, that would land now: the recommendation for its cost and accounts.
+	LandingComputeUnitPrice uint64 `protobuf:"varint,3,opt,name=landing_compute_unit_price,json=landingComputeUnitPrice,proto3" json:"landing_compute_unit_price,omitempty"`
+	// The compute-unit price it carries, in micro-lamports.
+	ComputeUnitPrice uint64 `protobuf:"varint,4,opt,name=compute_unit_price,json=computeUnitPrice,proto3" json:"compute_unit_price,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *WaitingReason) Reset() {
+	*x = WaitingReason{}
+	mi := &file_solgate_v1_transaction_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitingReason) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitingReason) ProtoMessage() {}
+
+func (x *WaitingReason) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitingReason.ProtoReflect.Descriptor instead.
+func (*WaitingReason) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *WaitingReason) GetOdds() float64 {
+	if x != nil {
+		return x.Odds
+	}
+	return 0
+}
+
+func (x *WaitingReason) GetWithinSlots() uint32 {
+	if x != nil {
+		return x.WithinSlots
+	}
+	return 0
+}
+
+func (x *WaitingReason) GetLandingComputeUnitPrice() uint64 {
+	if x != nil {
+		return x.LandingComputeUnitPrice
+	}
+	return 0
+}
+
+func (x *WaitingReason) GetComputeUnitPrice() uint64 {
+	if x != nil {
+		return x.ComputeUnitPrice
+	}
+	return 0
+}
+
 // What a send did.
 type SendResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -351,7 +435,7 @@ type SendResult struct {
 
 func (x *SendResult) Reset() {
 	*x = SendResult{}
-	mi := &file_solgate_v1_transaction_proto_msgTypes[3]
+	mi := &file_solgate_v1_transaction_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -363,7 +447,7 @@ func (x *SendResult) String() string {
 func (*SendResult) ProtoMessage() {}
 
 func (x *SendResult) ProtoReflect() protoreflect.Message {
-	mi := &file_solgate_v1_transaction_proto_msgTypes[3]
+	mi := &file_solgate_v1_transaction_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -376,7 +460,7 @@ func (x *SendResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendResult.ProtoReflect.Descriptor instead.
 func (*SendResult) Descriptor() ([]byte, []int) {
-	return file_solgate_v1_transaction_proto_rawDescGZIP(), []int{3}
+	return file_solgate_v1_transaction_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SendResult) GetSignature() string {
@@ -452,7 +536,7 @@ const file_solgate_v1_transaction_proto_rawDesc = "" +
 	"customCode\x88\x01\x01\x12(\n" +
 	"\x03raw\x18\x05 \x01(\v2\x16.google.protobuf.ValueR\x03rawB\x14\n" +
 	"\x12_instruction_indexB\x0e\n" +
-	"\f_custom_code\"\xff\x02\n" +
+	"\f_custom_code\"\xb4\x03\n" +
 	"\x17TransactionStatusRecord\x12\x1c\n" +
 	"\tsignature\x18\x01 \x01(\tR\tsignature\x125\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x1d.solgate.v1.TransactionStatusR\x06status\x12\x17\n" +
@@ -461,9 +545,15 @@ const file_solgate_v1_transaction_proto_rawDesc = "" +
 	"\x03fee\x18\x05 \x01(\v2\x14.solgate.v1.LamportsR\x03fee\x12:\n" +
 	"\x17last_valid_block_height\x18\x06 \x01(\x04H\x01R\x14lastValidBlockHeight\x88\x01\x01\x129\n" +
 	"\n" +
-	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\a\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x123\n" +
+	"\awaiting\x18\b \x01(\v2\x19.solgate.v1.WaitingReasonR\awaitingB\a\n" +
 	"\x05_slotB\x1a\n" +
-	"\x18_last_valid_block_height\"\xab\x03\n" +
+	"\x18_last_valid_block_height\"\xb1\x01\n" +
+	"\rWaitingReason\x12\x12\n" +
+	"\x04odds\x18\x01 \x01(\x01R\x04odds\x12!\n" +
+	"\fwithin_slots\x18\x02 \x01(\rR\vwithinSlots\x12;\n" +
+	"\x1alanding_compute_unit_price\x18\x03 \x01(\x04R\x17landingComputeUnitPrice\x12,\n" +
+	"\x12compute_unit_price\x18\x04 \x01(\x04R\x10computeUnitPrice\"\xab\x03\n" +
 	"\n" +
 	"SendResult\x12\x1c\n" +
 	"\tsignature\x18\x01 \x01(\tR\tsignature\x125\n" +
@@ -500,30 +590,32 @@ func file_solgate_v1_transaction_proto_rawDescGZIP() []byte {
 }
 
 var file_solgate_v1_transaction_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_solgate_v1_transaction_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_solgate_v1_transaction_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_solgate_v1_transaction_proto_goTypes = []any{
 	(TransactionStatus)(0),          // 0: solgate.v1.TransactionStatus
 	(*Lamports)(nil),                // 1: solgate.v1.Lamports
 	(*TransactionError)(nil),        // 2: solgate.v1.TransactionError
 	(*TransactionStatusRecord)(nil), // 3: solgate.v1.TransactionStatusRecord
-	(*SendResult)(nil),              // 4: solgate.v1.SendResult
-	(*structpb.Value)(nil),          // 5: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),   // 6: google.protobuf.Timestamp
+	(*WaitingReason)(nil),           // 4: solgate.v1.WaitingReason
+	(*SendResult)(nil),              // 5: solgate.v1.SendResult
+	(*structpb.Value)(nil),          // 6: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
 }
 var file_solgate_v1_transaction_proto_depIdxs = []int32{
-	5, // 0: solgate.v1.TransactionError.raw:type_name -> google.protobuf.Value
+	6, // 0: solgate.v1.TransactionError.raw:type_name -> google.protobuf.Value
 	0, // 1: solgate.v1.TransactionStatusRecord.status:type_name -> solgate.v1.TransactionStatus
 	2, // 2: solgate.v1.TransactionStatusRecord.error:type_name -> solgate.v1.TransactionError
 	1, // 3: solgate.v1.TransactionStatusRecord.fee:type_name -> solgate.v1.Lamports
-	6, // 4: solgate.v1.TransactionStatusRecord.updated_at:type_name -> google.protobuf.Timestamp
-	0, // 5: solgate.v1.SendResult.status:type_name -> solgate.v1.TransactionStatus
-	1, // 6: solgate.v1.SendResult.fee:type_name -> solgate.v1.Lamports
-	2, // 7: solgate.v1.SendResult.error:type_name -> solgate.v1.TransactionError
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	7, // 4: solgate.v1.TransactionStatusRecord.updated_at:type_name -> google.protobuf.Timestamp
+	4, // 5: solgate.v1.TransactionStatusRecord.waiting:type_name -> solgate.v1.WaitingReason
+	0, // 6: solgate.v1.SendResult.status:type_name -> solgate.v1.TransactionStatus
+	1, // 7: solgate.v1.SendResult.fee:type_name -> solgate.v1.Lamports
+	2, // 8: solgate.v1.SendResult.error:type_name -> solgate.v1.TransactionError
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_transaction_proto_init() }
@@ -533,14 +625,14 @@ func file_solgate_v1_transaction_proto_init() {
 	}
 	file_solgate_v1_transaction_proto_msgTypes[1].OneofWrappers = []any{}
 	file_solgate_v1_transaction_proto_msgTypes[2].OneofWrappers = []any{}
-	file_solgate_v1_transaction_proto_msgTypes[3].OneofWrappers = []any{}
+	file_solgate_v1_transaction_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_transaction_proto_rawDesc), len(file_solgate_v1_transaction_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

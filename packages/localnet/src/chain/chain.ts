@@ -55,6 +55,19 @@ export interface ChainOptions {
   startSlot: bigint;
   /** Recorded blocks (recorded-blocks.ts), all below `startSlot`, in slot order: held as the oldest blocks. */
   recordedBlocks?: readonly Block[];
+  /** Slots per epoch, no warm-up (`--slots-per-epoch`); default: LiteSVM's schedule. */
+  slotsPerEpoch?: bigint;
+  /** The faucet's balance (`--faucet-sol`); default: a billion SOL. */
+  faucetLamports?: bigint;
+  /** Keys of the identity, vote account and faucet (ed25519 seeds, from a ledger directory); default: see cluster.ts, faucet.ts. */
+  keys?: ChainKeys;
+}
+
+/** 32-byte ed25519 seeds of the validator's keys (the first half of a solana-keygen keypair file). */
+export interface ChainKeys {
+  identity?: Uint8Array;
+  voteAccount?: Uint8Array;
+  faucet?: Uint8Array;
 }
 
 /** An account to write directly (seeding, tests). */
@@ -173,7 +186,7 @@ const TIP_ACCOUNT_LAMPORTS = 890_880n;
 
 /** Creates the chain with its genesis block; call `start()` to run the slot clock. */
 export async function createChain(options: ChainOptions): Promise<Chain> {
-  const genesis = createGenesis(options.startSlot);
+  const genesis = createGenesis(options.startSlot, options.slotsPerEpoch);
   const { svm, epochSchedule } = genesis;
   const executor = createExecutor(svm);
   const window = createBlockhashWindow();
@@ -209,8 +222,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let frozen = false;
   let expiredTotal = 0;
-  const faucet = await createFaucet(svm);
-  const cluster = createCluster(svm, epochSchedule, options.startSlot, genesis.block.blockhash);
+  const faucet = await createFaucet(svm, { seed: options.keys?.faucet, lamports: options.faucetLamports });
+  const cluster = createCluster(svm, epochSchedule, options.startSlot, genesis.block.blockhash, options.keys);
   const addressSignatures = createAddressSignatures(options.historyLimit);
 
   const genesisSlot = options.startSlot;

@@ -4,10 +4,11 @@
  */
 import bs58 from "bs58";
 import { Account, type LiteSvm } from "litesvm/dist/internal.js";
-import { generateKeyPair, getAddressFromPublicKey, signBytes } from "@solana/kit";
+import { createKeyPairFromPrivateKeyBytes, generateKeyPair, getAddressFromPublicKey, signBytes } from "@solana/kit";
 import { SYSTEM_PROGRAM } from "../accounts/program-ids.ts";
 
-const FAUCET_LAMPORTS = 1_000_000_000_000_000_000n; // a billion SOL, far beyond any test's needs
+/** A billion SOL, far beyond any test's needs (solana-test-validator's `--faucet-sol` sets another amount). */
+export const FAUCET_LAMPORTS = 1_000_000_000_000_000_000n;
 
 /** A funded faucet account. */
 export interface Faucet {
@@ -17,12 +18,21 @@ export interface Faucet {
   transfer(recipient: string, lamports: bigint, blockhash: string): Promise<Uint8Array>;
 }
 
-/** Creates the faucet's key and writes its account into `svm`. */
-export async function createFaucet(svm: LiteSvm): Promise<Faucet> {
-  const keys = await generateKeyPair();
+/** What a faucet may be given: its key (an ed25519 seed, from a ledger directory) and its balance. */
+export interface FaucetOptions {
+  seed?: Uint8Array;
+  lamports?: bigint;
+}
+
+/** Creates the faucet's key (a fresh one unless given) and writes its account into `svm`. */
+export async function createFaucet(svm: LiteSvm, options: FaucetOptions = {}): Promise<Faucet> {
+  const keys = options.seed ? await createKeyPairFromPrivateKeyBytes(options.seed) : await generateKeyPair();
   const address = await getAddressFromPublicKey(keys.publicKey);
   const addressBytes = bs58.decode(address);
-  svm.setAccount(addressBytes, new Account(FAUCET_LAMPORTS, new Uint8Array(0), bs58.decode(SYSTEM_PROGRAM), false, 0n));
+  svm.setAccount(
+    addressBytes,
+    new Account(options.lamports ?? FAUCET_LAMPORTS, new Uint8Array(0), bs58.decode(SYSTEM_PROGRAM), false, 0n),
+  );
   return {
     address,
     async transfer(recipient, lamports, blockhash) {

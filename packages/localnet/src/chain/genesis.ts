@@ -4,7 +4,7 @@
  * validator's genesis has, the clock sysvar at the start slot, and the genesis block.
  */
 import { LiteSVM } from "litesvm";
-import { Clock, type LiteSvm } from "litesvm/dist/internal.js";
+import { Clock, EpochSchedule, type LiteSvm } from "litesvm/dist/internal.js";
 import type { Block } from "./block-store.ts";
 import { epochOfSlot, type EpochScheduleParams } from "./epoch-schedule.ts";
 
@@ -21,8 +21,11 @@ export interface Genesis {
   readonly block: Block;
 }
 
-/** Creates the LiteSVM and the genesis block at `startSlot`. */
-export function createGenesis(startSlot: bigint): Genesis {
+/**
+ * Creates the LiteSVM and the genesis block at `startSlot`. `slotsPerEpoch` (solana-test-validator's
+ * `--slots-per-epoch`) sets a schedule without warm-up, as agave's `EpochSchedule::custom(n, n, false)`.
+ */
+export function createGenesis(startSlot: bigint, slotsPerEpoch?: bigint): Genesis {
   const wrapper = new LiteSVM();
   const svm = (wrapper as unknown as { inner: LiteSvm }).inner;
   svm.setBlockhashCheck(false);
@@ -30,6 +33,7 @@ export function createGenesis(startSlot: bigint): Genesis {
   svm.setSigverify(true);
   // A validator's genesis has the wrapped-SOL mints; LiteSVM adds them only when asked.
   svm.withNativeMints();
+  if (slotsPerEpoch !== undefined) svm.setEpochSchedule(new EpochSchedule(slotsPerEpoch, slotsPerEpoch, false, 0n, 0n));
   const es = svm.getEpochSchedule();
   const epochSchedule: EpochScheduleParams = {
     slotsPerEpoch: es.slotsPerEpoch,

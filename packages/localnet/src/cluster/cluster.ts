@@ -85,9 +85,12 @@ export interface Cluster {
   afterBlock(slot: bigint, blockTime: number, blockhash: string): readonly string[];
 }
 
-/** An ed25519 key pair derived from a fixed seed, so the cluster's addresses never change. */
-function keyFromSeed(label: string): ClusterKey & { privateKey: KeyObject } {
-  const seed = createHash("sha256").update(`solgate-localnet:${label}`).digest();
+/**
+ * An ed25519 key pair from `given` (a 32-byte seed, e.g. a ledger directory's keypair file), or else
+ * derived from a fixed label, so the cluster's addresses never change.
+ */
+function keyFromSeed(label: string, given?: Uint8Array): ClusterKey & { privateKey: KeyObject } {
+  const seed = given ?? createHash("sha256").update(`solgate-localnet:${label}`).digest();
   // PKCS#8 wrapper of a raw Ed25519 seed (RFC 8410).
   const der = Buffer.concat([Buffer.from("302e020100300506032b657004220420", "hex"), seed]);
   const privateKey = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
@@ -99,15 +102,22 @@ function keyFromSeed(label: string): ClusterKey & { privateKey: KeyObject } {
   return { address: bs58.encode(bytes), bytes, privateKey };
 }
 
+/** Keys the cluster may be given (32-byte ed25519 seeds); the rest are derived from fixed labels. */
+export interface ClusterSeeds {
+  identity?: Uint8Array;
+  voteAccount?: Uint8Array;
+}
+
 /** Writes the cluster's genesis accounts into `svm` and returns it. */
 export function createCluster(
   svm: LiteSvm,
   schedule: EpochScheduleParams,
   genesisSlot: bigint,
   genesisBlockhash: string,
+  seeds: ClusterSeeds = {},
 ): Cluster {
-  const identity = keyFromSeed("validator-identity");
-  const voteAccount = keyFromSeed("validator-vote-account");
+  const identity = keyFromSeed("validator-identity", seeds.identity);
+  const voteAccount = keyFromSeed("validator-vote-account", seeds.voteAccount);
   const stakeAccount = keyFromSeed("validator-stake-account");
   const rentExempt = (size: number) => svm.minimumBalanceForRentExemption(BigInt(size));
   const stakeReserve = rentExempt(STAKE_STATE_SIZE);

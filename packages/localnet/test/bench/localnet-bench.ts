@@ -3,6 +3,14 @@
  * concurrent keep-alive connections), with and without preflight, and executed transactions/s
  * (until every accepted transfer has landed).
  * Run: npx node packages/localnet/test/bench/localnet-bench.ts [transfers=20000] [concurrency=64]
+ * (BENCH_GEYSER=0: without the Geyser server, to see what it costs the chain.)
+ *
+ * Baseline: none in this run, so its figures are absolute (sends/s against a target), not ratios. The baseline
+ * it should have is agave's `solana-test-validator` (3.0, the version the localnet follows) on the same
+ * machine, driven by this same client with the same pre-signed transfers: accepted and executed per second as
+ * localnet / test-validator. It is not installable here: there is no Debian or npm package of it, Anza's
+ * installer and the GitHub releases are not reachable from this machine (their hosts do not resolve), and
+ * building agave from source is not practical on two shared cores.
  */
 import { createPrivateKey, generateKeyPairSync, sign, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -108,6 +116,7 @@ async function main() {
     maxQueue: 1_000_000,
     world: false,
     traffic: false,
+    geyser: process.env.BENCH_GEYSER !== "0",
     execArgv: process.env.LOCALNET_PROFILE_DIR
       ? ["--cpu-prof", `--cpu-prof-dir=${process.env.LOCALNET_PROFILE_DIR}`]
       : [],

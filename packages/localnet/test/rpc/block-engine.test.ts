@@ -125,7 +125,7 @@ describe("the block engine (jito-js-rpc)", () => {
     expect(status).toEqual({ bundle_id: "00".repeat(32), status: "Invalid", landed_slot: null });
   });
 
-  it("refuses more than 5 transactions, duplicates, undecodable ones and a bundle without a tip", async () => {
+  it("refuses more than 5 transactions, duplicates, undecodable, unknown blockhash, bad signature, no tip", async () => {
     const bh = await blockhash();
     const txs = await Promise.all(
       [1n, 2n, 3n, 4n, 5n, 6n].map(async (n) => (await transfer(payer, payer.address, n, bh, 1_000n)).base64),
@@ -148,6 +148,17 @@ describe("the block engine (jito-js-rpc)", () => {
     const untipped = await transfer(payer, payer.address, 7n, bh);
     const noTip = await call([[untipped.base64], { encoding: "base64" }]);
     expect(noTip.error.message).toMatch(/at least 1000 lamports/);
+    // A blockhash the chain never produced, and a signature that does not verify.
+    const unknownHash = { blockhash: (await generateKeyPairSigner()).address as string, lastValidBlockHeight: 0n };
+    const stale = await transfer(payer, payer.address, 8n, unknownHash, 1_000n);
+    expect((await call([[stale.base64], { encoding: "base64" }])).error.message).toMatch(
+      /expired or unknown blockhash/,
+    );
+    const forged = Buffer.from((await transfer(payer, payer.address, 9n, bh, 1_000n)).base64, "base64");
+    forged[1] = forged[1]! ^ 0xff; // inside the first signature
+    expect((await call([[forged.toString("base64")], { encoding: "base64" }])).error.message).toMatch(
+      /transaction 0 failed signature verification/,
+    );
     const empty = await call([[]]);
     expect(empty.error.message).toMatch(/at least one transaction/);
   });

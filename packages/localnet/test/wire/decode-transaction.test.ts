@@ -45,6 +45,28 @@ async function build(version: 0 | "legacy"): Promise<Uint8Array> {
   return new Uint8Array(getTransactionEncoder().encode(tx));
 }
 
+/**
+ * Which of agave's sanitize rules the message, as kit decoded it, breaks (null when none): kit decodes but does not
+ * sanitize, so where the decoder refuses bytes kit reads, this says whether the refusal is one of agave's rules.
+ */
+function sanitizeViolation(kit: NonNullable<ReturnType<typeof viaKit>>): string | null {
+  const [required, readonlySigned, readonlyUnsigned] = kit.header as [number, number, number];
+  const numStatic = kit.staticKeys.length;
+  const total = numStatic + kit.lookupSizes.reduce((a, b) => a + b, 0);
+  if (required !== kit.numSignatures) return "signature count is not the header's";
+  if (required + readonlyUnsigned > numStatic) return "header counts more keys than there are";
+  if (readonlySigned >= required) return "no writable signer";
+  if (kit.lookupSizes.includes(0)) return "an empty lookup";
+  if (numStatic === 0) return "no keys";
+  if (total > 256) return "over 256 accounts";
+  for (const [program, accounts] of kit.instructions as [number, number[], string][]) {
+    if (program === 0 || program >= numStatic) return "program index out of range";
+    if (accounts.some((a) => a >= total)) return "account index out of range";
+  }
+  if (new Set(kit.staticKeys).size !== numStatic) return "a key loaded twice";
+  return null;
+}
+
 /** What kit makes of the same bytes, in the decoder's vocabulary; null when kit refuses them. */
 function viaKit(bytes: Uint8Array) {
   try {
@@ -62,6 +84,15 @@ function viaKit(bytes: Uint8Array) {
     }
     if (reencoded && Buffer.compare(Buffer.from(reencoded), Buffer.from(bytes.subarray(start, end))) !== 0) return null;
     return {
+      version: message.version,
+      numSignatures: count[0],
+      lookupSizes: (
+        (
+          message as {
+            addressTableLookups?: readonly { readonlyIndexes: readonly number[]; writableIndexes: readonly number[] }[];
+          }
+        ).addressTableLookups ?? []
+      ).map((l) => l.readonlyIndexes.length + l.writableIndexes.length),
       staticKeys: message.staticAccounts as string[],
       blockhash: (message as { lifetimeToken: string }).lifetimeToken,
       header: [
@@ -107,10 +138,12 @@ describe("decodeTransaction", () => {
     }
   });
 
-  it("agrees with kit on 20,000 seeded mutations and never throws anything but -32602", async () => {
+  it("agrees with kit both ways on 20,000 seeded mutations and never throws anything but -32602", async () => {
     const random = createPrng(7);
     const seeds = [await build("legacy"), await build(0)];
     let accepted = 0;
+    let refusedByBoth = 0;
+    let refusedBySanitize = 0;
     for (let i = 0; i < 20_000; i++) {
       const bytes = seeds[i % 2]!.slice(
         0,
@@ -124,11 +157,26 @@ describe("decodeTransaction", () => {
       } catch (err) {
         expect(err).toBeInstanceOf(JsonRpcError);
         expect((err as JsonRpcError).code).toBe(-32602);
+        // The other way: bytes the decoder refuses, kit refuses too, or kit reads them and they break one of
+        // agave's sanitize rules (which kit does not apply), and the decoder said so.
+        const kit = viaKit(bytes);
+        const hex = Buffer.from(bytes).toString("hex");
+        if (kit === null) {
+          refusedByBoth++;
+          continue;
+        }
+        const violation = sanitizeViolation(kit);
+        expect(violation, `the decoder refused bytes kit reads and agave would sanitize: ${hex}`).not.toBeNull();
+        expect((err as JsonRpcError).message, `${violation}: ${hex}`).toMatch(
+          violation === "a key loaded twice" ? /Account loaded twice/ : /failed to sanitize/,
+        );
+        refusedBySanitize++;
         continue;
       }
       accepted++;
       const kit = viaKit(bytes);
       expect(kit, `kit refused bytes the decoder accepted: ${Buffer.from(bytes).toString("hex")}`).not.toBeNull();
+      expect(sanitizeViolation(kit!), `accepted: ${Buffer.from(bytes).toString("hex")}`).toBeNull();
       expect(mine.message.staticKeys).toEqual(kit!.staticKeys);
       expect(mine.message.recentBlockhash).toBe(kit!.blockhash);
       expect(
@@ -136,6 +184,8 @@ describe("decodeTransaction", () => {
       ).toEqual(kit!.instructions);
     }
     expect(accepted).toBeGreaterThan(1000); // mutations in signatures and keys stay decodable
+    expect(refusedByBoth).toBeGreaterThan(1000);
+    expect(refusedBySanitize).toBeGreaterThan(100);
   });
 
   it("drops trailing bytes like agave and refuses aliased short-vec lengths", async () => {

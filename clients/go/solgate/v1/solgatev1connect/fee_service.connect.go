@@ -37,6 +37,8 @@ const (
 	FeeServiceGetFeesProcedure = "/solgate.v1.FeeService/GetFees"
 	// FeeServiceEstimateFeesProcedure is the fully-qualified name of the FeeService's EstimateFees RPC.
 	FeeServiceEstimateFeesProcedure = "/solgate.v1.FeeService/EstimateFees"
+	// FeeServiceWatchFeesProcedure is the fully-qualified name of the FeeService's WatchFees RPC.
+	FeeServiceWatchFeesProcedure = "/solgate.v1.FeeService/WatchFees"
 )
 
 // FeeServiceClient is a client for the solgate.v1.FeeService service.
@@ -45,6 +47,10 @@ type FeeServiceClient interface {
 	GetFees(context.Context, *connect.Request[v1.GetFeesRequest]) (*connect.Response[v1.GetFeesResponse], error)
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(context.Context, *connect.Request[v1.EstimateFeesRequest]) (*connect.Response[v1.EstimateFeesResponse], error)
+	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
+	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
+	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	WatchFees(context.Context, *connect.Request[v1.WatchFeesRequest]) (*connect.ServerStreamForClient[v1.WatchFeesResponse], error)
 }
 
 // NewFeeServiceClient constructs a client for the solgate.v1.FeeService service. By default, it
@@ -72,6 +78,13 @@ func NewFeeServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		watchFees: connect.NewClient[v1.WatchFeesRequest, v1.WatchFeesResponse](
+			httpClient,
+			baseURL+FeeServiceWatchFeesProcedure,
+			connect.WithSchema(feeServiceMethods.ByName("WatchFees")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -79,6 +92,7 @@ func NewFeeServiceClient(httpClient connect.HTTPClient, baseURL string, opts ...
 type feeServiceClient struct {
 	getFees      *connect.Client[v1.GetFeesRequest, v1.GetFeesResponse]
 	estimateFees *connect.Client[v1.EstimateFeesRequest, v1.EstimateFeesResponse]
+	watchFees    *connect.Client[v1.WatchFeesRequest, v1.WatchFeesResponse]
 }
 
 // GetFees calls solgate.v1.FeeService.GetFees.
@@ -91,12 +105,21 @@ func (c *feeServiceClient) EstimateFees(ctx context.Context, req *connect.Reques
 	return c.estimateFees.CallUnary(ctx, req)
 }
 
+// WatchFees calls solgate.v1.FeeService.WatchFees.
+func (c *feeServiceClient) WatchFees(ctx context.Context, req *connect.Request[v1.WatchFeesRequest]) (*connect.ServerStreamForClient[v1.WatchFeesResponse], error) {
+	return c.watchFees.CallServerStream(ctx, req)
+}
+
 // FeeServiceHandler is an implementation of the solgate.v1.FeeService service.
 type FeeServiceHandler interface {
 	// Returns the current fee levels across the whole chain.
 	GetFees(context.Context, *connect.Request[v1.GetFeesRequest]) (*connect.Response[v1.GetFeesResponse], error)
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(context.Context, *connect.Request[v1.EstimateFeesRequest]) (*connect.Response[v1.EstimateFeesResponse], error)
+	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
+	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
+	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	WatchFees(context.Context, *connect.Request[v1.WatchFeesRequest], *connect.ServerStream[v1.WatchFeesResponse]) error
 }
 
 // NewFeeServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -120,12 +143,21 @@ func NewFeeServiceHandler(svc FeeServiceHandler, opts ...connect.HandlerOption) 
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	feeServiceWatchFeesHandler := connect.NewServerStreamHandler(
+		FeeServiceWatchFeesProcedure,
+		svc.WatchFees,
+		connect.WithSchema(feeServiceMethods.ByName("WatchFees")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/solgate.v1.FeeService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case FeeServiceGetFeesProcedure:
 			feeServiceGetFeesHandler.ServeHTTP(w, r)
 		case FeeServiceEstimateFeesProcedure:
 			feeServiceEstimateFeesHandler.ServeHTTP(w, r)
+		case FeeServiceWatchFeesProcedure:
+			feeServiceWatchFeesHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -141,4 +173,8 @@ func (UnimplementedFeeServiceHandler) GetFees(context.Context, *connect.Request[
 
 func (UnimplementedFeeServiceHandler) EstimateFees(context.Context, *connect.Request[v1.EstimateFeesRequest]) (*connect.Response[v1.EstimateFeesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.FeeService.EstimateFees is not implemented"))
+}
+
+func (UnimplementedFeeServiceHandler) WatchFees(context.Context, *connect.Request[v1.WatchFeesRequest], *connect.ServerStream[v1.WatchFeesResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.FeeService.WatchFees is not implemented"))
 }

@@ -140,6 +140,15 @@ export declare type TransactionStatusRecord = Message<"solgate.v1.TransactionSta
    * @generated from field: google.protobuf.Timestamp updated_at = 7;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Why it is still waiting, when Solgate can tell: present only while the transaction is unseen, every block
+   * since it was sent was too full for its fee, and its fee is below the price that lands now. A client may
+   * rebuild it at `landing_compute_unit_price` before its blockhash expires.
+   *
+   * @generated from field: solgate.v1.WaitingReason waiting = 8;
+   */
+  waiting?: WaitingReason | undefined;
 };
 
 /**
@@ -147,6 +156,47 @@ export declare type TransactionStatusRecord = Message<"solgate.v1.TransactionSta
  * Use `create(TransactionStatusRecordSchema)` to create a new message.
  */
 export declare const TransactionStatusRecordSchema: GenMessage<TransactionStatusRecord>;
+
+/**
+ * Why a submitted transaction is still waiting: the blocks it competes in are full and its fee is below what lands.
+ *
+ * @generated from message solgate.v1.WaitingReason
+ */
+export declare type WaitingReason = Message<"solgate.v1.WaitingReason"> & {
+  /**
+   * Its current odds, from 0 to 1, of landing within `within_slots` slots at its own fee.
+   *
+   * @generated from field: double odds = 1;
+   */
+  odds: number;
+
+  /**
+   * The slots the odds speak of (k, SOLGATE_FEES_ODDS_SLOTS).
+   *
+   * @generated from field: uint32 within_slots = 2;
+   */
+  withinSlots: number;
+
+  /**
+   * The compute-unit price, in micro-lamports, that would land now: the recommendation for its cost and accounts.
+   *
+   * @generated from field: uint64 landing_compute_unit_price = 3;
+   */
+  landingComputeUnitPrice: bigint;
+
+  /**
+   * The compute-unit price it carries, in micro-lamports.
+   *
+   * @generated from field: uint64 compute_unit_price = 4;
+   */
+  computeUnitPrice: bigint;
+};
+
+/**
+ * Describes the message solgate.v1.WaitingReason.
+ * Use `create(WaitingReasonSchema)` to create a new message.
+ */
+export declare const WaitingReasonSchema: GenMessage<WaitingReason>;
 
 /**
  * What a send did.

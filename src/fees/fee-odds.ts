@@ -1,0 +1,232 @@
+/**
+ * Landing odds for fee quotes: the block loads (landing-odds.ts) corrected by the outcomes of tracked sends
+ * (odds-calibration.ts), and the recommendation as a stated rule: the cheapest price whose odds reach the
+ * target within k slots. The fee market feeds it the same blocks as its window and asks it for quotes.
+ */
+import type { PricedTransaction } from "./block-transactions.ts";
+import type { FeeWindow } from "./fee-window.ts";
+import { REFERENCE_CANDIDATE, createBlockLoads } from "./landing-odds.ts";
+import type { Candidate, InclusionCurve } from "./landing-odds.ts";
+import { createOddsCalibration } from "./odds-calibration.ts";
+import type { OddsCalibration, OddsCalibrationOptions } from "./odds-calibration.ts";
+import type { FeeLevels } from "./percentile.ts";
+
+/** The odds of each level and of the recommendation, within `withinSlots` slots. */
+export interface LandingOddsQuote {
+  readonly withinSlots: number;
+  readonly low: number;
+  readonly medium: number;
+  readonly high: number;
+  readonly veryHigh: number;
+  readonly recommended: number;
+}
+
+/** Options of {@link createFeeOdds}. */
+export interface FeeOddsOptions {
+  windowSlots: number;
+  /** k (default 4). */
+  withinSlots?: number;
+  /** The odds `recommended` must reach (default 0.9). */
+  target?: number;
+  blockCuLimit?: number;
+  accountCuLimit?: number;
+  /** Fewest blocks for odds (default 32). */
+  minBlocks?: number;
+  calibration?: OddsCalibrationOptions;
+}
+
+/** What a waiting send is told. */
+export interface WaitingOdds {
+  /** Its odds now, at its own price, of landing within k slots. */
+  readonly odds: number;
+  /** The price that would land now: the recommendation for its shape and accounts. */
+  readonly landingPrice: bigint;
+  /** The price it carries. */
+  readonly price: bigint;
+  readonly withinSlots: number;
+}
+
+/** Bounds applied to the rule's price (SOLGATE_FEES_RECOMMENDED_FLOOR / _CEILING). */
+export interface PriceBounds {
+  readonly floor: bigint;
+  readonly ceiling: bigint | undefined;
+}
+
+/** The odds side of one fee market. */
+export interface FeeOdds {
+  readonly withinSlots: number;
+  readonly target: number;
+  /** A window that also feeds the odds every change it accepts. */
+  feeding(window: FeeWindow): FeeWindow;
+  /** The recommendation and odds for `levels` and a candidate; undefined while odds cannot be estimated. */
+  quote(
+    levels: FeeLevels,
+    candidate: Candidate,
+    bounds: PriceBounds,
+  ): { recommended: bigint; odds: LandingOddsQuote } | undefined;
+  /**
+   * Watches a send: its first signature's bytes, its price, what it is, and the chain's slot when it was sent
+   * (default: the newest slot in the window).
+   */
+  track(signature: Uint8Array, price: bigint, candidate: Candidate, sentSlot?: bigint): void;
+  /**
+   * For a watched send still unseen: when every block since it was sent was too full for its priority and its
+   * price is below the price that lands now, its odds and that price; otherwise undefined.
+   */
+  waiting(signature: Uint8Array, price: bigint, candidate: Candidate): WaitingOdds | undefined;
+  /** Outcomes the correction holds, and blocks held (status, tests). */
+  stats(): { outcomes: number; blocks: number; watching: number };
+}
+
+const keyOf = (signature: Uint8Array) =>
+  Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString("base64");
+
+/** Creates the odds of a fee market. */
+export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
+  const target = options.target ?? 0.9;
+  if (!(target > 0 && target < 1)) throw new RangeError(`target must be between 0 and 1, got ${target}`);
+  const loads = createBlockLoads(options);
+  const k = loads.withinSlots;
+  // Two corrections: sends that write-lock an account contended in the window (a hot account's market moves
+  // apart from the block's), and the others. Each learns from its own sends only.
+  const corrections = {
+    open: createOddsCalibration(options.calibration),
+    contended: createOddsCalibration(options.calibration),
+  };
+  const correctionOf = (candidate: Candidate) =>
+    candidate.writable.length > 0 && loads.contended(candidate.writable) ? corrections.contended : corrections.open;
+  let newest: bigint | undefined;
+  // Sends watched for `waiting`, until seen or their blockhash must have lapsed (a window of slots).
+  const sent = new Map<string, { sentSlot: bigint; landed: boolean }>();
+  const maxWatched = options.calibration?.maxPending ?? 20_000;
+
+  let memoKey = "";
+  let memoCurve: InclusionCurve | undefined;
+  function curveOf(candidate: Candidate): InclusionCurve | undefined {
+    const reach = correctionOf(candidate).firstReachable(k);
+    if (candidate !== REFERENCE_CANDIDATE) return loads.curve(candidate, reach);
+    const key = `${loads.version()}:${reach}`;
+    if (key !== memoKey) {
+      memoKey = key;
+      memoCurve = loads.curve(candidate, reach);
+    }
+    return memoCurve;
+  }
+
+  /** Calibrated odds, to four decimals (finer digits would claim a precision ~150 runs do not have). */
+  function oddsOf(curve: InclusionCurve, price: bigint, calibration: OddsCalibration): number {
+    return Math.round(calibration.apply(curve.rawOdds(price)) * 10_000) / 10_000;
+  }
+
+  /** The rule: the cheapest price whose calibrated odds reach the target (else the one with the best odds). */
+  function ruleOf(curve: InclusionCurve, calibration: OddsCalibration): bigint {
+    const runs = curve.runMinima.length;
+    let best: bigint | undefined;
+    for (let j = 0; j <= runs; j++) {
+      const price = curve.cheapestClearing(j);
+      if (price === undefined) break;
+      best = price;
+      if (calibration.apply(j / runs) >= target) return price;
+    }
+    return best ?? 0n;
+  }
+
+  function observe(slot: bigint, transactions: readonly PricedTransaction[]): void {
+    if (!corrections.open.watching() && !corrections.contended.watching() && sent.size === 0) return;
+    for (const tx of transactions) {
+      if (tx.signature === undefined) continue;
+      const key = keyOf(tx.signature);
+      const send = corrections.open.pending(key) ?? corrections.contended.pending(key);
+      if (send !== undefined && send.landedSlot === undefined) send.landedSlot = slot;
+      const watched = sent.get(key);
+      if (watched !== undefined) watched.landed = true;
+    }
+    // Replayed blocks (a fleet replica) carry prices and write locks only: outcomes cannot be told, so none are taken.
+    if (transactions.length > 0 && transactions.every((tx) => tx.signatures === undefined)) {
+      corrections.open.forgetPending();
+      corrections.contended.forgetPending();
+    }
+  }
+
+  function moved(slot: bigint): void {
+    newest = slot;
+    corrections.open.settle(slot, k);
+    corrections.contended.settle(slot, k);
+    const lapsed = slot - BigInt(options.windowSlots);
+    for (const [key, send] of sent) if (send.landed || send.sentSlot < lapsed) sent.delete(key);
+  }
+
+  return {
+    withinSlots: k,
+    target,
+    feeding(window) {
+      return {
+        ...window,
+        addBlock(slot, transactions) {
+          const added = window.addBlock(slot, transactions);
+          if (added) {
+            loads.addBlock(slot, transactions);
+            observe(slot, transactions);
+            moved(slot);
+          }
+          return added;
+        },
+        advanceTo(slot) {
+          const before = window.version();
+          window.advanceTo(slot);
+          if (window.version() !== before) {
+            loads.advanceTo(slot);
+            moved(slot);
+          }
+        },
+      };
+    },
+
+    quote(levels, candidate, bounds) {
+      const curve = curveOf(candidate);
+      if (curve === undefined) return undefined;
+      const calibration = correctionOf(candidate);
+      let recommended = ruleOf(curve, calibration);
+      if (recommended < bounds.floor) recommended = bounds.floor;
+      if (bounds.ceiling !== undefined && recommended > bounds.ceiling) recommended = bounds.ceiling;
+      return {
+        recommended,
+        odds: {
+          withinSlots: k,
+          low: oddsOf(curve, levels.low, calibration),
+          medium: oddsOf(curve, levels.medium, calibration),
+          high: oddsOf(curve, levels.high, calibration),
+          veryHigh: oddsOf(curve, levels.veryHigh, calibration),
+          recommended: oddsOf(curve, recommended, calibration),
+        },
+      };
+    },
+
+    track(signature, price, candidate, sentSlot) {
+      const curve = curveOf(candidate);
+      if (curve === undefined || newest === undefined) return;
+      const key = keyOf(signature);
+      const at = sentSlot !== undefined && sentSlot > newest ? sentSlot : newest;
+      correctionOf(candidate).track(key, { rawOdds: curve.rawOdds(price), sentSlot: at });
+      if (sent.size >= maxWatched) sent.delete(sent.keys().next().value!);
+      sent.set(key, { sentSlot: at, landed: false });
+    },
+
+    waiting(signature, price, candidate) {
+      const send = sent.get(keyOf(signature));
+      if (send === undefined || send.landed) return undefined;
+      const curve = curveOf(candidate);
+      if (curve === undefined || !curve.waitedSince(send.sentSlot, price)) return undefined;
+      const calibration = correctionOf(candidate);
+      const landingPrice = ruleOf(curve, calibration);
+      if (price >= landingPrice) return undefined;
+      return { odds: oddsOf(curve, price, calibration), landingPrice, price, withinSlots: k };
+    },
+
+    stats: () => ({
+      outcomes: corrections.open.outcomes() + corrections.contended.outcomes(),
+      blocks: loads.blocks(),
+      watching: sent.size,
+    }),
+  };
+}

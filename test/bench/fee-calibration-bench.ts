@@ -1,0 +1,546 @@
+/**
+ * Calibration bench for landing odds (`npx node test/bench/fee-calibration-bench.ts`), issue 27 item 5.
+ *
+ * For each traffic profile (BENCH_PROFILES, default calm,busy,congested,storm: LOCALNET_TRAFFIC of the
+ * localnet), it starts the localnet with that traffic and Solgate as a separate process (src/main.ts, pointed
+ * at the localnet), then sends BENCH_SENDS transactions (default 2,000) through Solgate's REST API, signed by
+ * keys the bench holds (funded by airdrop). Before each batch it asks EstimateFees for its draft and sends at:
+ * - a quoted price: `recommended`, or one of the four levels, with the odds Solgate quoted for it;
+ * - a price between two levels, with the odds linearly interpolated between theirs (marked as such);
+ * - what users take instead: p50, p75 or max of `getRecentPrioritizationFees` over 150 slots for the same
+ *   accounts (no odds: only their landed share and price are reported).
+ * A send "lands within k" when its slot is at most k after the chain's confirmed slot read just before it
+ * was sent (the slots the odds speak of).
+ * The first BENCH_WARMUP sends (default 300) let Solgate's correction learn and are not scored.
+ *
+ * Per profile it prints a reliability table (quoted-odds bucket -> observed landing share, counts), the Brier
+ * score, the landed share and fee of sends at `recommended` against the cheapest fee that landed >= 90% in
+ * hindsight, the same for the percentile baselines, and whether each of the issue's targets is met. It writes
+ * the reliability diagram to docs/landing-odds-reliability.svg.
+ */
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import {
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createNoopSigner,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getTransactionEncoder,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from "@solana/kit";
+import type { Address, Blockhash, KeyPairSigner, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
+import { getTransferSolInstruction } from "@solana-program/system";
+import { startLocalnet } from "@solgate/localnet";
+import { parseTrafficConfig, planTraffic } from "@solgate/localnet/testing";
+
+const PROFILES = (process.env.BENCH_PROFILES ?? "calm,busy,congested,storm").split(",").filter(Boolean);
+const SENDS = Number(process.env.BENCH_SENDS ?? 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const K = Number(process.env.BENCH_K ?? 4);
+const TARGET = 0.9;
+const UNITS = 200_000;
+const BATCH = Number(process.env.BENCH_BATCH ?? 12);
+const KEY = "calibration-bench";
+const CHAIN = "mainnet";
+const SVG_PATH = new URL("../../docs/landing-odds-reliability.svg", import.meta.url);
+
+type Kind = "recommended" | "level" | "between" | "p50" | "p75" | "max";
+interface SendRecord {
+  signature: string;
+  kind: Kind;
+  price: bigint;
+  /** Odds quoted (or interpolated) at send time; undefined for baselines or when Solgate gave none. */
+  odds: number | undefined;
+  interpolated: boolean;
+  quoteSlot: bigint;
+  hot: boolean;
+  scored: boolean;
+  landedSlot?: bigint;
+}
+interface Quote {
+  slot: bigint;
+  prices: { low: bigint; medium: bigint; high: bigint; veryHigh: bigint; recommended: bigint };
+  odds?: { low: number; medium: number; high: number; veryHigh: number; recommended: number; withinSlots: number };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Deterministic uniform numbers (mulberry32), so that a run can be repeated. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function runProfile(profile: string, seed: number) {
+  const log = (line: string) => process.stderr.write(`[${profile}] ${line}\n`);
+  const trafficEnv = { LOCALNET_TRAFFIC: profile };
+  Object.assign(process.env, trafficEnv);
+  const localnet = await startLocalnet({ world: false });
+  const rpc = createSolanaRpc(localnet.rpcUrl) as Rpc<SolanaRpcApi>;
+  let hotAccount: Address | undefined;
+  try {
+    hotAccount = planTraffic(parseTrafficConfig(trafficEnv).options).hot[0] as Address | undefined;
+  } catch {
+    hotAccount = undefined;
+  }
+  const port = await freePort();
+  const solgate: ChildProcess = spawn(process.execPath, ["src/main.ts"], {
+    cwd: new URL("../../", import.meta.url),
+    env: {
+      // The localnet's variables are the localnet's: Solgate's own config would read (and judge) them.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LOCALNET_"))),
+      NODE_ENV: "development",
+      SOLGATE_RPC_URL: localnet.rpcUrl,
+      SOLGATE_API_KEYS: KEY,
+      PORT: String(port),
+      METRICS_PORT: "0",
+      LOG_LEVEL: "error",
+      SOLGATE_FEES_ODDS_SLOTS: String(K),
+      SOLGATE_FEES_TARGET: String(TARGET),
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  let exited = false;
+  const killSolgate = () => solgate.kill("SIGTERM");
+  process.once("exit", killSolgate);
+  solgate.once("exit", () => {
+    exited = true;
+  });
+  const base = `http://127.0.0.1:${port}/v1/${CHAIN}`;
+  const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+  const stop = async () => {
+    solgate.kill("SIGTERM");
+    await localnet.stop();
+  };
+  try {
+    // Wait until Solgate quotes odds (it needs ~32 blocks).
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const ok = await fetch(`${base}/network/fees`, { headers })
+        .then(async (r) => (r.ok ? ((await r.json()) as { priority?: { odds?: unknown } }) : undefined))
+        .catch(() => undefined);
+      if (ok?.priority?.odds) break;
+      if (exited) throw new Error("Solgate exited before quoting odds");
+      if (Date.now() > deadline) throw new Error("Solgate gave no odds within 180 s");
+      await sleep(500);
+    }
+    log("odds are quoted; funding payers");
+    const payers: KeyPairSigner[] = await Promise.all(Array.from({ length: 24 }, () => generateKeyPairSigner()));
+    const sinks = await Promise.all(payers.map(() => generateKeyPairSigner()));
+    for (const payer of payers) await rpc.requestAirdrop(payer.address, lamports(1_000_000_000_000n)).send();
+    for (;;) {
+      const b = await rpc.getBalance(payers[payers.length - 1].address, { commitment: "confirmed" }).send();
+      if (b.value > 0n) break;
+      await sleep(200);
+    }
+
+    const rand = random(seed);
+    const records: SendRecord[] = [];
+    let blockhash = (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
+    let blockhashAt = Date.now();
+    let counter = 0;
+
+    const message = (payer: KeyPairSigner, sink: Address, price: bigint, hot: boolean, amount: bigint) =>
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) =>
+          setTransactionMessageLifetimeUsingBlockhash(
+            blockhash as { blockhash: Blockhash; lastValidBlockHeight: bigint },
+            m,
+          ),
+        (m) =>
+          appendTransactionMessageInstructions(
+            [
+              getSetComputeUnitLimitInstruction({ units: UNITS }),
+              getSetComputeUnitPriceInstruction({ microLamports: price }),
+              getTransferSolInstruction({ source: payer, destination: hot ? hotAccount! : sink, amount }),
+            ],
+            m,
+          ),
+      );
+
+    async function quoteFor(payer: KeyPairSigner, sink: Address, hot: boolean): Promise<Quote | undefined> {
+      const draft = message(createNoopSigner(payer.address) as unknown as KeyPairSigner, sink, 0n, hot, 1n);
+      const wire = new Uint8Array(getTransactionEncoder().encode(compileTransaction(draft)));
+      const res = await fetch(`${base}/network/fees/estimate`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ transaction: Buffer.from(wire).toString("base64") }),
+      });
+      if (!res.ok) return undefined;
+      const body = (await res.json()) as {
+        slot: number;
+        priority: null | {
+          levels: { low: number; medium: number; high: number; veryHigh: number };
+          recommended: number;
+          odds: Quote["odds"] | null;
+        };
+      };
+      if (body.priority === null) return undefined;
+      const p = body.priority;
+      return {
+        slot: BigInt(body.slot),
+        prices: {
+          low: BigInt(p.levels.low),
+          medium: BigInt(p.levels.medium),
+          high: BigInt(p.levels.high),
+          veryHigh: BigInt(p.levels.veryHigh),
+          recommended: BigInt(p.recommended),
+        },
+        odds: p.odds ?? undefined,
+      };
+    }
+
+    async function baselines(hot: boolean): Promise<{ p50: bigint; p75: bigint; max: bigint } | undefined> {
+      const accounts = hot ? [hotAccount!] : [];
+      const fees = await rpc.getRecentPrioritizationFees(accounts).send();
+      if (fees.length === 0) return undefined;
+      const sorted = fees.map((f) => f.prioritizationFee).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const at = (p: number) =>
+        sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p * sorted.length) / 100) - 1))];
+      return { p50: at(50), p75: at(75), max: sorted[sorted.length - 1] };
+    }
+
+    log(
+      `sending ${SENDS} (first ${WARMUP} unscored)${hotAccount ? `, a third write-locking hot account ${hotAccount}` : ""}`,
+    );
+    while (counter < SENDS) {
+      if (Date.now() - blockhashAt > 5000) {
+        blockhash = (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
+        blockhashAt = Date.now();
+      }
+      const hot = hotAccount !== undefined && profile !== "calm" ? rand() < 1 / 3 : false;
+      const slot = counter % payers.length;
+      const payer = payers[slot];
+      const sink = sinks[slot].address;
+      const [quote, rpf, sentSlot] = await Promise.all([
+        quoteFor(payer, sink, hot),
+        baselines(hot),
+        rpc.getSlot({ commitment: "confirmed" }).send(),
+      ]);
+      if (quote === undefined) {
+        await sleep(200);
+        continue;
+      }
+      const batch: Promise<void>[] = [];
+      for (let i = 0; i < BATCH && counter < SENDS; i++) {
+        const r = rand();
+        let kind: Kind;
+        let price: bigint;
+        let odds: number | undefined;
+        let interpolated = false;
+        const levels = ["low", "medium", "high", "veryHigh"] as const;
+        if (r < 0.3) {
+          kind = "recommended";
+          price = quote.prices.recommended;
+          odds = quote.odds?.recommended;
+        } else if (r < 0.55) {
+          kind = "level";
+          const name = levels[Math.floor(rand() * 4)];
+          price = quote.prices[name];
+          odds = quote.odds?.[name];
+        } else if (r < 0.8) {
+          kind = "between";
+          // Points: (0, odds at 0 unknown) skipped; between consecutive levels and up to 2x veryHigh.
+          const points = [...levels.map((n) => [quote.prices[n], quote.odds?.[n]] as const)];
+          const j = Math.floor(rand() * 3);
+          const [a, oa] = points[j];
+          const [b, ob] = points[j + 1];
+          const t = rand();
+          price = a + BigInt(Math.floor(Number(b - a) * t));
+          // Interpolated in price between the two quoted levels (monotone, since the odds are).
+          odds =
+            oa === undefined || ob === undefined
+              ? undefined
+              : b === a
+                ? oa
+                : oa + (ob - oa) * (Number(price - a) / Number(b - a));
+          interpolated = true;
+        } else {
+          if (rpf === undefined) continue;
+          const pick = rand();
+          kind = pick < 1 / 3 ? "p50" : pick < 2 / 3 ? "p75" : "max";
+          price = rpf[kind as "p50" | "p75" | "max"];
+          odds = undefined;
+        }
+        counter++;
+        const record: SendRecord = {
+          signature: "",
+          kind,
+          price,
+          odds,
+          interpolated,
+          quoteSlot: sentSlot,
+          hot,
+          scored: counter > WARMUP,
+        };
+        const amount = BigInt(counter);
+        batch.push(
+          (async () => {
+            const signed = await signTransactionMessageWithSigners(message(payer, sink, price, hot, amount));
+            const res = await fetch(`${base}/transactions/send`, {
+              method: "POST",
+              headers,
+              body: JSON.stringify({
+                transaction: getBase64EncodedWireTransaction(signed),
+                confirm: false,
+                skipPreflight: true,
+              }),
+            });
+            const body = (await res.json()) as { signature?: string };
+            if (res.ok && body.signature) {
+              record.signature = body.signature;
+              records.push(record);
+            }
+          })().catch(() => {}),
+        );
+      }
+      await Promise.all(batch);
+      if (counter % 200 < BATCH) log(`${counter} sent`);
+    }
+    log(`waiting ${K + 4} slots, then reading where each send landed`);
+    const lastQuote = records.reduce((m, r) => (r.quoteSlot > m ? r.quoteSlot : m), 0n);
+    for (;;) {
+      const tip = await rpc.getSlot({ commitment: "confirmed" }).send();
+      if (tip > lastQuote + BigInt(K) + 4n) break;
+      await sleep(400);
+    }
+    for (let i = 0; i < records.length; i += 256) {
+      const chunk = records.slice(i, i + 256);
+      const statuses = await rpc.getSignatureStatuses(chunk.map((r) => r.signature as Signature)).send();
+      statuses.value.forEach((s, j) => {
+        if (s !== null) chunk[j].landedSlot = s.slot;
+      });
+    }
+    return records;
+  } finally {
+    await stop();
+  }
+}
+
+interface ProfileReport {
+  profile: string;
+  buckets: { from: number; to: number; n: number; quoted: number; observed: number }[];
+  brier: number | undefined;
+  recommended: { n: number; landed: number; medianPrice: bigint };
+  hindsight: bigint | undefined;
+  baselines: Record<"p50" | "p75" | "max", { n: number; landed: number; medianPrice: bigint }>;
+  targets: { calibrated: boolean; recommendedLands: boolean; overpay: boolean };
+  /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price, landing delays. */
+  kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint; delays: string }[];
+}
+
+const landedWithin = (r: SendRecord) => r.landedSlot !== undefined && r.landedSlot <= r.quoteSlot + BigInt(K);
+const median = (values: bigint[]) => {
+  if (values.length === 0) return 0n;
+  const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+function report(profile: string, all: SendRecord[]): ProfileReport {
+  const scored = all.filter((r) => r.scored);
+  const quoted = scored.filter((r) => r.odds !== undefined);
+  const buckets = Array.from({ length: 10 }, (_, i) => ({
+    from: i / 10,
+    to: (i + 1) / 10,
+    n: 0,
+    quoted: 0,
+    observed: 0,
+  }));
+  let brierSum = 0;
+  for (const r of quoted) {
+    const b = buckets[Math.min(9, Math.floor(r.odds! * 10))];
+    const y = landedWithin(r) ? 1 : 0;
+    b.n++;
+    b.quoted += r.odds!;
+    b.observed += y;
+    brierSum += (r.odds! - y) ** 2;
+  }
+  for (const b of buckets) {
+    if (b.n > 0) {
+      b.quoted /= b.n;
+      b.observed /= b.n;
+    }
+  }
+  const stats = (rs: SendRecord[]) => ({
+    n: rs.length,
+    landed: rs.length === 0 ? 0 : rs.filter(landedWithin).length / rs.length,
+    medianPrice: median(rs.map((r) => r.price)),
+  });
+  // Hindsight: the cheapest price bin (20 bins by quantile of the prices sent) whose sends landed >= 90%.
+  const byPrice = [...scored].sort((a, b) => (a.price < b.price ? -1 : a.price > b.price ? 1 : 0));
+  let hindsight: bigint | undefined;
+  const binSize = Math.max(30, Math.floor(byPrice.length / 20));
+  for (let i = 0; i + binSize <= byPrice.length; i += binSize) {
+    const bin = byPrice.slice(i, i + binSize);
+    if (bin.filter(landedWithin).length / bin.length >= 0.9) {
+      hindsight = median(bin.map((r) => r.price));
+      break;
+    }
+  }
+  const recommended = stats(scored.filter((r) => r.kind === "recommended"));
+  const calibrated = buckets.every((b) => b.n < 100 || Math.abs(b.observed - b.quoted) <= 0.05);
+  const overpay =
+    hindsight === undefined
+      ? false
+      : hindsight === 0n
+        ? recommended.medianPrice === 0n
+        : Number(recommended.medianPrice) <= 1.2 * Number(hindsight);
+  return {
+    profile,
+    buckets,
+    brier: quoted.length === 0 ? undefined : brierSum / quoted.length,
+    recommended,
+    hindsight,
+    baselines: {
+      p50: stats(scored.filter((r) => r.kind === "p50")),
+      p75: stats(scored.filter((r) => r.kind === "p75")),
+      max: stats(scored.filter((r) => r.kind === "max")),
+    },
+    targets: { calibrated, recommendedLands: recommended.landed >= TARGET, overpay },
+    kinds: (["recommended", "level", "between", "p50", "p75", "max"] as const)
+      .flatMap((kind) =>
+        [false, true].map((hot) => {
+          const rs = scored.filter((r) => r.kind === kind && r.hot === hot);
+          const q = rs.filter((r) => r.odds !== undefined);
+          return {
+            name: `${kind}${hot ? " (hot account)" : ""}`,
+            n: rs.length,
+            quoted: q.length === 0 ? undefined : q.reduce((sum, r) => sum + r.odds!, 0) / q.length,
+            landed: rs.length === 0 ? 0 : rs.filter(landedWithin).length / rs.length,
+            medianPrice: median(rs.map((r) => r.price)),
+            // Slots from the send to its block: 1..8, later, never.
+            delays: [1, 2, 3, 4, 5, 6, 7, 8]
+              .map(
+                (d) => rs.filter((r) => r.landedSlot !== undefined && r.landedSlot - r.quoteSlot === BigInt(d)).length,
+              )
+              .concat([
+                rs.filter((r) => r.landedSlot !== undefined && r.landedSlot - r.quoteSlot > 8n).length,
+                rs.filter((r) => r.landedSlot === undefined).length,
+              ])
+              .join(" "),
+          };
+        }),
+      )
+      .filter((k) => k.n > 0),
+  };
+}
+
+function print(r: ProfileReport): void {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  console.log(`\n== ${r.profile} ==  (landing within ${K} slots of the confirmed slot at the send)`);
+  console.log("quoted odds   sends   mean quoted   observed   |obs-quoted|");
+  for (const b of r.buckets) {
+    if (b.n === 0) continue;
+    const gap = Math.abs(b.observed - b.quoted);
+    console.log(
+      `${b.from.toFixed(1)}-${b.to.toFixed(1)}     ${String(b.n).padStart(5)}   ${b.quoted.toFixed(3).padStart(11)}   ${b.observed.toFixed(3).padStart(8)}   ${gap.toFixed(3)}${b.n >= 100 && gap > 0.05 ? "  (over 0.05)" : ""}`,
+    );
+  }
+  console.log(`Brier score: ${r.brier === undefined ? "n/a" : r.brier.toFixed(4)}`);
+  console.log(
+    "by kind of send:                 sends  mean quoted  landed  median fee  landed after 1..8 slots, later, never",
+  );
+  for (const k of r.kinds)
+    console.log(
+      `  ${k.name.padEnd(28)} ${String(k.n).padStart(5)}  ${(k.quoted === undefined ? "-" : k.quoted.toFixed(3)).padStart(11)}  ${k.landed.toFixed(3)}  ${String(k.medianPrice).padStart(10)}  ${k.delays}`,
+    );
+  const h = r.hindsight === undefined ? "none landed >= 90%" : String(r.hindsight);
+  console.log(`cheapest fee landing >= 90% in hindsight: ${h} micro-lamports/CU`);
+  const line = (name: string, s: { n: number; landed: number; medianPrice: bigint }) => {
+    const ratio =
+      r.hindsight === undefined || r.hindsight === 0n
+        ? "n/a"
+        : (Number(s.medianPrice) / Number(r.hindsight)).toFixed(2);
+    console.log(
+      `${name.padEnd(24)} sends ${String(s.n).padStart(5)}  landed within ${K}: ${pct(s.landed).padStart(6)}  median fee ${String(s.medianPrice).padStart(9)}  / hindsight ${ratio}`,
+    );
+  };
+  line("Solgate recommended", r.recommended);
+  line("baseline p50 (RPF 150)", r.baselines.p50);
+  line("baseline p75 (RPF 150)", r.baselines.p75);
+  line("baseline max (RPF 150)", r.baselines.max);
+  const yes = (b: boolean) => (b ? "met" : "NOT met");
+  console.log(`target: every bucket >= 100 sends within 0.05: ${yes(r.targets.calibrated)}`);
+  console.log(`target: recommended lands within ${K} >= 90%: ${yes(r.targets.recommendedLands)}`);
+  console.log(`target: recommended median fee <= 1.2x hindsight: ${yes(r.targets.overpay)}`);
+}
+
+function svg(reports: ProfileReport[]): string {
+  const size = 360;
+  const pad = 40;
+  const x = (v: number) => pad + v * (size - 2 * pad);
+  const y = (v: number) => size - pad - v * (size - 2 * pad);
+  const colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"];
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size + 140}" height="${size}" font-family="sans-serif" font-size="11">`,
+    `<title>Landing odds: quoted vs observed landing within ${K} slots, per traffic profile</title>`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}" stroke="#999" stroke-dasharray="4 3"/>`,
+    `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(0)}" stroke="black"/>`,
+    `<line x1="${x(0)}" y1="${y(0)}" x2="${x(0)}" y2="${y(1)}" stroke="black"/>`,
+    `<text x="${size / 2}" y="${size - 8}" text-anchor="middle">quoted odds of landing within ${K} slots</text>`,
+    `<text x="12" y="${size / 2}" transform="rotate(-90 12 ${size / 2})" text-anchor="middle">observed landing share</text>`,
+  ];
+  for (let t = 0; t <= 1.0001; t += 0.2) {
+    parts.push(`<text x="${x(t)}" y="${y(0) + 14}" text-anchor="middle">${t.toFixed(1)}</text>`);
+    parts.push(`<text x="${x(0) - 6}" y="${y(t) + 4}" text-anchor="end">${t.toFixed(1)}</text>`);
+  }
+  reports.forEach((r, i) => {
+    const color = colors[i % colors.length];
+    const points = r.buckets.filter((b) => b.n > 0);
+    parts.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${points.map((b) => `${x(b.quoted).toFixed(1)},${y(b.observed).toFixed(1)}`).join(" ")}"/>`,
+    );
+    for (const b of points)
+      parts.push(
+        `<circle cx="${x(b.quoted).toFixed(1)}" cy="${y(b.observed).toFixed(1)}" r="${Math.min(6, 1.5 + Math.sqrt(b.n) / 6).toFixed(1)}" fill="${color}"/>`,
+      );
+    parts.push(
+      `<text x="${size}" y="${pad + 16 * i}" fill="${color}">${r.profile} (Brier ${r.brier?.toFixed(3) ?? "n/a"})</text>`,
+    );
+  });
+  parts.push("</svg>");
+  return parts.join("\n");
+}
+
+const reports: ProfileReport[] = [];
+for (const [i, profile] of PROFILES.entries()) {
+  const records = await runProfile(profile, 1000 + i);
+  const r = report(profile, records);
+  reports.push(r);
+  print(r);
+}
+writeFileSync(SVG_PATH, `${svg(reports)}\n`);
+console.log(`\nreliability diagram: docs/landing-odds-reliability.svg`);
+const allMet = reports.every((r) => r.targets.calibrated && r.targets.recommendedLands && r.targets.overpay);
+console.log(`all targets met on every profile: ${allMet ? "yes" : "no"}`);
+process.exit(0);

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { createOddsCalibration } from "../../src/fees/odds-calibration.ts";
+
+/** A deterministic stream of uniform numbers (an LCG), so the test needs no seed handling. */
+function uniform(seed = 7) {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+}
+
+/** Tracks `n` sends with raw odds drawn uniformly, landing with probability `truth(raw)`, and settles them. */
+function teach(calibration: ReturnType<typeof createOddsCalibration>, n: number, truth: (r: number) => number) {
+  const rand = uniform();
+  for (let i = 0; i < n; i++) {
+    const rawOdds = Math.round(rand() * 100) / 100;
+    const send = { rawOdds, sentSlot: BigInt(i) } as { rawOdds: number; sentSlot: bigint; landedSlot?: bigint };
+    calibration.track(`s${i}`, send);
+    if (rand() < truth(rawOdds)) send.landedSlot = BigInt(i + 1);
+    calibration.settle(BigInt(i + 4), 4);
+  }
+}
+
+describe("odds calibration", () => {
+  it("is the identity without outcomes", () => {
+    const calibration = createOddsCalibration();
+    for (const r of [0, 0.13, 0.5, 0.97, 1]) expect(calibration.apply(r)).toBe(r);
+  });
+
+  it("learns a model that overstates the odds: quotes move to what landed", () => {
+    const calibration = createOddsCalibration({ maxOutcomes: 20_000 });
+    teach(calibration, 20_000, (r) => 0.6 * r);
+    expect(calibration.outcomes()).toBe(20_000);
+    for (const r of [0.2, 0.5, 0.8, 1]) expect(Math.abs(calibration.apply(r) - 0.6 * r)).toBeLessThan(0.04);
+  });
+
+  it("stays monotone when the outcomes are not (isotonic), and near the model where sends are few (Beta prior)", () => {
+    const calibration = createOddsCalibration({ priorWeight: 30 });
+    // A non-monotone truth: sends quoted 0.4-0.5 land more often than those quoted 0.5-0.7.
+    teach(calibration, 4000, (r) => (r >= 0.4 && r < 0.5 ? 0.9 : r));
+    let previous = -1;
+    for (let r = 0; r <= 1.0001; r += 0.01) {
+      const g = calibration.apply(Math.min(1, r));
+      expect(g).toBeGreaterThanOrEqual(previous - 1e-12);
+      previous = g;
+    }
+    const few = createOddsCalibration({ priorWeight: 30 });
+    // Three sends at raw 0.5 that all failed: the quote moves toward 0, but only by 3/33 of the way.
+    for (let i = 0; i < 3; i++) {
+      few.track(`f${i}`, { rawOdds: 0.5, sentSlot: 0n });
+    }
+    few.settle(10n, 4);
+    expect(few.apply(0.5)).toBeCloseTo((0 + 30 * 0.5) / 33, 6);
+  });
+
+  it("settles a send as landed only when seen within k slots of its send", () => {
+    const calibration = createOddsCalibration({ priorWeight: 1 });
+    const late = { rawOdds: 1, sentSlot: 10n } as { rawOdds: number; sentSlot: bigint; landedSlot?: bigint };
+    calibration.track("late", late);
+    calibration.settle(13n, 4);
+    expect(calibration.outcomes()).toBe(0);
+    late.landedSlot = 15n; // seen 5 slots after its send
+    calibration.settle(14n, 4);
+    expect(calibration.outcomes()).toBe(1);
+    expect(calibration.apply(1)).toBeLessThan(1); // a miss
+    const early = { rawOdds: 0.3, sentSlot: 20n } as { rawOdds: number; sentSlot: bigint; landedSlot?: bigint };
+    calibration.track("early", early);
+    early.landedSlot = 24n; // seen exactly k slots after its send
+    calibration.settle(24n, 4);
+    expect(calibration.outcomes()).toBe(2);
+    expect(calibration.apply(0.3)).toBeGreaterThan(0.3); // a hit
+  });
+
+  it("learns how soon sends can land: the 10th percentile of their landing delays, within 1 .. k", () => {
+    const calibration = createOddsCalibration();
+    expect(calibration.firstReachable(4)).toBe(1); // no data: every one of the k slots
+    for (let i = 0; i < 100; i++) {
+      const send = { rawOdds: 0.9, sentSlot: BigInt(i * 10) } as {
+        rawOdds: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(`d${i}`, send);
+      send.landedSlot = send.sentSlot + (i < 5 ? 1n : i < 50 ? 2n : 3n); // 5% after 1 slot, 45% after 2
+    }
+    calibration.settle(10_000n, 4);
+    expect(calibration.firstReachable(4)).toBe(2);
+    expect(calibration.firstReachable(1)).toBe(1);
+  });
+});

@@ -101,4 +101,18 @@ describe("send paths", () => {
     expect(paths.stats()[2]?.breaker).toBe("open");
     expect(paths.stats()[2]?.refused.breaker_open ?? 0).toBeGreaterThan(0);
   }, 120_000);
+
+  it("simulates once before the fan-out: a failing transaction is refused and no path gets it", async () => {
+    const before = paths.stats().map((p) => p.accepted + Object.values(p.refused).reduce((a, b) => a + b, 0));
+    const payer = await chain.funded(1);
+    // More than the payer holds: fails in simulation.
+    const { wire } = await transferTransaction({
+      payer,
+      lamports: 5_000_000_000n,
+      blockhash: await chain.latestBlockhash(),
+    });
+    await expect(transactions.send({ wire })).rejects.toMatchObject({ reason: "SIMULATION_FAILED" });
+    const after = paths.stats().map((p) => p.accepted + Object.values(p.refused).reduce((a, b) => a + b, 0));
+    expect(after).toEqual(before);
+  }, 60_000);
 });

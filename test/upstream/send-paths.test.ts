@@ -115,4 +115,24 @@ describe("send paths", () => {
     const after = paths.stats().map((p) => p.accepted + Object.values(p.refused).reduce((a, b) => a + b, 0));
     expect(after).toEqual(before);
   }, 60_000);
+
+  it("rebroadcasts fan out too: a send every path dropped lands once a path stops dropping", async () => {
+    await chain.localnet.setSendPathDropRate(1, 1);
+    try {
+      const payer = await chain.funded(1);
+      const { wire, signature } = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
+      const acceptedBefore = paths.stats()[1]?.accepted ?? 0;
+      const sent = await transactions.send({ wire, confirm: false });
+      expect(sent.signature).toBe(signature);
+      // Every copy dropped: still unseen after a few rebroadcasts.
+      await new Promise((r) => setTimeout(r, 700));
+      expect((await transactions.status(signature)).state).toBe("submitted");
+      await chain.localnet.setSendPathDropRate(1, 0);
+      await chain.waitConfirmed(signature, 20_000);
+      // The path that let it through took more than the first copy: the rebroadcasts reached it.
+      expect((paths.stats()[1]?.accepted ?? 0) - acceptedBefore).toBeGreaterThan(1);
+    } finally {
+      await chain.localnet.setSendPathDropRate(1, 0);
+    }
+  }, 60_000);
 });

@@ -30,6 +30,12 @@ export interface ChainConfig {
   geyserUrl?: string;
   /** Its `x-token` (`SOLGATE_GEYSER_TOKEN`, or `geyserToken` in the chains file). */
   geyserToken?: string;
+  /** Send-only endpoints every send and rebroadcast also goes to, at once (docs/landing.md). */
+  sendUrls?: string[];
+  /** A Jito block engine's base URL that sends also go to. */
+  jitoUrl?: string;
+  /** The block engine's `x-jito-auth` UUID. */
+  jitoAuth?: string;
 }
 
 /** The whole configuration. Later cores add their own sections. */
@@ -103,6 +109,8 @@ export interface Config {
     traffic: boolean;
     /** Follow the localnet's Geyser stream (default true; `SOLGATE_GEYSER_URL=off`: polling and PubSub alone). */
     geyser: boolean;
+    /** Send paths of the embedded chain (SOLGATE_SEND_URLS, SOLGATE_JITO_URL, SOLGATE_JITO_AUTH with no SOLGATE_RPC_URL). */
+    sendPaths: Pick<ChainConfig, "sendUrls" | "jitoUrl" | "jitoAuth">;
   };
   /** Serve the live demo page at `/demo`. */
   demo: boolean;
@@ -298,6 +306,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const geyserUrl = get("SOLGATE_GEYSER_URL");
   const geyserToken = get("SOLGATE_GEYSER_TOKEN");
   const chainName = get("SOLGATE_CHAIN") ?? "mainnet";
+  const sendUrls = get("SOLGATE_SEND_URLS");
+  const jitoUrl = get("SOLGATE_JITO_URL");
+  const jitoAuth = get("SOLGATE_JITO_AUTH");
+  if (jitoAuth !== undefined && jitoUrl === undefined)
+    problems.push("SOLGATE_JITO_AUTH is set without SOLGATE_JITO_URL");
+  // The send paths of the SOLGATE_RPC_URL chain (or of the embedded localnet when there is none).
+  const envSendPaths = {
+    ...(sendUrls === undefined
+      ? {}
+      : {
+          sendUrls: commaList(sendUrls)
+            .map((u) => url("SOLGATE_SEND_URLS", u))
+            .filter((u) => u !== undefined),
+        }),
+    ...(jitoUrl === undefined ? {} : { jitoUrl: url("SOLGATE_JITO_URL", jitoUrl) }),
+    ...(jitoAuth === undefined ? {} : { jitoAuth }),
+  };
   if (rpcUrl !== undefined) {
     const rpcUrls = commaList(rpcUrl);
     chains.push({
@@ -313,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(wsUrl === undefined ? {} : { wsUrls: wsUrlsOf("SOLGATE_WS_URL", commaList(wsUrl)) }),
       ...(geyserUrl === undefined || geyserUrl === "off" ? {} : { geyserUrl: url("SOLGATE_GEYSER_URL", geyserUrl) }),
       ...(geyserToken === undefined ? {} : { geyserToken }),
+      ...envSendPaths,
     });
     if (dasUrl !== undefined && commaList(dasUrl).length === 0)
       problems.push("SOLGATE_DAS_URL is set but holds no URL");
@@ -429,6 +455,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       world: bool("LOCALNET_WORLD", get("NODE_ENV") !== "test"),
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
       geyser: geyserUrl !== "off",
+      sendPaths: rpcUrl === undefined ? envSendPaths : {},
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),
     transactions: {
@@ -601,6 +628,9 @@ function readChainsFile(
       wsUrl?: unknown;
       geyserUrl?: unknown;
       geyserToken?: unknown;
+      sendUrls?: unknown;
+      jitoUrl?: unknown;
+      jitoAuth?: unknown;
     };
     const rpcUrls = Array.isArray(entry?.rpcUrls) ? entry.rpcUrls : [];
     if (rpcUrls.length === 0 || !rpcUrls.every((u) => typeof u === "string")) {
@@ -621,8 +651,25 @@ function readChainsFile(
       );
       continue;
     }
+    const sendUrls = stringOrList(entry.sendUrls);
+    if (
+      sendUrls === null ||
+      (entry.jitoUrl !== undefined && typeof entry.jitoUrl !== "string") ||
+      (entry.jitoAuth !== undefined && typeof entry.jitoAuth !== "string")
+    ) {
+      problems.push(
+        `${where}: chain ${JSON.stringify(name)} has a "sendUrls", "jitoUrl" or "jitoAuth" of the wrong type (strings; sendUrls may be a list)`,
+      );
+      continue;
+    }
+    const jitoUrl = typeof entry.jitoUrl === "string" ? url(`${where} (${name}.jitoUrl)`, entry.jitoUrl) : undefined;
     chains.push({
       name,
+      ...(sendUrls === undefined
+        ? {}
+        : { sendUrls: sendUrls.map((u) => url(`${where} (${name}.sendUrls)`, u)).filter((u) => u !== undefined) }),
+      ...(jitoUrl === undefined ? {} : { jitoUrl }),
+      ...(typeof entry.jitoAuth === "string" ? { jitoAuth: entry.jitoAuth } : {}),
       rpcUrls: (rpcUrls as string[]).map((u) => url(`${where} (${name}.rpcUrls)`, u)).filter((u) => u !== undefined),
       ...(dasUrls === undefined
         ? {}

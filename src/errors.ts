@@ -62,6 +62,32 @@ export const ERROR_REASONS = {
     httpStatus: 422,
     description: "The transaction failed in simulation; `logs` and `error` say why.",
   },
+  BUNDLE_TOO_LARGE: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "A bundle holds no transaction or more than 5; `count` says how many.",
+  },
+  BUNDLE_DUPLICATE_TRANSACTION: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "A bundle holds the same transaction twice; `index` names the second.",
+  },
+  BUNDLE_NO_TIP: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "No transaction of the bundle transfers at least 1,000 lamports to a Jito tip account (getTipAccounts).",
+  },
+  BUNDLE_TIP_IN_LOOKUP_TABLE: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "A bundle reaches a Jito tip account through an address lookup table; name it in the message itself.",
+  },
+  BUNDLES_UNAVAILABLE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description: "The chain has no block engine configured (SOLGATE_JITO_URL), so bundles cannot be sent.",
+  },
   QUERY_TOO_BROAD: {
     code: Code.FailedPrecondition,
     httpStatus: 422,

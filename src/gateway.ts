@@ -32,6 +32,9 @@ import { createDemoHandler } from "./demo/demo-handler.ts";
 import { createRestHandler } from "./rest/rest-handler.ts";
 import type { RestHandler } from "./rest/rest-handler.ts";
 import { createUpstream } from "./upstream/upstream.ts";
+import { createSendPaths } from "./upstream/send-paths.ts";
+import { createBlockEngine } from "./upstream/block-engine.ts";
+import type { SendPathConfig } from "./upstream/send-paths.ts";
 import { redactUrl } from "./upstream/metrics.ts";
 import { createTransactions } from "./transactions/transactions.ts";
 import type { LocalnetHandle } from "@solgate/localnet";
@@ -128,6 +131,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           name: LOCALNET_CHAIN,
           rpcUrls: [localnet.rpcUrl],
           wsUrls: [localnet.wsUrl],
+          ...config.localnet.sendPaths,
           // The localnet serves Geyser by default: the gateway runs on the stream, polling as the fallback.
           ...(localnet.geyserUrl === undefined || !config.localnet.geyser ? {} : { geyserUrl: localnet.geyserUrl }),
         },
@@ -247,8 +251,31 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 maxActive: config.transactions.maxTracked,
                 onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
               });
+        const sendPathConfigs: SendPathConfig[] = [
+          ...(chain.sendUrls ?? []).map((url) => ({ kind: "rpc" as const, url })),
+          ...(chain.jitoUrl === undefined
+            ? []
+            : [
+                {
+                  kind: "jito" as const,
+                  url: chain.jitoUrl,
+                  ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
+                },
+              ]),
+        ];
         const transactions = createTransactions({
           upstream,
+          ...(chain.jitoUrl === undefined
+            ? {}
+            : {
+                blockEngine: createBlockEngine({
+                  url: chain.jitoUrl,
+                  ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
+                }),
+              }),
+          ...(sendPathConfigs.length === 0
+            ? {}
+            : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
           fees,
           ...(store === undefined ? {} : { store }),
           ...config.transactions,

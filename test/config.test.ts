@@ -31,7 +31,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
     expect(loadConfig({ SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k" }).host).toBe("0.0.0.0");
     expect(c.chains).toEqual([]);
-    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true, geyser: true });
+    expect(c.localnet).toEqual({ enabled: true, world: true, traffic: true, geyser: true, sendPaths: {} });
     expect(c.demo).toBe(true);
     expect(c.fees).toEqual({
       windowSlots: 150,
@@ -71,6 +71,7 @@ describe("loadConfig", () => {
       world: false,
       traffic: false,
       geyser: true,
+      sendPaths: {},
     });
     expect(loadConfig({ NODE_ENV: "test", LOCALNET_WORLD: "1", SOLGATE_DEMO: "0" })).toMatchObject({
       localnet: { world: true },
@@ -476,5 +477,61 @@ describe("tracing (standard OTEL_* variables)", () => {
       'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "2"',
     ]);
     expect(problems.join("\n")).not.toContain("secret");
+  });
+});
+
+describe("send paths", () => {
+  it("reads SOLGATE_SEND_URLS, SOLGATE_JITO_URL and SOLGATE_JITO_AUTH for the SOLGATE_RPC_URL chain", () => {
+    const c = loadConfig({
+      SOLGATE_RPC_URL: "https://rpc.example.com",
+      SOLGATE_API_KEYS: "k",
+      SOLGATE_SEND_URLS: "https://staked.example.com, https://sender.example.com",
+      SOLGATE_JITO_URL: "https://mainnet.block-engine.jito.wtf",
+      SOLGATE_JITO_AUTH: "00000000-0000-4000-8000-000000000000",
+    });
+    expect(c.chains[0]?.sendUrls).toEqual(["https://staked.example.com", "https://sender.example.com"]);
+    expect(c.chains[0]?.jitoUrl).toBe("https://mainnet.block-engine.jito.wtf");
+    expect(c.chains[0]?.jitoAuth).toBe("00000000-0000-4000-8000-000000000000");
+    expect(c.localnet.sendPaths).toEqual({});
+  });
+
+  it("gives them to the embedded localnet when no SOLGATE_RPC_URL is set", () => {
+    const c = loadConfig({ SOLGATE_SEND_URLS: "http://127.0.0.1:9001" });
+    expect(c.localnet.sendPaths.sendUrls).toEqual(["http://127.0.0.1:9001"]);
+  });
+
+  it("refuses a bad send URL, and SOLGATE_JITO_AUTH without SOLGATE_JITO_URL", () => {
+    const problems = problemsOf({ SOLGATE_SEND_URLS: "not a url", SOLGATE_JITO_AUTH: "x" });
+    expect(problems.some((p) => p.includes("SOLGATE_SEND_URLS"))).toBe(true);
+    expect(problems.some((p) => p.includes("SOLGATE_JITO_AUTH is set without SOLGATE_JITO_URL"))).toBe(true);
+  });
+
+  it("reads sendUrls, jitoUrl and jitoAuth per chain from the chains file, and refuses wrong types", () => {
+    const good = file(
+      "send-paths.json",
+      JSON.stringify({
+        chains: {
+          mainnet: {
+            rpcUrls: ["https://rpc.example.com"],
+            sendUrls: ["https://staked.example.com"],
+            jitoUrl: "https://ny.block-engine.jito.wtf",
+            jitoAuth: "uuid-1",
+          },
+        },
+      }),
+    );
+    const c = loadConfig({ SOLGATE_CHAINS_FILE: good, SOLGATE_API_KEYS: "k" });
+    expect(c.chains[0]).toMatchObject({
+      sendUrls: ["https://staked.example.com"],
+      jitoUrl: "https://ny.block-engine.jito.wtf",
+      jitoAuth: "uuid-1",
+    });
+    const bad = file(
+      "send-paths-bad.json",
+      JSON.stringify({ chains: { mainnet: { rpcUrls: ["https://rpc.example.com"], jitoUrl: 5 } } }),
+    );
+    expect(problemsOf({ SOLGATE_CHAINS_FILE: bad, SOLGATE_API_KEYS: "k" }).some((p) => p.includes("jitoUrl"))).toBe(
+      true,
+    );
   });
 });

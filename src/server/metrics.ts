@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { UpstreamMetrics } from "../upstream/metrics.ts";
+import type { SendPathMetrics } from "../upstream/send-paths.ts";
 
 /** Latency buckets in seconds, from a cached read to a slow upstream scan. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -18,6 +19,8 @@ export interface Metrics {
   observeRpc(service: string, method: string, code: string, seconds: number, key?: string): void;
   /** The hooks one chain's upstream reports through (labels every sample with `chain`). */
   upstreamFor(chain: string): UpstreamMetrics;
+  /** The send-path hooks of one chain (src/upstream/send-paths.ts). */
+  sendPathsFor(chain: string): SendPathMetrics;
   /**
    * A server stream (a watch) opened on `protocol` (`grpc`, `grpc-lean`, `grpc-web`, `connect`, `rest-sse`);
    * call the function returned when it closes. Counted in plain numbers, read into the gauge at scrape time.
@@ -118,6 +121,31 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     name: "solgate_upstream_breaker_state",
     help: "Circuit breaker of each upstream endpoint (origin): 0 closed, 1 half-open (a probe is let through), 2 open.",
     labelNames: ["chain", "endpoint"] as const,
+    registers: [registry],
+  });
+  const sendPathTotal = new Counter({
+    name: "solgate_send_path_attempts_total",
+    help: "Sends and rebroadcasts to each send path, by chain, path, outcome (accepted, refused, ...) and refusal reason.",
+    labelNames: ["chain", "path", "outcome", "reason"] as const,
+    registers: [registry],
+  });
+  const sendPathSeconds = new Histogram({
+    name: "solgate_send_path_duration_seconds",
+    help: "Duration of each send path's sendTransaction, by chain and path.",
+    labelNames: ["chain", "path"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const sendPathFirst = new Counter({
+    name: "solgate_send_path_first_accepted_total",
+    help: "Fan-outs in which each send path was the first to accept, by chain and path.",
+    labelNames: ["chain", "path"] as const,
+    registers: [registry],
+  });
+  const sendPathBreaker = new Gauge({
+    name: "solgate_send_path_breaker_state",
+    help: "Circuit breaker of each send path: 0 closed, 1 half-open, 2 open.",
+    labelNames: ["chain", "path"] as const,
     registers: [registry],
   });
   // The labelled children by service, method and code, looked up once per label set rather than resolved
@@ -278,6 +306,20 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
         },
         onBreakerState(url, state) {
           breakerState.set({ chain, endpoint: url }, state === "closed" ? 0 : state === "half_open" ? 1 : 2);
+        },
+      };
+    },
+    sendPathsFor(chain) {
+      return {
+        onResult(path, outcome, seconds, reason) {
+          sendPathTotal.inc({ chain, path, outcome, reason: reason ?? "" });
+          sendPathSeconds.observe({ chain, path }, seconds);
+        },
+        onFirstAccepted(path) {
+          sendPathFirst.inc({ chain, path });
+        },
+        onBreakerState(path, state) {
+          sendPathBreaker.set({ chain, path }, state === "closed" ? 0 : state === "half_open" ? 1 : 2);
         },
       };
     },

@@ -13,6 +13,11 @@ import type { BlockhashCache } from "./blockhash-cache.ts";
 import { createPreparer } from "./prepare-transaction.ts";
 import type { PrepareFeeSource, PrepareOutcome, PrepareRequest } from "./prepare-transaction.ts";
 import { createSender } from "./send-transaction.ts";
+import { withSendPaths } from "../upstream/send-paths.ts";
+import type { SendPaths } from "../upstream/send-paths.ts";
+import type { BlockEngine } from "../upstream/block-engine.ts";
+import { createBundles, lookupTablesFromRpc } from "./bundles.ts";
+import type { Bundles } from "./bundles.ts";
 import type { SendOutcome, SendRequest } from "./send-transaction.ts";
 import { createStatusEngine } from "./status-engine.ts";
 import type { StatusEngineStats } from "./status-engine.ts";
@@ -25,6 +30,10 @@ import type { WatchEvent } from "./watchers.ts";
 export interface TransactionsOptions {
   /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
   upstream: { readonly rpc: Rpc<SolanaRpcApi>; readonly signatures?: SignatureFeed };
+  /** Send-only paths every send and rebroadcast also goes to, at once (src/upstream/send-paths.ts). */
+  sendPaths?: SendPaths;
+  /** The chain's Jito block engine, for bundles (none: bundles are refused with BUNDLES_UNAVAILABLE). */
+  blockEngine?: BlockEngine;
   /** The chain's fee market, when there is one. */
   fees?: PrepareFeeSource;
   /** Where tracked sends live (default: in memory, bounded). */
@@ -70,6 +79,8 @@ export interface Transactions {
   newestSlot(): bigint;
   stats(): StatusEngineStats;
   readonly blockhashes: BlockhashCache;
+  /** Jito bundles (src/transactions/bundles.ts). */
+  readonly bundles: Bundles;
   start(): void;
   stop(): void;
 }
@@ -92,7 +103,9 @@ export function assertIsTransactionSignature(signature: string): void {
 
 /** Creates the core (stopped; call `start()`). */
 export function createTransactions(options: TransactionsOptions): Transactions {
-  const rpc = options.upstream.rpc;
+  // Sends and rebroadcasts fan out over the send paths; every other call is the RPC's.
+  const rpc =
+    options.sendPaths === undefined ? options.upstream.rpc : withSendPaths(options.upstream.rpc, options.sendPaths);
   const commitment = options.commitment ?? "confirmed";
   const store =
     options.store ??
@@ -125,7 +138,14 @@ export function createTransactions(options: TransactionsOptions): Transactions {
   });
   const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });
 
+  const bundles = createBundles({
+    engine: options.blockEngine,
+    blockhashes,
+    lookupTables: lookupTablesFromRpc(options.upstream.rpc),
+  });
+
   return {
+    bundles,
     send: (request) => sender.send(request),
     prepare: (request) => preparer.prepare(request),
     async status(signature) {

@@ -35,6 +35,8 @@ beforeAll(async () => {
     SOLGATE_API_KEYS: "main-test-key",
     SOLGATE_UPSTREAM_MAX_RETRIES: "1",
     SOLGATE_UPSTREAM_TIMEOUT_MS: "500",
+    SOLGATE_SEND_URLS: `http://127.0.0.1:${await deadPort()}`,
+    SOLGATE_JITO_URL: `http://127.0.0.1:${await deadPort()}/api/v1`,
   });
   gateway = await startGateway(config, createLogger({ level: "info", destination: createLogSink().stream }));
 });
@@ -82,5 +84,13 @@ describe("startGateway", () => {
     expect(text).toContain('solgate_upstream_healthy{chain="mainnet"} 0');
     expect(text).not.toContain('solgate_fee_window_age_seconds{chain="mainnet"}');
     expect(text).toContain('solgate_tracked_sends{chain="mainnet",state="submitted"} 0');
+  });
+
+  it("builds the chain's send paths from SOLGATE_SEND_URLS and SOLGATE_JITO_URL, each with its breaker gauge", async () => {
+    const text = await (await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`)).text();
+    expect(text).toMatch(/solgate_send_path_breaker_state\{chain="mainnet",path="rpc:http:\/\/127\.0\.0\.1:\d+#0"\} 0/);
+    expect(text).toMatch(
+      /solgate_send_path_breaker_state\{chain="mainnet",path="jito:http:\/\/127\.0\.0\.1:\d+#1"\} 0/,
+    );
   });
 });

@@ -227,7 +227,22 @@ function addWatchEvents(doc: Json, schemas: Record<string, Json>, services: read
             content: {
               "text/event-stream": {
                 schema: { type: "string" },
-                itemSchema: { $ref: `#/components/schemas/${watch.doc.dataSchema}` },
+                // Each item is an SSE event (OpenAPI 3.2's reading of itemSchema for text/event-stream): its
+                // `data` is the JSON the schema describes.
+                itemSchema: {
+                  type: "object",
+                  required: ["data"],
+                  properties: {
+                    event: { type: "string" },
+                    id: { type: "string" },
+                    retry: { type: "integer" },
+                    data: {
+                      type: "string",
+                      contentMediaType: "application/json",
+                      contentSchema: { $ref: `#/components/schemas/${watch.doc.dataSchema}` },
+                    },
+                  },
+                },
               },
             },
           },

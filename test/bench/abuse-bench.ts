@@ -120,6 +120,7 @@ async function validRequests(): Promise<Map<string, JsonValue>> {
     ["solgate.v1.CollectionService/GetCollection", { chain, address: collection.mint }],
     ["solgate.v1.CollectionService/ListCollectionNfts", { chain, address: collection.mint, limit: 5 }],
     ["solgate.v1.FeeService/GetFees", { chain }],
+    ["solgate.v1.FeeService/WatchFees", { chain }],
     ["solgate.v1.FeeService/EstimateFees", { chain, transaction: draft }],
     [
       "solgate.v1.ProgramService/ListProgramAccounts",

@@ -367,6 +367,9 @@ function restForm(method: DescMethod, valid: JsonValue, routes: ReturnType<typeo
       body: undefined,
     };
   }
+  if (method.name === "WatchFees") {
+    return { httpMethod: "GET", path: `/v1/${String(fields.chain)}/network/fees/stream`, query: [], body: undefined };
+  }
   const route = routes.find((r) => r.method === method);
   if (route === undefined) throw new Error(`no REST route for ${method.name}`);
   const bound = new Set<string>();

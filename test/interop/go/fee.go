@@ -38,6 +38,22 @@ func (c *clients) feeChecks(s *suite) {
 		}
 		return checkEstimate(res.GetEstimate(), 1)
 	})
+	s.check("fee: WatchFees streams an estimate at once, with the invariants of GetFees", func() error {
+		ctx, cancel := c.ctx(10 * time.Second)
+		defer cancel()
+		stream, err := fees.WatchFees(ctx, &pb.WatchFeesRequest{})
+		if err != nil {
+			return err
+		}
+		first, err := stream.Recv()
+		if err != nil {
+			return err
+		}
+		if first.GetEstimate() == nil {
+			return fmt.Errorf("the first message is not an estimate: %v", first)
+		}
+		return checkEstimate(first.GetEstimate(), 1)
+	})
 	s.check("fee: EstimateFees counts signatures and names the payer among writable accounts", func() error {
 		ctx, cancel := c.ctx(10 * time.Second)
 		defer cancel()

@@ -4,7 +4,7 @@ use tonic::Code;
 
 use super::why;
 use crate::pb::fee_service_client::FeeServiceClient;
-use crate::pb::{EstimateFeesRequest, FeeEstimate, FeeSource, GetFeesRequest};
+use crate::pb::{watch_fees_response, EstimateFeesRequest, FeeEstimate, FeeSource, GetFeesRequest, WatchFeesRequest};
 use crate::support::{expect_error, expect_unimplemented, payer_address, recent};
 use crate::{Ctx, Suite};
 
@@ -26,6 +26,15 @@ pub async fn run(ctx: &Ctx, s: &mut Suite) {
     s.check("fee: GetFees decodes base fee, source enum, levels and timestamp", async {
         let res = client.get_fees(ctx.keyed(GetFeesRequest::default())).await.map_err(why)?.into_inner();
         check_estimate(res.estimate.as_ref(), 1)
+    })
+    .await;
+    s.check("fee: WatchFees streams an estimate at once, with the invariants of GetFees", async {
+        let mut stream = client.watch_fees(ctx.keyed(WatchFeesRequest::default())).await.map_err(why)?.into_inner();
+        let first = stream.message().await.map_err(why)?.ok_or("the stream ended before its first message")?;
+        match first.event {
+            Some(watch_fees_response::Event::Estimate(estimate)) => check_estimate(Some(&estimate), 1),
+            other => Err(format!("the first message is not an estimate: {other:?}")),
+        }
     })
     .await;
     s.check("fee: EstimateFees counts signatures and names the payer among writable accounts", async {

@@ -177,6 +177,14 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
               logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
             else logger.warn({ chain: chain.name, reason }, "geyser stream down: falling back to polling");
           },
+          onGeyserBlocksHealth: (healthy, reason) => {
+            if (healthy) logger.info({ chain: chain.name, reason }, "geyser block stream up: fee market fed from it");
+            else
+              logger.warn(
+                { chain: chain.name, reason },
+                "geyser block stream down: fee market reads blocks by polling",
+              );
+          },
           ...config.upstream,
           // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
           onFeedError: (err) =>
@@ -194,6 +202,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         const fees = createFeeMarket({
           upstream,
           ...config.fees,
+          // Processed blocks with their transactions, straight into the window; getBlock polling is the fallback.
+          ...(upstream.geyserBlocks === undefined ? {} : { stream: upstream.geyserBlocks }),
           ...(shared === undefined
             ? {}
             : {
@@ -215,8 +225,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
         fees.start();
-        // A new block on the Geyser stream: read it now rather than at the next poll (coalesced with a tick
-        // in progress). Polling goes on as before, so a silent stream only costs freshness.
+        // A new confirmed block on the Geyser stream: read it now rather than at the next poll (coalesced with a
+        // tick in progress). While the block stream feeds the market this reads nothing (the market's tick only
+        // checks every few seconds); it matters when that stream is down and the confirmed one is not.
         upstream.geyser?.watchTip(() => fees.status().follower.tipSlot);
         // A block that arrives while a read is in progress gets one more read after it, so it is not left
         // for the next poll.

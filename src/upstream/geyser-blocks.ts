@@ -3,10 +3,11 @@
  * stream at `processed` with a `blocks` filter (transactions, no accounts, no entries). Processed is what
  * makes a block's levels reach clients in its own slot; at confirmed they would come a slot or more later.
  * The cost: a processed block may sit on a fork that dies, and its prices then stay in the window (see
- * docs/landing-odds.md#geyser-blocks); the JSON-RPC follower, which reads confirmed blocks, stays the fallback.
+ * docs/calls.md, "Blocks from the Geyser stream"); the JSON-RPC follower, which reads confirmed blocks, stays
+ * the fallback.
  *
  * It is its own stream, beside the confirmed one of geyser-source.ts (block metas and transaction statuses):
- * a Subscribe carries one commitment. Both share the h2 connection of one transport when given the same one.
+ * a Subscribe carries one commitment. It opens its own connection unless given a `transport` to share.
  *
  * Health: usable while connected and a block came in the last `silenceMs` (2 s; pongs to the pings it
  * sends keep the connection alive but do not count: a stream that pings without blocks is stuck). After a

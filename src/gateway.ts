@@ -349,6 +349,15 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 return { healthy: geyser.healthy(), lagSlots: geyser.lagSlots(), reconnects, fallbacks, delivered };
               },
             }),
+        ...(c.upstream.geyserBlocks === undefined
+          ? {}
+          : {
+              geyserBlocks: () => {
+                const stream = c.upstream.geyserBlocks!;
+                const { reconnects, fallbacks, blocks } = stream.stats();
+                return { healthy: stream.healthy(), reconnects, fallbacks, blocks };
+              },
+            }),
       })),
     );
 

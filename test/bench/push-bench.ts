@@ -257,19 +257,30 @@ async function calls(gateway: Gateway): Promise<void> {
   );
   const abort = new AbortController();
   let opened = 0;
+  let failed = 0;
   const streams: Promise<void>[] = [];
-  await new Promise<void>((allOpen) => {
+  await new Promise<void>((allSettled) => {
+    const settle = () => {
+      if (opened + failed === STREAMS) allSettled();
+    };
     for (let i = 0; i < STREAMS; i++) {
       streams.push(
         (async () => {
           let first = true;
           try {
             for await (const res of clients[i % clients.length].watchFees({}, { headers, signal: abort.signal })) {
-              if (first && res.event.case === "estimate" && ++opened === STREAMS) allOpen();
+              if (first && res.event.case === "estimate") {
+                opened++;
+                settle();
+              }
               first = false;
             }
           } catch {
-            // aborted at the end
+            // aborted at the end, or failed before its first estimate (counted)
+          }
+          if (first) {
+            failed++;
+            settle();
           }
         })(),
       );
@@ -281,7 +292,8 @@ async function calls(gateway: Gateway): Promise<void> {
   await Promise.all(streams);
   console.log(
     `\n3. Upstream JSON-RPC calls/s (geyser ${gateway.geyser ? "on" : "off"}), each over ${seconds} s: ` +
-      `idle ${idle.total.toFixed(2)} (${idle.byMethod}); with ${STREAMS} WatchFees watchers ${watched.total.toFixed(2)} ` +
+      `idle ${idle.total.toFixed(2)} (${idle.byMethod}); with ${opened} WatchFees watchers open ` +
+      `(${failed} of ${STREAMS} failed to open) ${watched.total.toFixed(2)} ` +
       `(${watched.byMethod}) (target <= 1 with Geyser on)`,
   );
 }

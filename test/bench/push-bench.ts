@@ -10,6 +10,8 @@
  *     gets the estimates (events delivered per stream over a window);
  *  3. calls: upstream JSON-RPC calls per second the gateway makes (its own Prometheus counters, by method),
  *     idle and with 10,000 watchers open (WatchFees streams over 20 HTTP/2 connections); target <= 1 with Geyser on.
+ *     Then, with those open, 1,000 WatchStatus streams on 20 sends made through Solgate that the localnet drops
+ *     (so they stay in flight): what status polling and rebroadcasts add, by method.
  * Each part runs against a fresh gateway per Geyser setting: `--geyser both` runs it off, then on (the baseline
  * and the figure in one run).
  * Run: npx node test/bench/push-bench.ts [--streams 10000] [--slot-ms 400] [--only freshness,memory,calls] [--geyser on|off|both]
@@ -28,6 +30,10 @@ import { create } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { CommitmentLevel, Geyser, SubscribeRequestSchema } from "../../gen/geyser/geyser_pb.js";
 import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
+import type { Signature } from "@solana/kit";
+import { transferTransaction } from "../transactions/chain-fixture.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -259,9 +265,16 @@ async function calls(gateway: Gateway): Promise<void> {
   let opened = 0;
   let failed = 0;
   const streams: Promise<void>[] = [];
+  const openedAt = performance.now();
   await new Promise<void>((allSettled) => {
+    // On a loaded machine the last streams can take long to see their first estimate: after 2 minutes the
+    // reading goes on with those open (the count is printed).
+    const cap = setTimeout(allSettled, 120_000);
     const settle = () => {
-      if (opened + failed === STREAMS) allSettled();
+      if (opened + failed === STREAMS) {
+        clearTimeout(cap);
+        allSettled();
+      }
     };
     for (let i = 0; i < STREAMS; i++) {
       streams.push(
@@ -286,16 +299,55 @@ async function calls(gateway: Gateway): Promise<void> {
       );
     }
   });
+  const openSeconds = (performance.now() - openedAt) / 1000;
   await sleep(2000);
   const watched = await callRate(gateway, seconds);
-  abort.abort();
-  await Promise.all(streams);
   console.log(
     `\n3. Upstream JSON-RPC calls/s (geyser ${gateway.geyser ? "on" : "off"}), each over ${seconds} s: ` +
       `idle ${idle.total.toFixed(2)} (${idle.byMethod}); with ${opened} WatchFees watchers open ` +
-      `(${failed} of ${STREAMS} failed to open) ${watched.total.toFixed(2)} ` +
+      `in ${openSeconds.toFixed(0)} s (${failed} of ${STREAMS} failed) ${watched.total.toFixed(2)} ` +
       `(${watched.byMethod}) (target <= 1 with Geyser on)`,
   );
+
+  // Statuses: sends through Solgate that never land (dropped), each watched by 50 WatchStatus streams.
+  const rpc = createSolanaRpc(localnet.rpcUrl);
+  const payer = await generateKeyPairSigner();
+  const airdrop = await rpc.requestAirdrop(payer.address, (10n ** 10n) as never).send();
+  const landed = new Set(["confirmed", "finalized"]);
+  while (
+    !landed.has((await rpc.getSignatureStatuses([airdrop as Signature]).send()).value[0]?.confirmationStatus ?? "")
+  )
+    await sleep(100);
+  const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+  await localnet.control({ dropRate: 1 });
+  const transactions = createClient(TransactionService, createGrpcTransport({ baseUrl }));
+  const statusStreams: Promise<void>[] = [];
+  for (let i = 0; i < 20; i++) {
+    const tx = await transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) });
+    await transactions.sendTransaction({ transaction: tx.wire, confirm: false }, { headers });
+    for (let j = 0; j < 50; j++)
+      statusStreams.push(
+        (async () => {
+          try {
+            for await (const _ of transactions.watchStatus(
+              { signature: tx.signature },
+              { headers, signal: abort.signal },
+            ));
+          } catch {
+            // aborted at the end
+          }
+        })(),
+      );
+  }
+  await sleep(2000);
+  const withStatus = await callRate(gateway, seconds);
+  await localnet.control({ dropRate: 0 });
+  console.log(
+    `   with 1,000 WatchStatus streams added on 20 sends through Solgate kept in flight (the localnet drops them): ` +
+      `${withStatus.total.toFixed(2)} (${withStatus.byMethod})`,
+  );
+  abort.abort();
+  await Promise.all([...streams, ...statusStreams]);
 }
 
 const SETTINGS = args.geyser === "both" ? [false, true] : [args.geyser !== "off"];

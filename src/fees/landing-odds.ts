@@ -62,6 +62,18 @@ export interface Candidate {
   readonly writable: readonly string[];
 }
 
+/** A price's place in the model (see {@link InclusionCurve.position}). */
+export interface OddsPosition {
+  readonly raw: number;
+  readonly score: number;
+}
+
+/** The score of a priority: raw odds below the edge, 1 + doublings past the edge at or above it. */
+export function scoreOf(raw: number, priority: number, edge: number | undefined): number {
+  if (edge === undefined || priority <= edge) return raw;
+  return 1 + Math.log2(priority / edge);
+}
+
 /** The raw inclusion curve for one candidate: which priorities cleared how many runs. */
 export interface InclusionCurve {
   /** The candidate's cost. */
@@ -70,6 +82,18 @@ export interface InclusionCurve {
   readonly runMinima: Float64Array;
   /** Raw odds of a price: the share of runs whose lowest clearing priority is below the price's priority. */
   rawOdds(price: bigint): number;
+  /**
+   * The model's *edge*: the priority past which the raw odds stop rising (the highest finite run minimum, at
+   * least the priority of a zero price), or undefined when no run ever cleared.
+   */
+  readonly edge: number | undefined;
+  /**
+   * Where a price stands: its raw odds, and its score (the raw odds below the edge; 1 + log2(priority / edge)
+   * at or above it, so that it keeps rising with the fee where the raw odds are flat).
+   */
+  position(price: bigint): OddsPosition;
+  /** The cheapest price whose priority is above `priority` (undefined when no price up to 2^53 is). */
+  priceAbove(priority: number): bigint | undefined;
   /** The cheapest price that clears at least `runs` runs, or undefined when none does. */
   cheapestClearing(runs: number): bigint | undefined;
   /**
@@ -194,12 +218,22 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
       }
       minima.sort();
       const shape = candidate.shape;
+      let finite = runs;
+      while (finite > 0 && !Number.isFinite(minima[finite - 1])) finite--;
+      const edge = finite === 0 ? undefined : Math.max(minima[finite - 1], priorityOf(0n, shape, cost));
       return {
         cost,
         runMinima: minima,
         rawOdds(price) {
           return countBelow(minima, priorityOf(price, shape, cost)) / runs;
         },
+        edge,
+        position(price) {
+          const priority = priorityOf(price, shape, cost);
+          const raw = countBelow(minima, priority) / runs;
+          return { raw, score: scoreOf(raw, priority, edge) };
+        },
+        priceAbove: (priority) => cheapestPriceAbove(priority, shape, cost),
         cheapestClearing(count) {
           if (count <= 0) return 0n;
           if (count > runs) return undefined;

@@ -5,12 +5,19 @@
  * sent at; the block follower then sees whether its signature appears in a block within k slots. Once k
  * slots have passed, the outcome (landed within k, or not) joins the last `maxOutcomes` outcomes.
  *
- * The correction maps raw odds r to calibrated odds g(r): the outcomes are put in twelve bins of r (exactly 0,
- * ten tenths of (0, 1), exactly 1); each bin's landed share is shrunk toward the bin's mean raw odds by a Beta
- * prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)), so that a bin with few sends stays
- * near the model and a bin with none stands at its centre; the bin values are made non-decreasing by
- * pool-adjacent-violators (isotonic regression weighted by n + a), and g interpolates linearly between the
- * bins' mean raw odds. With no outcomes g is the identity.
+ * The correction maps a price's *score* to calibrated odds g(score). The score says where the price stands in
+ * the model (landing-odds.ts): below the model's edge (the priority past which every run of slots cleared) it is
+ * the raw odds r in [0, 1); at or above the edge it is 1 + log2(priority / edge priority), so that it keeps
+ * rising with the fee where the raw odds are flat. The correction is therefore fee-dependent: it can learn that
+ * sends just above the edge land less often than sends far above it, and so raise the recommended price.
+ *
+ * The outcomes are put in sixteen bins of the score (exactly 0, ten tenths of (0, 1), then margins above the
+ * edge of 0-0.5, 0.5-1, 1-2, 2-3 and 3+ doublings of the priority); each bin's landed share is shrunk toward
+ * the bin's mean raw odds by a Beta prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)),
+ * so that a bin with few sends stays near the model and a bin with none stands at the model's value at its
+ * centre; the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
+ * n + a), and g interpolates linearly between the bins' mean scores. With no outcomes g is the raw odds.
+ * Each calibrated value carries its weight (the pooled n + a), so a caller can take its uncertainty into account.
  */
 
 /** Options of {@link createOddsCalibration}. */
@@ -27,6 +34,8 @@ export interface OddsCalibrationOptions {
 export interface PendingSend {
   /** Raw odds of its price when sent. */
   readonly rawOdds: number;
+  /** The score of its price when sent (see above; default: its raw odds). */
+  readonly score?: number;
   /** The newest slot known when it was sent. */
   readonly sentSlot: bigint;
   /** Slot it was seen in, once seen. */
@@ -45,8 +54,10 @@ export interface OddsCalibration {
   settle(newestSlot: bigint, withinSlots: number): void;
   /** Forgets every watched send (e.g. after blocks whose signatures could not be read). */
   forgetPending(): void;
-  /** Raw odds to calibrated odds (non-decreasing). */
-  apply(rawOdds: number): number;
+  /** A price's raw odds and score to calibrated odds (non-decreasing in the score). */
+  apply(rawOdds: number, score?: number): number;
+  /** The calibrated odds with their weight in sends (the pooled n + prior; the prior's alone without outcomes). */
+  estimate(rawOdds: number, score?: number): { odds: number; weight: number };
   /**
    * The first slot after its send that a send typically lands in (the 10th percentile of the landing delays of
    * the last 1,000 sends that landed within k; 1 until 20 have): slots before it are out of a new send's reach
@@ -60,6 +71,11 @@ export interface OddsCalibration {
 }
 
 const BINS = 10;
+/** Upper ends of the bins above the model's edge, in score (1 + doublings of the priority past the edge). */
+const ABOVE = [1.5, 2, 3, 4, Number.POSITIVE_INFINITY];
+/** A score in an empty bin above the edge: its middle (the last one's: 4.5). */
+const ABOVE_CENTERS = [1.25, 1.75, 2.5, 3.5, 4.5];
+const ALL_BINS = BINS + 1 + ABOVE.length;
 
 /** Creates a correction with no outcomes (the identity). */
 export function createOddsCalibration(options: OddsCalibrationOptions = {}): OddsCalibration {
@@ -68,18 +84,20 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
   const maxPending = options.maxPending ?? 20_000;
   const pending = new Map<string, PendingSend>();
   const raw = new Float64Array(maxOutcomes);
+  const scores = new Float64Array(maxOutcomes);
   const landed = new Uint8Array(maxOutcomes);
   let count = 0;
   let next = 0;
   let version = 0;
-  let points: { x: number; y: number }[] | undefined;
+  let points: { x: number; y: number; w: number }[] | undefined;
   const DELAYS = 1000;
   const delays = new Uint16Array(DELAYS);
   let delayCount = 0;
   let delayNext = 0;
 
-  function record(rawOdds: number, ok: boolean): void {
+  function record(rawOdds: number, score: number, ok: boolean): void {
     raw[next] = rawOdds;
+    scores[next] = score;
     landed[next] = ok ? 1 : 0;
     next = (next + 1) % maxOutcomes;
     count = Math.min(count + 1, maxOutcomes);
@@ -87,31 +105,37 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     version++;
   }
 
-  function binOf(r: number): number {
-    if (r <= 0) return 0;
-    if (r >= 1) return BINS + 1;
-    return 1 + Math.min(BINS - 1, Math.floor(r * BINS));
+  function binOf(score: number): number {
+    if (score <= 0) return 0;
+    if (score < 1) return 1 + Math.min(BINS - 1, Math.floor(score * BINS));
+    let b = 0;
+    while (score >= ABOVE[b]) b++;
+    return BINS + 1 + b;
   }
 
-  function mapping(): { x: number; y: number }[] {
+  function mapping(): { x: number; y: number; w: number }[] {
     if (points !== undefined) return points;
-    const n = new Float64Array(BINS + 2);
-    const hits = new Float64Array(BINS + 2);
-    const sumRaw = new Float64Array(BINS + 2);
+    const n = new Float64Array(ALL_BINS);
+    const hits = new Float64Array(ALL_BINS);
+    const sumRaw = new Float64Array(ALL_BINS);
+    const sumScore = new Float64Array(ALL_BINS);
     for (let i = 0; i < count; i++) {
-      const b = binOf(raw[i]);
+      const b = binOf(scores[i]);
       n[b]++;
       hits[b] += landed[i];
       sumRaw[b] += raw[i];
+      sumScore[b] += scores[i];
     }
-    // Pooled blocks of bins: value, weight, and the x of their members.
+    // Pooled blocks of bins: value, weight, and the x (mean score) of their members.
     const blocks: { y: number; w: number; xs: number[] }[] = [];
-    for (let b = 0; b < BINS + 2; b++) {
-      // A bin without outcomes stands at the model's own value (its centre), with the prior's weight.
-      const center = b === 0 ? 0 : b === BINS + 1 ? 1 : (b - 0.5) / BINS;
-      const mean = n[b] === 0 ? center : sumRaw[b] / n[b];
+    for (let b = 0; b < ALL_BINS; b++) {
+      // A bin without outcomes stands at the model's own value at its centre, with the prior's weight.
+      const above = b > BINS;
+      const center = b === 0 ? 0 : above ? ABOVE_CENTERS[b - BINS - 1] : (b - 0.5) / BINS;
+      const meanRaw = n[b] === 0 ? Math.min(1, center) : sumRaw[b] / n[b];
+      const x = n[b] === 0 ? center : sumScore[b] / n[b];
       const w = n[b] + priorWeight;
-      blocks.push({ y: (hits[b] + priorWeight * mean) / w, w, xs: [mean] });
+      blocks.push({ y: (hits[b] + priorWeight * meanRaw) / w, w, xs: [x] });
       while (blocks.length > 1 && blocks[blocks.length - 2].y > blocks[blocks.length - 1].y) {
         const last = blocks.pop()!;
         const prev = blocks.pop()!;
@@ -119,8 +143,23 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
         blocks.push({ y: (prev.y * prev.w + last.y * last.w) / w2, w: w2, xs: [...prev.xs, ...last.xs] });
       }
     }
-    points = blocks.flatMap((block) => block.xs.map((x) => ({ x, y: block.y })));
+    points = blocks.flatMap((block) => block.xs.map((x) => ({ x, y: block.y, w: block.w })));
     return points;
+  }
+
+  function estimate(rawOdds: number, score: number = rawOdds): { odds: number; weight: number } {
+    if (count === 0) return { odds: rawOdds, weight: priorWeight };
+    const p = mapping();
+    if (score <= p[0].x) return { odds: p[0].y, weight: p[0].w };
+    for (let i = 1; i < p.length; i++) {
+      if (score <= p[i].x) {
+        const span = p[i].x - p[i - 1].x;
+        const t = span === 0 ? 1 : (score - p[i - 1].x) / span;
+        return { odds: p[i - 1].y + t * (p[i].y - p[i - 1].y), weight: p[i - 1].w + t * (p[i].w - p[i - 1].w) };
+      }
+    }
+    const last = p[p.length - 1];
+    return { odds: last.y, weight: last.w };
   }
 
   return {
@@ -134,31 +173,20 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
       for (const [key, send] of pending) {
         const horizon = send.sentSlot + BigInt(k);
         if (send.landedSlot !== undefined && send.landedSlot <= horizon) {
-          record(send.rawOdds, true);
+          record(send.rawOdds, send.score ?? send.rawOdds, true);
           delays[delayNext] = Math.max(0, Math.min(65535, Number(send.landedSlot - send.sentSlot)));
           delayNext = (delayNext + 1) % DELAYS;
           delayCount = Math.min(delayCount + 1, DELAYS);
           pending.delete(key);
         } else if (newestSlot >= horizon) {
-          record(send.rawOdds, false);
+          record(send.rawOdds, send.score ?? send.rawOdds, false);
           pending.delete(key);
         }
       }
     },
     forgetPending: () => pending.clear(),
-    apply(rawOdds) {
-      if (count === 0) return rawOdds;
-      const p = mapping();
-      if (rawOdds <= p[0].x) return p[0].y;
-      for (let i = 1; i < p.length; i++) {
-        if (rawOdds <= p[i].x) {
-          const span = p[i].x - p[i - 1].x;
-          const t = span === 0 ? 1 : (rawOdds - p[i - 1].x) / span;
-          return p[i - 1].y + t * (p[i].y - p[i - 1].y);
-        }
-      }
-      return p[p.length - 1].y;
-    },
+    apply: (rawOdds, score) => estimate(rawOdds, score).odds,
+    estimate,
     firstReachable(k) {
       if (delayCount < 20) return 1;
       const sorted = delays.slice(0, delayCount).sort();

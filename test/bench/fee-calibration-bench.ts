@@ -352,10 +352,37 @@ interface ProfileReport {
   brier: number | undefined;
   recommended: { n: number; landed: number; medianPrice: bigint };
   hindsight: bigint | undefined;
+  /** The same, for sends that write-lock the hot account and for the others: hindsight and recommended. */
+  segments: {
+    name: string;
+    hindsight: bigint | undefined;
+    recommended: { n: number; landed: number; medianPrice: bigint };
+  }[];
   baselines: Record<"p50" | "p75" | "max", { n: number; landed: number; medianPrice: bigint }>;
   targets: { calibrated: boolean; recommendedLands: boolean; overpay: boolean };
   /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price, landing delays. */
   kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint; delays: string }[];
+}
+
+/**
+ * Hindsight: the cheapest price bin (20 bins by quantile of the prices sent, at least 30 sends each) whose sends
+ * landed >= 90%; its median price. Undefined when no bin did.
+ */
+function hindsightOf(sends: SendRecord[]): bigint | undefined {
+  const byPrice = [...sends].sort((a, b) => (a.price < b.price ? -1 : a.price > b.price ? 1 : 0));
+  const binSize = Math.max(30, Math.floor(byPrice.length / 20));
+  for (let i = 0; i + binSize <= byPrice.length; i += binSize) {
+    const bin = byPrice.slice(i, i + binSize);
+    if (bin.filter(landedWithin).length / bin.length >= 0.9) return median(bin.map((r) => r.price));
+  }
+  return undefined;
+}
+
+/** A median fee over the hindsight fee, as printed: "n/a" without a hindsight fee; 0 over 0 counts as 1. */
+function ratioOf(medianPrice: bigint, hindsight: bigint | undefined): string {
+  if (hindsight === undefined) return "n/a";
+  if (hindsight === 0n) return medianPrice === 0n ? "1.00 (both 0)" : "inf";
+  return (Number(medianPrice) / Number(hindsight)).toFixed(2);
 }
 
 const landedWithin = (r: SendRecord) => r.landedSlot !== undefined && r.landedSlot <= r.quoteSlot + BigInt(K);
@@ -395,17 +422,7 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
     landed: rs.length === 0 ? 0 : rs.filter(landedWithin).length / rs.length,
     medianPrice: median(rs.map((r) => r.price)),
   });
-  // Hindsight: the cheapest price bin (20 bins by quantile of the prices sent) whose sends landed >= 90%.
-  const byPrice = [...scored].sort((a, b) => (a.price < b.price ? -1 : a.price > b.price ? 1 : 0));
-  let hindsight: bigint | undefined;
-  const binSize = Math.max(30, Math.floor(byPrice.length / 20));
-  for (let i = 0; i + binSize <= byPrice.length; i += binSize) {
-    const bin = byPrice.slice(i, i + binSize);
-    if (bin.filter(landedWithin).length / bin.length >= 0.9) {
-      hindsight = median(bin.map((r) => r.price));
-      break;
-    }
-  }
+  const hindsight = hindsightOf(scored);
   const recommended = stats(scored.filter((r) => r.kind === "recommended"));
   const calibrated = buckets.every((b) => b.n < 100 || Math.abs(b.observed - b.quoted) <= 0.05);
   const overpay =
@@ -420,6 +437,13 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
     brier: quoted.length === 0 ? undefined : brierSum / quoted.length,
     recommended,
     hindsight,
+    segments: [false, true]
+      .map((hot) => ({
+        name: hot ? "hot-account sends" : "other sends",
+        hindsight: hindsightOf(scored.filter((r) => r.hot === hot)),
+        recommended: stats(scored.filter((r) => r.kind === "recommended" && r.hot === hot)),
+      }))
+      .filter((segment) => segment.recommended.n > 0),
     baselines: {
       p50: stats(scored.filter((r) => r.kind === "p50")),
       p75: stats(scored.filter((r) => r.kind === "p75")),
@@ -476,10 +500,7 @@ function print(r: ProfileReport): void {
   const h = r.hindsight === undefined ? "none landed >= 90%" : String(r.hindsight);
   console.log(`cheapest fee landing >= 90% in hindsight: ${h} micro-lamports/CU`);
   const line = (name: string, s: { n: number; landed: number; medianPrice: bigint }) => {
-    const ratio =
-      r.hindsight === undefined || r.hindsight === 0n
-        ? "n/a"
-        : (Number(s.medianPrice) / Number(r.hindsight)).toFixed(2);
+    const ratio = ratioOf(s.medianPrice, r.hindsight);
     console.log(
       `${name.padEnd(24)} sends ${String(s.n).padStart(5)}  landed within ${K}: ${pct(s.landed).padStart(6)}  median fee ${String(s.medianPrice).padStart(9)}  / hindsight ${ratio}`,
     );
@@ -488,6 +509,13 @@ function print(r: ProfileReport): void {
   line("baseline p50 (RPF 150)", r.baselines.p50);
   line("baseline p75 (RPF 150)", r.baselines.p75);
   line("baseline max (RPF 150)", r.baselines.max);
+  for (const segment of r.segments) {
+    const h = segment.hindsight === undefined ? "none landed >= 90%" : String(segment.hindsight);
+    const s = segment.recommended;
+    console.log(
+      `  ${segment.name}: hindsight ${h}; recommended sends ${s.n}, landed ${pct(s.landed)}, median fee ${s.medianPrice}, / hindsight ${ratioOf(s.medianPrice, segment.hindsight)}`,
+    );
+  }
   const yes = (b: boolean) => (b ? "met" : "NOT met");
   console.log(`target: every bucket >= 100 sends within 0.05: ${yes(r.targets.calibrated)}`);
   console.log(`target: recommended lands within ${K} >= 90%: ${yes(r.targets.recommendedLands)}`);

@@ -15,7 +15,7 @@
  * edge of 0-0.5, 0.5-1, 1-2, 2-3 and 3+ doublings of the priority); each bin's landed share is shrunk toward
  * the bin's mean raw odds by a Beta prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)),
  * so that a bin with few sends stays near the model and a bin with none stands at the model's value at its
- * centre; the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
+ * centre (with a tenth of the prior's weight); the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
  * n + a), and g interpolates linearly between the bins' mean scores. With no outcomes g is the raw odds.
  * Each calibrated value carries its weight (the pooled n + a), so a caller can take its uncertainty into account.
  */
@@ -134,8 +134,11 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
       const center = b === 0 ? 0 : above ? ABOVE_CENTERS[b - BINS - 1] : (b - 0.5) / BINS;
       const meanRaw = n[b] === 0 ? Math.min(1, center) : sumRaw[b] / n[b];
       const x = n[b] === 0 ? center : sumScore[b] / n[b];
-      const w = n[b] + priorWeight;
-      blocks.push({ y: (hits[b] + priorWeight * meanRaw) / w, w, xs: [x] });
+      // An empty bin's prior weighs a tenth: enough to keep the fit's shape where nothing was sent, too little
+      // to pull a neighbour's outcomes toward the model.
+      const prior = n[b] === 0 ? priorWeight / 10 : priorWeight;
+      const w = n[b] + prior;
+      blocks.push({ y: (hits[b] + prior * meanRaw) / w, w, xs: [x] });
       while (blocks.length > 1 && blocks[blocks.length - 2].y > blocks[blocks.length - 1].y) {
         const last = blocks.pop()!;
         const prev = blocks.pop()!;

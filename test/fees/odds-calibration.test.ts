@@ -88,4 +88,53 @@ describe("odds calibration", () => {
     expect(calibration.firstReachable(4)).toBe(2);
     expect(calibration.firstReachable(1)).toBe(1);
   });
+
+  it("is fee-dependent past the model's edge: sends just past it and far past it are told apart", () => {
+    // Raw odds are 1 for both (the model is flat past its edge); only the score (1 + doublings of the priority
+    // past the edge) differs. Just past the edge half land, far past it all do.
+    const calibration = createOddsCalibration({ maxOutcomes: 4000 });
+    const rand = uniform(11);
+    for (let i = 0; i < 4000; i++) {
+      const near = i % 2 === 0;
+      const send = { rawOdds: 1, score: near ? 1.1 : 4.5, sentSlot: BigInt(i) } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(`e${i}`, send);
+      if (rand() < (near ? 0.5 : 1)) send.landedSlot = BigInt(i + 1);
+      calibration.settle(BigInt(i + 4), 4);
+    }
+    expect(Math.abs(calibration.apply(1, 1.1) - 0.5)).toBeLessThan(0.04);
+    expect(calibration.apply(1, 4.5)).toBeGreaterThan(0.98);
+    // Between the two, and below the edge, it stays monotone in the score.
+    let previous = -1;
+    for (let score = 0; score <= 6; score += 0.05) {
+      const g = calibration.apply(Math.min(1, score), score);
+      expect(g).toBeGreaterThanOrEqual(previous - 1e-12);
+      previous = g;
+    }
+    // The raw odds alone (the score defaulting to them) cannot tell the two apart.
+    expect(calibration.apply(1)).toBeLessThan(calibration.apply(1, 4.5) - 0.3);
+  });
+
+  it("gives each calibrated value its weight: the prior's alone without outcomes, n + prior in a bin", () => {
+    const calibration = createOddsCalibration({ priorWeight: 30 });
+    expect(calibration.estimate(0.42)).toEqual({ odds: 0.42, weight: 30 });
+    for (let i = 0; i < 70; i++) {
+      const send = { rawOdds: 1, score: 1.2, sentSlot: 0n } as {
+        rawOdds: number;
+        score: number;
+        landedSlot?: bigint;
+        sentSlot: bigint;
+      };
+      calibration.track(`w${i}`, send);
+      if (i < 68) send.landedSlot = 1n;
+    }
+    calibration.settle(10n, 4);
+    const { odds, weight } = calibration.estimate(1, 1.2);
+    expect(weight).toBeCloseTo(100, 6);
+    expect(odds).toBeCloseTo((68 + 30 * 1) / 100, 6);
+  });
 });

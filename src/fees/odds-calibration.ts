@@ -16,7 +16,8 @@
  * the bin's mean raw odds by a Beta prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)),
  * so that a bin with few sends stays near the model and a bin with none stands at the model's value at its
  * centre (with a tenth of the prior's weight); the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
- * n + a), and g interpolates linearly between the bins' mean scores. With no outcomes g is the raw odds.
+ * n + a), and g interpolates linearly between the bins' mean scores (not across the edge, score 1: each side
+ * of it takes its own side's value). With no outcomes g is the raw odds.
  * Each calibrated value carries its weight (the pooled n + a), so a caller can take its uncertainty into account.
  */
 
@@ -156,6 +157,13 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     if (score <= p[0].x) return { odds: p[0].y, weight: p[0].w };
     for (let i = 1; i < p.length; i++) {
       if (score <= p[i].x) {
+        // The edge (score 1) is a seam: the score below it is raw odds, past it doublings of the priority.
+        // Interpolating across it would put a price just past the edge below its own bin (a zero price at the
+        // edge would look worse than a price of 1); each side takes its own side's value instead.
+        if (p[i - 1].x < 1 && p[i].x >= 1) {
+          const side = score >= 1 ? p[i] : p[i - 1];
+          return { odds: side.y, weight: side.w };
+        }
         const span = p[i].x - p[i - 1].x;
         const t = span === 0 ? 1 : (score - p[i - 1].x) / span;
         return { odds: p[i - 1].y + t * (p[i].y - p[i - 1].y), weight: p[i - 1].w + t * (p[i].w - p[i - 1].w) };

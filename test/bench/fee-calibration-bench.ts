@@ -6,6 +6,7 @@
  * at the localnet), then sends BENCH_SENDS transactions (default 2,000) through Solgate's REST API, signed by
  * keys the bench holds (funded by airdrop). Before each batch it asks EstimateFees for its draft and sends at:
  * - a quoted price: `recommended`, or one of the four levels, with the odds Solgate quoted for it;
+ * - a price below `recommended` (25-100% of it, no odds): what cheaper fees would have done, for the hindsight fee;
  * - a price between two levels, with the odds linearly interpolated between theirs (marked as such);
  * - what users take instead: p50, p75 or max of `getRecentPrioritizationFees` over 150 slots for the same
  *   accounts (no odds: only their landed share and price are reported).
@@ -54,7 +55,7 @@ const KEY = "calibration-bench";
 const CHAIN = "mainnet";
 const SVG_PATH = new URL("../../docs/landing-odds-reliability.svg", import.meta.url);
 
-type Kind = "recommended" | "level" | "between" | "p50" | "p75" | "max";
+type Kind = "recommended" | "level" | "below" | "between" | "p50" | "p75" | "max";
 interface SendRecord {
   signature: string;
   kind: Kind;
@@ -262,6 +263,12 @@ async function runProfile(profile: string, seed: number) {
           kind = "recommended";
           price = quote.prices.recommended;
           odds = quote.odds?.recommended;
+        } else if (r < 0.4) {
+          // Below the recommendation (25-100% of it): no odds (none were quoted for these prices); they tell the
+          // hindsight figure what cheaper fees would have done, where no level or baseline may have been sent.
+          kind = "below";
+          price = (quote.prices.recommended * BigInt(Math.floor((0.25 + 0.75 * rand()) * 1000))) / 1000n;
+          odds = undefined;
         } else if (r < 0.55) {
           kind = "level";
           const name = levels[Math.floor(rand() * 4)];
@@ -450,7 +457,7 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
       max: stats(scored.filter((r) => r.kind === "max")),
     },
     targets: { calibrated, recommendedLands: recommended.landed >= TARGET, overpay },
-    kinds: (["recommended", "level", "between", "p50", "p75", "max"] as const)
+    kinds: (["recommended", "below", "level", "between", "p50", "p75", "max"] as const)
       .flatMap((kind) =>
         [false, true].map((hot) => {
           const rs = scored.filter((r) => r.kind === kind && r.hot === hot);

@@ -137,4 +137,29 @@ describe("odds calibration", () => {
     expect(weight).toBeCloseTo(100, 6);
     expect(odds).toBeCloseTo((68 + 30 * 1) / 100, 6);
   });
+
+  it("does not interpolate across the edge: a price at the edge gets its own side's odds", () => {
+    const calibration = createOddsCalibration({ priorWeight: 30 });
+    const send = (key: string, rawOdds: number, score: number, lands: boolean) => {
+      const s = { rawOdds, score, sentSlot: 0n } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(key, s);
+      if (lands) s.landedSlot = 1n;
+    };
+    // Just below the edge (raw 0.95) half land; past it (score 1.3) all do.
+    for (let i = 0; i < 200; i++) send(`b${i}`, 0.95, 0.95, i % 2 === 0);
+    for (let i = 0; i < 200; i++) send(`a${i}`, 1, 1.3, true);
+    calibration.settle(10n, 4);
+    const past = calibration.apply(1, 1.3);
+    expect(past).toBeGreaterThan(0.99);
+    // At the edge itself (score 1: a zero price when every block had room) the odds are those past it, not a
+    // mix with the bin below; just below the edge they are the bin below's.
+    expect(calibration.apply(1, 1)).toBe(past);
+    expect(calibration.apply(0.97, 0.97)).toBeCloseTo(calibration.apply(0.95, 0.95), 9);
+    expect(calibration.apply(0.97, 0.97)).toBeLessThan(0.6);
+  });
 });

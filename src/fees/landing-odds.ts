@@ -68,10 +68,13 @@ export interface OddsPosition {
   readonly score: number;
 }
 
-/** The score of a priority: raw odds below the edge, 1 + doublings past the edge at or above it. */
-export function scoreOf(raw: number, priority: number, edge: number | undefined): number {
-  if (edge === undefined || priority <= edge) return raw;
-  return 1 + Math.log2(priority / edge);
+/**
+ * The score of a priority: its raw odds below the edge; 1 + log2(priority / edge) once every run that cleared at
+ * all cleared below it (its raw odds at their most, `rawMax`), so that the score is 1 at the edge itself.
+ */
+export function scoreOf(raw: number, rawMax: number, priority: number, edge: number | undefined): number {
+  if (edge === undefined || raw < rawMax) return raw;
+  return 1 + Math.log2(Math.max(priority, edge) / edge);
 }
 
 /** The raw inclusion curve for one candidate: which priorities cleared how many runs. */
@@ -89,7 +92,7 @@ export interface InclusionCurve {
   readonly edge: number | undefined;
   /**
    * Where a price stands: its raw odds, and its score (the raw odds below the edge; 1 + log2(priority / edge)
-   * at or above it, so that it keeps rising with the fee where the raw odds are flat).
+   * at or past it, so that it keeps rising with the fee where the raw odds are flat).
    */
   position(price: bigint): OddsPosition;
   /** The cheapest price whose priority is above `priority` (undefined when no price up to 2^53 is). */
@@ -231,7 +234,7 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
         position(price) {
           const priority = priorityOf(price, shape, cost);
           const raw = countBelow(minima, priority) / runs;
-          return { raw, score: scoreOf(raw, priority, edge) };
+          return { raw, score: scoreOf(raw, finite / runs, priority, edge) };
         },
         priceAbove: (priority) => cheapestPriceAbove(priority, shape, cost),
         cheapestClearing(count) {

@@ -11,8 +11,9 @@
  * rising with the fee where the raw odds are flat. The correction is therefore fee-dependent: it can learn that
  * sends just above the edge land less often than sends far above it, and so raise the recommended price.
  *
- * The outcomes are put in sixteen bins of the score (exactly 0, ten tenths of (0, 1), then margins above the
- * edge of 0-0.5, 0.5-1, 1-2, 2-3 and 3+ doublings of the priority); each bin's landed share is shrunk toward
+ * The outcomes are put in nineteen bins of the score (exactly 0, ten tenths of (0, 1), then margins above the
+ * edge of quarters of a doubling of the priority up to 1, halves up to 2, then 2-3 and 3+ doublings: a hot
+ * account's landing share can climb from a few percent to all within one doubling); each bin's landed share is shrunk toward
  * the bin's mean raw odds by a Beta prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)),
  * so that a bin with few sends stays near the model and a bin with none stands at the model's value at its
  * centre (with a tenth of the prior's weight); the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
@@ -73,9 +74,9 @@ export interface OddsCalibration {
 
 const BINS = 10;
 /** Upper ends of the bins above the model's edge, in score (1 + doublings of the priority past the edge). */
-const ABOVE = [1.5, 2, 3, 4, Number.POSITIVE_INFINITY];
+const ABOVE = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, Number.POSITIVE_INFINITY];
 /** A score in an empty bin above the edge: its middle (the last one's: 4.5). */
-const ABOVE_CENTERS = [1.25, 1.75, 2.5, 3.5, 4.5];
+const ABOVE_CENTERS = [1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3.5, 4.5];
 const ALL_BINS = BINS + 1 + ABOVE.length;
 
 /** Creates a correction with no outcomes (the identity). */

@@ -199,4 +199,21 @@ describe("block loads and the inclusion curve", () => {
     expect(never.edge).toBeUndefined();
     expect(never.position(1_000_000n)).toEqual({ raw: 0, score: 0 });
   });
+
+  it("weighs recent runs more: a market that rose is not read from its cheaper past alone", () => {
+    // 100 slots of full blocks bid from 1,000, then 50 bid from 50,000: a price of 20,000 cleared the old runs only.
+    const blocks = Array.from({ length: 150 }, (_, i) => fullBlock(i < 100 ? 1000n : 50_000n));
+    const even = createBlockLoads({ windowSlots: 150, minBlocks: 8, halfLifeSlots: Number.POSITIVE_INFINITY });
+    const recent = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    feed(even, blocks);
+    feed(recent, blocks);
+    const flat = even.curve(REFERENCE_CANDIDATE)!.rawOdds(20_000n);
+    const weighted = recent.curve(REFERENCE_CANDIDATE)!.rawOdds(20_000n);
+    expect(flat).toBeGreaterThan(0.6);
+    expect(weighted).toBeLessThan(0.5);
+    // Both still reach 1 past the newest blocks' clearing, and 0 below the oldest.
+    expect(recent.curve(REFERENCE_CANDIDATE)!.rawOdds(60_000n)).toBe(1);
+    expect(recent.curve(REFERENCE_CANDIDATE)!.rawOdds(0n)).toBe(0);
+    expect(() => createBlockLoads({ windowSlots: 150, halfLifeSlots: 0 })).toThrow(/halfLifeSlots/);
+  });
 });

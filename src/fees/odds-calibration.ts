@@ -20,6 +20,8 @@
  * n + a), and g interpolates linearly between the bins' mean scores (not across the edge, score 1: each side
  * of it takes its own side's value). With no outcomes g is the raw odds.
  * Each calibrated value carries its weight (the pooled n + a), so a caller can take its uncertainty into account.
+ * Outcomes count less as they age: an outcome's weight halves every `halfLifeSlots` slots (150) since its send, so
+ * n is a weighted count and the correction follows a market that drifts.
  */
 
 /** Options of {@link createOddsCalibration}. */
@@ -30,6 +32,11 @@ export interface OddsCalibrationOptions {
   priorWeight?: number;
   /** Sends awaiting their outcome (default 20,000); the oldest are forgotten past it. */
   maxPending?: number;
+  /**
+   * Half-life of an outcome's weight, in slots since its send (default 150, the fee window): the correction
+   * follows a market that drifts. Infinity weighs every kept outcome alike.
+   */
+  halfLifeSlots?: number;
 }
 
 /** A send being watched. */
@@ -84,6 +91,10 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
   const maxOutcomes = options.maxOutcomes ?? 4000;
   const priorWeight = options.priorWeight ?? 30;
   const maxPending = options.maxPending ?? 20_000;
+  const halfLife = options.halfLifeSlots ?? 150;
+  if (!(halfLife > 0)) throw new RangeError(`halfLifeSlots must be above 0, got ${halfLife}`);
+  const sentAt = new Float64Array(maxOutcomes);
+  let newestSettled = 0;
   const pending = new Map<string, PendingSend>();
   const raw = new Float64Array(maxOutcomes);
   const scores = new Float64Array(maxOutcomes);
@@ -97,7 +108,8 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
   let delayCount = 0;
   let delayNext = 0;
 
-  function record(rawOdds: number, score: number, ok: boolean): void {
+  function record(rawOdds: number, score: number, sentSlot: bigint, ok: boolean): void {
+    sentAt[next] = Number(sentSlot);
     raw[next] = rawOdds;
     scores[next] = score;
     landed[next] = ok ? 1 : 0;
@@ -123,10 +135,11 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     const sumScore = new Float64Array(ALL_BINS);
     for (let i = 0; i < count; i++) {
       const b = binOf(scores[i]);
-      n[b]++;
-      hits[b] += landed[i];
-      sumRaw[b] += raw[i];
-      sumScore[b] += scores[i];
+      const w = Number.isFinite(halfLife) ? 2 ** (-Math.max(0, newestSettled - sentAt[i]) / halfLife) : 1;
+      n[b] += w;
+      hits[b] += w * landed[i];
+      sumRaw[b] += w * raw[i];
+      sumScore[b] += w * scores[i];
     }
     // Pooled blocks of bins: value, weight, and the x (mean score) of their members.
     const blocks: { y: number; w: number; xs: number[] }[] = [];
@@ -134,11 +147,12 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
       // A bin without outcomes stands at the model's own value at its centre, with the prior's weight.
       const above = b > BINS;
       const center = b === 0 ? 0 : above ? ABOVE_CENTERS[b - BINS - 1] : (b - 0.5) / BINS;
-      const meanRaw = n[b] === 0 ? Math.min(1, center) : sumRaw[b] / n[b];
-      const x = n[b] === 0 ? center : sumScore[b] / n[b];
+      const empty = n[b] < 1e-6;
+      const meanRaw = empty ? Math.min(1, center) : sumRaw[b] / n[b];
+      const x = empty ? center : sumScore[b] / n[b];
       // An empty bin's prior weighs a tenth: enough to keep the fit's shape where nothing was sent, too little
       // to pull a neighbour's outcomes toward the model.
-      const prior = n[b] === 0 ? priorWeight / 10 : priorWeight;
+      const prior = empty ? priorWeight / 10 : priorWeight;
       const w = n[b] + prior;
       blocks.push({ y: (hits[b] + prior * meanRaw) / w, w, xs: [x] });
       while (blocks.length > 1 && blocks[blocks.length - 2].y > blocks[blocks.length - 1].y) {
@@ -182,16 +196,20 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     pending: (key) => pending.get(key),
     watching: () => pending.size > 0,
     settle(newestSlot, k) {
+      if (Number(newestSlot) > newestSettled) {
+        newestSettled = Number(newestSlot);
+        if (Number.isFinite(halfLife)) points = undefined; // the weights aged
+      }
       for (const [key, send] of pending) {
         const horizon = send.sentSlot + BigInt(k);
         if (send.landedSlot !== undefined && send.landedSlot <= horizon) {
-          record(send.rawOdds, send.score ?? send.rawOdds, true);
+          record(send.rawOdds, send.score ?? send.rawOdds, send.sentSlot, true);
           delays[delayNext] = Math.max(0, Math.min(65535, Number(send.landedSlot - send.sentSlot)));
           delayNext = (delayNext + 1) % DELAYS;
           delayCount = Math.min(delayCount + 1, DELAYS);
           pending.delete(key);
         } else if (newestSlot >= horizon) {
-          record(send.rawOdds, send.score ?? send.rawOdds, false);
+          record(send.rawOdds, send.score ?? send.rawOdds, send.sentSlot, false);
           pending.delete(key);
         }
       }

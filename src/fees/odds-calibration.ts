@@ -11,14 +11,14 @@
  * rising with the fee where the raw odds are flat. The correction is therefore fee-dependent: it can learn that
  * sends just above the edge land less often than sends far above it, and so raise the recommended price.
  *
- * The outcomes are put in nineteen bins of the score (exactly 0, ten tenths of (0, 1), then margins above the
+ * The outcomes are put in twenty bins of the score (exactly 0, ten tenths of (0, 1), exactly 1, then margins above the
  * edge of quarters of a doubling of the priority up to 1, halves up to 2, then 2-3 and 3+ doublings: a hot
  * account's landing share can climb from a few percent to all within one doubling); each bin's landed share is shrunk toward
  * the bin's mean raw odds by a Beta prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)),
  * so that a bin with few sends stays near the model and a bin with none stands at the model's value at its
  * centre (with a tenth of the prior's weight); the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
- * n + a), and g interpolates linearly between the bins' mean scores (not across the edge, score 1: each side
- * of it takes its own side's value). With no outcomes g is the raw odds.
+ * n + a), and g interpolates linearly between the bins' mean scores (not across the edge: below it, exactly at
+ * it, and past it each take their own side's value). With no outcomes g is the raw odds.
  * Each calibrated value carries its weight (the pooled n + a), so a caller can take its uncertainty into account.
  * Outcomes count less as they age: an outcome's weight halves every `halfLifeSlots` slots (150) since its send, so
  * n is a weighted count and the correction follows a market that drifts.
@@ -80,11 +80,14 @@ export interface OddsCalibration {
 }
 
 const BINS = 10;
+/** Which side of the edge a score is on: below (raw odds), at (exactly 1), past. */
+const sideOf = (score: number) => (score < 1 ? 0 : score === 1 ? 1 : 2);
 /** Upper ends of the bins above the model's edge, in score (1 + doublings of the priority past the edge). */
 const ABOVE = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, Number.POSITIVE_INFINITY];
 /** A score in an empty bin above the edge: its middle (the last one's: 4.5). */
 const ABOVE_CENTERS = [1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3.5, 4.5];
-const ALL_BINS = BINS + 1 + ABOVE.length;
+/** Bins: exactly 0, the ten tenths, exactly 1 (a zero price at an edge that is its own priority), then ABOVE. */
+const ALL_BINS = BINS + 2 + ABOVE.length;
 
 /** Creates a correction with no outcomes (the identity). */
 export function createOddsCalibration(options: OddsCalibrationOptions = {}): OddsCalibration {
@@ -122,9 +125,10 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
   function binOf(score: number): number {
     if (score <= 0) return 0;
     if (score < 1) return 1 + Math.min(BINS - 1, Math.floor(score * BINS));
+    if (score === 1) return BINS + 1;
     let b = 0;
     while (score >= ABOVE[b]) b++;
-    return BINS + 1 + b;
+    return BINS + 2 + b;
   }
 
   function mapping(): { x: number; y: number; w: number }[] {
@@ -146,8 +150,9 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     for (let b = 0; b < ALL_BINS; b++) {
       // A bin without outcomes stands at the model's own value at its centre, with the prior's weight.
       const above = b > BINS;
-      const center = b === 0 ? 0 : above ? ABOVE_CENTERS[b - BINS - 1] : (b - 0.5) / BINS;
+      const center = b === 0 ? 0 : b === BINS + 1 ? 1 : above ? ABOVE_CENTERS[b - BINS - 2] : (b - 0.5) / BINS;
       const empty = n[b] < 1e-6;
+      if (empty && b === BINS + 1) continue; // exactly 1 stands for itself only when sends were made there
       const meanRaw = empty ? Math.min(1, center) : sumRaw[b] / n[b];
       const x = empty ? center : sumScore[b] / n[b];
       // An empty bin's prior weighs a tenth: enough to keep the fit's shape where nothing was sent, too little
@@ -172,12 +177,15 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     if (score <= p[0].x) return { odds: p[0].y, weight: p[0].w };
     for (let i = 1; i < p.length; i++) {
       if (score <= p[i].x) {
-        // The edge (score 1) is a seam: the score below it is raw odds, past it doublings of the priority.
-        // Interpolating across it would put a price just past the edge below its own bin (a zero price at the
-        // edge would look worse than a price of 1); each side takes its own side's value instead.
-        if (p[i - 1].x < 1 && p[i].x >= 1) {
-          const side = score >= 1 ? p[i] : p[i - 1];
-          return { odds: side.y, weight: side.w };
+        // The edge is a seam: below it the score is raw odds, past it doublings of the priority, and exactly 1 is
+        // a zero price at an edge that is its own priority (blocks with room: it ties with the unpriced traffic,
+        // which any positive price outbids). Interpolating across the seam would make a price of 1 look like a
+        // zero price, or a zero price like the bin below; each side takes its own side's value instead.
+        if (sideOf(p[i - 1].x) !== sideOf(p[i].x)) {
+          const side = sideOf(score);
+          // Exactly at the edge with no sends made there: the value past it, as for any price that clears every run.
+          const own = side === sideOf(p[i].x) || (side === 1 && sideOf(p[i].x) === 2) ? p[i] : p[i - 1];
+          return { odds: own.y, weight: own.w };
         }
         const span = p[i].x - p[i - 1].x;
         const t = span === 0 ? 1 : (score - p[i - 1].x) / span;

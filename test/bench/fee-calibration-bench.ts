@@ -392,7 +392,8 @@ interface ProfileReport {
 
 /**
  * Hindsight: the cheapest fee that landed >= 90%, read off a monotone fit of landed-within-k on the fee (pool
- * adjacent violators over the sends grouped by fee, equal fees always together): the lowest fee of the first
+ * adjacent violators over the sends grouped by fee, equal fees always together, and adjacent groups with equal
+ * shares pooled too, so that 40 sends at 40 different fees that all landed make one group): the lowest fee of the first
  * pooled group of at least 30 sends that landed >= 90%. Undefined when none did.
  */
 function hindsightOf(sends: SendRecord[]): bigint | undefined {
@@ -408,7 +409,7 @@ function hindsightOf(sends: SendRecord[]): bigint | undefined {
     blocks.push({ from: price, n: g.n, landed: g.landed });
     while (
       blocks.length > 1 &&
-      blocks[blocks.length - 2].landed / blocks[blocks.length - 2].n >
+      blocks[blocks.length - 2].landed / blocks[blocks.length - 2].n >=
         blocks[blocks.length - 1].landed / blocks[blocks.length - 1].n
     ) {
       const last = blocks.pop()!;

@@ -189,4 +189,25 @@ describe("odds calibration", () => {
     expect(still.estimate(1, 1.6).weight).toBeGreaterThan(1000);
     expect(() => createOddsCalibration({ halfLifeSlots: 0 })).toThrow(/halfLifeSlots/);
   });
+
+  it("keeps a zero price at an edge that is its own priority apart from a price of 1 (ties with unpriced traffic)", () => {
+    const calibration = createOddsCalibration({ halfLifeSlots: Number.POSITIVE_INFINITY });
+    const send = (key: string, score: number, lands: boolean) => {
+      const s = { rawOdds: 1, score, sentSlot: 0n } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(key, s);
+      if (lands) s.landedSlot = 1n;
+    };
+    // Zero-price sends (score exactly 1) land 85%; sends at a price of 1 (score just past 1) all land.
+    for (let i = 0; i < 400; i++) send(`z${i}`, 1, i % 20 < 17);
+    for (let i = 0; i < 400; i++) send(`p${i}`, 1.0004, true);
+    calibration.settle(10n, 4);
+    expect(Math.abs(calibration.apply(1, 1) - 0.85)).toBeLessThan(0.03);
+    expect(calibration.apply(1, 1.0004)).toBeGreaterThan(0.99);
+    expect(calibration.apply(1, 1.0001)).toBeGreaterThan(0.99); // no interpolation toward the zero price
+  });
 });

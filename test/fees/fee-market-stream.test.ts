@@ -66,7 +66,6 @@ beforeAll(async () => {
   relay = await startRelay(new URL(chain.localnet.geyserUrl!));
   stream = createGeyserBlocks({
     url: relay.url,
-    silenceMs: 500,
     baseDelayMs: 50,
     maxDelayMs: 200,
     onHealth: (healthy) => health.push(healthy),

@@ -322,9 +322,15 @@ async function calls(gateway: Gateway): Promise<void> {
   await localnet.control({ dropRate: 1 });
   const transactions = createClient(TransactionService, createGrpcTransport({ baseUrl }));
   const statusStreams: Promise<void>[] = [];
+  let refused = "";
   for (let i = 0; i < 20; i++) {
     const tx = await transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) });
-    await transactions.sendTransaction({ transaction: tx.wire, confirm: false }, { headers });
+    try {
+      await transactions.sendTransaction({ transaction: tx.wire, confirm: false }, { headers });
+    } catch (error) {
+      refused = error instanceof Error ? error.message : String(error);
+      continue;
+    }
     for (let j = 0; j < 50; j++)
       statusStreams.push(
         (async () => {
@@ -344,7 +350,8 @@ async function calls(gateway: Gateway): Promise<void> {
   await localnet.control({ dropRate: 0 });
   console.log(
     `   with 1,000 WatchStatus streams added on 20 sends through Solgate kept in flight (the localnet drops them): ` +
-      `${withStatus.total.toFixed(2)} (${withStatus.byMethod})`,
+      `${withStatus.total.toFixed(2)} (${withStatus.byMethod}); ${statusStreams.length} streams opened` +
+      (refused === "" ? "" : ` (a send refused: ${refused})`),
   );
   abort.abort();
   await Promise.all([...streams, ...statusStreams]);

@@ -12,6 +12,7 @@ import { LOCALNET_CHAIN } from "./config.ts";
 import type { ChainConfig, Config } from "./config.ts";
 import { createProgramAccounts } from "./programs/program-accounts.ts";
 import { createFeeMarket } from "./fees/fee-market.ts";
+import { createEngineTipLevels, createObservedTipLevels, withTipLevels } from "./fees/tip-levels.ts";
 import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
 import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
@@ -191,9 +192,28 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         });
         cleanups.push(() => upstream.close());
         const shared = redis;
-        const fees = createFeeMarket({
+        // Tip levels: the block engine's tip floor when there is one, else the tips seen in the blocks read.
+        const blockEngine =
+          chain.jitoUrl === undefined
+            ? undefined
+            : createBlockEngine({
+                url: chain.jitoUrl,
+                ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
+              });
+        const observedTips =
+          blockEngine === undefined ? createObservedTipLevels({ windowSlots: config.fees.windowSlots }) : undefined;
+        const tipLevels =
+          observedTips ??
+          createEngineTipLevels({
+            engine: blockEngine!,
+            onError: (err) => logger.debug({ err, chain: chain.name }, "tip floor: block engine read failed"),
+          });
+        tipLevels.start();
+        cleanups.push(() => tipLevels.stop());
+        const feeMarket = createFeeMarket({
           upstream,
           ...config.fees,
+          ...(observedTips === undefined ? {} : { observer: observedTips }),
           ...(shared === undefined
             ? {}
             : {
@@ -214,6 +234,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           onError: (err, during) =>
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
+        const fees = withTipLevels(feeMarket, tipLevels);
         fees.start();
         // A new block on the Geyser stream: read it now rather than at the next poll (coalesced with a tick
         // in progress). Polling goes on as before, so a silent stream only costs freshness.
@@ -265,14 +286,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         ];
         const transactions = createTransactions({
           upstream,
-          ...(chain.jitoUrl === undefined
-            ? {}
-            : {
-                blockEngine: createBlockEngine({
-                  url: chain.jitoUrl,
-                  ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
-                }),
-              }),
+          ...(blockEngine === undefined ? {} : { blockEngine }),
+          tipLevels,
           ...(sendPathConfigs.length === 0
             ? {}
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),

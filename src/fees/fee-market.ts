@@ -27,7 +27,7 @@ import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
 import type { FeeSnapshot } from "./fee-snapshot.ts";
 import { createFeeWindow } from "./fee-window.ts";
-import type { FeeWindowStats } from "./fee-window.ts";
+import type { FeeWindow, FeeWindowStats } from "./fee-window.ts";
 import { REFERENCE_CANDIDATE } from "./landing-odds.ts";
 import type { Candidate } from "./landing-odds.ts";
 import { createLookupTableResolver } from "./lookup-tables.ts";
@@ -101,6 +101,8 @@ export interface FeeMarketOptions {
    * A replica without the lease reads no blocks: it replays the log (window-log.ts).
    */
   replication?: FleetFollowing;
+  /** Sees every block the window takes (tip-levels.ts' observed tips): wraps the window as the odds do. */
+  observer?: { feeding(window: FeeWindow): FeeWindow };
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
   /** A fee watch with nothing new gets a heartbeat after this long (default 15 s). */
@@ -185,7 +187,8 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     accountCuLimit: options.accountCuLimit,
     minBlocks: options.oddsMinBlocks,
   });
-  const replica = createFeeReplication(odds.feeding(baseWindow), options.replication, (error) =>
+  const observed = options.observer?.feeding(baseWindow) ?? baseWindow;
+  const replica = createFeeReplication(odds.feeding(observed), options.replication, (error) =>
     onError(error, "replication"),
   );
   const window = replica.window;

@@ -12,8 +12,12 @@ import type {
   TransactionErrorSchema,
   TransactionStatusRecordSchema,
 } from "../../gen/solgate/v1/transaction_pb.js";
-import { PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
-import type { PriorityFee } from "../../gen/solgate/v1/fee_pb.js";
+import { PriorityLevel, TipLevel } from "../../gen/solgate/v1/fee_pb.js";
+import type { PriorityFee, Tip } from "../../gen/solgate/v1/fee_pb.js";
+import { TIP_LEVELS } from "../fees/tip-levels.ts";
+import type { TipLevelName } from "../fees/tip-levels.ts";
+import { parseTip } from "../transactions/prepare-tip.ts";
+import type { TipChoice } from "../transactions/prepare-tip.ts";
 import type { ChainRegistry } from "../chains.ts";
 import { toFeeEstimateMessage } from "./fee-service.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
@@ -67,6 +71,7 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         wire: req.transaction,
         priorityFee: priorityFeeOf(req.priorityFee),
         replaceComputeBudget: req.replaceComputeBudget,
+        tip: tipOf(req.tip),
         signal: ctx.signal,
       });
       return {
@@ -77,6 +82,14 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         computeUnitPrice: prepared.computeUnitPrice,
         estimate: prepared.estimate === undefined ? undefined : toFeeEstimateMessage(prepared.estimate),
         expectedFee: lamports(prepared.expectedFee),
+        tip: prepared.tip && {
+          account: prepared.tip.account,
+          lamports: prepared.tip.lamports,
+          level: prepared.tip.level === undefined ? TipLevel.UNSPECIFIED : TIP_LEVEL_NUMBERS[prepared.tip.level],
+          levelLamports: prepared.tip.levelLamports,
+          clamped: prepared.tip.clamped,
+          raisedToMinimum: prepared.tip.raisedToMinimum,
+        },
       };
     },
   };
@@ -95,6 +108,24 @@ function priorityFeeOf(fee: PriorityFee | undefined): PriorityFeeChoice {
   if (choice.case === "microLamports") return parsePriorityFee({ microLamports: choice.value });
   // An enum number this server does not know reaches the core as such and is refused there.
   return parsePriorityFee({ level: LEVEL_NAMES[choice.value] ?? `level ${choice.value}` });
+}
+
+const TIP_LEVEL_NUMBERS = Object.fromEntries(
+  TIP_LEVELS.map((name) => [name, TipLevel[name.toUpperCase() as Uppercase<TipLevelName>]]),
+) as Record<TipLevelName, TipLevel>;
+
+const TIP_LEVEL_NAMES: Partial<Record<TipLevel, string>> = {
+  [TipLevel.UNSPECIFIED]: "",
+  ...Object.fromEntries(TIP_LEVELS.map((name) => [TIP_LEVEL_NUMBERS[name], name])),
+};
+
+function tipOf(tip: Tip | undefined): TipChoice | undefined {
+  if (tip === undefined) return undefined;
+  const choice = tip.choice;
+  if (choice.case === undefined) return parseTip({});
+  if (choice.case === "lamports") return parseTip({ lamports: choice.value });
+  // An enum number this server does not know reaches the core as such and is refused there.
+  return parseTip({ level: TIP_LEVEL_NAMES[choice.value] ?? `level ${choice.value}` });
 }
 
 const STATUS: Record<TransactionState, TransactionStatus> = {

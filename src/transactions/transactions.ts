@@ -16,6 +16,7 @@ import { createSender } from "./send-transaction.ts";
 import { withSendPaths } from "../upstream/send-paths.ts";
 import type { SendPaths } from "../upstream/send-paths.ts";
 import type { BlockEngine } from "../upstream/block-engine.ts";
+import type { TipLevelSource } from "../fees/tip-levels.ts";
 import { createBundles, lookupTablesFromRpc } from "./bundles.ts";
 import type { Bundles } from "./bundles.ts";
 import type { SendOutcome, SendRequest } from "./send-transaction.ts";
@@ -36,6 +37,10 @@ export interface TransactionsOptions {
   blockEngine?: BlockEngine;
   /** The chain's fee market, when there is one. */
   fees?: PrepareFeeSource;
+  /** Tip levels for PrepareTransaction's tips (used with `blockEngine`, whose tip accounts are paid). */
+  tipLevels?: TipLevelSource;
+  /** The ceiling on a prepared tip, in lamports (SOLGATE_TIP_MAX_LAMPORTS; default prepare-tip.ts'). */
+  tipMaxLamports?: bigint;
   /** Where tracked sends live (default: in memory, bounded). */
   store?: TransactionStore;
   /** Commitment at which blockhashes are fetched and checked, and transactions simulated (default `confirmed`). */
@@ -136,7 +141,17 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     commitment,
     confirmTimeoutMs: options.confirmTimeoutMs,
   });
-  const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });
+  const { blockEngine, tipLevels } = options;
+  const preparer = createPreparer({
+    rpc,
+    blockhashes,
+    fees: options.fees,
+    commitment,
+    ...(blockEngine === undefined || tipLevels === undefined
+      ? {}
+      : { tips: { tipAccounts: () => blockEngine.tipAccounts(), levels: tipLevels } }),
+    ...(options.tipMaxLamports === undefined ? {} : { tipMaxLamports: options.tipMaxLamports }),
+  });
 
   const bundles = createBundles({
     engine: options.blockEngine,

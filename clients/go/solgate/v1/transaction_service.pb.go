@@ -451,8 +451,11 @@ type PrepareTransactionRequest struct {
 	PriorityFee *PriorityFee `protobuf:"bytes,3,opt,name=priority_fee,json=priorityFee,proto3" json:"priority_fee,omitempty"`
 	// Whether to replace compute-budget instructions the draft already has (default: keep them).
 	ReplaceComputeBudget bool `protobuf:"varint,4,opt,name=replace_compute_budget,json=replaceComputeBudget,proto3" json:"replace_compute_budget,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// A Jito tip to add: a System transfer from the fee payer to a random tip account of the chain's block engine,
+	// appended to the draft before it is simulated. Unset adds none. Needs a block engine (SOLGATE_JITO_URL).
+	Tip           *Tip `protobuf:"bytes,5,opt,name=tip,proto3" json:"tip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PrepareTransactionRequest) Reset() {
@@ -513,6 +516,13 @@ func (x *PrepareTransactionRequest) GetReplaceComputeBudget() bool {
 	return false
 }
 
+func (x *PrepareTransactionRequest) GetTip() *Tip {
+	if x != nil {
+		return x.Tip
+	}
+	return nil
+}
+
 // The draft, ready to sign.
 type PrepareTransactionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -529,7 +539,9 @@ type PrepareTransactionResponse struct {
 	// The fee estimate the price was taken from.
 	Estimate *FeeEstimate `protobuf:"bytes,6,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	// The total fee the transaction will pay: base fee plus ceil(price * limit / 1e6).
-	ExpectedFee   *Lamports `protobuf:"bytes,7,opt,name=expected_fee,json=expectedFee,proto3" json:"expected_fee,omitempty"`
+	ExpectedFee *Lamports `protobuf:"bytes,7,opt,name=expected_fee,json=expectedFee,proto3" json:"expected_fee,omitempty"`
+	// The tip added, when one was asked for: exactly what the transfer pays and to whom.
+	Tip           *PreparedTip `protobuf:"bytes,8,opt,name=tip,proto3" json:"tip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -613,6 +625,104 @@ func (x *PrepareTransactionResponse) GetExpectedFee() *Lamports {
 	return nil
 }
 
+func (x *PrepareTransactionResponse) GetTip() *PreparedTip {
+	if x != nil {
+		return x.Tip
+	}
+	return nil
+}
+
+// The tip PrepareTransaction added to a draft.
+type PreparedTip struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tip account the transfer pays (one of the block engine's `getTipAccounts`, chosen at random).
+	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	// The lamports the transfer pays (not part of `expected_fee`).
+	Lamports uint64 `protobuf:"varint,2,opt,name=lamports,proto3" json:"lamports,omitempty"`
+	// The level the amount came from; `TIP_LEVEL_UNSPECIFIED` when the client gave lamports.
+	Level TipLevel `protobuf:"varint,3,opt,name=level,proto3,enum=solgate.v1.TipLevel" json:"level,omitempty"`
+	// What the level stood for before the ceiling, in lamports (equal to `lamports` unless clamped or raised).
+	LevelLamports uint64 `protobuf:"varint,4,opt,name=level_lamports,json=levelLamports,proto3" json:"level_lamports,omitempty"`
+	// Whether the level stood above the ceiling (SOLGATE_TIP_MAX_LAMPORTS) and was lowered to it.
+	Clamped bool `protobuf:"varint,5,opt,name=clamped,proto3" json:"clamped,omitempty"`
+	// Whether the level stood below Jito's 1,000-lamport minimum tip and was raised to it.
+	RaisedToMinimum bool `protobuf:"varint,6,opt,name=raised_to_minimum,json=raisedToMinimum,proto3" json:"raised_to_minimum,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PreparedTip) Reset() {
+	*x = PreparedTip{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreparedTip) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreparedTip) ProtoMessage() {}
+
+func (x *PreparedTip) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreparedTip.ProtoReflect.Descriptor instead.
+func (*PreparedTip) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PreparedTip) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+func (x *PreparedTip) GetLamports() uint64 {
+	if x != nil {
+		return x.Lamports
+	}
+	return 0
+}
+
+func (x *PreparedTip) GetLevel() TipLevel {
+	if x != nil {
+		return x.Level
+	}
+	return TipLevel_TIP_LEVEL_UNSPECIFIED
+}
+
+func (x *PreparedTip) GetLevelLamports() uint64 {
+	if x != nil {
+		return x.LevelLamports
+	}
+	return 0
+}
+
+func (x *PreparedTip) GetClamped() bool {
+	if x != nil {
+		return x.Clamped
+	}
+	return false
+}
+
+func (x *PreparedTip) GetRaisedToMinimum() bool {
+	if x != nil {
+		return x.RaisedToMinimum
+	}
+	return false
+}
+
 var File_solgate_v1_transaction_service_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_transaction_service_proto_rawDesc = "" +
@@ -642,12 +752,13 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\theartbeat\x18\x02 \x01(\v2\x15.solgate.v1.HeartbeatH\x00R\theartbeatB\a\n" +
 	"\x05event\"\x1f\n" +
 	"\tHeartbeat\x12\x12\n" +
-	"\x04slot\x18\x01 \x01(\x04R\x04slot\"\xd2\x01\n" +
+	"\x04slot\x18\x01 \x01(\x04R\x04slot\"\xf5\x01\n" +
 	"\x19PrepareTransactionRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12-\n" +
 	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\x12:\n" +
 	"\fpriority_fee\x18\x03 \x01(\v2\x17.solgate.v1.PriorityFeeR\vpriorityFee\x124\n" +
-	"\x16replace_compute_budget\x18\x04 \x01(\bR\x14replaceComputeBudget\"\xdd\x02\n" +
+	"\x16replace_compute_budget\x18\x04 \x01(\bR\x14replaceComputeBudget\x12!\n" +
+	"\x03tip\x18\x05 \x01(\v2\x0f.solgate.v1.TipR\x03tip\"\x88\x03\n" +
 	"\x1aPrepareTransactionResponse\x12 \n" +
 	"\vtransaction\x18\x01 \x01(\fR\vtransaction\x12\x1c\n" +
 	"\tblockhash\x18\x02 \x01(\tR\tblockhash\x125\n" +
@@ -655,7 +766,15 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\x12compute_unit_limit\x18\x04 \x01(\rR\x10computeUnitLimit\x12,\n" +
 	"\x12compute_unit_price\x18\x05 \x01(\x04R\x10computeUnitPrice\x123\n" +
 	"\bestimate\x18\x06 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\x127\n" +
-	"\fexpected_fee\x18\a \x01(\v2\x14.solgate.v1.LamportsR\vexpectedFee2\xbc\x04\n" +
+	"\fexpected_fee\x18\a \x01(\v2\x14.solgate.v1.LamportsR\vexpectedFee\x12)\n" +
+	"\x03tip\x18\b \x01(\v2\x17.solgate.v1.PreparedTipR\x03tip\"\xdc\x01\n" +
+	"\vPreparedTip\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
+	"\blamports\x18\x02 \x01(\x04R\blamports\x12*\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x14.solgate.v1.TipLevelR\x05level\x12%\n" +
+	"\x0elevel_lamports\x18\x04 \x01(\x04R\rlevelLamports\x12\x18\n" +
+	"\aclamped\x18\x05 \x01(\bR\aclamped\x12*\n" +
+	"\x11raised_to_minimum\x18\x06 \x01(\bR\x0fraisedToMinimum2\xbc\x04\n" +
 	"\x12TransactionService\x12\x8c\x01\n" +
 	"\x0fSendTransaction\x12\".solgate.v1.SendTransactionRequest\x1a#.solgate.v1.SendTransactionResponse\"0\x82\xd3\xe4\x93\x02*:\x01*b\x06result\"\x1d/v1/{chain}/transactions/send\x12\xa9\x01\n" +
 	"\x14GetTransactionStatus\x12'.solgate.v1.GetTransactionStatusRequest\x1a(.solgate.v1.GetTransactionStatusResponse\">\x82\xd3\xe4\x93\x025b\x06record\x12+/v1/{chain}/transactions/{signature}/status\x90\x02\x01\x12U\n" +
@@ -677,7 +796,7 @@ func file_solgate_v1_transaction_service_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_transaction_service_proto_rawDescData
 }
 
-var file_solgate_v1_transaction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_solgate_v1_transaction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_solgate_v1_transaction_service_proto_goTypes = []any{
 	(*SendTransactionRequest)(nil),       // 0: solgate.v1.SendTransactionRequest
 	(*SendTransactionResponse)(nil),      // 1: solgate.v1.SendTransactionResponse
@@ -688,34 +807,40 @@ var file_solgate_v1_transaction_service_proto_goTypes = []any{
 	(*Heartbeat)(nil),                    // 6: solgate.v1.Heartbeat
 	(*PrepareTransactionRequest)(nil),    // 7: solgate.v1.PrepareTransactionRequest
 	(*PrepareTransactionResponse)(nil),   // 8: solgate.v1.PrepareTransactionResponse
-	(*PriorityFee)(nil),                  // 9: solgate.v1.PriorityFee
-	(*SendResult)(nil),                   // 10: solgate.v1.SendResult
-	(*TransactionStatusRecord)(nil),      // 11: solgate.v1.TransactionStatusRecord
-	(*FeeEstimate)(nil),                  // 12: solgate.v1.FeeEstimate
-	(*Lamports)(nil),                     // 13: solgate.v1.Lamports
+	(*PreparedTip)(nil),                  // 9: solgate.v1.PreparedTip
+	(*PriorityFee)(nil),                  // 10: solgate.v1.PriorityFee
+	(*SendResult)(nil),                   // 11: solgate.v1.SendResult
+	(*TransactionStatusRecord)(nil),      // 12: solgate.v1.TransactionStatusRecord
+	(*Tip)(nil),                          // 13: solgate.v1.Tip
+	(*FeeEstimate)(nil),                  // 14: solgate.v1.FeeEstimate
+	(*Lamports)(nil),                     // 15: solgate.v1.Lamports
+	(TipLevel)(0),                        // 16: solgate.v1.TipLevel
 }
 var file_solgate_v1_transaction_service_proto_depIdxs = []int32{
-	9,  // 0: solgate.v1.SendTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
-	10, // 1: solgate.v1.SendTransactionResponse.result:type_name -> solgate.v1.SendResult
-	11, // 2: solgate.v1.GetTransactionStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
-	11, // 3: solgate.v1.WatchStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
+	10, // 0: solgate.v1.SendTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
+	11, // 1: solgate.v1.SendTransactionResponse.result:type_name -> solgate.v1.SendResult
+	12, // 2: solgate.v1.GetTransactionStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
+	12, // 3: solgate.v1.WatchStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
 	6,  // 4: solgate.v1.WatchStatusResponse.heartbeat:type_name -> solgate.v1.Heartbeat
-	9,  // 5: solgate.v1.PrepareTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
-	12, // 6: solgate.v1.PrepareTransactionResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	13, // 7: solgate.v1.PrepareTransactionResponse.expected_fee:type_name -> solgate.v1.Lamports
-	0,  // 8: solgate.v1.TransactionService.SendTransaction:input_type -> solgate.v1.SendTransactionRequest
-	2,  // 9: solgate.v1.TransactionService.GetTransactionStatus:input_type -> solgate.v1.GetTransactionStatusRequest
-	4,  // 10: solgate.v1.TransactionService.WatchStatus:input_type -> solgate.v1.WatchStatusRequest
-	7,  // 11: solgate.v1.TransactionService.PrepareTransaction:input_type -> solgate.v1.PrepareTransactionRequest
-	1,  // 12: solgate.v1.TransactionService.SendTransaction:output_type -> solgate.v1.SendTransactionResponse
-	3,  // 13: solgate.v1.TransactionService.GetTransactionStatus:output_type -> solgate.v1.GetTransactionStatusResponse
-	5,  // 14: solgate.v1.TransactionService.WatchStatus:output_type -> solgate.v1.WatchStatusResponse
-	8,  // 15: solgate.v1.TransactionService.PrepareTransaction:output_type -> solgate.v1.PrepareTransactionResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	10, // 5: solgate.v1.PrepareTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
+	13, // 6: solgate.v1.PrepareTransactionRequest.tip:type_name -> solgate.v1.Tip
+	14, // 7: solgate.v1.PrepareTransactionResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	15, // 8: solgate.v1.PrepareTransactionResponse.expected_fee:type_name -> solgate.v1.Lamports
+	9,  // 9: solgate.v1.PrepareTransactionResponse.tip:type_name -> solgate.v1.PreparedTip
+	16, // 10: solgate.v1.PreparedTip.level:type_name -> solgate.v1.TipLevel
+	0,  // 11: solgate.v1.TransactionService.SendTransaction:input_type -> solgate.v1.SendTransactionRequest
+	2,  // 12: solgate.v1.TransactionService.GetTransactionStatus:input_type -> solgate.v1.GetTransactionStatusRequest
+	4,  // 13: solgate.v1.TransactionService.WatchStatus:input_type -> solgate.v1.WatchStatusRequest
+	7,  // 14: solgate.v1.TransactionService.PrepareTransaction:input_type -> solgate.v1.PrepareTransactionRequest
+	1,  // 15: solgate.v1.TransactionService.SendTransaction:output_type -> solgate.v1.SendTransactionResponse
+	3,  // 16: solgate.v1.TransactionService.GetTransactionStatus:output_type -> solgate.v1.GetTransactionStatusResponse
+	5,  // 17: solgate.v1.TransactionService.WatchStatus:output_type -> solgate.v1.WatchStatusResponse
+	8,  // 18: solgate.v1.TransactionService.PrepareTransaction:output_type -> solgate.v1.PrepareTransactionResponse
+	15, // [15:19] is the sub-list for method output_type
+	11, // [11:15] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_transaction_service_proto_init() }
@@ -736,7 +861,7 @@ func file_solgate_v1_transaction_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_transaction_service_proto_rawDesc), len(file_solgate_v1_transaction_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { FeeEstimate, PriorityFee } from "./fee_pb.js";
+import type { FeeEstimate, PriorityFee, Tip, TipLevel } from "./fee_pb.js";
 import type { Lamports, SendResult, TransactionStatusRecord } from "./transaction_pb.js";
 
 /**
@@ -243,6 +243,14 @@ export declare type PrepareTransactionRequest = Message<"solgate.v1.PrepareTrans
    * @generated from field: bool replace_compute_budget = 4;
    */
   replaceComputeBudget: boolean;
+
+  /**
+   * A Jito tip to add: a System transfer from the fee payer to a random tip account of the chain's block engine,
+   * appended to the draft before it is simulated. Unset adds none. Needs a block engine (SOLGATE_JITO_URL).
+   *
+   * @generated from field: solgate.v1.Tip tip = 5;
+   */
+  tip?: Tip | undefined;
 };
 
 /**
@@ -305,6 +313,13 @@ export declare type PrepareTransactionResponse = Message<"solgate.v1.PrepareTran
    * @generated from field: solgate.v1.Lamports expected_fee = 7;
    */
   expectedFee?: Lamports | undefined;
+
+  /**
+   * The tip added, when one was asked for: exactly what the transfer pays and to whom.
+   *
+   * @generated from field: solgate.v1.PreparedTip tip = 8;
+   */
+  tip?: PreparedTip | undefined;
 };
 
 /**
@@ -312,6 +327,61 @@ export declare type PrepareTransactionResponse = Message<"solgate.v1.PrepareTran
  * Use `create(PrepareTransactionResponseSchema)` to create a new message.
  */
 export declare const PrepareTransactionResponseSchema: GenMessage<PrepareTransactionResponse>;
+
+/**
+ * The tip PrepareTransaction added to a draft.
+ *
+ * @generated from message solgate.v1.PreparedTip
+ */
+export declare type PreparedTip = Message<"solgate.v1.PreparedTip"> & {
+  /**
+   * The tip account the transfer pays (one of the block engine's `getTipAccounts`, chosen at random).
+   *
+   * @generated from field: string account = 1;
+   */
+  account: string;
+
+  /**
+   * The lamports the transfer pays (not part of `expected_fee`).
+   *
+   * @generated from field: uint64 lamports = 2;
+   */
+  lamports: bigint;
+
+  /**
+   * The level the amount came from; `TIP_LEVEL_UNSPECIFIED` when the client gave lamports.
+   *
+   * @generated from field: solgate.v1.TipLevel level = 3;
+   */
+  level: TipLevel;
+
+  /**
+   * What the level stood for before the ceiling, in lamports (equal to `lamports` unless clamped or raised).
+   *
+   * @generated from field: uint64 level_lamports = 4;
+   */
+  levelLamports: bigint;
+
+  /**
+   * Whether the level stood above the ceiling (SOLGATE_TIP_MAX_LAMPORTS) and was lowered to it.
+   *
+   * @generated from field: bool clamped = 5;
+   */
+  clamped: boolean;
+
+  /**
+   * Whether the level stood below Jito's 1,000-lamport minimum tip and was raised to it.
+   *
+   * @generated from field: bool raised_to_minimum = 6;
+   */
+  raisedToMinimum: boolean;
+};
+
+/**
+ * Describes the message solgate.v1.PreparedTip.
+ * Use `create(PreparedTipSchema)` to create a new message.
+ */
+export declare const PreparedTipSchema: GenMessage<PreparedTip>;
 
 /**
  * Lands signed transactions and follows them to the end.

@@ -106,7 +106,7 @@ async function scenario(
   }
 }
 
-/** A drop mix: the chain's RPC and the two send ports (the block engine's own send never drops here). */
+/** A drop mix: the chain's RPC and the two send ports (the block engine's own send drops at its own rate, 0 here). */
 interface Mix {
   readonly name: string;
   readonly rpc: number;

@@ -4,7 +4,7 @@
  * under the `congested` traffic profile. Every figure in one run, against a real localnet (a child
  * process) with its RPC and its extra send ports dropping at set rates.
  *
- *   node test/bench/landing-bench.ts [--n 60]
+ *   node test/bench/landing-bench.ts [--n 60] [--slot-ms 100]
  *
  * Slots to land: the landed slot minus the processed slot read just before the batch was sent (median over
  * the sends that landed within 30 s).
@@ -25,6 +25,8 @@ import type { ChainFixture } from "../transactions/chain-fixture.ts";
 
 const argN = process.argv.indexOf("--n");
 const N = argN > 0 ? Number(process.argv[argN + 1]) : 60;
+const argSlot = process.argv.indexOf("--slot-ms");
+const SLOT_MS = argSlot > 0 ? Number(process.argv[argSlot + 1]) : 100;
 const TIP_LAMPORTS = 10_000n;
 
 interface Figures {
@@ -32,7 +34,13 @@ interface Figures {
   landed: number;
   sent: number;
   medianSlots: number | undefined;
+  /** Slots to land of each send that landed. */
+  slots: number[];
 }
+
+/** The share of all sends that landed within `slots` slots. */
+const shareWithin = (f: Figures, slots: number) => f.slots.filter((s) => s <= slots).length / f.sent;
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 async function tipAccounts(blockEngineUrl: string): Promise<Address[]> {
   const response = await fetch(`${blockEngineUrl}/bundles`, {
@@ -100,7 +108,7 @@ async function scenario(
       landed++;
       if (o.slot !== undefined) slots.push(Number(o.slot - startSlot));
     }
-    return { name, landed, sent: N, medianSlots: median(slots) };
+    return { name, landed, sent: N, medianSlots: median(slots), slots };
   } finally {
     transactions.stop();
   }
@@ -129,7 +137,7 @@ interface Comparison {
 }
 
 async function run(options: LocalnetOptions, label: string, figures: Figures[], comparisons: Comparison[]) {
-  const chain = await startChainFixture({ slotMs: 100, sendPorts: [{ dropRate: 0 }, { dropRate: 0 }], ...options });
+  const chain = await startChainFixture({ slotMs: SLOT_MS, sendPorts: [{ dropRate: 0 }, { dropRate: 0 }], ...options });
   try {
     const tips = await tipAccounts(chain.localnet.blockEngineUrl);
     const [a, b] = chain.localnet.sendUrls as [string, string];
@@ -188,7 +196,9 @@ const comparisons: Comparison[] = [];
 await run({ traffic: false }, "calm", figures, comparisons);
 await run({ traffic: { profile: "congested" } }, "congested", figures, comparisons);
 
-console.log(`landing bench: ${N} transfers per row, 100 ms slots, rebroadcast every 2 s, sends wait at most 30 s`);
+console.log(
+  `landing bench: ${N} transfers per row, ${SLOT_MS} ms slots, rebroadcast every 2 s, sends wait at most 30 s`,
+);
 console.log("| scenario | landed | median slots to land |");
 console.log("| --- | --- | --- |");
 for (const f of figures) {
@@ -198,15 +208,24 @@ const fanOut = figures.filter((f) => f.name.includes("all paths"));
 const allLand = fanOut.every((f) => f.landed / f.sent >= 0.99);
 console.log(`target: with all paths on, >= 99% land wherever a path drops <= 50%: ${allLand ? "MET" : "NOT MET"}`);
 console.log("");
-console.log("| mix | fan-out median | best single path | its median | fan-out <= best |");
-console.log("| --- | --- | --- | --- | --- |");
+// Beside the medians, the share landed within the best single path's median (m): a median near a 50% drop
+// rate sits on the edge between first copies and rebroadcasts, so it flips from run to run; the shares say
+// which side of m each stands on.
+console.log(
+  "| mix | fan-out median | best single path | its median m | fan-out <= best | landed within m: fan-out / best |",
+);
+console.log("| --- | --- | --- | --- | --- | --- |");
 let mediansOk = true;
 for (const c of comparisons) {
   const ok = (c.fanOut.medianSlots ?? Number.POSITIVE_INFINITY) <= (c.best.medianSlots ?? Number.POSITIVE_INFINITY);
   if (!ok) mediansOk = false;
   const path = c.best.name.replace(/^.*one path: /, "");
   console.log(
-    `| ${c.name} | ${c.fanOut.medianSlots ?? "-"} | ${path} | ${c.best.medianSlots ?? "-"} | ${ok ? "yes" : "NO"} |`,
+    `| ${c.name} | ${c.fanOut.medianSlots ?? "-"} | ${path} | ${c.best.medianSlots ?? "-"} | ${ok ? "yes" : "NO"} | ${
+      c.best.medianSlots === undefined
+        ? "-"
+        : `${pct(shareWithin(c.fanOut, c.best.medianSlots))} / ${pct(shareWithin(c.best, c.best.medianSlots))}`
+    } |`,
   );
 }
 console.log(

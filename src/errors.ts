@@ -62,6 +62,24 @@ export const ERROR_REASONS = {
     httpStatus: 422,
     description: "The transaction failed in simulation; `logs` and `error` say why.",
   },
+  TIP_OVER_CEILING: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A tip in lamports is over the server's ceiling (SOLGATE_TIP_MAX_LAMPORTS); `maxLamports` says it. A tip level is clamped instead.",
+  },
+  TIPS_UNAVAILABLE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description: "A tip was asked for, but the chain has no block engine configured (SOLGATE_JITO_URL) to take it.",
+  },
+  TIP_LEVELS_UNKNOWN: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description:
+      "A tip level was asked for, but no landed tips are known yet; give lamports, or retry after the delay given.",
+    retryable: true,
+  },
   BUNDLE_TOO_LARGE: {
     code: Code.InvalidArgument,
     httpStatus: 400,
@@ -87,24 +105,6 @@ export const ERROR_REASONS = {
     code: Code.FailedPrecondition,
     httpStatus: 422,
     description: "The chain has no block engine configured (SOLGATE_JITO_URL), so bundles cannot be sent.",
-  },
-  TIP_OVER_CEILING: {
-    code: Code.InvalidArgument,
-    httpStatus: 400,
-    description:
-      "A tip in lamports is over the server's ceiling (SOLGATE_TIP_MAX_LAMPORTS); `maxLamports` says it. A tip level is clamped instead.",
-  },
-  TIPS_UNAVAILABLE: {
-    code: Code.FailedPrecondition,
-    httpStatus: 422,
-    description: "A tip was asked for, but the chain has no block engine configured (SOLGATE_JITO_URL) to take it.",
-  },
-  TIP_LEVELS_UNKNOWN: {
-    code: Code.FailedPrecondition,
-    httpStatus: 422,
-    description:
-      "A tip level was asked for, but no landed tips are known yet; give lamports, or retry after the delay given.",
-    retryable: true,
   },
   QUERY_TOO_BROAD: {
     code: Code.FailedPrecondition,

@@ -10,8 +10,8 @@
 import { getBase58Encoder } from "@solana/kit";
 import { base58OfKey } from "../solana/base58-key.ts";
 import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budget.ts";
-import { JITO_TIP_ACCOUNT_KEYS } from "../solana/jito-tip-accounts.ts";
 import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
+import { tipOfWire } from "./block-tips.ts";
 import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
 
 // Vote transactions are consensus traffic, not fee-market bids.
@@ -35,7 +35,7 @@ export interface PricedTransaction {
   readonly signatures?: number;
   /** Its first signature's bytes (a view into the block's bytes: not kept beyond the block's processing). */
   readonly signature?: Uint8Array;
-  /** Lamports it transfers to Jito's tip accounts (top-level System transfers to static keys); absent when none. */
+  /** Lamports it transfers to Jito's tip accounts (block-tips.ts); absent when none. */
   readonly tip?: bigint;
 }
 
@@ -92,14 +92,15 @@ export function pricesOfBlock(block: { readonly transactions?: unknown }): Block
       unitLimit: scanned.unitLimit,
       loadedAccountsBytes: scanned.loadedAccountsBytes,
     });
+    const tip = tipOfWire(wire!);
     transactions.push({
+      ...(tip > 0n ? { tip } : {}),
       price: scanned.price,
       writable,
       cost,
       unitLimit: scanned.unitLimit,
       signatures: scanned.signatures,
       signature: scanned.signatures > 0 ? wire!.subarray(1, 1 + SIGNATURE_BYTES) : undefined,
-      ...(scanned.tip > 0n ? { tip: scanned.tip } : {}),
     });
   }
   return { transactions, votes, unreadable };
@@ -124,8 +125,6 @@ export interface ScannedTransaction {
   readonly instructionDataBytes: number;
   /** The requested loaded-accounts data size, when it sets one. */
   readonly loadedAccountsBytes: number | undefined;
-  /** Lamports of top-level System transfers to Jito's tip accounts named as static keys (0 when none). */
-  readonly tip: bigint;
 }
 
 /**
@@ -164,14 +163,12 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
   let other = 0;
   let instructionDataBytes = 0;
   let loadedAccountsBytes: number | undefined;
-  let tip = 0n;
   for (let i = 0; i < instructionCount; i++) {
     const program = wire[reader.offset];
     if (program === undefined || program >= keyCount) return undefined;
     reader.offset++;
     const accounts = readShortVec(wire, reader);
     if (accounts === undefined) return undefined;
-    const accountsAt = reader.offset;
     reader.offset += accounts;
     const dataLength = readShortVec(wire, reader);
     if (dataLength === undefined || reader.offset + dataLength > wire.length) return undefined;
@@ -187,8 +184,6 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
       loadedAccountsBytes = readLoadedAccountsLimit(data) ?? loadedAccountsBytes;
     } else if (keyEquals(wire, keyAt, VOTE_KEY)) {
       isVote = true;
-    } else if (accounts >= 2 && dataLength === TRANSFER_BYTES && isSystemKey(wire, keyAt)) {
-      tip += tipOfTransfer(wire, reader.offset, wire[accountsAt + 1]!, keysAt, keyCount);
     }
     reader.offset += dataLength;
   }
@@ -203,32 +198,7 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
     }
   }
   const unitLimit = Math.min(requestedLimit ?? defaultUnitLimit(builtin, other), MAX_COMPUTE_UNITS);
-  return { price, isVote, writable, signatures, unitLimit, instructionDataBytes, loadedAccountsBytes, tip };
-}
-
-// A System Transfer's data: u32 instruction index 2, then u64 lamports (little-endian).
-const TRANSFER_BYTES = 12;
-
-// The System program's key is 32 zero bytes.
-function isSystemKey(wire: Uint8Array, at: number): boolean {
-  for (let i = 0; i < KEY_BYTES; i++) if (wire[at + i] !== 0) return false;
-  return true;
-}
-
-/** The lamports of a System Transfer whose data starts at `dataAt`, when its destination is a Jito tip account. */
-function tipOfTransfer(
-  wire: Uint8Array,
-  dataAt: number,
-  destination: number,
-  keysAt: number,
-  keyCount: number,
-): bigint {
-  if (wire[dataAt] !== 2 || wire[dataAt + 1] !== 0 || wire[dataAt + 2] !== 0 || wire[dataAt + 3] !== 0) return 0n;
-  // A destination loaded from a lookup table is not a key here (Jito refuses such tips too).
-  if (destination >= keyCount) return 0n;
-  const keyAt = keysAt + destination * KEY_BYTES;
-  if (!JITO_TIP_ACCOUNT_KEYS.some((key) => keyEquals(wire, keyAt, key))) return 0n;
-  return Buffer.from(wire.buffer, wire.byteOffset + dataAt + 4, 8).readBigUInt64LE(0);
+  return { price, isVote, writable, signatures, unitLimit, instructionDataBytes, loadedAccountsBytes };
 }
 
 function keyEquals(wire: Uint8Array, at: number, key: Uint8Array): boolean {

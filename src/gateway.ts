@@ -210,10 +210,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           });
         tipLevels.start();
         cleanups.push(() => tipLevels.stop());
-        const feeMarket = createFeeMarket({
+        const fees = createFeeMarket({
           upstream,
           ...config.fees,
-          ...(observedTips === undefined ? {} : { observer: observedTips }),
           ...(shared === undefined
             ? {}
             : {
@@ -231,10 +230,10 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                   reachable: () => shared.isReady(),
                 },
               }),
+          ...(observedTips === undefined ? {} : { observer: observedTips }),
           onError: (err, during) =>
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
-        const fees = withTipLevels(feeMarket, tipLevels);
         fees.start();
         // A new block on the Geyser stream: read it now rather than at the next poll (coalesced with a tick
         // in progress). Polling goes on as before, so a silent stream only costs freshness.
@@ -263,6 +262,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           offBlock?.();
           return fees.stop();
         });
+        // The fee market's estimates with the tip levels beside (GetFees, EstimateFees, PrepareTransaction).
+        const feesWithTips = withTipLevels(fees, tipLevels);
         const store =
           redis === undefined
             ? undefined
@@ -291,7 +292,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(sendPathConfigs.length === 0
             ? {}
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
-          fees,
+          fees: feesWithTips,
           ...(store === undefined ? {} : { store }),
           ...config.transactions,
           onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
@@ -306,7 +307,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           name: chain.name,
           upstream,
           programs: createProgramAccounts({ upstream }),
-          fees,
+          fees: feesWithTips,
           transactions,
           collections,
           accounts: createAccounts({ upstream }),

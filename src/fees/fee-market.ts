@@ -17,6 +17,7 @@ import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-tr
 import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
 import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
+import type { FeeWindow } from "./fee-window.ts";
 import { createFeeFallback } from "./fee-fallback.ts";
 import { createFeeFeed } from "./fee-feed.ts";
 import type { FeeFeedEvent } from "./fee-feed.ts";
@@ -27,7 +28,7 @@ import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
 import type { FeeSnapshot } from "./fee-snapshot.ts";
 import { createFeeWindow } from "./fee-window.ts";
-import type { FeeWindow, FeeWindowStats } from "./fee-window.ts";
+import type { FeeWindowStats } from "./fee-window.ts";
 import { REFERENCE_CANDIDATE } from "./landing-odds.ts";
 import type { Candidate } from "./landing-odds.ts";
 import { createLookupTableResolver } from "./lookup-tables.ts";

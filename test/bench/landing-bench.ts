@@ -4,7 +4,7 @@
  * under the `congested` traffic profile. Every figure in one run, against a real localnet (a child
  * process) with its RPC and its extra send ports dropping at set rates.
  *
- *   node test/bench/landing-bench.ts [--n 60] [--slot-ms 100]
+ *   node test/bench/landing-bench.ts [--n 60] [--slot-ms 100] [--pace-ms 0]
  *
  * Slots to land: the landed slot minus the processed slot read just before the batch was sent (median over
  * the sends that landed within 30 s).
@@ -27,6 +27,8 @@ const argN = process.argv.indexOf("--n");
 const N = argN > 0 ? Number(process.argv[argN + 1]) : 60;
 const argSlot = process.argv.indexOf("--slot-ms");
 const SLOT_MS = argSlot > 0 ? Number(process.argv[argSlot + 1]) : 100;
+const argPace = process.argv.indexOf("--pace-ms");
+const PACE_MS = argPace > 0 ? Number(process.argv[argPace + 1]) : 0;
 const TIP_LAMPORTS = 10_000n;
 
 interface Figures {
@@ -99,11 +101,22 @@ async function scenario(
         });
       }),
     );
-    const startSlot = await chain.upstream.rpc.getSlot({ commitment: "processed" }).send();
-    const outcomes = await Promise.all(wires.map(({ wire }) => transactions.send({ wire }).catch(() => undefined)));
+    // Batch (default): every send at once, slots counted from the processed slot read before the batch.
+    // Paced (--pace-ms): send i starts i * pace ms in, its slots counted from the slot read just before it, so
+    // a send is not slowed by the others' requests queueing in the one localnet process that serves every path.
+    const slotNow = () => chain.upstream.rpc.getSlot({ commitment: "processed" }).send();
+    const batchStart = PACE_MS > 0 ? 0n : await slotNow();
+    const outcomes = await Promise.all(
+      wires.map(async ({ wire }, i) => {
+        if (PACE_MS > 0) await new Promise((r) => setTimeout(r, i * PACE_MS));
+        const startSlot = PACE_MS > 0 ? await slotNow() : batchStart;
+        const outcome = await transactions.send({ wire }).catch(() => undefined);
+        return { outcome, startSlot };
+      }),
+    );
     const slots: number[] = [];
     let landed = 0;
-    for (const o of outcomes) {
+    for (const { outcome: o, startSlot } of outcomes) {
       if (o === undefined || (o.state !== "confirmed" && o.state !== "finalized")) continue;
       landed++;
       if (o.slot !== undefined) slots.push(Number(o.slot - startSlot));
@@ -197,7 +210,7 @@ await run({ traffic: false }, "calm", figures, comparisons);
 await run({ traffic: { profile: "congested" } }, "congested", figures, comparisons);
 
 console.log(
-  `landing bench: ${N} transfers per row, ${SLOT_MS} ms slots, rebroadcast every 2 s, sends wait at most 30 s`,
+  `landing bench: ${N} transfers per row, ${SLOT_MS} ms slots, ${PACE_MS > 0 ? `one send every ${PACE_MS} ms` : "sent at once"}, rebroadcast every 2 s, sends wait at most 30 s`,
 );
 console.log("| scenario | landed | median slots to land |");
 console.log("| --- | --- | --- |");

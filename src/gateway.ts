@@ -46,6 +46,7 @@ import { createRedisTransactionStore } from "./transactions/redis-transaction-st
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
+import type { Lease } from "./store/lease.ts";
 import { createRedisWindowLog } from "./fees/window-log.ts";
 import { createRedisValues } from "./store/shared-values.ts";
 
@@ -165,6 +166,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     );
     const contexts: ChainContext[] = await Promise.all(
       chainConfigs.map(async (chain) => {
+        // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
+        // work) subscribes to Geyser; the store, made below, fills this in.
+        let storeLease: Lease | undefined;
         const upstream = createUpstream({
           chain: chain.name,
           rpcUrls: chain.rpcUrls,
@@ -172,6 +176,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
           ...(chain.geyserUrl === undefined ? {} : { geyserUrl: chain.geyserUrl }),
           ...(chain.geyserToken === undefined ? {} : { geyserToken: chain.geyserToken }),
+          ...(redis === undefined ? {} : { geyserLease: { hold: async () => (await storeLease?.hold()) ?? false } }),
           onGeyserHealth: (healthy, reason) => {
             if (healthy)
               logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
@@ -251,6 +256,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 maxActive: config.transactions.maxTracked,
                 onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
               });
+        storeLease = store?.lease;
         const sendPathConfigs: SendPathConfig[] = [
           ...(chain.sendUrls ?? []).map((url) => ({ kind: "rpc" as const, url })),
           ...(chain.jitoUrl === undefined
@@ -334,8 +340,18 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           : {
               geyser: () => {
                 const geyser = c.upstream.geyser!;
-                const { reconnects, fallbacks, delivered } = geyser.stats();
-                return { healthy: geyser.healthy(), lagSlots: geyser.lagSlots(), reconnects, fallbacks, delivered };
+                const { reconnects, fallbacks, delivered, subscriptions } = geyser.stats();
+                const { streamStatuses, nodeStatuses } = c.transactions.stats();
+                return {
+                  healthy: geyser.healthy(),
+                  lagSlots: geyser.lagSlots(),
+                  reconnects,
+                  fallbacks,
+                  delivered,
+                  subscriptions,
+                  streamStatuses,
+                  nodeStatuses,
+                };
               },
             }),
       })),

@@ -40,7 +40,18 @@ export interface ChainGauges {
   /** Whether the chain's upstream answers (the readiness check of `/readyz`). */
   upstreamHealthy(): boolean;
   /** The chain's Geyser stream, when it has one. */
-  geyser?(): { healthy: boolean; lagSlots: number; reconnects: number; fallbacks: number; delivered: number };
+  geyser?(): {
+    healthy: boolean;
+    lagSlots: number;
+    reconnects: number;
+    fallbacks: number;
+    delivered: number;
+    /** Subscribe streams opened (in a fleet, only by the lease holder). */
+    subscriptions: number;
+    /** Statuses the status engine took from the stream, and those it read from the node. */
+    streamStatuses: number;
+    nodeStatuses: number;
+  };
 }
 
 /** Calls counted since the last scrape, for one label set of a counter. */
@@ -253,6 +264,21 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     "solgate_geyser_delivered",
     "Confirmations of followed sends that the Geyser stream delivered, since start.",
     (g) => g.delivered,
+  );
+  geyserGauge(
+    "solgate_geyser_subscriptions",
+    "Geyser Subscribe streams this replica opened since start (in a fleet, only the lease holder subscribes).",
+    (g) => g.subscriptions,
+  );
+  geyserGauge(
+    "solgate_geyser_statuses",
+    "Transaction statuses the status engine took from the Geyser stream (no upstream call), since start.",
+    (g) => g.streamStatuses,
+  );
+  geyserGauge(
+    "solgate_geyser_node_statuses",
+    "Transaction statuses the status engine read from the node (getSignatureStatuses) since start: with the stream up, only what it cannot vouch for.",
+    (g) => g.nodeStatuses,
   );
   return {
     registry,

@@ -47,6 +47,13 @@ export interface GeyserSourceOptions {
   maxLagSlots?: number;
   /** Told once per change of health, for one log line. */
   onHealth?: (healthy: boolean, reason: string) => void;
+  /**
+   * In a fleet: the lease of the fleet-wide status work (the transaction store's). Only its holder subscribes;
+   * the others stay down (polling, PubSub) and hear of the statuses through the shared store. Checked before
+   * each subscription and every `leaseCheckMs` (default 1,000 ms) while subscribed.
+   */
+  lease?: { hold(): Promise<boolean> };
+  leaseCheckMs?: number;
   now?: () => number;
 }
 
@@ -54,6 +61,8 @@ export interface GeyserSourceOptions {
 export interface GeyserSourceStats {
   /** Streams opened after the first. */
   reconnects: number;
+  /** Streams opened in all (the first included). */
+  subscriptions: number;
   /** Times the source went from usable to not (stream ended, silent): the gateway fell back to polling. */
   fallbacks: number;
   /** Followed signatures whose confirmation the stream delivered. */
@@ -132,6 +141,7 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
   const recent = new Set<string>();
   const stats: GeyserSourceStats = {
     reconnects: 0,
+    subscriptions: 0,
     fallbacks: 0,
     delivered: 0,
     blocks: 0,
@@ -213,9 +223,35 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     }
   }
 
+  const leaseCheckMs = options.leaseCheckMs ?? 1000;
+  const holdsLease = async () => (options.lease === undefined ? true : options.lease.hold().catch(() => false));
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      closer.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  let leaseLost = false;
+
   async function runOnce(fromSlot: bigint | undefined): Promise<void> {
     const stream = new AbortController();
     const signal = AbortSignal.any([stream.signal, closer.signal]);
+    // Another replica took the lease: this one stops subscribing.
+    const leaseCheck =
+      options.lease === undefined
+        ? undefined
+        : setInterval(() => {
+            void holdsLease().then((held) => {
+              if (held) return;
+              leaseLost = true;
+              stream.abort();
+            });
+          }, leaseCheckMs);
+    leaseCheck?.unref();
+    stats.subscriptions++;
     try {
       const updates = client.subscribe(requests(fromSlot, signal), {
         signal,
@@ -249,6 +285,7 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
         }
       }
     } finally {
+      clearInterval(leaseCheck);
       stream.abort();
       connected = false;
     }
@@ -258,6 +295,10 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     let delay = baseDelayMs;
     let first = true;
     while (!closer.signal.aborted) {
+      if (!(await holdsLease())) {
+        await sleep(leaseCheckMs);
+        continue;
+      }
       const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;
       if (!first) {
         stats.reconnects++;
@@ -265,13 +306,14 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
       }
       first = false;
       let reason = "stream ended";
+      leaseLost = false;
       try {
         await runOnce(fromSlot);
         delay = baseDelayMs;
       } catch (error) {
         if (closer.signal.aborted) break;
         const connectError = ConnectError.from(error);
-        reason = `stream failed: ${connectError.message}`;
+        reason = leaseLost ? "lease lost: another replica subscribes" : `stream failed: ${connectError.message}`;
         // The server keeps only so many slots: start from its tip instead.
         if (connectError.code === Code.OutOfRange) stats.lastSlot = undefined;
       }

@@ -53,6 +53,8 @@ export interface UpstreamOptions {
   geyserToken?: string;
   /** Told once per change of the Geyser stream's health, for a log line and a metric. */
   onGeyserHealth?: (healthy: boolean, reason: string) => void;
+  /** In a fleet: only the holder of this lease (the transaction store's) subscribes to Geyser. */
+  geyserLease?: { hold(): Promise<boolean> };
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
   timeoutMs?: number;
   /** Attempts after the first, across all URLs (default 3). */
@@ -294,6 +296,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
           url: options.geyserUrl,
           ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
           ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
+          ...(options.geyserLease === undefined ? {} : { lease: options.geyserLease }),
         });
   const signatures = geyser === undefined ? pubsub : createFallbackFeed(geyser, pubsub);
 

@@ -1,6 +1,9 @@
 /** TransactionService: SendTransaction, GetTransactionStatus, WatchStatus, PrepareTransaction; request to core call to response. */
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromJson } from "@bufbuild/protobuf";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { GetTransactionStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
+import type { GetTransactionStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { shareResponse } from "./shared-response.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
@@ -56,7 +59,14 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
     },
     async getTransactionStatus(req) {
       const record = await deps.chains.resolve(req.chain).transactions.status(req.signature);
-      return { record: toRecord(record) };
+      // A record that has not changed is the same object (the engine keeps it): its answer is built, and encoded
+      // by the unary path, once.
+      let response = statusResponses.get(record);
+      if (response === undefined) {
+        response = shareResponse(create(GetTransactionStatusResponseSchema, { record: toRecord(record) }));
+        statusResponses.set(record, response);
+      }
+      return response;
     },
     watchStatus(req, ctx) {
       return watchStatusEvents(deps.chains, req, ctx.signal);
@@ -118,6 +128,8 @@ function toError(error: ChainError): MessageInitShape<typeof TransactionErrorSch
     raw: fromJson(ValueSchema, error.raw),
   };
 }
+
+const statusResponses = new WeakMap<StatusRecord, GetTransactionStatusResponse>();
 
 function toRecord(record: StatusRecord): MessageInitShape<typeof TransactionStatusRecordSchema> {
   return {

@@ -181,8 +181,11 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   let followedHere = new Set<string>();
   // Those of them the stream spoke of since the last tick.
   const spokenOf = new Set<string>();
-  // Fees of landed transactions Solgate did not send (getTransaction), so that a repeated lookup costs nothing.
-  const knownFees = new Map<string, bigint>();
+  // Records of landed transactions Solgate did not send, answered from the stream: kept while the stream says the
+  // same (state and slot), so that a repeated lookup costs no call (the fee is read once) and is the same object.
+  const seenRecords = new Map<string, StatusRecord>();
+  // The public record of each tracked send as stored, the same object while the send does not change.
+  const publicRecords = new WeakMap<TrackedSend, StatusRecord>();
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
   let fullTickAt = -Infinity;
@@ -431,7 +434,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     });
     if (tracked !== undefined) {
       const waiting = waitingOf(tracked);
-      return waiting === undefined ? publicRecord(tracked) : { ...publicRecord(tracked), waiting };
+      if (waiting !== undefined) return { ...publicRecord(tracked), waiting };
+      let found = publicRecords.get(tracked);
+      if (found === undefined) publicRecords.set(tracked, (found = publicRecord(tracked)));
+      return found;
     }
     const watched = untracked.get(signature);
     if (watched !== undefined) return watched;
@@ -442,12 +448,12 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       const state = observeStatus(said).state;
       if (stream?.usable() === true || isTerminalState(state)) {
         stats.streamLookups++;
-        const known = knownFees.get(signature);
-        const found = await chain.recordOf(signature, said, known);
-        if (known === undefined && found.fee !== undefined) {
-          if (knownFees.size >= 10_000) knownFees.delete(knownFees.keys().next().value as string);
-          knownFees.set(signature, found.fee);
-        }
+        const kept = seenRecords.get(signature);
+        if (kept !== undefined && kept.state === state && kept.slot === said.slot && kept.fee !== undefined)
+          return kept;
+        const found = await chain.recordOf(signature, said, kept?.fee);
+        if (seenRecords.size >= 10_000) seenRecords.delete(seenRecords.keys().next().value as string);
+        seenRecords.set(signature, found);
         return found;
       }
     }

@@ -51,10 +51,10 @@ export interface UpstreamOptions {
   geyserUrl?: string;
   /** Its `x-token`. */
   geyserToken?: string;
-  /** Told once per change of the Geyser stream's health, for a log line and a metric. */
-  onGeyserHealth?: (healthy: boolean, reason: string) => void;
   /** In a fleet: only the holder of this lease (the transaction store's) subscribes to Geyser. */
   geyserLease?: { hold(): Promise<boolean> };
+  /** Told once per change of the Geyser stream's health, for a log line and a metric. */
+  onGeyserHealth?: (healthy: boolean, reason: string) => void;
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
   timeoutMs?: number;
   /** Attempts after the first, across all URLs (default 3). */
@@ -295,8 +295,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       : createGeyserSource({
           url: options.geyserUrl,
           ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
-          ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
           ...(options.geyserLease === undefined ? {} : { lease: options.geyserLease }),
+          ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
         });
   const signatures = geyser === undefined ? pubsub : createFallbackFeed(geyser, pubsub);
 

@@ -6,12 +6,7 @@
  *  2. memory: 10,000 open WatchFees streams over 20 HTTP/2 connections (binary gRPC, the lean path):
  *     the gateway's RSS before any stream and with them (target < 500 MB), and that every stream still
  *     gets the estimates (events delivered per stream over a window).
- *  3. confirm (only when asked: --only confirm): send-and-confirm latency through the gateway (gRPC SendTransaction,
- *     confirm true, the gateway on the Geyser stream) against @solana/kit's sendAndConfirmTransactionFactory
- *     straight to the same localnet (its WebSocket), in pairs started at the same phase of a slot, alternating
- *     which goes first; prints medians, means and the ratio gateway / kit (target <= 0.9).
- * Run: npx node test/bench/push-bench.ts [--streams 10000] [--slot-ms 400] [--only freshness,memory,confirm]
- *      [--geyser on|off] [--sends 40]
+ * Run: npx node test/bench/push-bench.ts [--streams 10000] [--slot-ms 400] [--only freshness,memory] [--geyser on|off]
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -21,26 +16,9 @@ import { parseArgs } from "node:util";
 import { createClient } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import {
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createSolanaRpcSubscriptions,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  lamports,
-  pipe,
-  sendAndConfirmTransactionFactory,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from "@solana/kit";
-import type { KeyPairSigner } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import { createSolanaRpcSubscriptions } from "@solana/kit";
 import { startLocalnet } from "@solgate/localnet";
 import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
-import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
-import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -48,7 +26,6 @@ const { values: args } = parseArgs({
     "slot-ms": { type: "string", default: "400" },
     only: { type: "string" },
     geyser: { type: "string", default: "on" },
-    sends: { type: "string", default: "40" },
   },
 });
 const PARTS = new Set((args.only ?? "freshness,memory").split(","));
@@ -188,106 +165,9 @@ async function memory(): Promise<void> {
   await Promise.all(streams);
 }
 
-async function confirm(): Promise<void> {
-  const SLOT_MS = Number(args["slot-ms"]);
-  const SENDS = Number(args.sends);
-  const rpc = createSolanaRpc(localnet.rpcUrl);
-  const rpcSubscriptions = createSolanaRpcSubscriptions(localnet.wsUrl);
-  const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions });
-  const client = createClient(TransactionService, createGrpcTransport({ baseUrl }));
-  const payer = await generateKeyPairSigner();
-  const airdrop = await rpc.requestAirdrop(payer.address, lamports(1_000_000_000_000n)).send();
-  for (;;) {
-    const { value } = await rpc.getSignatureStatuses([airdrop]).send();
-    if (value[0]?.confirmationStatus === "confirmed" || value[0]?.confirmationStatus === "finalized") break;
-    await sleep(50);
-  }
-  const transfer = async (from: KeyPairSigner, amount: bigint) => {
-    const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
-    const to = (await generateKeyPairSigner()).address;
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(from, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-      (m) =>
-        appendTransactionMessageInstructions([getTransferSolInstruction({ source: from, destination: to, amount })], m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    return { signed, wire: new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), "base64")) };
-  };
-  const viaGateway = async (wire: Uint8Array) => {
-    const { result } = await client.sendTransaction({ transaction: wire, confirm: true }, { headers });
-    if (result?.status !== TransactionStatus.CONFIRMED && result?.status !== TransactionStatus.FINALIZED)
-      throw new Error(`gateway: ${TransactionStatus[result?.status ?? 0]}`);
-  };
-  const viaKit = (signed: Awaited<ReturnType<typeof transfer>>["signed"]) =>
-    sendAndConfirm(signed as never, { commitment: "confirmed" });
-  // Warm both paths.
-  for (let i = 0; i < 3; i++) {
-    await viaGateway((await transfer(payer, 1_000_000n + BigInt(i))).wire);
-    await viaKit((await transfer(payer, 2_000_000n + BigInt(i))).signed);
-  }
-  // Both sends of a pair start at the same (random) phase after a slot notification: a localnet latency is mostly
-  // "time to the next slot, then one to confirm", so the phase cancels out.
-  const abort = new AbortController();
-  const slots = await rpcSubscriptions.slotNotifications().subscribe({ abortSignal: abort.signal });
-  let nextSlot: (() => void)[] = [];
-  void (async () => {
-    for await (const _ of slots) {
-      for (const resolve of nextSlot) resolve();
-      nextSlot = [];
-    }
-  })().catch(() => {});
-  const atPhase = async (phaseMs: number) => {
-    await new Promise<void>((resolve) => nextSlot.push(resolve));
-    await sleep(phaseMs);
-  };
-  const gatewayMs: number[] = [];
-  const kitMs: number[] = [];
-  for (let i = 0; i < SENDS; i++) {
-    const a = await transfer(payer, 3_000_000n + BigInt(i));
-    const b = await transfer(payer, 4_000_000n + BigInt(i));
-    const phase = Math.random() * SLOT_MS;
-    const runs = [
-      async () => {
-        await atPhase(phase);
-        const t = performance.now();
-        await viaGateway(a.wire);
-        gatewayMs.push(performance.now() - t);
-      },
-      async () => {
-        await atPhase(phase);
-        const t = performance.now();
-        await viaKit(b.signed);
-        kitMs.push(performance.now() - t);
-      },
-    ];
-    if (i % 2 === 1) runs.reverse();
-    for (const run of runs) await run();
-  }
-  abort.abort();
-  const summary = (xs: number[]) => {
-    const sorted = [...xs].sort((p, q) => p - q);
-    return {
-      median: percentile(sorted, 50),
-      p90: percentile(sorted, 90),
-      mean: xs.reduce((p, q) => p + q, 0) / xs.length,
-    };
-  };
-  const g = summary(gatewayMs);
-  const k = summary(kitMs);
-  console.log(
-    `\n3. Send-and-confirm, ${SENDS} pairs, slot ${SLOT_MS} ms, gateway Geyser ${args.geyser}:\n` +
-      `   gateway (gRPC, confirm true): median ${g.median.toFixed(0)} ms, mean ${g.mean.toFixed(0)} ms, p90 ${g.p90.toFixed(0)} ms\n` +
-      `   kit sendAndConfirmTransactionFactory: median ${k.median.toFixed(0)} ms, mean ${k.mean.toFixed(0)} ms, p90 ${k.p90.toFixed(0)} ms\n` +
-      `   ratio gateway / kit: median ${(g.median / k.median).toFixed(2)}, mean ${(g.mean / k.mean).toFixed(2)} (target <= 0.9)`,
-  );
-}
-
 try {
   if (PARTS.has("freshness")) await freshness();
   if (PARTS.has("memory")) await memory();
-  if (PARTS.has("confirm")) await confirm();
 } finally {
   for (const fn of cleanups.reverse()) await fn();
 }

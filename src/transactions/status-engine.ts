@@ -350,7 +350,14 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     if (active.length > 0 || watchedOnly.length > 0) {
       const t = now();
       const heightBefore = height;
-      const unseen = active.filter((s) => s.state === "submitted" && !s.landed);
+      // Unseen: not landed as far as the node said, nor as the stream says now. A send the stream already
+      // delivered needs no height read (and its tick waits for none).
+      const usable = stream?.usable() === true;
+      const streamSaw = (signature: string) => {
+        const said = usable ? stream?.lookup(signature) : undefined;
+        return said !== undefined && said !== ASK_THE_NODE;
+      };
+      const unseen = active.filter((s) => s.state === "submitted" && !s.landed && !streamSaw(s.signature));
       const heightDue = unseen.length > 0 && t - heightReadAt >= heightIntervalMs;
       const heightCall = heightDue ? rpc.getBlockHeight({ commitment: "confirmed" }).send() : undefined;
       if (heightDue) heightReadAt = t;

@@ -6,8 +6,6 @@
  * line, a fallback counted), polling carries on, the statuses answered are never ahead of the node's, and once
  * the proxy is well again the source comes back with `from_slot` = the last slot it saw + 1.
  */
-import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Signature } from "@solana/kit";
 import { createTransactions } from "../../src/transactions/transactions.ts";
@@ -16,88 +14,10 @@ import { createGeyserSource } from "../../src/upstream/geyser-source.ts";
 import type { GeyserSource } from "../../src/upstream/geyser-source.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
-
-type Mode = "pass" | "garbage" | "lag";
-
-/** The proxy: gRPC messages (5-byte envelopes) forwarded one by one, or garbled, or held back. */
-async function startGrpcProxy(target: string, port = 0) {
-  let mode: Mode = "pass";
-  const upstream = http2.connect(target);
-  upstream.on("error", () => {});
-  const server = http2.createServer();
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (s) => {
-    sessions.add(s);
-    s.on("close", () => sessions.delete(s));
-  });
-  server.on("stream", (stream, headers) => {
-    const forwarded: http2.OutgoingHttpHeaders = {};
-    for (const [k, v] of Object.entries(headers))
-      if (!k.startsWith(":") || k === ":method" || k === ":path") forwarded[k] = v;
-    const up = upstream.request(forwarded);
-    up.on("error", () => stream.destroy());
-    stream.on("error", () => up.destroy());
-    stream.on("close", () => up.destroy());
-    stream.pipe(up);
-    let buffered = Buffer.alloc(0);
-    let lastDue = 0;
-    let trailers: http2.OutgoingHttpHeaders = { "grpc-status": "0" };
-    up.on("response", (h) => {
-      const out: http2.OutgoingHttpHeaders = {};
-      for (const [k, v] of Object.entries(h)) if (!k.startsWith(":") || k === ":status") out[k] = v;
-      stream.respond(out, { waitForTrailers: true });
-    });
-    const send = (message: Buffer) => {
-      if (stream.destroyed || stream.closed) return;
-      if (mode === "garbage") {
-        // A well-framed message whose protobuf is not: field 1 with wire type 7, which does not exist.
-        stream.write(Buffer.from([0, 0, 0, 0, 2, 0x0f, 0x00]));
-      } else if (mode === "lag" || lastDue > Date.now()) {
-        // Held back 1.5 s; once well again, in order behind what is still held.
-        const due = mode === "lag" ? Date.now() + 1500 : lastDue;
-        lastDue = due;
-        setTimeout(() => !stream.destroyed && stream.write(message), due - Date.now());
-      } else {
-        stream.write(message);
-      }
-    };
-    up.on("data", (chunk: Buffer) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      while (buffered.length >= 5) {
-        const length = buffered.readUInt32BE(1);
-        if (buffered.length < 5 + length) break;
-        send(buffered.subarray(0, 5 + length));
-        buffered = buffered.subarray(5 + length);
-      }
-    });
-    up.on("trailers", (t: http2.IncomingHttpHeaders) => {
-      trailers = {};
-      for (const [k, v] of Object.entries(t)) if (!k.startsWith(":")) trailers[k] = v;
-    });
-    up.on("end", () => {
-      if (!stream.destroyed) stream.end();
-    });
-    stream.on("wantTrailers", () => stream.sendTrailers(trailers));
-  });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    port: (server.address() as AddressInfo).port,
-    set: (next: Mode) => {
-      mode = next;
-    },
-    /** The server goes away: every session destroyed, the port closed. */
-    kill: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sessions) s.destroy();
-        upstream.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { startSickGeyser } from "./sick-geyser.ts";
 
 let chain: ChainFixture;
-let proxy: Awaited<ReturnType<typeof startGrpcProxy>>;
+let proxy: Awaited<ReturnType<typeof startSickGeyser>>;
 let geyser: GeyserSource;
 let core: Transactions;
 let tip: bigint | undefined;
@@ -115,7 +35,7 @@ const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 20
 
 beforeAll(async () => {
   chain = await startChainFixture({ slotMs: 50, confirmSlots: 1, finalizeSlots: 4 });
-  proxy = await startGrpcProxy(chain.localnet.geyserUrl!);
+  proxy = await startSickGeyser(chain.localnet.geyserUrl!);
   geyser = createGeyserSource({
     url: proxy.url,
     baseDelayMs: 50,
@@ -233,7 +153,7 @@ describe("a sick Geyser source", () => {
     expect(health.slice(lines)).toHaveLength(1);
     await sendAndCheck(2);
     const lastSlot = geyser.stats().lastSlot!;
-    proxy = await startGrpcProxy(chain.localnet.geyserUrl!, port);
+    proxy = await startSickGeyser(chain.localnet.geyserUrl!, port);
     await until(() => geyser.healthy());
     expect(geyser.stats().reconnects).toBeGreaterThan(reconnects);
     expect(geyser.stats().lastFromSlot).toBe(lastSlot + 1n);

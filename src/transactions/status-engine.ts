@@ -303,12 +303,14 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     const toRead: string[] = [];
     const usable = stream?.usable() === true;
     const epoch = stream?.epoch();
-    const consider = (signature: string, send: TrackedSend | undefined) => {
+    // `known`: where the signature stands here (a tracked send, or a watched signature's record). One confirmed
+    // in slot S is finalized when the stream says S is, though the stream never delivered it.
+    const consider = (signature: string, send: TrackedSend | undefined, known: StatusRecord | undefined) => {
       if (!usable || stream === undefined) {
         toRead.push(signature);
         return;
       }
-      const finalizedBySlot = send?.state === "confirmed" && send.error === undefined ? send.slot : undefined;
+      const finalizedBySlot = known?.state === "confirmed" && known.error === undefined ? known.slot : undefined;
       const said = stream.lookup(signature, finalizedBySlot);
       if (said !== undefined && said !== ASK_THE_NODE) {
         statuses.set(signature, said);
@@ -324,8 +326,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         toRead.push(signature);
       }
     };
-    for (const send of active) consider(send.signature, send);
-    for (const signature of watchedOnly) consider(signature, undefined);
+    for (const send of active) consider(send.signature, send, send);
+    for (const signature of watchedOnly) consider(signature, undefined, untracked.get(signature));
     if (toRead.length === 0) return { statuses, slot: 0n };
     const read = await fetchStatuses(rpc, toRead, false);
     stats.nodeStatuses += toRead.length;

@@ -224,3 +224,40 @@ describe("the transactions core on the real localnet's Geyser stream", () => {
     expect(last.fee).toBe(5_000n);
   });
 });
+
+describe("a watched signature confirmed before the stream heard of it", () => {
+  it("is finalized when the stream says its slot is, though the stream never delivered it", async () => {
+    // Finality 2 s after confirmation: time to start the stream between the two.
+    const chain = await startChainFixture({ slotMs: 100, confirmSlots: 1, finalizeSlots: 20 });
+    const geysers: GeyserSource[] = [];
+    let core: Transactions | undefined;
+    try {
+      const tx = await transferTransaction({ payer: await chain.funded(1), blockhash: await chain.latestBlockhash() });
+      await chain.upstream.rpc
+        .sendTransaction(Buffer.from(tx.wire).toString("base64") as never, { encoding: "base64" })
+        .send();
+      await chain.waitConfirmed(tx.signature);
+      const geyser = createGeyserSource({ url: chain.localnet.geyserUrl!, baseDelayMs: 50 });
+      geysers.push(geyser);
+      core = createTransactions({ upstream: { rpc: chain.upstream.rpc, geyser }, pollIntervalMs: 200 });
+      core.start();
+      while (!geyser.healthy()) await new Promise((r) => setTimeout(r, 20));
+      const states: string[] = [];
+      const abort = new AbortController();
+      for await (const event of core.watch(tx.signature, abort.signal)) {
+        if (event.kind !== "record") continue;
+        states.push(event.record.state);
+        if (event.record.state === "finalized") break;
+      }
+      abort.abort();
+      expect(states[0]).toBe("confirmed"); // it was confirmed, not yet final, when the watch began
+      expect(states.at(-1)).toBe("finalized");
+      const { value } = await chain.upstream.rpc.getSignatureStatuses([tx.signature as Signature]).send();
+      expect(value[0]?.confirmationStatus).toBe("finalized");
+    } finally {
+      core?.stop();
+      for (const g of geysers) g.close();
+      await chain.stop();
+    }
+  }, 60_000);
+});

@@ -7,6 +7,10 @@
  * node's notification for its signature (when the upstream has a WebSocket), which brings the next
  * tick forward to that moment.
  *
+ * With a Geyser stream (stream-status.ts), a tick takes statuses from what the stream delivered and reads
+ * from the node only what the stream cannot vouch for; a status the stream delivers about a signature
+ * followed here (a `confirm: false` send too) ticks at once.
+ *
  * Expiry is judged against a block height read *before* the statuses it is combined with, so a
  * transaction that landed in the last valid block is never called expired.
  *

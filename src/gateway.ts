@@ -338,20 +338,18 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         ...(c.upstream.geyser === undefined
           ? {}
           : {
+              geyserStatuses: () => {
+                const { streamStatuses, nodeStatuses } = c.transactions.stats();
+                return { subscriptions: c.upstream.geyser!.stats().subscriptions, streamStatuses, nodeStatuses };
+              },
+            }),
+        ...(c.upstream.geyser === undefined
+          ? {}
+          : {
               geyser: () => {
                 const geyser = c.upstream.geyser!;
-                const { reconnects, fallbacks, delivered, subscriptions } = geyser.stats();
-                const { streamStatuses, nodeStatuses } = c.transactions.stats();
-                return {
-                  healthy: geyser.healthy(),
-                  lagSlots: geyser.lagSlots(),
-                  reconnects,
-                  fallbacks,
-                  delivered,
-                  subscriptions,
-                  streamStatuses,
-                  nodeStatuses,
-                };
+                const { reconnects, fallbacks, delivered } = geyser.stats();
+                return { healthy: geyser.healthy(), lagSlots: geyser.lagSlots(), reconnects, fallbacks, delivered };
               },
             }),
       })),

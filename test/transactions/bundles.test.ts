@@ -71,11 +71,13 @@ describe("bundles", () => {
     expect(outcome.bundleId).toBe(bundleIdOf(txs.map((t) => t.signature)));
     let status = await bundles.status(outcome.bundleId);
     const deadline = Date.now() + 20_000;
-    while (status.status === "Pending" && Date.now() < deadline) {
+    expect(outcome.state).toBe("pending");
+    while (status.state === "pending" && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
       status = await bundles.status(outcome.bundleId);
     }
-    expect(status.status).toBe("Landed");
+    expect(status.engineStatus).toBe("Landed");
+    expect(["landed", "confirmed"]).toContain(status.state);
     for (const t of txs) await chain.waitConfirmed(t.signature);
   }, 60_000);
 

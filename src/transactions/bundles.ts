@@ -150,7 +150,10 @@ export function createBundles(options: BundlesOptions): Bundles {
   const unavailable = () =>
     new SolgateError("BUNDLES_UNAVAILABLE", "this chain has no block engine configured (SOLGATE_JITO_URL)");
 
-  async function check(wires: readonly Uint8Array[], engine: BlockEngine): Promise<DecodedTransaction[]> {
+  async function check(
+    wires: readonly Uint8Array[],
+    engine: BlockEngine,
+  ): Promise<{ txs: DecodedTransaction[]; lastValidBlockHeight: bigint | undefined }> {
     if (wires.length === 0 || wires.length > MAX_BUNDLE_TRANSACTIONS) {
       throw new SolgateError(
         "BUNDLE_TOO_LARGE",
@@ -180,9 +183,15 @@ export function createBundles(options: BundlesOptions): Bundles {
       }
       seen.add(tx.signature);
     });
-    for (const blockhash of new Set(txs.map((tx) => tx.blockhash))) await options.blockhashes.check(blockhash);
+    // The least last valid height of the bundle's blockhashes (exact or an upper bound), for its record.
+    let lastValidBlockHeight: bigint | undefined;
+    for (const blockhash of new Set(txs.map((tx) => tx.blockhash))) {
+      const validity = await options.blockhashes.check(blockhash);
+      if (lastValidBlockHeight === undefined || validity.lastValidBlockHeight < lastValidBlockHeight)
+        lastValidBlockHeight = validity.lastValidBlockHeight;
+    }
 
-    const tips = new Set(await engine.tipAccounts());
+    const tips = new Set(await engineCall(() => engine.tipAccounts()));
     // Tip accounts reached through lookup tables: the tables' addresses, read once.
     const tables = [
       ...new Set(
@@ -230,7 +239,7 @@ export function createBundles(options: BundlesOptions): Bundles {
         { minimumLamports: MIN_TIP_LAMPORTS },
       );
     }
-    return txs;
+    return { txs, lastValidBlockHeight };
   }
 
   const sent = new Map<string, SentBundle>();
@@ -359,20 +368,10 @@ export function createBundles(options: BundlesOptions): Bundles {
     async send(wires) {
       const engine = options.engine;
       if (engine === undefined) throw unavailable();
-      const txs = await check(wires, engine);
+      const { txs, lastValidBlockHeight } = await check(wires, engine);
       const signatures = txs.map((tx) => tx.signature);
       const bundleId = bundleIdOf(signatures);
-      // The lifetimes, known now (the freshness check just read them).
-      let lastValidBlockHeight: bigint | undefined;
       const blockhashes = [...new Set(txs.map((tx) => tx.blockhash))];
-      for (const blockhash of blockhashes) {
-        const known = options.blockhashes.cached(blockhash);
-        if (
-          known !== undefined &&
-          (lastValidBlockHeight === undefined || known.lastValidBlockHeight < lastValidBlockHeight)
-        )
-          lastValidBlockHeight = known.lastValidBlockHeight;
-      }
       // One call: the engine takes the bundle whole or not at all.
       let engineId: string;
       try {

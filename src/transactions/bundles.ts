@@ -291,30 +291,28 @@ export function createBundles(options: BundlesOptions): Bundles {
   async function read(bundleId: string, engine: BlockEngine): Promise<BundleRecord> {
     const bundle = sent.get(bundleId);
     if (bundle?.final !== undefined) return bundle.final;
-    const inflight = await engineCall(() => engine.inflightStatus(bundleId));
-    const updatedAt = new Date();
     if (bundle === undefined) {
       // Not sent here: the engine's word is all there is.
+      const inflight = await engineCall(() => engine.inflightStatus(bundleId));
       if (inflight.status === "Invalid") {
         throw new SolgateError(
           "NOT_FOUND",
           `bundle ${bundleId} was not sent through Solgate and the block engine does not hold it`,
-          {
-            bundleId,
-          },
+          { bundleId },
         );
       }
-      return engineRecord(bundleId, inflight, [], undefined, updatedAt);
+      return engineRecord(bundleId, inflight, [], undefined, new Date());
     }
     // Expiry is read before the chain, so that a bundle that landed in its last valid block is never called expired.
-    const expiredBlockhash =
-      inflight.status === "Landed" || inflight.status === "Failed" ? undefined : await lapsed(bundle);
+    const expiredBlockhash = await lapsed(bundle);
     const members = await Promise.all(bundle.signatures.map((signature) => memberRecord(signature)));
+    const updatedAt = new Date();
     const lifetime =
       bundle.lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight: bundle.lastValidBlockHeight };
     let record: BundleRecord;
     if (members.some((m) => m?.slot !== undefined)) {
-      // In a block: the members' own records say the rest.
+      // In a block: the members' own records say the rest, and the engine is not asked (Jito keeps in-flight
+      // statuses for minutes only, and rate-limits the call).
       const transactions = members.map(
         (m, i) => m ?? { signature: bundle.signatures[i] as string, state: "submitted" as const, updatedAt },
       );
@@ -331,7 +329,6 @@ export function createBundles(options: BundlesOptions): Bundles {
       record = {
         bundleId,
         state,
-        engineStatus: inflight.status,
         ...(failedAt >= 0
           ? {
               reason: `transaction ${failedAt} failed on the chain: ${transactions[failedAt]?.error?.message ?? "error"}`,
@@ -343,19 +340,22 @@ export function createBundles(options: BundlesOptions): Bundles {
         ...lifetime,
         updatedAt,
       };
-    } else if (expiredBlockhash !== undefined) {
-      record = {
-        bundleId,
-        state: "expired",
-        engineStatus: inflight.status,
-        reason: `blockhash ${expiredBlockhash} lapsed before the bundle landed; rebuild its transactions with a fresh blockhash, sign them again and resend`,
-        signatures: bundle.signatures,
-        transactions: [],
-        ...lifetime,
-        updatedAt,
-      };
     } else {
-      record = engineRecord(bundleId, inflight, bundle.signatures, bundle.lastValidBlockHeight, updatedAt);
+      const inflight = await engineCall(() => engine.inflightStatus(bundleId));
+      if (expiredBlockhash !== undefined && (inflight.status === "Pending" || inflight.status === "Invalid")) {
+        record = {
+          bundleId,
+          state: "expired",
+          engineStatus: inflight.status,
+          reason: `blockhash ${expiredBlockhash} lapsed before the bundle landed; rebuild its transactions with a fresh blockhash, sign them again and resend`,
+          signatures: bundle.signatures,
+          transactions: [],
+          ...lifetime,
+          updatedAt,
+        };
+      } else {
+        record = engineRecord(bundleId, inflight, bundle.signatures, bundle.lastValidBlockHeight, updatedAt);
+      }
     }
     if (isFinalBundleState(record.state)) {
       const current = sent.get(bundleId);

@@ -109,7 +109,10 @@ function errorOfViolation(violation: Violation, message: Message): SolgateError 
   const rule = violation.ruleId;
 
   // A bundle's transaction count has its own reason (BUNDLE_TOO_LARGE), as the bundles core gives it.
-  if (field.name === "transactions" && (rule === "repeated.min_items" || rule === "repeated.max_items")) {
+  if (
+    field.name === "transactions" &&
+    (rule === "required" || rule === "repeated.min_items" || rule === "repeated.max_items")
+  ) {
     const count = (value as unknown[]).length;
     return new SolgateError("BUNDLE_TOO_LARGE", `a bundle holds 1 to 5 transactions; this one holds ${count}`, {
       count,

@@ -987,10 +987,10 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\theartbeat\x18\x02 \x01(\v2\x15.solgate.v1.HeartbeatH\x00R\theartbeatB\a\n" +
 	"\x05event\"\x1f\n" +
 	"\tHeartbeat\x12\x12\n" +
-	"\x04slot\x18\x01 \x01(\x04R\x04slot\"`\n" +
+	"\x04slot\x18\x01 \x01(\x04R\x04slot\"c\n" +
 	"\x11SendBundleRequest\x12\x14\n" +
-	"\x05chain\x18\x01 \x01(\tR\x05chain\x125\n" +
-	"\ftransactions\x18\x02 \x03(\fB\x11\xbaH\x0e\x92\x01\v\b\x01\x10\x05\"\x05z\x03\x18\xd0\tR\ftransactions\"L\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x128\n" +
+	"\ftransactions\x18\x02 \x03(\fB\x14\xbaH\x11\xc8\x01\x01\x92\x01\v\b\x01\x10\x05\"\x05z\x03\x18\xd0\tR\ftransactions\"L\n" +
 	"\x12SendBundleResponse\x126\n" +
 	"\x06bundle\x18\x01 \x01(\v2\x1e.solgate.v1.BundleStatusRecordR\x06bundle\"e\n" +
 	"\x16GetBundleStatusRequest\x12\x14\n" +

@@ -167,14 +167,27 @@ async function main(): Promise<void> {
     let lifetimeAt = Date.now();
     let amountCounter = 1_000n;
 
-    async function makeBundle(): Promise<{ wires: Uint8Array[]; signatures: string[]; failing: number }> {
+    // Every bundle's shape drawn up front, so that a seed gives the same bundles whatever the senders' interleaving.
+    const plans = Array.from({ length: BUNDLES }, () => {
+      const size = 1 + Math.floor(random() * 5);
+      const failing = random() < 0.5 ? Math.floor(random() * size) : -1;
+      return {
+        size,
+        failing,
+        payer: payers[Math.floor(random() * payers.length)] as KeyPairSigner,
+        tip: tips[Math.floor(random() * tips.length)] as Address,
+        tipLamports: 1_000n + BigInt(Math.floor(random() * 10_000)),
+      };
+    });
+
+    async function makeBundle(
+      plan: (typeof plans)[number],
+    ): Promise<{ wires: Uint8Array[]; signatures: string[]; failing: number }> {
       if (Date.now() - lifetimeAt > 2000) {
         lifetime = (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
         lifetimeAt = Date.now();
       }
-      const size = 1 + Math.floor(random() * 5);
-      const failing = random() < 0.5 ? Math.floor(random() * size) : -1;
-      const payer = payers[Math.floor(random() * payers.length)] as KeyPairSigner;
+      const { size, failing, payer } = plan;
       const wires: Uint8Array[] = [];
       const signatures: string[] = [];
       for (let i = 0; i < size; i++) {
@@ -186,8 +199,8 @@ async function main(): Promise<void> {
           instructions.push(
             getTransferSolInstruction({
               source: payer,
-              destination: tips[Math.floor(random() * tips.length)] as Address,
-              amount: 1_000n + BigInt(Math.floor(random() * 10_000)),
+              destination: plan.tip,
+              amount: plan.tipLamports,
             }),
           );
         }
@@ -213,8 +226,7 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < BUNDLES) {
-          next++;
-          const b = await makeBundle();
+          const b = await makeBundle(plans[next++] as (typeof plans)[number]);
           try {
             const { bundle } = await client.sendBundle({ chain: "bench", transactions: b.wires }, { headers });
             sent.push({ id: bundle!.bundleId, signatures: b.signatures, failing: b.failing });

@@ -1,7 +1,7 @@
 /**
  * TransactionService's bundle RPCs end to end: the real gateway on port 0 with its embedded localnet,
  * whose own block engine takes the bundles, called with real clients on every protocol (connect-node's
- * gRPC, gRPC-Web and Connect, and REST with fetch, SSE for the watch). A tipped bundle whose second
+ * gRPC, gRPC-Web and Connect, REST with fetch and SSE for the watch, and @grpc/grpc-js). A tipped bundle whose second
  * transaction spends what the first gave lands whole in one slot; a bundle with a failing member never
  * lands (nothing of it is on the chain) and says why. Every kind of bad bundle is refused with its reason
  * code and the block engine never hears of it.
@@ -30,8 +30,22 @@ import {
 } from "@solana/kit";
 import type { Address, Blockhash, Instruction, KeyPairSigner, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
+import * as grpc from "@grpc/grpc-js";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ErrorInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
-import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
+import {
+  SendBundleRequestSchema,
+  SendBundleResponseSchema,
+  TransactionService,
+  WatchBundleRequestSchema,
+  WatchBundleResponseSchema,
+} from "../../gen/solgate/v1/transaction_service_pb.js";
+import type {
+  SendBundleRequest,
+  SendBundleResponse,
+  WatchBundleRequest,
+  WatchBundleResponse,
+} from "../../gen/solgate/v1/transaction_service_pb.js";
 import { BundleStatus, TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import type { BundleStatusRecord } from "../../gen/solgate/v1/transaction_pb.js";
 import { bundleIdOf } from "../../src/transactions/bundles.ts";
@@ -326,6 +340,52 @@ describe.each(Object.entries(protocols))("bundles over %s", (_name, make) => {
     const { value } = await rpc.getSignatureStatuses(txs.map((x) => x.signature as Signature)).send();
     expect(value).toEqual([null, null]);
     expect(await balance(fresh)).toBe(0n);
+  }, 90_000);
+});
+
+describe("bundles over @grpc/grpc-js", () => {
+  it("SendBundle and WatchBundle with the reference gRPC client: the bundle lands whole", async () => {
+    const client = new grpc.Client(t.url.replace("http://", ""), grpc.credentials.createInsecure());
+    const metadata = new grpc.Metadata();
+    metadata.set("authorization", t.auth.Authorization as string);
+    try {
+      const { txs, sink } = await chainedBundle(2_000_000n);
+      const sent = await new Promise<SendBundleResponse>((resolve, reject) =>
+        client.makeUnaryRequest<SendBundleRequest, SendBundleResponse>(
+          "/solgate.v1.TransactionService/SendBundle",
+          (req) => Buffer.from(toBinary(SendBundleRequestSchema, req)),
+          (bytes) => fromBinary(SendBundleResponseSchema, bytes),
+          create(SendBundleRequestSchema, { chain: "localnet", transactions: txs.map((x) => x.wire) }),
+          metadata,
+          (error, value) => (error ? reject(error) : resolve(value as SendBundleResponse)),
+        ),
+      );
+      const id = sent.bundle!.bundleId;
+      expect(id).toBe(bundleIdOf(txs.map((x) => x.signature)));
+      const call = client.makeServerStreamRequest<WatchBundleRequest, WatchBundleResponse>(
+        "/solgate.v1.TransactionService/WatchBundle",
+        (req) => Buffer.from(toBinary(WatchBundleRequestSchema, req)),
+        (bytes) => fromBinary(WatchBundleResponseSchema, bytes),
+        create(WatchBundleRequestSchema, { chain: "localnet", bundleId: id }),
+        metadata,
+      );
+      let last: BundleStatusRecord | undefined;
+      try {
+        for await (const event of call as AsyncIterable<WatchBundleResponse>) {
+          if (event.event.case !== "bundle") continue;
+          last = event.event.value;
+          if (last.status === BundleStatus.CONFIRMED || last.status === BundleStatus.FINALIZED) break;
+          if (last.status === BundleStatus.FAILED || last.status === BundleStatus.INVALID) break;
+        }
+      } finally {
+        call.cancel();
+      }
+      expect([BundleStatus.CONFIRMED, BundleStatus.FINALIZED]).toContain(last?.status);
+      expect(last!.transactions.map((r) => r.signature)).toEqual(txs.map((x) => x.signature));
+      expect(await balance(sink)).toBe(2_000_000n);
+    } finally {
+      client.close();
+    }
   }, 90_000);
 });
 

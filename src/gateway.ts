@@ -107,6 +107,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     }
     let chainConfigs: ChainConfig[] = config.chains;
     let localnetUrl: string | undefined;
+    // The embedded localnet's own block engine: bundles go there when no SOLGATE_JITO_URL names another.
+    let localnetBlockEngineUrl: string | undefined;
     let localnetPid: number | undefined;
     let localnetExited: Promise<unknown> = new Promise(() => {});
     // The embedded localnet answers before its world is fully written (calls that could see it wait there);
@@ -120,6 +122,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       });
       const localnet = await starting;
       localnetUrl = localnet.rpcUrl;
+      localnetBlockEngineUrl = localnet.blockEngineUrl;
       localnetPid = localnet.pid;
       localnetLoaded = false;
       void localnet.loaded.then(() => {
@@ -269,13 +272,17 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 },
               ]),
         ];
+        // Bundles: the configured block engine, else the embedded localnet's own (not a send path then).
+        const bundleEngineUrl =
+          chain.jitoUrl ??
+          (chain.name === LOCALNET_CHAIN && config.localnet.enabled ? localnetBlockEngineUrl : undefined);
         const transactions = createTransactions({
           upstream,
-          ...(chain.jitoUrl === undefined
+          ...(bundleEngineUrl === undefined
             ? {}
             : {
                 blockEngine: createBlockEngine({
-                  url: chain.jitoUrl,
+                  url: bundleEngineUrl,
                   ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
                 }),
               }),

@@ -7,9 +7,15 @@ import { shareResponse } from "./shared-response.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import type { WatchStatusRequest, WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import type {
+  WatchBundleRequest,
+  WatchBundleResponseSchema,
+  WatchStatusRequest,
+  WatchStatusResponseSchema,
+} from "../../gen/solgate/v1/transaction_service_pb.js";
+import { BundleStatus, TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
+import type {
+  BundleStatusRecordSchema,
   LamportsSchema,
   SendResultSchema,
   TransactionErrorSchema,
@@ -26,6 +32,7 @@ import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
 import type { ChainError } from "../transactions/transaction-error.ts";
 import type { StatusRecord, TransactionState } from "../transactions/transaction-status.ts";
 import type { SendOutcome } from "../transactions/send-transaction.ts";
+import type { BundleRecord, BundleState } from "../transactions/bundles.ts";
 
 /**
  * WatchStatus as a stream of response messages: the router's handler and the lean gRPC stream path
@@ -39,6 +46,19 @@ export async function* watchStatusEvents(
   for await (const event of chains.resolve(req.chain).transactions.watch(req.signature, signal)) {
     yield event.kind === "record"
       ? { event: { case: "record", value: toRecord(event.record) } }
+      : { event: { case: "heartbeat", value: { slot: event.slot } } };
+  }
+}
+
+/** WatchBundle as a stream of response messages. */
+export async function* watchBundleEvents(
+  chains: ChainRegistry,
+  req: WatchBundleRequest,
+  signal: AbortSignal,
+): AsyncGenerator<MessageInitShape<typeof WatchBundleResponseSchema>> {
+  for await (const event of chains.resolve(req.chain).transactions.bundles.watch(req.bundleId, signal)) {
+    yield event.kind === "record"
+      ? { event: { case: "bundle", value: toBundleRecord(event.record) } }
       : { event: { case: "heartbeat", value: { slot: event.slot } } };
   }
 }
@@ -89,6 +109,41 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         expectedFee: lamports(prepared.expectedFee),
       };
     },
+    async sendBundle(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.bundles.send(req.transactions);
+      return { bundle: toBundleRecord(record) };
+    },
+    async getBundleStatus(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.bundles.status(req.bundleId);
+      return { bundle: toBundleRecord(record) };
+    },
+    watchBundle(req, ctx) {
+      return watchBundleEvents(deps.chains, req, ctx.signal);
+    },
+  };
+}
+
+const BUNDLE_STATUS: Record<BundleState, BundleStatus> = {
+  pending: BundleStatus.PENDING,
+  landed: BundleStatus.LANDED,
+  confirmed: BundleStatus.CONFIRMED,
+  finalized: BundleStatus.FINALIZED,
+  failed: BundleStatus.FAILED,
+  invalid: BundleStatus.INVALID,
+  expired: BundleStatus.EXPIRED,
+};
+
+function toBundleRecord(record: BundleRecord): MessageInitShape<typeof BundleStatusRecordSchema> {
+  return {
+    bundleId: record.bundleId,
+    status: BUNDLE_STATUS[record.state],
+    engineStatus: record.engineStatus ?? "",
+    reason: record.reason ?? "",
+    slot: record.slot,
+    signatures: [...record.signatures],
+    transactions: record.transactions.map(toRecord),
+    lastValidBlockHeight: record.lastValidBlockHeight,
+    updatedAt: timestampFromDate(record.updatedAt),
   };
 }
 

@@ -153,6 +153,11 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     engine: options.blockEngine,
     blockhashes,
     lookupTables: lookupTablesFromRpc(options.upstream.rpc),
+    // Members are read, never tracked: a member rebroadcast alone could land without the rest of its bundle.
+    memberRecord: (signature) => engine.record(signature),
+    newestSlot: () => engine.newestSlot(),
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
   });
 
   return {

@@ -47,12 +47,10 @@ describe("sysvars", () => {
     expect(clock.leaderScheduleEpoch).toBe(clock.epoch + 1);
   });
 
-  it("has no Fees sysvar, agave 3.0's Rent::default() and a 10-byte stake config", async () => {
+  it("has no Fees sysvar, agave 4.4's Rent::default() and a 10-byte stake config", async () => {
     expect((await parsed("SysvarFees111111111111111111111111111111111")).value).toBeNull();
     expect((await parsed("SysvarRent111111111111111111111111111111111")).value.data.parsed.info).toEqual({
-      burnPercent: 50,
-      exemptionThreshold: 2,
-      lamportsPerByteYear: "3480",
+      lamportsPerByte: "6960",
     });
     const config = (await parsed("StakeConfig11111111111111111111111111111111")).value;
     expect(config.space).toBe(10);

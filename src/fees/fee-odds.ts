@@ -8,7 +8,7 @@ import type { FeeWindow } from "./fee-window.ts";
 import { REFERENCE_CANDIDATE, createBlockLoads } from "./landing-odds.ts";
 import type { Candidate, InclusionCurve } from "./landing-odds.ts";
 import { createOddsCalibration } from "./odds-calibration.ts";
-import type { OddsCalibrationOptions } from "./odds-calibration.ts";
+import type { OddsCalibration, OddsCalibrationOptions } from "./odds-calibration.ts";
 import type { FeeLevels } from "./percentile.ts";
 
 /** The odds of each level and of the recommendation, within `withinSlots` slots. */
@@ -87,7 +87,14 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   if (!(target > 0 && target < 1)) throw new RangeError(`target must be between 0 and 1, got ${target}`);
   const loads = createBlockLoads(options);
   const k = loads.withinSlots;
-  const calibration = createOddsCalibration(options.calibration);
+  // Two corrections: sends that write-lock an account contended in the window (a hot account's market moves
+  // apart from the block's), and the others. Each learns from its own sends only.
+  const corrections = {
+    open: createOddsCalibration(options.calibration),
+    contended: createOddsCalibration(options.calibration),
+  };
+  const correctionOf = (candidate: Candidate) =>
+    candidate.writable.length > 0 && loads.contended(candidate.writable) ? corrections.contended : corrections.open;
   let newest: bigint | undefined;
   // Sends watched for `waiting`, until seen or their blockhash must have lapsed (a window of slots).
   const sent = new Map<string, { sentSlot: bigint; landed: boolean }>();
@@ -96,7 +103,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   let memoKey = "";
   let memoCurve: InclusionCurve | undefined;
   function curveOf(candidate: Candidate): InclusionCurve | undefined {
-    const reach = calibration.firstReachable(k);
+    const reach = correctionOf(candidate).firstReachable(k);
     if (candidate !== REFERENCE_CANDIDATE) return loads.curve(candidate, reach);
     const key = `${loads.version()}:${reach}`;
     if (key !== memoKey) {
@@ -107,12 +114,12 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   }
 
   /** Calibrated odds, to four decimals (finer digits would claim a precision ~150 runs do not have). */
-  function oddsOf(curve: InclusionCurve, price: bigint): number {
+  function oddsOf(curve: InclusionCurve, price: bigint, calibration: OddsCalibration): number {
     return Math.round(calibration.apply(curve.rawOdds(price)) * 10_000) / 10_000;
   }
 
   /** The rule: the cheapest price whose calibrated odds reach the target (else the one with the best odds). */
-  function ruleOf(curve: InclusionCurve): bigint {
+  function ruleOf(curve: InclusionCurve, calibration: OddsCalibration): bigint {
     const runs = curve.runMinima.length;
     let best: bigint | undefined;
     for (let j = 0; j <= runs; j++) {
@@ -125,22 +132,26 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   }
 
   function observe(slot: bigint, transactions: readonly PricedTransaction[]): void {
-    if (!calibration.watching() && sent.size === 0) return;
+    if (!corrections.open.watching() && !corrections.contended.watching() && sent.size === 0) return;
     for (const tx of transactions) {
       if (tx.signature === undefined) continue;
       const key = keyOf(tx.signature);
-      const send = calibration.pending(key);
+      const send = corrections.open.pending(key) ?? corrections.contended.pending(key);
       if (send !== undefined && send.landedSlot === undefined) send.landedSlot = slot;
       const watched = sent.get(key);
       if (watched !== undefined) watched.landed = true;
     }
-    // Replayed blocks (a fleet replica) carry no signatures: outcomes cannot be told, so none are taken.
-    if (transactions.length > 0 && transactions.every((tx) => tx.signature === undefined)) calibration.forgetPending();
+    // Replayed blocks (a fleet replica) carry prices and write locks only: outcomes cannot be told, so none are taken.
+    if (transactions.length > 0 && transactions.every((tx) => tx.signatures === undefined)) {
+      corrections.open.forgetPending();
+      corrections.contended.forgetPending();
+    }
   }
 
   function moved(slot: bigint): void {
     newest = slot;
-    calibration.settle(slot, k);
+    corrections.open.settle(slot, k);
+    corrections.contended.settle(slot, k);
     const lapsed = slot - BigInt(options.windowSlots);
     for (const [key, send] of sent) if (send.landed || send.sentSlot < lapsed) sent.delete(key);
   }
@@ -174,18 +185,19 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
     quote(levels, candidate, bounds) {
       const curve = curveOf(candidate);
       if (curve === undefined) return undefined;
-      let recommended = ruleOf(curve);
+      const calibration = correctionOf(candidate);
+      let recommended = ruleOf(curve, calibration);
       if (recommended < bounds.floor) recommended = bounds.floor;
       if (bounds.ceiling !== undefined && recommended > bounds.ceiling) recommended = bounds.ceiling;
       return {
         recommended,
         odds: {
           withinSlots: k,
-          low: oddsOf(curve, levels.low),
-          medium: oddsOf(curve, levels.medium),
-          high: oddsOf(curve, levels.high),
-          veryHigh: oddsOf(curve, levels.veryHigh),
-          recommended: oddsOf(curve, recommended),
+          low: oddsOf(curve, levels.low, calibration),
+          medium: oddsOf(curve, levels.medium, calibration),
+          high: oddsOf(curve, levels.high, calibration),
+          veryHigh: oddsOf(curve, levels.veryHigh, calibration),
+          recommended: oddsOf(curve, recommended, calibration),
         },
       };
     },
@@ -195,7 +207,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       if (curve === undefined || newest === undefined) return;
       const key = keyOf(signature);
       const at = sentSlot !== undefined && sentSlot > newest ? sentSlot : newest;
-      calibration.track(key, { rawOdds: curve.rawOdds(price), sentSlot: at });
+      correctionOf(candidate).track(key, { rawOdds: curve.rawOdds(price), sentSlot: at });
       if (sent.size >= maxWatched) sent.delete(sent.keys().next().value!);
       sent.set(key, { sentSlot: at, landed: false });
     },
@@ -205,11 +217,16 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       if (send === undefined || send.landed) return undefined;
       const curve = curveOf(candidate);
       if (curve === undefined || !curve.waitedSince(send.sentSlot, price)) return undefined;
-      const landingPrice = ruleOf(curve);
+      const calibration = correctionOf(candidate);
+      const landingPrice = ruleOf(curve, calibration);
       if (price >= landingPrice) return undefined;
-      return { odds: oddsOf(curve, price), landingPrice, price, withinSlots: k };
+      return { odds: oddsOf(curve, price, calibration), landingPrice, price, withinSlots: k };
     },
 
-    stats: () => ({ outcomes: calibration.outcomes(), blocks: loads.blocks(), watching: sent.size }),
+    stats: () => ({
+      outcomes: corrections.open.outcomes() + corrections.contended.outcomes(),
+      blocks: loads.blocks(),
+      watching: sent.size,
+    }),
   };
 }

@@ -88,6 +88,8 @@ export interface BlockLoads {
   version(): number;
   /** Blocks (not skipped slots) held. */
   blocks(): number;
+  /** Whether any of `writable` was written close to its limit in a block of the window (a contended account). */
+  contended(writable: readonly string[]): boolean;
   /**
    * The curve for a candidate; undefined while there are too few blocks to estimate. A send at slot s competes
    * in the blocks of slots s + `firstReachable` .. s + k (default 1: every one of the k).
@@ -160,6 +162,7 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
     },
     version: () => version,
     blocks: () => records.length,
+    contended: (writable) => writable.some((address) => records.some((record) => record.accounts.has(address))),
 
     curve(candidate, firstReachable = 1) {
       if (records.length < minBlocks || newest === undefined || first === undefined) return undefined;

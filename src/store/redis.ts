@@ -49,8 +49,9 @@ export interface Redis {
   run<T>(what: string, command: (client: RedisClient) => Promise<T>): Promise<T>;
   /**
    * Waits until the last write to `key`'s master reached a replica (`WAIT 1`), so that a failover right after
-   * cannot lose it. A master with no replica connected has nothing to wait for and passes at once (its loss
-   * is an outage, not a failover). A no-op on one server.
+   * cannot lose it. A master with no replica connected is refused for its first 10 s alone (a master whose
+   * replica was just promoted looks exactly like that), then passes (running without a replica: its loss is an
+   * outage, not a failover). A no-op on one server.
    * @throws SolgateError STORE_UNAVAILABLE when a replica is connected but did not acknowledge in time.
    */
   replicated(what: string, key: string): Promise<void>;
@@ -65,6 +66,12 @@ export interface Redis {
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * How long a master must stay without any replica before sends are taken with no replica's acknowledgement: a
+ * master that lost its replica a moment ago is usually one being failed over, and what it takes is then lost.
+ */
+const REPLICALESS_GRACE_MS = 10_000;
 
 /** Backoff between reconnection attempts: 50 ms, doubling, at most 1 s. */
 export function reconnectDelay(attempt: number): number {
@@ -94,6 +101,8 @@ export async function connectRedis(options: RedisOptions & { connectTimeoutMs?: 
   const { topology } = options;
   const commandTimeoutMs = options.commandTimeoutMs ?? 2000;
   const replicationWaitMs = Math.min(500, Math.floor(commandTimeoutMs / 2));
+  // By shard (hash tag): since when its master has answered with no replica connected.
+  const replicalessSince = new Map<string, number>();
   const onError = options.onError ?? (() => {});
   const socket = { connectTimeout: 2000, reconnectStrategy: reconnectDelay };
   const deadline = AbortSignal.timeout(options.connectTimeoutMs ?? 10_000);
@@ -224,11 +233,23 @@ export async function connectRedis(options: RedisOptions & { connectTimeoutMs?: 
     run,
     async replicated(what, key) {
       if (topology.kind === "single") return;
+      // Where the key lives: its hash tag names its slot (every key written here has one).
+      const shard = /\{([^}]*)\}/.exec(key)?.[1] ?? key;
       const acks = await run(what, (c) => onKeyNode<number>(c, key, ["WAIT", "1", String(replicationWaitMs)]));
-      if (acks >= 1) return;
+      if (acks >= 1) {
+        replicalessSince.delete(shard);
+        return;
+      }
       const role = await run(what, (c) => onKeyNode<unknown[]>(c, key, ["ROLE"]));
       const replicas = Array.isArray(role[2]) ? role[2].length : 0;
       if (replicas > 0) throw unavailable(`${what}: not acknowledged by a replica in ${replicationWaitMs} ms`);
+      // No replica connected. Right after a replica was there, this is most likely a master whose replica has
+      // just been promoted (a failover in progress): what it takes now would be lost when it is demoted. Only a
+      // master that has stayed alone for a while is running without a replica (an outage, not a failover).
+      const since = replicalessSince.get(shard) ?? Date.now();
+      replicalessSince.set(shard, since);
+      if (Date.now() - since < REPLICALESS_GRACE_MS)
+        throw unavailable(`${what}: the master has no replica connected (a failover may be under way)`);
     },
     async publish(what, channel, message) {
       await run(what, (c) => c.publish(channel, message));

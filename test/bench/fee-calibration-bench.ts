@@ -128,6 +128,8 @@ async function runProfile(profile: string, seed: number) {
     stdio: ["ignore", "ignore", "inherit"],
   });
   let exited = false;
+  const killSolgate = () => solgate.kill("SIGTERM");
+  process.once("exit", killSolgate);
   solgate.once("exit", () => {
     exited = true;
   });
@@ -352,8 +354,8 @@ interface ProfileReport {
   hindsight: bigint | undefined;
   baselines: Record<"p50" | "p75" | "max", { n: number; landed: number; medianPrice: bigint }>;
   targets: { calibrated: boolean; recommendedLands: boolean; overpay: boolean };
-  /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price. */
-  kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint }[];
+  /** Per kind of send (and hot or not): count, mean quoted odds, landed share, median price, landing delays. */
+  kinds: { name: string; n: number; quoted: number | undefined; landed: number; medianPrice: bigint; delays: string }[];
 }
 
 const landedWithin = (r: SendRecord) => r.landedSlot !== undefined && r.landedSlot <= r.quoteSlot + BigInt(K);
@@ -435,6 +437,16 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
             quoted: q.length === 0 ? undefined : q.reduce((sum, r) => sum + r.odds!, 0) / q.length,
             landed: rs.length === 0 ? 0 : rs.filter(landedWithin).length / rs.length,
             medianPrice: median(rs.map((r) => r.price)),
+            // Slots from the send to its block: 1..8, later, never.
+            delays: [1, 2, 3, 4, 5, 6, 7, 8]
+              .map(
+                (d) => rs.filter((r) => r.landedSlot !== undefined && r.landedSlot - r.quoteSlot === BigInt(d)).length,
+              )
+              .concat([
+                rs.filter((r) => r.landedSlot !== undefined && r.landedSlot - r.quoteSlot > 8n).length,
+                rs.filter((r) => r.landedSlot === undefined).length,
+              ])
+              .join(" "),
           };
         }),
       )
@@ -454,10 +466,12 @@ function print(r: ProfileReport): void {
     );
   }
   console.log(`Brier score: ${r.brier === undefined ? "n/a" : r.brier.toFixed(4)}`);
-  console.log("by kind of send:                 sends  mean quoted  landed  median fee");
+  console.log(
+    "by kind of send:                 sends  mean quoted  landed  median fee  landed after 1..8 slots, later, never",
+  );
   for (const k of r.kinds)
     console.log(
-      `  ${k.name.padEnd(28)} ${String(k.n).padStart(5)}  ${(k.quoted === undefined ? "-" : k.quoted.toFixed(3)).padStart(11)}  ${k.landed.toFixed(3)}  ${String(k.medianPrice).padStart(10)}`,
+      `  ${k.name.padEnd(28)} ${String(k.n).padStart(5)}  ${(k.quoted === undefined ? "-" : k.quoted.toFixed(3)).padStart(11)}  ${k.landed.toFixed(3)}  ${String(k.medianPrice).padStart(10)}  ${k.delays}`,
     );
   const h = r.hindsight === undefined ? "none landed >= 90%" : String(r.hindsight);
   console.log(`cheapest fee landing >= 90% in hindsight: ${h} micro-lamports/CU`);
@@ -488,6 +502,7 @@ function svg(reports: ProfileReport[]): string {
   const colors = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e"];
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${size + 140}" height="${size}" font-family="sans-serif" font-size="11">`,
+    `<title>Landing odds: quoted vs observed landing within ${K} slots, per traffic profile</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(1)}" stroke="#999" stroke-dasharray="4 3"/>`,
     `<line x1="${x(0)}" y1="${y(0)}" x2="${x(1)}" y2="${y(0)}" stroke="black"/>`,

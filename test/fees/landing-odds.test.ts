@@ -115,6 +115,8 @@ describe("block loads and the inclusion curve", () => {
     expect(elsewhere.rawOdds(0n)).toBe(1);
     expect(onHot.rawOdds(0n)).toBe(0);
     expect(onHot.cheapestClearing(onHot.runMinima.length)!).toBeGreaterThan(10_000n);
+    expect(loads.contended(["hot"])).toBe(true);
+    expect(loads.contended(["cold"])).toBe(false);
   });
 
   it("counts a slot without a block as one that lands nothing", () => {

@@ -54,6 +54,49 @@ describe("renderMessage", () => {
   });
 });
 
+describe("priority.odds and a waiting send over REST", () => {
+  it("renders the odds beside the levels, the seed's fields unchanged, and null while there are none", () => {
+    const priority = {
+      low: 1n,
+      medium: 2n,
+      high: 3n,
+      veryHigh: 4n,
+      recommended: 3n,
+      unit: "microLamportsPerComputeUnit",
+    };
+    const odds = { withinSlots: 4, low: 0.31, medium: 0.74, high: 0.93, veryHigh: 0.99, recommended: 0.91 };
+    const fees = render(
+      FeeEstimateSchema,
+      create(FeeEstimateSchema, { source: FeeSource.BLOCKS, priority: { ...priority, odds } }),
+    );
+    expect(fees.priority).toEqual({
+      levels: { low: 1, medium: 2, high: 3, veryHigh: 4 },
+      recommended: 3,
+      unit: "microLamportsPerComputeUnit",
+      odds: { withinSlots: 4, low: 0.31, medium: 0.74, high: 0.93, veryHigh: 0.99, recommended: 0.91 },
+    });
+    const none = render(FeeEstimateSchema, create(FeeEstimateSchema, { source: FeeSource.BLOCKS, priority }));
+    expect((none.priority as { odds: unknown }).odds).toBeNull();
+  });
+
+  it("renders a waiting send's odds and landing price", () => {
+    const record = render(
+      TransactionStatusRecordSchema,
+      create(TransactionStatusRecordSchema, {
+        signature: "s",
+        status: TransactionStatus.SUBMITTED,
+        waiting: { odds: 0.12, withinSlots: 4, landingComputeUnitPrice: 52_000n, computeUnitPrice: 10n },
+      }),
+    );
+    expect(record.waiting).toEqual({
+      odds: 0.12,
+      withinSlots: 4,
+      landingComputeUnitPrice: 52_000,
+      computeUnitPrice: 10,
+    });
+  });
+});
+
 describe("parseMessage", () => {
   const parse = (json: unknown) =>
     create(SendTransactionRequestSchema, parseMessage(SendTransactionRequestSchema, json, "") as never);

@@ -124,6 +124,14 @@ export async function startRedisCluster(): Promise<RedisTopologyServer> {
     return true;
   };
   await until("the cluster's state ok", clusterOk);
+  // A healthy cluster: every replica in sync with its master.
+  await until("the replicas' sync", async () => {
+    for (const n of alive()) {
+      const info = await cli(n.port, "info", "replication");
+      if (info.includes("role:slave") && !info.includes("master_link_status:up")) return undefined;
+    }
+    return true;
+  });
 
   /** The node that serves `key`'s slot as master now, and one of its replicas. */
   async function shardOf(key: string): Promise<{ master: Process; replica: Process }> {

@@ -38,6 +38,14 @@ export interface LocalnetConfig extends Omit<ChainOptions, "recordedBlocks"> {
   pubsubPort: number | undefined;
   /** No human lines (LOCALNET_QUIET=1, `--quiet`). */
   quiet: boolean;
+  /** Extra send-only ports, each with its own drop rate (LOCALNET_SEND_PORTS=`port:rate,...`; port 0: any free port). */
+  sendPorts: SendPortConfig[];
+}
+
+/** One extra send-only port (sendTransaction, getHealth) and the share of accepted sends it drops. */
+export interface SendPortConfig {
+  port: number;
+  dropRate: number;
 }
 
 /** Defaults: a node-like chain on 127.0.0.1:8899. */
@@ -66,6 +74,7 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   ledger: { dir: undefined, reset: false },
   pubsubPort: undefined,
   quiet: false,
+  sendPorts: [],
 };
 
 /** Environment variable names, option by option. */
@@ -93,7 +102,25 @@ export const LOCALNET_ENV = {
   quiet: "LOCALNET_QUIET",
   slotsPerEpoch: "LOCALNET_SLOTS_PER_EPOCH",
   faucetSol: "LOCALNET_FAUCET_SOL",
+  sendPorts: "LOCALNET_SEND_PORTS",
+  bundleDropRate: "LOCALNET_BUNDLE_DROP_RATE",
 } as const;
+
+/** Parses LOCALNET_SEND_PORTS: `port:dropRate` pairs separated by commas (`0:0.9,0:0.5`). */
+export function parseSendPorts(raw: string | undefined): SendPortConfig[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  return raw.split(",").map((item) => {
+    const match = /^\s*(\d{1,5})(?::(\d*\.?\d+))?\s*$/.exec(item);
+    const port = match === null ? Number.NaN : Number(match[1]);
+    const dropRate = match?.[2] === undefined ? 0 : Number(match[2]);
+    if (match === null || port > 65535 || !(dropRate >= 0 && dropRate <= 1)) {
+      throw new Error(
+        `${LOCALNET_ENV.sendPorts} must be port:dropRate pairs (rate in [0, 1]) separated by commas, got "${raw}"`,
+      );
+    }
+    return { port, dropRate };
+  });
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -136,6 +163,14 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       faults = mergeFaults(NO_FAULTS, JSON.parse(faultsRaw));
     } catch (e) {
       throw new Error(`${LOCALNET_ENV.faults} must be a JSON object of fault settings: ${(e as Error).message}`);
+    }
+  }
+  const bundleDropRaw = env[LOCALNET_ENV.bundleDropRate];
+  if (bundleDropRaw !== undefined && bundleDropRaw !== "") {
+    try {
+      faults = mergeFaults(faults, { bundleDropRate: Number(bundleDropRaw) });
+    } catch (e) {
+      throw new Error(`${LOCALNET_ENV.bundleDropRate}: ${(e as Error).message}`);
     }
   }
   const standalone = env.NODE_ENV !== "test" && env[LOCALNET_ENV.exitWithStdin] !== "1";
@@ -203,5 +238,6 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       ? BigInt(integer(env, LOCALNET_ENV.slotsPerEpoch, 0, 32, 2 ** 40))
       : undefined,
     faucetLamports: sol(env, LOCALNET_ENV.faucetSol),
+    sendPorts: parseSendPorts(env[LOCALNET_ENV.sendPorts]),
   };
 }

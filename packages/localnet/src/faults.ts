@@ -11,6 +11,8 @@ import { invalidParams } from "./rpc/protocol.ts";
 export interface FaultSettings {
   /** Fraction of accepted sendTransaction calls that are answered normally but never executed. */
   dropRate: number;
+  /** Fraction of the block engine's accepted bundles and transactions (`/api/v1/...`) answered but never buffered. */
+  bundleDropRate: number;
   /** Milliseconds added before answering each request. */
   delayMs: number;
   /** Fraction of requests answered with HTTP 429. */
@@ -42,11 +44,14 @@ export interface Faults {
   forRequest(): RequestFault;
   /** Should this accepted transaction be silently dropped? */
   dropTransaction(): boolean;
+  /** Should this bundle (or transaction) accepted by the block engine be silently dropped? */
+  dropBundle(): boolean;
 }
 
 /** Defaults: no faults. */
 export const NO_FAULTS: FaultSettings = {
   dropRate: 0,
+  bundleDropRate: 0,
   delayMs: 0,
   rate429: 0,
   rate503: 0,
@@ -56,7 +61,7 @@ export const NO_FAULTS: FaultSettings = {
   seed: 1,
 };
 
-const RATES = ["dropRate", "rate429", "rate503", "stallRate"] as const;
+const RATES = ["dropRate", "bundleDropRate", "rate429", "rate503", "stallRate"] as const;
 const COUNTS = ["delayMs", "lagSlots", "seed"] as const;
 
 /** Validates a partial update against the current settings (also used for LOCALNET_FAULTS). */
@@ -106,5 +111,6 @@ export function createFaults(initial: FaultSettings, onChange?: (settings: Fault
       return { kind: "none", delayMs: settings.delayMs };
     },
     dropTransaction: () => settings.dropRate > 0 && random() < settings.dropRate,
+    dropBundle: () => settings.bundleDropRate > 0 && random() < settings.bundleDropRate,
   };
 }

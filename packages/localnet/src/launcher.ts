@@ -61,6 +61,8 @@ export interface LocalnetOptions {
   /** Files of recorded `getBlock` results served as the chain's oldest blocks (recorded-blocks.ts). */
   blocks?: string[];
   faults?: Partial<FaultSettings>;
+  /** Extra send-only ports (LOCALNET_SEND_PORTS), each with its own drop rate; port 0 or none: a free port. */
+  sendPorts?: { port?: number; dropRate: number }[];
   /** Serves voteSubscribe (agave's `--rpc-pubsub-enable-vote-subscription`); off by default, as in agave. */
   voteSubscription?: boolean;
   /** Directories of account JSON files in solana-test-validator's format (`--account-dir`), loaded at start. */
@@ -107,8 +109,14 @@ export interface LocalnetHandle {
   /** `http://host:port` of the Geyser gRPC server (undefined when `geyser: false`). */
   geyserUrl?: string;
   pid: number;
+  /** The block engine's base URL (`<rpcUrl>/api/v1`): give it to jito-js-rpc's `JitoJsonRpcClient`. */
+  blockEngineUrl: string;
+  /** The extra send-only ports' URLs, in the order of `sendPorts`. */
+  sendUrls: string[];
   /** Changes faults at run time (`localnet_setFaults`); resolves to the new settings. */
   control(faults: Partial<FaultSettings>): Promise<FaultSettings>;
+  /** Sets the drop rate of the extra send port at `index` (`localnet_setSendPathDropRate`). */
+  setSendPathDropRate(index: number, dropRate: number): Promise<{ url: string; dropRate: number }>;
   /** `localnet_status`. */
   status(): Promise<Record<string, unknown>>;
   /**
@@ -148,6 +156,9 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   set("blocks", options.blocks?.join(","));
   if (options.voteSubscription !== undefined) env[LOCALNET_ENV.voteSubscription] = options.voteSubscription ? "1" : "0";
   if (options.faults !== undefined) env[LOCALNET_ENV.faults] = JSON.stringify(options.faults);
+  if (options.sendPorts !== undefined) {
+    env[LOCALNET_ENV.sendPorts] = options.sendPorts.map((p) => `${p.port ?? 0}:${p.dropRate}`).join(",");
+  }
   if (options.seed !== undefined) env[WORLD_ENV.seed] = options.seed;
   const accountDirs = options.accountsDir === undefined ? undefined : [options.accountsDir].flat();
   Object.assign(env, loadingEnv({ accountDirs, accounts: options.accounts, programs: options.programs }));
@@ -265,7 +276,14 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
       while ((newline = buffered.indexOf("\n")) >= 0) {
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
-        let event: { event?: string; rpcUrl?: string; wsUrl?: string; geyserUrl?: string };
+        let event: {
+          event?: string;
+          rpcUrl?: string;
+          wsUrl?: string;
+          geyserUrl?: string;
+          blockEngineUrl?: string;
+          sendUrls?: string[];
+        };
         try {
           event = JSON.parse(line);
         } catch {
@@ -280,8 +298,15 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
           wsUrl: event.wsUrl ?? rpcUrl.replace(/^http/, "ws"),
           geyserUrl: event.geyserUrl,
           pid: child.pid!,
+          blockEngineUrl: event.blockEngineUrl ?? `${rpcUrl}/api/v1`,
+          sendUrls: event.sendUrls ?? [],
           control: (faults) => rpc(rpcUrl, "localnet_setFaults", [faults]) as Promise<FaultSettings>,
           status: () => rpc(rpcUrl, "localnet_status", []) as Promise<Record<string, unknown>>,
+          setSendPathDropRate: (index, dropRate) =>
+            rpc(rpcUrl, "localnet_setSendPathDropRate", [index, dropRate]) as Promise<{
+              url: string;
+              dropRate: number;
+            }>,
           loaded,
           stop,
           exited,

@@ -19,7 +19,7 @@ import { encodeAccount } from "./accounts/encode-account.ts";
 import { liveMintLookup } from "./accounts/services.ts";
 import { createChain, type Chain } from "./chain/chain.ts";
 import type { LocalnetConfig } from "./config.ts";
-import { createFaults, type Faults } from "./faults.ts";
+import { createFaults, NO_FAULTS, type Faults } from "./faults.ts";
 import { createBlockMethods } from "./rpc/block-methods.ts";
 import { createChainMethods } from "./rpc/chain-methods.ts";
 import { createClusterMethods } from "./rpc/cluster-methods.ts";
@@ -32,7 +32,8 @@ import { acceptsNamedParams, withNamedParams } from "./rpc/protocol.ts";
 import type { MethodContext, MethodHandler, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
 import { createPubsubPort } from "./rpc/pubsub-port.ts";
-import { createRpcServer } from "./rpc/server.ts";
+import { createRpcServer, type RpcServer } from "./rpc/server.ts";
+import { BLOCK_ENGINE_PATH, blockEngineRoutes, createBlockEngine } from "./rpc/block-engine.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
 import { loadFiles } from "./loading/load-files.ts";
 import { createTransactionMethods } from "./rpc/transaction-methods.ts";
@@ -60,6 +61,10 @@ export interface Localnet extends LocalnetWorld {
   rpcUrl: string;
   wsUrl: string;
   port: number;
+  /** The block engine's base URL (`<rpcUrl>/api/v1`), as a jito-js-rpc client takes it. */
+  blockEngineUrl: string;
+  /** The extra send-only ports' URLs (LOCALNET_SEND_PORTS), in the configured order. */
+  sendUrls: string[];
   /** `http://host:port` of the Geyser gRPC server (undefined when it is off). */
   geyserUrl?: string;
   /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
@@ -135,17 +140,19 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   const mints = liveMintLookup(index.store);
   let listenAddress = "";
   const lagSlots = () => faults.get().lagSlots;
-  const methods: MethodTable = {
-    ...createChainMethods({ chain, lagSlots }),
-    ...createTransactionMethods({
+  const transactionMethods = (pathFaults: Faults) =>
+    createTransactionMethods({
       chain,
-      faults,
+      faults: pathFaults,
       lagSlots,
       encodeAccount: (_address, account, encoding) =>
         account === null
           ? null
           : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
-    }),
+    });
+  const methods: MethodTable = {
+    ...createChainMethods({ chain, lagSlots }),
+    ...transactionMethods(faults),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
     ...createClusterMethods({ chain, listenAddress: () => listenAddress }),
@@ -192,9 +199,13 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     voteSubscription: config.voteSubscription,
     onInternalError: hooks.onInternalError,
   });
+  /** The extra send-only ports, filled once they listen (below). */
+  const sendPaths: { url: string; faults: Faults }[] = [];
+  const blockEngine = createBlockEngine({ chain, faults, sendTransaction: methods.sendTransaction! });
   const server = createRpcServer({
+    routes: blockEngineRoutes(blockEngine, context, faults),
     methods,
-    controlMethods: createControlMethods({ chain, faults, loaded: () => loading === undefined }),
+    controlMethods: createControlMethods({ chain, faults, loaded: () => loading === undefined, sendPaths }),
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,
@@ -218,8 +229,26 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     await server.close();
     throw e;
   }
-  chain.start();
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  // Extra send-only paths, each with its own drop rate (fan-out tests: one path dropping 90%, another 50%).
+  const sendServers: RpcServer[] = [];
+  const sendUrls: string[] = [];
+  for (const [i, path] of config.sendPorts.entries()) {
+    const pathFaults = createFaults({ ...NO_FAULTS, dropRate: path.dropRate, seed: config.faults.seed + i + 1 });
+    const sendServer = createRpcServer({
+      methods: { sendTransaction: transactionMethods(pathFaults).sendTransaction!, getHealth: methods.getHealth! },
+      controlMethods: {},
+      context,
+      faults: pathFaults,
+      maxBodyBytes: config.maxBodyBytes,
+      onInternalError: hooks.onInternalError,
+    });
+    sendServers.push(sendServer);
+    const url = `http://${host}:${await sendServer.listen(path.port, config.host)}`;
+    sendUrls.push(url);
+    sendPaths.push({ url, faults: pathFaults });
+  }
+  chain.start();
   listenAddress = `${host}:${port}`;
   const rpcUrl = `http://${host}:${port}`;
   // Loaded only when served; it listens at once and loads Connect in the background (geyser/server.ts).
@@ -243,13 +272,15 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     rpcUrl,
     wsUrl: `ws://${host}:${wsPort}`,
     port,
+    blockEngineUrl: `${rpcUrl}${BLOCK_ENGINE_PATH}`,
+    sendUrls,
     geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
     async close() {
       chain.stop();
       pubsub.close();
       await geyser?.close();
-      await Promise.all([server.close(), pubsubPort?.close()]);
+      await Promise.all([server.close(), pubsubPort?.close(), ...sendServers.map((sendServer) => sendServer.close())]);
     },
   };
 }

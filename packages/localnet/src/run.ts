@@ -94,7 +94,7 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
   const quiet = config.quiet;
   if (options.style === "launcher") {
     process.stdout.write(
-      `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, geyserUrl: localnet.geyserUrl, pid: process.pid })}\n`,
+      `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, geyserUrl: localnet.geyserUrl, pid: process.pid, blockEngineUrl: localnet.blockEngineUrl, sendUrls: localnet.sendUrls })}\n`,
     );
     if (!quiet) {
       process.stderr.write(

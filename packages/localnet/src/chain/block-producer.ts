@@ -8,16 +8,23 @@
  * prioritization-fee cache keeps (prioritization-fees.ts); it is stored, its blockhash added to the
  * window, and what fell out of the window forgotten.
  */
-import type { LiteSvm } from "litesvm/dist/internal.js";
+import { Account, type LiteSvm } from "litesvm/dist/internal.js";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
 import { blockPrioritizationFees } from "./prioritization-fees.ts";
 import type { BlockhashWindow } from "./blockhash-window.ts";
 import type { Block, BlockStore, TransactionRecord } from "./block-store.ts";
-import type { Executor } from "./executor.ts";
+import type { ExecutionOutcome, Executor } from "./executor.ts";
 import type { SignatureHistory } from "./signature-history.ts";
 import type { TransactionQueue } from "./transaction-queue.ts";
+import {
+  isTipAccount,
+  memberErrorText,
+  type BundleDisposition,
+  type BundlePool,
+  type PendingBundle,
+} from "./bundles.ts";
 
 /** What a block is made from and written to. */
 export interface BlockProducerDeps {
@@ -38,9 +45,13 @@ export interface BlockProducerDeps {
   accountKeys(tx: DecodedTransaction): AccountKeys;
   /** Does the transaction use a durable nonce that holds its blockhash? */
   isNonceValid(tx: DecodedTransaction): boolean;
+  /** Jito bundles, packed with the transactions in one priority order (bundles.ts). */
+  readonly bundles?: BundlePool;
   /** Called with the accounts each committed transaction touched. */
   onTouched(addresses: readonly string[], keys: readonly Uint8Array[], slot: bigint): void;
 }
+
+const SYSTEM_PROGRAM_KEY = new Uint8Array(32);
 
 /** Produces, stores and returns the block after `parent`. */
 export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block {
@@ -53,7 +64,98 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
   const accountCost = new Map<string, bigint>();
   let waiting = 0;
   let expired = 0;
-  deps.queue.schedule(({ tx, verified, cost, writable }) => {
+  /** Records one committed transaction in the block. */
+  const commit = (
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    outcome: ExecutionOutcome,
+    cost: bigint,
+    writable: readonly string[],
+  ) => {
+    const signature = tx.signatureStrings[0]!;
+    blockCost += cost;
+    for (const key of writable) accountCost.set(key, (accountCost.get(key) ?? 0n) + cost);
+    const unitPrice = computeBudgetOf(tx.message).unitPrice;
+    const record: TransactionRecord = { signature, slot, index: records.length, tx, keys, outcome, unitPrice };
+    records.push(record);
+    history.add(signature, { slot, index: record.index, err: outcome.err });
+    deps.onTouched(keys.keys, keys.keyBytes, slot);
+  };
+
+  /**
+   * One bundle, as a unit: every member must be new and unexpired, the sum of their costs must fit the
+   * block and each account, and every member must succeed; otherwise the accounts they name are put back.
+   */
+  const runBundle = (bundle: PendingBundle): BundleDisposition => {
+    if (records.length + bundle.txs.length > deps.maxTransactionsPerBlock) return { kind: "waiting" };
+    for (const [i, tx] of bundle.txs.entries()) {
+      if (history.has(tx.signatureStrings[0]!))
+        return { kind: "failed", reason: `transaction ${i} already processed`, failedIndex: i };
+      if (!window.isValidAt(tx.message.recentBlockhash, blockHeight) && !deps.isNonceValid(tx)) {
+        expired++;
+        return { kind: "failed", reason: `transaction ${i} expired (blockhash not found)`, failedIndex: i };
+      }
+    }
+    if (
+      blockCost + bundle.cost > deps.blockCostLimit ||
+      [...bundle.accountCost].some(([key, cost]) => (accountCost.get(key) ?? 0n) + cost > deps.accountCostLimit)
+    ) {
+      waiting++;
+      return { kind: "waiting" };
+    }
+    const allKeys: AccountKeys[] = [];
+    for (const [i, tx] of bundle.txs.entries()) {
+      try {
+        allKeys.push(deps.accountKeys(tx));
+      } catch {
+        return { kind: "failed", reason: `transaction ${i}: address lookup tables changed`, failedIndex: i };
+      }
+    }
+    // The checkpoint: every account any member names (a transaction can write no other).
+    const saved = new Map<string, { key: Uint8Array; account: Account | null }>();
+    for (const keys of allKeys) {
+      keys.keys.forEach((name, j) => {
+        if (!saved.has(name)) saved.set(name, { key: keys.keyBytes[j]!, account: svm.getAccount(keys.keyBytes[j]!) });
+      });
+    }
+    const outcomes: ExecutionOutcome[] = [];
+    for (const [i, tx] of bundle.txs.entries()) {
+      const outcome = executor.execute(tx, allKeys[i]!, true);
+      if (!outcome.committed || outcome.err !== null) {
+        for (const { key, account } of saved.values()) {
+          svm.setAccount(key, account ?? new Account(0n, new Uint8Array(0), SYSTEM_PROGRAM_KEY, false, 0n));
+        }
+        return { kind: "failed", reason: memberErrorText(i, outcome.err, outcome.committed), failedIndex: i };
+      }
+      outcomes.push(outcome);
+    }
+    let landedTip = 0n;
+    bundle.txs.forEach((tx, i) => {
+      const keys = allKeys[i]!;
+      const outcome = outcomes[i]!;
+      keys.keys.forEach((name, j) => {
+        if (isTipAccount(name)) landedTip += outcome.postBalances[j]! - outcome.preBalances[j]!;
+      });
+      const writable = keys.keys.filter((_, j) => keys.writable[j]);
+      commit(tx, keys, outcome, bundle.memberCosts[i]!, writable);
+    });
+    return { kind: "landed", slot, landedTip };
+  };
+
+  const pendingBundles = deps.bundles?.ordered() ?? [];
+  let nextBundle = 0;
+  /** Runs the buffered bundles whose priority is at least `priority` (all of them when null). */
+  const bundlesDownTo = (priority: bigint | null) => {
+    while (nextBundle < pendingBundles.length) {
+      const bundle = pendingBundles[nextBundle]!;
+      if (priority !== null && bundle.priority < priority) return;
+      nextBundle++;
+      deps.bundles!.settle(bundle, runBundle(bundle));
+    }
+  };
+
+  deps.queue.schedule(({ tx, verified, cost, writable, priority }) => {
+    bundlesDownTo(priority);
     if (records.length >= deps.maxTransactionsPerBlock) {
       waiting++;
       return "waiting";
@@ -82,15 +184,10 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     const outcome = executor.execute(tx, keys, !verified);
     // Not committed: agave removes its reserved cost, and the transaction leaves the buffer.
     if (!outcome.committed) return "dropped";
-    blockCost += cost;
-    for (const key of writable) accountCost.set(key, (accountCost.get(key) ?? 0n) + cost);
-    const unitPrice = computeBudgetOf(tx.message).unitPrice;
-    const record: TransactionRecord = { signature, slot, index: records.length, tx, keys, outcome, unitPrice };
-    records.push(record);
-    history.add(signature, { slot, index: record.index, err: outcome.err });
-    deps.onTouched(keys.keys, keys.keyBytes, slot);
+    commit(tx, keys, outcome, cost, writable);
     return "taken";
   });
+  bundlesDownTo(null);
   const fees = blockPrioritizationFees(records);
   svm.expireBlockhash();
   const block: Block = {

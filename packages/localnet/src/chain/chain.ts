@@ -29,6 +29,7 @@ import { createCluster, type Cluster } from "../cluster/cluster.ts";
 import { createSlotClock } from "./slot-clock.ts";
 import { createTransactionQueue } from "./transaction-queue.ts";
 import { transactionCost, transactionPriority, transactionReward } from "./cost-model.ts";
+import { bundleId, createBundlePool, priceBundle, TIP_ACCOUNTS, type BundlePool } from "./bundles.ts";
 
 /** Tunables of the chain; see config.ts for defaults and environment names. */
 export interface ChainOptions {
@@ -154,6 +155,13 @@ export interface Chain {
    * `verified`: its signatures were checked on these exact bytes (preflight), so execution skips it.
    */
   submit(tx: DecodedTransaction, verified?: boolean): void;
+  /** Jito bundles waiting for a block, and the statuses of recent ones (bundles.ts). */
+  readonly bundles: BundlePool;
+  /**
+   * Buffers a bundle (already checked: 1-5 decoded transactions with distinct signatures); returns its
+   * id, or null when the bundle buffer is full.
+   */
+  submitBundle(txs: readonly DecodedTransaction[]): string | null;
   simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
   /** The error a simulation would report (null when it succeeds), without collecting its details. */
   check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null;
@@ -173,6 +181,8 @@ export interface Chain {
 }
 
 const STATUS_CACHE_SLOTS = 300n;
+/** The rent-exempt minimum of an empty system account (agave: (128 + 0) x 3,480 x 2). */
+const TIP_ACCOUNT_LAMPORTS = 890_880n;
 
 /** Creates the chain with its genesis block; call `start()` to run the slot clock. */
 export async function createChain(options: ChainOptions): Promise<Chain> {
@@ -200,6 +210,14 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     isKnown: (signature) => history.has(signature),
     price: (tx) => price(tx),
   });
+  // The tip accounts exist, rent-exempt, as on mainnet: a tip smaller than the rent-exempt minimum still lands.
+  for (const tipAccount of TIP_ACCOUNTS) {
+    svm.setAccount(
+      bs58.decode(tipAccount),
+      new Account(TIP_ACCOUNT_LAMPORTS, new Uint8Array(0), new Uint8Array(32), false, 0n),
+    );
+  }
+  const bundles = createBundlePool({ maxPending: Math.max(1, Math.floor(options.maxQueue / 5)) });
   const blockListeners = new Set<(block: Block) => void>();
   const touchListeners = new Set<(touched: TouchedAccounts) => void>();
   let frozen = false;
@@ -273,6 +291,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     accountKeys,
     isNonceValid: nonceValid,
     onTouched: (addresses, keys, slot) => notifyTouched({ addresses, keys, slot }),
+    bundles,
   };
 
   const produceBlock = (): Block | null => {
@@ -352,6 +371,11 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     isPending: (signature) => queue.isPending(signature),
     accountKeys,
     submit,
+    bundles,
+    submitBundle(txs) {
+      const id = bundleId(txs.map((tx) => tx.signatureStrings[0]!));
+      return bundles.submit(priceBundle(id, txs, price)) ? id : null;
+    },
     simulate: (tx, keys, sigVerify) => executor.simulate(tx, keys, sigVerify),
     check: (tx, sigVerify) => executor.check(tx, sigVerify),
     airdrop,

@@ -1,18 +1,22 @@
 /**
- * Control methods for tests: `localnet_setFaults`, `localnet_getFaults`, `localnet_status`.
+ * Control methods for tests: `localnet_setFaults`, `localnet_getFaults`, `localnet_status`,
+ * `localnet_setSendPathDropRate` (an extra send port's drop rate, by its index in LOCALNET_SEND_PORTS).
  * They are served beside the node methods but never subject to faults.
  */
 import type { Chain } from "../chain/chain.ts";
 import type { Faults } from "../faults.ts";
 import { expectArity } from "./params.ts";
-import type { MethodTable } from "./protocol.ts";
+import { invalidParams, type MethodTable } from "./protocol.ts";
 
 /** Creates the control method table. */
 export function createControlMethods({
   chain,
   faults,
   loaded = () => true,
+  sendPaths = [],
 }: {
+  /** The extra send-only ports (filled once they listen), each with its own faults. */
+  sendPaths?: readonly { url: string; faults: Faults }[];
   chain: Chain;
   faults: Faults;
   /** Whether the seeding's background load has finished (localnet.ts); always true without one. */
@@ -35,7 +39,18 @@ export function createControlMethods({
         faucet: chain.faucet,
         genesisSlot: chain.genesisSlot,
         loaded: loaded(),
+        sendPaths: sendPaths.map((path) => ({ url: path.url, dropRate: path.faults.get().dropRate })),
+        bundles: { pending: chain.bundles.pending },
       };
+    },
+    localnet_setSendPathDropRate(params) {
+      expectArity(params, 2, 2);
+      const [index, dropRate] = params;
+      if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index >= sendPaths.length) {
+        throw invalidParams(`Invalid params: no send path ${String(index)} (there are ${sendPaths.length})`);
+      }
+      const settings = sendPaths[index]!.faults.set({ dropRate });
+      return { url: sendPaths[index]!.url, dropRate: settings.dropRate };
     },
   };
 }

@@ -25,6 +25,16 @@ export interface RpcServerOptions {
   onUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
   /** Where unexpected handler errors go (they become -32603). */
   onInternalError?: (err: unknown) => void;
+  /** Other paths served on the same port (the block engine's `/api/v1/...`); every other path is JSON-RPC. */
+  routes?: Readonly<Record<string, Route>>;
+}
+
+/** A path served beside the JSON-RPC root (the fault layer applies to it too). */
+export interface Route {
+  /** Answers a POST body (JSON-RPC framing is the route's own). */
+  post?: (body: string, query: URLSearchParams) => Promise<{ body: string | null; headers?: Record<string, string> }>;
+  /** Answers a GET with a JSON value. */
+  get?: (query: URLSearchParams) => unknown;
 }
 
 /** A listening JSON-RPC server. */
@@ -160,8 +170,15 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       res.writeHead(200, { "content-type": "text/plain" }).end("ok");
       return;
     }
-    if (req.method !== "POST") {
-      res.writeHead(405, { allow: "POST" }).end();
+    const url = options.routes === undefined ? null : new URL(req.url ?? "/", "http://localhost");
+    const route =
+      url === null || !Object.hasOwn(options.routes!, url.pathname) ? undefined : options.routes![url.pathname];
+    if (req.method === "GET" && route?.get !== undefined) {
+      send(res, 200, stringifyJson(route.get(url!.searchParams)));
+      return;
+    }
+    if (req.method !== "POST" || (route !== undefined && route.post === undefined)) {
+      res.writeHead(405, { allow: route === undefined ? "POST" : "GET" }).end();
       return;
     }
     const chunks: Buffer[] = [];
@@ -181,14 +198,19 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     });
     req.on("end", () => {
       if (tooLarge) return;
-      void respond(Buffer.concat(chunks).toString("utf8"), res);
+      const body = Buffer.concat(chunks).toString("utf8");
+      void respond(body, res, route?.post === undefined ? undefined : () => route.post!(body, url!.searchParams));
     });
     req.on("error", () => res.destroy());
   });
 
-  async function respond(body: string, res: http.ServerResponse) {
+  async function respond(
+    body: string,
+    res: http.ServerResponse,
+    routed?: () => Promise<{ body: string | null; headers?: Record<string, string> }>,
+  ) {
     const parsed = parse(body);
-    if (!isControlOnly(parsed)) {
+    if (routed !== undefined || !isControlOnly(parsed)) {
       const fault = options.faults.forRequest();
       if (fault.kind === "stall") {
         // Never answered: held until the client gives up or the server closes.
@@ -209,6 +231,11 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
     }
     try {
+      if (routed !== undefined) {
+        const out = await routed();
+        send(res, 200, out.body, out.headers);
+        return;
+      }
       const out = parsed.ok ? await handleParsed(parsed.value) : PARSE_ERROR;
       send(res, 200, out);
     } catch (err) {

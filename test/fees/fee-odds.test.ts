@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import type { PricedTransaction } from "../../src/fees/block-transactions.ts";
+import { createFeeOdds } from "../../src/fees/fee-odds.ts";
+import { createFeeWindow } from "../../src/fees/fee-window.ts";
+import { REFERENCE_CANDIDATE } from "../../src/fees/landing-odds.ts";
+import { transactionCost } from "../../src/fees/transaction-cost.ts";
+
+const levels = { low: 1_000n, medium: 5_000n, high: 20_000n, veryHigh: 100_000n };
+const bounds = { floor: 0n, ceiling: undefined };
+const cost = transactionCost({ signatures: 1, writableAccounts: 1, instructionDataBytes: 0, unitLimit: 200_000 });
+const tx = (price: bigint, signature?: Uint8Array): PricedTransaction => ({
+  price,
+  writable: ["payer"],
+  unitLimit: 200_000,
+  signatures: 1,
+  cost,
+  signature,
+});
+/** 276 transactions of ~217k CU: a full 60M block, bid from `low` upward. */
+const full = (low: bigint, extra: PricedTransaction[] = []) => [
+  ...Array.from({ length: 276 - extra.length }, (_, i) => tx(low + BigInt(i))),
+  ...extra,
+];
+const signature = (n: number) => Uint8Array.from({ length: 64 }, (_, i) => (i === 0 ? n : i));
+
+describe("fee odds: quotes, the rule, tracked sends", () => {
+  it("quotes no odds before enough blocks, then the cheapest price reaching the target as recommended", () => {
+    const odds = createFeeOdds({ windowSlots: 60, minBlocks: 20 });
+    const window = odds.feeding(createFeeWindow({ windowSlots: 60 }));
+    for (let slot = 1n; slot <= 10n; slot++) window.addBlock(slot, full(50_000n));
+    expect(odds.quote(levels, REFERENCE_CANDIDATE, bounds)).toBeUndefined();
+    for (let slot = 11n; slot <= 40n; slot++) window.addBlock(slot, full(50_000n));
+    const quote = odds.quote(levels, REFERENCE_CANDIDATE, bounds)!;
+    expect(quote.odds.withinSlots).toBe(4);
+    // Every block clears around 50,000: the levels below it never land, veryHigh always does.
+    expect(quote.odds.low).toBe(0);
+    expect(quote.odds.high).toBe(0);
+    expect(quote.odds.veryHigh).toBe(1);
+    expect(quote.recommended).toBeGreaterThan(50_000n);
+    expect(quote.recommended).toBeLessThan(100_000n);
+    expect(quote.odds.recommended).toBeGreaterThanOrEqual(0.9);
+    // The floor and ceiling still bound it, and the odds are those of the bounded price.
+    const capped = odds.quote(levels, REFERENCE_CANDIDATE, { floor: 0n, ceiling: 1_000n })!;
+    expect(capped.recommended).toBe(1_000n);
+    expect(capped.odds.recommended).toBe(0);
+  });
+
+  it("says why a tracked send waits, until it is seen; and learns from its outcome", () => {
+    const odds = createFeeOdds({ windowSlots: 60, minBlocks: 20 });
+    const window = odds.feeding(createFeeWindow({ windowSlots: 60 }));
+    for (let slot = 1n; slot <= 30n; slot++) window.addBlock(slot, full(50_000n));
+    const cheap = signature(1);
+    odds.track(cheap, 10n, REFERENCE_CANDIDATE);
+    expect(odds.waiting(cheap, 10n, REFERENCE_CANDIDATE)).toBeUndefined(); // no block since it was sent yet
+    window.addBlock(31n, full(50_000n));
+    const waiting = odds.waiting(cheap, 10n, REFERENCE_CANDIDATE)!;
+    expect(waiting.price).toBe(10n);
+    expect(waiting.odds).toBe(0);
+    expect(waiting.landingPrice).toBeGreaterThan(50_000n);
+    // A send paying enough does not wait, even in full blocks.
+    const rich = signature(2);
+    odds.track(rich, 1_000_000n, REFERENCE_CANDIDATE);
+    window.addBlock(32n, full(50_000n));
+    expect(odds.waiting(rich, 1_000_000n, REFERENCE_CANDIDATE)).toBeUndefined();
+    // Seen in a block: no longer waiting; k slots on, both outcomes are counted.
+    window.addBlock(33n, full(50_000n, [tx(10n, cheap), tx(1_000_000n, rich)]));
+    expect(odds.waiting(cheap, 10n, REFERENCE_CANDIDATE)).toBeUndefined();
+    expect(odds.stats().outcomes).toBe(2);
+  });
+});

@@ -59,12 +59,16 @@ export function stakeConfigData(): Uint8Array {
 
 export const RENT_SYSVAR = "SysvarRent111111111111111111111111111111111";
 
-/** agave 3.0's `Rent::default()` in its bincode layout. */
+/**
+ * agave 4.4's `Rent::default()` (solana-rent 4.4.0, SIMD-0194) in its 17-byte layout: 6960 lamports per
+ * byte, the former exemption threshold's bytes as 1.0, burn percent 50. The same minimum balances as
+ * 3.0's 3480 per byte-year x 2.0, which LiteSVM still computes with.
+ */
 export function rentData(): Uint8Array {
   const data = new Uint8Array(17);
   const view = new DataView(data.buffer);
-  view.setBigUint64(0, 3480n, true);
-  view.setFloat64(8, 2.0, true);
+  view.setBigUint64(0, 6960n, true);
+  view.setFloat64(8, 1.0, true);
   data[16] = 50;
   return data;
 }

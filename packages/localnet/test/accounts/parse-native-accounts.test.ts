@@ -37,6 +37,27 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Where agave 4.4.0's decoder answers differently from the 3.0.6 oracle, its answer derived from the
+ * oracle's by 4.4.0's `parse_sysvar.rs` (read in the crate's source; the oracle itself is not yet
+ * rebuilt on 4.4, see the README): Rent shows only `lamportsPerByte`, the same first u64 the 3.0
+ * decoder named `lamportsPerByteYear` (SIMD-0194); the stake config account no longer parses (4.4's
+ * `parse_config` parses validator info only), so it falls back to base64 (null here).
+ */
+function as44(c: OracleCase): unknown {
+  const e = c.expected as { program: string; space: number; parsed: { type: string; info: Record<string, unknown> } };
+  if (c.pubkey === "SysvarRent111111111111111111111111111111111" && e !== null && e !== undefined) {
+    return { ...e, parsed: { type: "rent", info: { lamportsPerByte: e.parsed.info.lamportsPerByteYear } } };
+  }
+  if (
+    c.pubkey === "StakeConfig11111111111111111111111111111111" &&
+    c.owner === "Config1111111111111111111111111111111111111"
+  ) {
+    return null;
+  }
+  return c.expected;
+}
+
 /** Our parser's answer as agave's would read on the wire (`{program, parsed, space}` or null). */
 function ours(c: OracleCase): unknown {
   const data = new Uint8Array(Buffer.from(c.data, "base64"));
@@ -70,7 +91,7 @@ describe(`jsonParsed against ${oracle.agave}`, () => {
             .digest("hex"),
         ).toBe(c.expectedSha256);
       } else {
-        expect(mine).toEqual(c.expected);
+        expect(mine).toEqual(as44(c));
       }
     });
   }

@@ -46,10 +46,10 @@ describe("the validator", () => {
     expect(info.lamports).toBe(500_000_000_000);
   });
 
-  it("answers getVersion as agave 3.0.6", async () => {
+  it("answers getVersion as agave 4.4.0", async () => {
     const { result } = await net.call("getVersion");
-    expect(result["solana-core"]).toBe("3.0.6");
-    expect(result["feature-set"]).toBe(3_604_001_754);
+    expect(result["solana-core"]).toBe("4.4.0");
+    expect(result["feature-set"]).toBe(3_722_100_051);
   });
 
   it("has a vote account and a delegated stake account in the programs' layouts", async () => {
@@ -154,8 +154,8 @@ describe("the validator", () => {
       pubkey: identity,
       rpc: hostPort,
       pubsub: hostPort,
-      version: "3.0.6",
-      featureSet: 3_604_001_754,
+      version: "4.4.0",
+      featureSet: 3_722_100_051,
     });
     expect(nodes[0].gossip).toBeNull();
   });
@@ -178,7 +178,7 @@ describe("the validator", () => {
 
   it("answers getStakeMinimumDelegation with what the Stake program itself returns", async () => {
     const res = (await net.call("getStakeMinimumDelegation", [{ commitment: "processed" }])).result;
-    expect(res.context.apiVersion).toBe("3.0.6");
+    expect(res.context.apiVersion).toBe("4.4.0");
     // StakeInstruction::GetMinimumDelegation (13) puts the minimum in the return data.
     const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
     const ix = { programAddress: STAKE_PROGRAM as Address, accounts: [], data: new Uint8Array([13, 0, 0, 0]) };

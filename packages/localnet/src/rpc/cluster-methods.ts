@@ -102,11 +102,14 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
         const vote = cluster.voteAt(slot);
         const info = {
           activatedStake: cluster.activatedStake,
-          commission: cluster.commission,
+          // agave 4.4 (commission_rate_in_basis_points active, SIMD-0291): the percent is the vote
+          // state's basis points rounded up, at most 255; the basis points are given beside it.
+          commission: Math.min(Math.ceil(cluster.inflationRewardsCommissionBps / 100), 255),
           epochCredits: vote.epochCredits
             .slice(-EPOCH_CREDITS_HISTORY)
             .map((c) => [c.epoch, c.credits, c.previousCredits]),
           epochVoteAccount: true,
+          inflationRewardsCommissionBps: cluster.inflationRewardsCommissionBps,
           lastVote: vote.lastVote,
           nodePubkey: identity,
           rootSlot: vote.rootSlot ?? 0n,

@@ -1,14 +1,19 @@
 /**
- * jsonParsed of stake, vote, config and sysvar accounts against agave 3.0.6's own account decoder
+ * jsonParsed of stake, vote, config and sysvar accounts against agave 4.4.0's own account decoder
  * (`solana-account-decoder`, run by test/decoder-oracle/generate.ts; its answers are committed in
  * expected.json): the localnet's live cluster accounts and sysvars, and crafted variants of every
  * layout (other versions, other states, truncated data, bad JSON). Where agave cannot parse, the
- * localnet must not either (null: the caller falls back to base64).
+ * localnet must not either (null: the caller falls back to base64). The same oracle answers agave
+ * 4.4.0's feature-set identifier (getVersion) and the BLS key solana-test-validator 4.4.0 derives
+ * for the localnet's default vote keypair (its vote account's `blsPubkeyCompressed`).
  */
-import { createHash } from "node:crypto";
+import { createHash, createPrivateKey } from "node:crypto";
+import bs58 from "bs58";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseProgramData } from "../../src/accounts/parse-program-data.ts";
+import { deriveBlsPubkey } from "../../src/cluster/bls-key.ts";
+import { FEATURE_SET } from "../../src/rpc/params.ts";
 import { parseJson, stringifyJson } from "../../src/rpc/json.ts";
 
 interface OracleCase {
@@ -22,6 +27,8 @@ interface OracleCase {
 
 const oracle = parseJson(readFileSync(new URL("../decoder-oracle/expected.json", import.meta.url), "utf8")) as {
   agave: string;
+  featureSet: number;
+  defaultVoteAccountBls: { seed: string; blsPubkey: string };
   cases: OracleCase[];
 };
 
@@ -35,27 +42,6 @@ function sortKeys(value: unknown): unknown {
     );
   }
   return value;
-}
-
-/**
- * Where agave 4.4.0's decoder answers differently from the 3.0.6 oracle, its answer derived from the
- * oracle's by 4.4.0's `parse_sysvar.rs` (read in the crate's source; the oracle itself is not yet
- * rebuilt on 4.4, see the README): Rent shows only `lamportsPerByte`, the same first u64 the 3.0
- * decoder named `lamportsPerByteYear` (SIMD-0194); the stake config account no longer parses (4.4's
- * `parse_config` parses validator info only), so it falls back to base64 (null here).
- */
-function as44(c: OracleCase): unknown {
-  const e = c.expected as { program: string; space: number; parsed: { type: string; info: Record<string, unknown> } };
-  if (c.pubkey === "SysvarRent111111111111111111111111111111111" && e !== null && e !== undefined) {
-    return { ...e, parsed: { type: "rent", info: { lamportsPerByte: e.parsed.info.lamportsPerByteYear } } };
-  }
-  if (
-    c.pubkey === "StakeConfig11111111111111111111111111111111" &&
-    c.owner === "Config1111111111111111111111111111111111111"
-  ) {
-    return null;
-  }
-  return c.expected;
 }
 
 /** Our parser's answer as agave's would read on the wire (`{program, parsed, space}` or null). */
@@ -91,8 +77,24 @@ describe(`jsonParsed against ${oracle.agave}`, () => {
             .digest("hex"),
         ).toBe(c.expectedSha256);
       } else {
-        expect(mine).toEqual(as44(c));
+        expect(mine).toEqual(c.expected);
       }
     });
   }
+});
+
+describe(`agave 4.4.0's other answers (${oracle.agave}'s oracle)`, () => {
+  it("getVersion's feature-set is agave-feature-set 4.4.0's identifier", () => {
+    expect(FEATURE_SET).toBe(oracle.featureSet);
+  });
+
+  it("the vote account's BLS key is the one solana-test-validator derives from the vote keypair", () => {
+    // PKCS#8 wrapper of a raw Ed25519 seed (RFC 8410), as the cluster builds its keys.
+    const der = Buffer.concat([
+      Buffer.from("302e020100300506032b657004220420", "hex"),
+      Buffer.from(oracle.defaultVoteAccountBls.seed, "hex"),
+    ]);
+    const key = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+    expect(bs58.encode(deriveBlsPubkey(key))).toBe(oracle.defaultVoteAccountBls.blsPubkey);
+  });
 });

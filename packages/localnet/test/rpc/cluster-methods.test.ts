@@ -5,6 +5,7 @@
  * a node without snapshots or gossip peers answers.
  */
 import { AccountRole, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, shapeDiff } from "../accounts/helpers.ts";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
@@ -63,10 +64,32 @@ describe("the validator", () => {
     expect(voteAccount.owner).toBe(VOTE_PROGRAM);
     const voteData = bytes(voteAccount);
     expect(voteData.length).toBe(3762);
-    expect(voteData.readUInt32LE(0)).toBe(2); // VoteStateVersions::Current
+    expect(voteData.readUInt32LE(0)).toBe(3); // VoteStateVersions::V4 (SIMD-0185), as agave 4.4 writes it
     expect(
       Buffer.from(voteData.subarray(4, 36)).equals(Buffer.from((await import("bs58")).default.decode(identity))),
     ).toBe(true);
+    // agave 4.4's getVoteAccounts (SIMD-0291 active): the percent rounded up from the basis points, and these.
+    expect(vote.commission).toBe(0);
+    expect(vote.inflationRewardsCommissionBps).toBe(0);
+    // jsonParsed: genesis' collectors and commissions (create_v4_account_with_authorized) and the BLS key.
+    const parsed = (
+      await net.call("getAccountInfo", [vote.votePubkey, { encoding: "jsonParsed", commitment: "processed" }])
+    ).result.value.data.parsed.info;
+    expect(parsed).toMatchObject({
+      nodePubkey: identity,
+      authorizedWithdrawer: vote.votePubkey,
+      commission: 0,
+      priorVoters: [],
+      inflationRewardsCommissionBps: 0,
+      inflationRewardsCollector: vote.votePubkey,
+      blockRevenueCollector: identity,
+      blockRevenueCommissionBps: 10_000,
+      pendingDelegatorRewards: "0",
+    });
+    // The key solana-test-validator 4.4.0 derives from the (default) vote keypair, per the decoder oracle.
+    const oracle = JSON.parse(readFileSync(new URL("../decoder-oracle/expected.json", import.meta.url), "utf8"));
+    expect(parsed.blsPubkeyCompressed).toBe(oracle.defaultVoteAccountBls.blsPubkey);
+    expect(parsed.votes[0]).toHaveProperty("latency");
     // The stake account: delegated to the vote account, activated stake = its delegation.
     const stakes = (
       await net.call("getProgramAccounts", [STAKE_PROGRAM, { encoding: "base64", commitment: "processed" }])

@@ -130,7 +130,15 @@ describe("the validator", () => {
     expect(Object.keys(schedule)).toEqual([identity]);
     expect(schedule[identity]).toHaveLength(epoch.slotsInEpoch);
     expect(schedule[identity].slice(0, 3)).toEqual([0, 1, 2]);
-    expect((await net.call("getLeaderSchedule", [{ identity: payer.address }])).result).toEqual({});
+    // agave 4.4: an identity without slots is refused (3.0 answered {}); keyByVoteAccount keys by vote account.
+    expect((await net.call("getLeaderSchedule", [{ identity: payer.address }])).error).toEqual({
+      code: -32022,
+      message: `Node ${payer.address} was not in the leader schedule for specified epoch`,
+    });
+    const votePubkey = (await net.call("getVoteAccounts")).result.current[0].votePubkey;
+    const byVote = (await net.call("getLeaderSchedule", [null, { keyByVoteAccount: true, identity }])).result;
+    expect(Object.keys(byVote)).toEqual([votePubkey]);
+    expect(byVote[votePubkey]).toEqual(schedule[identity]);
     expect((await net.call("getLeaderSchedule", [10_000_000_000])).result).toBeNull();
     // The first param is agave's untagged RpcLeaderScheduleConfigWrapper: a slot or a config.
     expect((await net.call("getLeaderSchedule", ["5"])).error).toEqual({
@@ -218,4 +226,42 @@ describe("the validator", () => {
     const ours = await net.call("getEpochInfo", [{ commitment: "processed" }]);
     expect(shapeDiff(ours.result, fixture("rpc/getEpochInfo.json").result)).toEqual([]);
   });
+});
+
+describe("the leader schedule cache", () => {
+  it("answers only the latest 10 epochs' schedules, as agave's LeaderScheduleCache keeps them", async () => {
+    const short = await startTestLocalnet({ slotsPerEpoch: 32, slotMs: 5 });
+    try {
+      // Root in epoch 10: the cache holds epochs 2..=11 (the root's leader-schedule epoch), 0 and 1 evicted.
+      await waitFor(
+        "epoch 10 finalized",
+        async () => (await short.call("getSlot", [{ commitment: "finalized" }])).result >= 10 * 32 + 2,
+        60_000,
+      );
+      // Epochs pass every 160 ms here: take the answers between two reads of the same finalized epoch.
+      const finalizedEpoch = async () =>
+        (await short.call("getEpochInfo", [{ commitment: "finalized" }])).result.epoch as number;
+      for (let attempt = 0; ; attempt++) {
+        const epoch = await finalizedEpoch();
+        const oldest = epoch + 1 - 9;
+        const answers = await Promise.all([
+          short.call("getSlotLeaders", [(oldest - 1) * 32, 1]),
+          short.call("getSlotLeaders", [oldest * 32, 1]),
+          short.call("getLeaderSchedule", [(oldest - 1) * 32]),
+          short.call("getLeaderSchedule", [oldest * 32]),
+        ]);
+        if ((await finalizedEpoch()) !== epoch && attempt < 20) continue;
+        expect(answers[0].error).toEqual({
+          code: -32602,
+          message: `Invalid slot range: leader schedule for epoch ${oldest - 1} is unavailable`,
+        });
+        expect(answers[1].result).toHaveLength(1);
+        expect(answers[2].result).toBeNull();
+        expect(answers[3].result).not.toBeNull();
+        break;
+      }
+    } finally {
+      await short.stop();
+    }
+  }, 90_000);
 });

@@ -8,7 +8,8 @@
  * with 1 lamport).
  *
  * Amounts are the test validator's: identity 500 SOL, stake account 1,000,000 SOL of which all but
- * its rent-exempt reserve is delegated, vote account rent-exempt. The vote account is a v4 vote state
+ * its rent-exempt reserve is delegated, vote account 1,000,000 SOL (agave 4.4 funds it like the
+ * stake; 3.0 made it rent-exempt only). The vote account is a v4 vote state
  * (SIMD-0185) with agave 4.4 genesis' values (`create_v4_account_with_authorized` as
  * solana-test-validator calls it): inflation-rewards commission 0 bps collected by the vote account,
  * block-revenue commission 10,000 bps collected by the identity, and the BLS key solana-test-validator
@@ -37,6 +38,8 @@ const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const IDENTITY_LAMPORTS = 500n * LAMPORTS_PER_SOL;
 const STAKE_LAMPORTS = 1_000_000n * LAMPORTS_PER_SOL;
+/** agave 4.4's DEFAULT_VAT_TO_BURN_PER_EPOCH (400 ms slots' Validator Admission Ticket burn). */
+const VAT_TO_BURN_PER_EPOCH = 1_600_000_000n;
 /** Credits a vote earns when it lands one slot after the voted slot (agave's timely vote credits). */
 const VOTE_CREDITS_MAXIMUM_PER_SLOT = 16n;
 /** agave's MAX_EPOCH_CREDITS_HISTORY. */
@@ -128,7 +131,11 @@ export function createCluster(
   const rentExempt = (size: number) => svm.minimumBalanceForRentExemption(BigInt(size));
   const stakeReserve = rentExempt(STAKE_STATE_SIZE);
   const activatedStake = STAKE_LAMPORTS - stakeReserve;
-  const voteLamports = rentExempt(VOTE_STATE_SIZE);
+  // agave 4.4 genesis (create_genesis_config_with_leader_ex_no_features) funds a staked validator's
+  // vote account with max(stake lamports, minimum_vote_account_balance_for_vat(100)): 1,000,000 SOL
+  // against 100 epochs x 1.6 SOL of VAT burn plus its rent-exempt minimum.
+  const vatMinimum = 100n * VAT_TO_BURN_PER_EPOCH + rentExempt(VOTE_STATE_SIZE);
+  const voteLamports = STAKE_LAMPORTS > vatMinimum ? STAKE_LAMPORTS : vatMinimum;
   const genesisEpoch = epochOfSlot(schedule, genesisSlot).epoch;
   // agave 4.4 genesis: create_v4_account_with_authorized(node, vote, bls, vote, 0, vote, 10_000, node).
   const inflationRewardsCommissionBps = 0;

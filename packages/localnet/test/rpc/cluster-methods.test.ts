@@ -64,6 +64,8 @@ describe("the validator", () => {
     expect(voteAccount.owner).toBe(VOTE_PROGRAM);
     const voteData = bytes(voteAccount);
     expect(voteData.length).toBe(3762);
+    // agave 4.4 genesis funds the vote account with the stake's 1,000,000 SOL (above the VAT minimum).
+    expect(voteAccount.lamports).toBe(1_000_000_000_000_000);
     expect(voteData.readUInt32LE(0)).toBe(3); // VoteStateVersions::V4 (SIMD-0185), as agave 4.4 writes it
     expect(
       Buffer.from(voteData.subarray(4, 36)).equals(Buffer.from((await import("bs58")).default.decode(identity))),

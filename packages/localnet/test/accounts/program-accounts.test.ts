@@ -150,10 +150,11 @@ describe("getProgramAccounts filters", () => {
       message: "Invalid param: Base58DecodeError(InvalidCharacter { character: '0', index: 3 })",
     });
     expect(await fail({ filters: [memcmp(0, "ab!c", "base64")] })).toMatchObject({
-      message: "Invalid param: Base64DecodeError(InvalidByte(2, 33))",
+      // agave 4.4's base64 0.23 prints its DecodeError's Display under {:?} (0.22: InvalidByte(2, 33)).
+      message: "Invalid param: Base64DecodeError(Invalid symbol 33, offset 2.)",
     });
     expect(await fail({ filters: [memcmp(0, "abc", "base64")] })).toMatchObject({
-      message: "Invalid param: Base64DecodeError(InvalidPadding)",
+      message: "Invalid param: Base64DecodeError(Invalid padding)",
     });
     expect(await fail({ filters: [memcmp(0, "abc", "binary")] })).toMatchObject({
       message: "Invalid params: unknown variant `binary`, expected one of `base58`, `base64`, `bytes`.",

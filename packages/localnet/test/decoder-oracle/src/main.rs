@@ -3,7 +3,7 @@
 //! (`{"pubkey": base58, "owner": base58, "data": base64}`), answering one JSON line each: the
 //! `{program, parsed, space}` agave would put under `data`, or null when agave cannot parse it.
 //! A line `{"base64": text}` instead answers how agave's base64 decoding (the same crate and
-//! engine as its `decode_and_deserialize`) refuses the text: `{"error": "<Debug of the error>"}`,
+//! engine as its `decode_and_deserialize`; base64 0.23 as agave 4.4's solana-rpc) refuses the text: `{"error": "<Debug of the error>"}`,
 //! or `{"ok": <decoded length>}`.
 //! A line `{"featureSet": true}` answers `{"featureSet": <u32>}`: the first 4 bytes (little-endian)
 //! of `agave-feature-set`'s `ID`, which `solana-version` reports in getVersion.

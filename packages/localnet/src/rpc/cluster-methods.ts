@@ -1,5 +1,5 @@
 /**
- * The single-validator cluster's methods, in agave 3.0's shapes: getIdentity, getVoteAccounts,
+ * The single-validator cluster's methods, in agave 4.4's shapes: getIdentity, getVoteAccounts,
  * getLeaderSchedule, getSlotLeader, getSlotLeaders, getBlockProduction, getClusterNodes,
  * getBlockCommitment, getMaxRetransmitSlot, getMaxShredInsertSlot, getHighestSnapshotSlot and
  * getStakeMinimumDelegation.

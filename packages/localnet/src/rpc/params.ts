@@ -20,9 +20,10 @@ export interface WithContext<T> {
  */
 export const API_VERSION = "4.4.0";
 /**
- * agave 4.4.0's feature-set identifier: the first 4 bytes (little-endian u32) of the sha256 over the
- * sorted ids of `agave-feature-set` 4.4.0's FEATURE_NAMES (its `ID`, which `solana-version` reports),
- * computed from that crate's source. Not yet compared with a live 4.4.0 node's getVersion.
+ * agave 4.4.0's feature-set identifier: the first 4 bytes (little-endian u32) of `agave-feature-set`
+ * 4.4.0's `ID` (sha256 over the sorted distinct ids of its FEATURE_NAMES), which `solana-version`
+ * reports. Printed by the crate itself through the decoder oracle (a test compares); the same program
+ * on 3.0.6 prints 3604001754, what 3.0.x nodes answered. Not compared with a live 4.4.0 node.
  */
 export const FEATURE_SET = 3_722_100_051;
 

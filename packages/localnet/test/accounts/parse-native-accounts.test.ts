@@ -12,9 +12,12 @@ import bs58 from "bs58";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseProgramData } from "../../src/accounts/parse-program-data.ts";
+import { parseTokenData } from "../../src/accounts/token-parse.ts";
 import { deriveBlsPubkey } from "../../src/cluster/bls-key.ts";
 import { FEATURE_SET } from "../../src/rpc/params.ts";
 import { parseJson, stringifyJson } from "../../src/rpc/json.ts";
+
+const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 
 interface OracleCase {
   name: string;
@@ -47,6 +50,13 @@ function sortKeys(value: unknown): unknown {
 /** Our parser's answer as agave's would read on the wire (`{program, parsed, space}` or null). */
 function ours(c: OracleCase): unknown {
   const data = new Uint8Array(Buffer.from(c.data, "base64"));
+  if (c.owner === TOKEN_2022) {
+    // Mints only (a token account would need its mint's decimals).
+    const token = parseTokenData(data, null);
+    return token === null
+      ? null
+      : parseJson(stringifyJson({ program: "spl-token-2022", parsed: token, space: data.length }));
+  }
   const parsed = parseProgramData(c.owner, data, c.pubkey);
   return parsed === null
     ? null

@@ -29,6 +29,7 @@ const STAKE = "Stake11111111111111111111111111111111111111";
 const CONFIG = "Config1111111111111111111111111111111111111";
 const SYSVAR = "Sysvar1111111111111111111111111111111111111";
 const LOADER_V3 = "BPFLoaderUpgradeab1e11111111111111111111111";
+const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const SYSVARS = [
   "SysvarC1ock11111111111111111111111111111111",
   "SysvarEpochSchedu1e111111111111111111111111",
@@ -175,6 +176,15 @@ function voteV4(opts: { bls: boolean; blsTag?: number; inflationBps: number; aut
   return Buffer.concat([body, Buffer.alloc(3762 - body.length)]);
 }
 
+/** A Token-2022 mint (82-byte base, padded to the account size, AccountType::Mint) with TLV extensions. */
+function mint2022(extensions: Array<[number, Buffer]>): Buffer {
+  const base = Buffer.concat([u32(1), pk(70), u64(1_000_000n), Buffer.from([6, 1]), u32(0), Buffer.alloc(32)]);
+  const tlv = extensions.map(([type, value]) =>
+    Buffer.concat([Buffer.from([type & 0xff, type >> 8, value.length & 0xff, value.length >> 8]), value]),
+  );
+  return Buffer.concat([base, Buffer.alloc(165 - base.length), Buffer.from([1]), ...tlv]);
+}
+
 /** A 0.23.5 vote state (tag 0), which agave 4.4's reader refuses. */
 function voteV0_23_5(): Buffer {
   const body = Buffer.concat([u32(0), pk(1), pk(3), u64(0n), Buffer.alloc(32 * 56 + 8 + 1), pk(2), Buffer.from([5])]);
@@ -305,6 +315,21 @@ function crafted(): Case[] {
       pubkey: key(38),
       owner: VOTE,
       data: Buffer.concat([u32(4), Buffer.alloc(3758)]).toString("base64"),
+    },
+    {
+      name: "token-2022 mint with a permissioned-burn authority (4.4)",
+      pubkey: key(39),
+      owner: TOKEN_2022,
+      data: mint2022([[28, pk(71)]]).toString("base64"),
+    },
+    {
+      name: "token-2022 mint with permissioned burn and no authority",
+      pubkey: key(40),
+      owner: TOKEN_2022,
+      data: mint2022([
+        [26, Buffer.concat([pk(72), Buffer.from([1])])],
+        [28, Buffer.alloc(32)],
+      ]).toString("base64"),
     },
     { name: "vote uninitialized (zeros)", pubkey: key(21), owner: VOTE, data: Buffer.alloc(3762).toString("base64") },
     { name: "vote truncated", pubkey: key(22), owner: VOTE, data: voteV1_14_11().subarray(0, 100).toString("base64") },

@@ -222,6 +222,8 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
       // not served by the localnet, so they are absent (null), never a port nobody listens on.
       return [
         {
+          // agave 4.4: the node's client (solana-version's ClientId, "Agave" for agave's own build).
+          clientId: "Agave",
           featureSet: FEATURE_SET,
           gossip: null,
           pubkey: identity,

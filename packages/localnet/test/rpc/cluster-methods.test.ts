@@ -189,6 +189,7 @@ describe("the validator", () => {
       pubsub: hostPort,
       version: "4.4.0",
       featureSet: 3_722_100_051,
+      clientId: "Agave", // agave 4.4's RpcContactInfo names the node's client (solana-version ClientId)
     });
     expect(nodes[0].gossip).toBeNull();
   });

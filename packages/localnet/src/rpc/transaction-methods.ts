@@ -242,7 +242,8 @@ export function createTransactionMethods({
       }
       const keys = chain.accountKeys(tx);
       const outcome = chain.simulate(tx, keys, sigVerify);
-      // agave 3.0: a signature that does not verify is the simulation's error, not a -32003.
+      // agave 4.4 (3.0.6's rpc.rs answered -32003 through verify_transaction): a signature that does not
+      // verify is the simulation's error.
       const badSignature = sigVerify && outcome.err === "SignatureFailure";
       const early = badSignature ? "SignatureFailure" : replace ? null : preExecutionError(tx, slot);
       const err = early ?? outcome.err;

@@ -130,6 +130,16 @@ describe("getProgramAccounts filters", () => {
   it("refuses bad filters with agave's errors", async () => {
     const { chain } = tokenWorld();
     const fail = (config: unknown) => chain.fail("getProgramAccounts", TOKEN, config);
+    // agave 4.4: a token program's owner (offset 32) or mint (offset 0) memcmp must be a 32-byte key.
+    const short = bs58.encode(new Uint8Array(16).fill(3));
+    expect(await fail({ filters: [{ dataSize: 165 }, memcmp(32, short)] })).toEqual({
+      code: -32602,
+      message: "Incorrect byte length 16 for SPL token owner filter, expected 32",
+    });
+    expect(await fail({ filters: [memcmp(0, short)] })).toEqual({
+      code: -32602,
+      message: "Incorrect byte length 16 for SPL token mint filter, expected 32",
+    });
     expect(await fail({ filters: Array(5).fill({ dataSize: 165 }) })).toMatchObject({
       code: -32602,
       message: "Too many filters provided; max 4",

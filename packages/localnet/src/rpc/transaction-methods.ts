@@ -283,13 +283,17 @@ export function createTransactionMethods({
       const verified = signatures.map((s) => base58Signature(s, decode58));
       const config = configParam(params[1]);
       const searchHistory = boolField(config, "searchTransactionHistory", false);
+      // agave 4.4: the statuses are the bank's at the config's commitment (default processed), with
+      // minContextSlot checked against it; 3.0 always read the processed bank.
+      const bankSlot = ctx.slotAt(commitmentField(config, "processed"));
+      checkMinContextSlot(bankSlot, u64Field(config, "minContextSlot"));
       const processed = ctx.slotAt("processed");
       const confirmed = ctx.slotAt("confirmed");
       const finalized = ctx.slotAt("finalized");
       const value = verified.map((signature) => {
-        const entry = seenBy(signature, processed);
+        const entry = seenBy(signature, bankSlot);
         if (entry === undefined) return null;
-        if (!searchHistory && entry.slot + STATUS_CACHE_SLOTS < processed) return null;
+        if (!searchHistory && entry.slot + STATUS_CACHE_SLOTS < bankSlot) return null;
         const isFinal = entry.slot <= finalized;
         return {
           confirmationStatus: isFinal ? "finalized" : entry.slot <= confirmed ? "confirmed" : "processed",
@@ -299,7 +303,7 @@ export function createTransactionMethods({
           status: entry.err === null ? { Ok: null } : { Err: entry.err },
         };
       });
-      return withContext(processed, value);
+      return withContext(bankSlot, value);
     },
 
     getTransaction(params, ctx) {

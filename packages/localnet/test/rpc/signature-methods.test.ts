@@ -121,3 +121,31 @@ describe("getSignaturesForAddress", () => {
     expect((await net.call("getSignaturesForAddress", [stranger.address])).result).toEqual([]);
   });
 });
+
+describe("getSignatureStatuses", () => {
+  it("reads the bank at the config's commitment and checks minContextSlot, as agave 4.4 does", async () => {
+    const to = await generateKeyPairSigner();
+    const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
+    const tx = await signedTransaction(
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: to.address, amount: 3_000_000n })],
+      bh,
+    );
+    await net.call("sendTransaction", [tx.base64, { encoding: "base64", preflightCommitment: "processed" }]);
+    const landed = await waitFor(
+      "processed",
+      async () => (await net.call("getSignatureStatuses", [[tx.signature]])).result.value[0],
+    );
+    const atFinalized = (await net.call("getSignatureStatuses", [[tx.signature], { commitment: "finalized" }])).result;
+    const finalizedAfter = (await net.call("getSlot", [{ commitment: "finalized" }])).result;
+    // The finalized bank's slot is the context (3.0 answered from the processed bank).
+    expect(atFinalized.context.slot).toBeLessThanOrEqual(finalizedAfter);
+    // A signature the finalized bank has not seen is null there.
+    if (landed.slot > atFinalized.context.slot) expect(atFinalized.value[0]).toBeNull();
+    else expect(atFinalized.value[0].slot).toBe(landed.slot);
+    expect((await net.call("getSignatureStatuses", [[tx.signature], { minContextSlot: 1e12 }])).error).toMatchObject({
+      code: -32016,
+      message: "Minimum context slot has not been reached",
+    });
+  });
+});

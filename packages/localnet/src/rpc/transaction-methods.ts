@@ -32,7 +32,13 @@ import {
   withContext,
 } from "./params.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type Commitment, type MethodTable } from "./protocol.ts";
-import { checkVersionSupported, encodeMeta, encodeTransaction, TRANSACTION_ENCODINGS } from "./encode-transaction.ts";
+import {
+  checkEncodingForMaxVersion,
+  checkVersionSupported,
+  encodeMeta,
+  encodeTransaction,
+  TRANSACTION_ENCODINGS,
+} from "./encode-transaction.ts";
 
 /** agave's MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS. */
 const MAX_SIGNATURE_STATUSES = 256;
@@ -312,9 +318,10 @@ export function createTransactionMethods({
       const raw = params[1];
       const config = typeof raw === "string" ? { encoding: raw } : configParam(raw);
       const encoding = enumField(config, "encoding", TRANSACTION_ENCODINGS) ?? "json";
+      const maxVersion = u64Field(config, "maxSupportedTransactionVersion");
+      checkEncodingForMaxVersion(encoding, maxVersion);
       const commitment = commitmentField(config);
       assertAtLeastConfirmed(commitment);
-      const maxVersion = u64Field(config, "maxSupportedTransactionVersion");
       const record = chain.transaction(signature);
       if (record === undefined || record.slot > ctx.slotAt(commitment)) return null;
       checkVersionSupported(record.tx, maxVersion);

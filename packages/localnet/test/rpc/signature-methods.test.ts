@@ -149,3 +149,24 @@ describe("getSignatureStatuses", () => {
     });
   });
 });
+
+describe("base58 with maxSupportedTransactionVersion >= 1", () => {
+  it("is refused by getBlock and getTransaction, as agave 4.4 does (0 is still served)", async () => {
+    const refusal = {
+      code: -32602,
+      message: "base58 encoding is not supported with maxSupportedTransactionVersion >= 1",
+    };
+    const status = (await net.call("getSignatureStatuses", [[sent[0]]])).result.value[0];
+    for (const encoding of ["base58", "binary"]) {
+      const config = { encoding, maxSupportedTransactionVersion: 1, commitment: "confirmed" };
+      expect((await net.call("getBlock", [status.slot, config])).error).toEqual(refusal);
+      expect((await net.call("getTransaction", [sent[0], config])).error).toEqual(refusal);
+    }
+    const served = await net.call("getTransaction", [
+      sent[0],
+      { encoding: "base58", maxSupportedTransactionVersion: 0, commitment: "confirmed" },
+    ]);
+    expect(served.error).toBeUndefined();
+    expect(served.result.transaction[1]).toBe("base58");
+  });
+});

@@ -106,6 +106,19 @@ export const ERROR_REASONS = {
     httpStatus: 422,
     description: "The chain has no block engine configured (SOLGATE_JITO_URL), so bundles cannot be sent.",
   },
+  BUNDLE_REFUSED: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description:
+      "The block engine refused a bundle that passed Solgate's checks; `engineMessage` carries its word. Nothing of it was sent.",
+  },
+  BLOCK_ENGINE_UNAVAILABLE: {
+    code: Code.Unavailable,
+    httpStatus: 503,
+    description:
+      "The chain's block engine did not answer, or answered in an unexpected shape; retry after the delay given.",
+    retryable: true,
+  },
   QUERY_TOO_BROAD: {
     code: Code.FailedPrecondition,
     httpStatus: 422,

@@ -47,6 +47,7 @@ import { createRedisTransactionStore } from "./transactions/redis-transaction-st
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
+import type { Lease } from "./store/lease.ts";
 import { createRedisWindowLog } from "./fees/window-log.ts";
 import { createRedisValues } from "./store/shared-values.ts";
 
@@ -107,6 +108,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     }
     let chainConfigs: ChainConfig[] = config.chains;
     let localnetUrl: string | undefined;
+    // The embedded localnet's own block engine: bundles go there when no SOLGATE_JITO_URL names another.
+    let localnetBlockEngineUrl: string | undefined;
     let localnetPid: number | undefined;
     let localnetExited: Promise<unknown> = new Promise(() => {});
     // The embedded localnet answers before its world is fully written (calls that could see it wait there);
@@ -120,6 +123,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       });
       const localnet = await starting;
       localnetUrl = localnet.rpcUrl;
+      localnetBlockEngineUrl = localnet.blockEngineUrl;
       localnetPid = localnet.pid;
       localnetLoaded = false;
       void localnet.loaded.then(() => {
@@ -166,6 +170,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     );
     const contexts: ChainContext[] = await Promise.all(
       chainConfigs.map(async (chain) => {
+        // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
+        // work) subscribes to Geyser; the store, made below, fills this in.
+        let storeLease: Lease | undefined;
         const upstream = createUpstream({
           chain: chain.name,
           rpcUrls: chain.rpcUrls,
@@ -173,6 +180,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
           ...(chain.geyserUrl === undefined ? {} : { geyserUrl: chain.geyserUrl }),
           ...(chain.geyserToken === undefined ? {} : { geyserToken: chain.geyserToken }),
+          ...(redis === undefined ? {} : { geyserLease: { hold: async () => (await storeLease?.hold()) ?? false } }),
           onGeyserHealth: (healthy, reason) => {
             if (healthy)
               logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
@@ -192,14 +200,18 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         });
         cleanups.push(() => upstream.close());
         const shared = redis;
-        // Tip levels: the block engine's tip floor when there is one, else the tips seen in the blocks read.
+        // Bundles and tips: the configured block engine, else the embedded localnet's own (not a send path then).
+        const bundleEngineUrl =
+          chain.jitoUrl ??
+          (chain.name === LOCALNET_CHAIN && config.localnet.enabled ? localnetBlockEngineUrl : undefined);
         const blockEngine =
-          chain.jitoUrl === undefined
+          bundleEngineUrl === undefined
             ? undefined
             : createBlockEngine({
-                url: chain.jitoUrl,
+                url: bundleEngineUrl,
                 ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
               });
+        // Tip levels: the block engine's tip floor when there is one, else the tips seen in the blocks read.
         const observedTips =
           blockEngine === undefined ? createObservedTipLevels({ windowSlots: config.fees.windowSlots }) : undefined;
         const tipLevels =
@@ -273,6 +285,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 maxActive: config.transactions.maxTracked,
                 onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
               });
+        storeLease = store?.lease;
         const sendPathConfigs: SendPathConfig[] = [
           ...(chain.sendUrls ?? []).map((url) => ({ kind: "rpc" as const, url })),
           ...(chain.jitoUrl === undefined
@@ -345,6 +358,14 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           return moved < 0 ? undefined : moved;
         },
         upstreamHealthy: readiness[`chain:${c.name}`],
+        ...(c.upstream.geyser === undefined
+          ? {}
+          : {
+              geyserStatuses: () => {
+                const { streamStatuses, nodeStatuses } = c.transactions.stats();
+                return { subscriptions: c.upstream.geyser!.stats().subscriptions, streamStatuses, nodeStatuses };
+              },
+            }),
         ...(c.upstream.geyser === undefined
           ? {}
           : {

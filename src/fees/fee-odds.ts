@@ -32,6 +32,11 @@ export interface FeeOddsOptions {
   accountCuLimit?: number;
   /** Fewest blocks for odds (default 32). */
   minBlocks?: number;
+  /**
+   * How many standard deviations of its uncertainty the rule's odds must clear the target by (default 1): the
+   * rule takes the cheapest price whose calibrated odds, less `confidence` x sqrt(p(1-p)/weight), reach it.
+   */
+  confidence?: number;
   calibration?: OddsCalibrationOptions;
 }
 
@@ -85,6 +90,8 @@ const keyOf = (signature: Uint8Array) =>
 export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   const target = options.target ?? 0.9;
   if (!(target > 0 && target < 1)) throw new RangeError(`target must be between 0 and 1, got ${target}`);
+  const confidence = options.confidence ?? 1;
+  if (!(confidence >= 0)) throw new RangeError(`confidence must be at least 0, got ${confidence}`);
   const loads = createBlockLoads(options);
   const k = loads.withinSlots;
   // Two corrections: sends that write-lock an account contended in the window (a hot account's market moves
@@ -115,20 +122,53 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
 
   /** Calibrated odds, to four decimals (finer digits would claim a precision ~150 runs do not have). */
   function oddsOf(curve: InclusionCurve, price: bigint, calibration: OddsCalibration): number {
-    return Math.round(calibration.apply(curve.rawOdds(price)) * 10_000) / 10_000;
+    const { raw, score } = curve.position(price);
+    return Math.round(calibration.apply(raw, score) * 10_000) / 10_000;
   }
 
-  /** The rule: the cheapest price whose calibrated odds reach the target (else the one with the best odds). */
+  /** The odds of a price, less `confidence` standard deviations of their uncertainty; and the odds themselves. */
+  function judge(curve: InclusionCurve, price: bigint, calibration: OddsCalibration) {
+    const { raw, score } = curve.position(price);
+    const { odds, weight } = calibration.estimate(raw, score);
+    return { odds, lower: odds - confidence * Math.sqrt((odds * (1 - odds)) / weight) };
+  }
+
+  /**
+   * The rule: the cheapest price whose calibrated odds reach the target with `confidence` (else the cheapest with
+   * the best odds). Prices tried: each step of the raw curve up to the edge, then 1/16 doublings of the priority
+   * past the edge up to 2^12 times it; the first that passes is refined by bisection from the one before it.
+   */
   function ruleOf(curve: InclusionCurve, calibration: OddsCalibration): bigint {
     const runs = curve.runMinima.length;
-    let best: bigint | undefined;
+    const steps: bigint[] = [];
+    const push = (price: bigint | undefined) => {
+      if (price !== undefined && (steps.length === 0 || price > steps[steps.length - 1])) steps.push(price);
+    };
     for (let j = 0; j <= runs; j++) {
       const price = curve.cheapestClearing(j);
       if (price === undefined) break;
-      best = price;
-      if (calibration.apply(j / runs) >= target) return price;
+      push(price);
     }
-    return best ?? 0n;
+    if (curve.edge !== undefined) for (let m = 1; m <= 12 * 16; m++) push(curve.priceAbove(curve.edge * 2 ** (m / 16)));
+    let best: { price: bigint; odds: number } | undefined;
+    let previous: bigint | undefined;
+    for (const price of steps) {
+      const { odds, lower } = judge(curve, price, calibration);
+      if (lower >= target) {
+        // Bisect between the last price that failed and this one (odds rise with the price between two steps).
+        let low = previous ?? price;
+        let high = price;
+        while (high - low > 1n && previous !== undefined) {
+          const mid = (low + high) / 2n;
+          if (judge(curve, mid, calibration).lower >= target) high = mid;
+          else low = mid;
+        }
+        return high;
+      }
+      if (best === undefined || odds > best.odds + 1e-9) best = { price, odds };
+      previous = price;
+    }
+    return best?.price ?? 0n;
   }
 
   function observe(slot: bigint, transactions: readonly PricedTransaction[]): void {
@@ -207,7 +247,8 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       if (curve === undefined || newest === undefined) return;
       const key = keyOf(signature);
       const at = sentSlot !== undefined && sentSlot > newest ? sentSlot : newest;
-      correctionOf(candidate).track(key, { rawOdds: curve.rawOdds(price), sentSlot: at });
+      const { raw, score } = curve.position(price);
+      correctionOf(candidate).track(key, { rawOdds: raw, score, sentSlot: at });
       if (sent.size >= maxWatched) sent.delete(sent.keys().next().value!);
       sent.set(key, { sentSlot: at, landed: false });
     },

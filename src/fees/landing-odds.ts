@@ -11,7 +11,7 @@
  * clears at 0; a slot without a block clears nothing (+Infinity).
  *
  * The raw odds of a price are then the share of the window's runs of k consecutive slots in which some block
- * cleared below the candidate's priority: an empirical inclusion curve that keeps the runs' autocorrelation
+ * cleared below the candidate's priority (recent runs weighing more, half-life 50 slots by default): an empirical inclusion curve that keeps the runs' autocorrelation
  * (congestion persists), monotone in the price by construction. Fewer than `minBlocks` blocks: no odds.
  */
 import type { PricedTransaction } from "./block-transactions.ts";
@@ -40,6 +40,12 @@ export interface BlockLoadsOptions {
   accountCuLimit?: number;
   /** The fewest blocks in the window for odds to be given (default 32). */
   minBlocks?: number;
+  /**
+   * Half-life, in slots, of a run's weight in the raw odds (default 50): recent runs count more, so that a
+   * market that is rising (a backlog building on a hot account) is not read from its cheaper past alone.
+   * Infinity weighs every run alike.
+   */
+  halfLifeSlots?: number;
 }
 
 /** Included load, sorted by priority descending, with cumulative cost. */
@@ -62,14 +68,44 @@ export interface Candidate {
   readonly writable: readonly string[];
 }
 
+/** A price's place in the model (see {@link InclusionCurve.position}). */
+export interface OddsPosition {
+  readonly raw: number;
+  readonly score: number;
+}
+
+/**
+ * The score of a priority: its raw odds below the edge; 1 + log2(priority / edge) once every run that cleared at
+ * all cleared below it (its raw odds at their most, `rawMax`), so that the score is 1 at the edge itself.
+ */
+export function scoreOf(raw: number, rawMax: number, priority: number, edge: number | undefined): number {
+  if (edge === undefined || raw < rawMax) return raw;
+  return 1 + Math.log2(Math.max(priority, edge) / edge);
+}
+
 /** The raw inclusion curve for one candidate: which priorities cleared how many runs. */
 export interface InclusionCurve {
   /** The candidate's cost. */
   readonly cost: number;
   /** Per run of k slots, the lowest clearing priority among its blocks, ascending. */
   readonly runMinima: Float64Array;
-  /** Raw odds of a price: the share of runs whose lowest clearing priority is below the price's priority. */
+  /**
+   * Raw odds of a price: the share of runs whose lowest clearing priority is below the price's priority, each
+   * run weighted by its recency (half-life `halfLifeSlots`).
+   */
   rawOdds(price: bigint): number;
+  /**
+   * The model's *edge*: the priority past which the raw odds stop rising (the highest finite run minimum, at
+   * least the priority of a zero price), or undefined when no run ever cleared.
+   */
+  readonly edge: number | undefined;
+  /**
+   * Where a price stands: its raw odds, and its score (the raw odds below the edge; 1 + log2(priority / edge)
+   * at or past it, so that it keeps rising with the fee where the raw odds are flat).
+   */
+  position(price: bigint): OddsPosition;
+  /** The cheapest price whose priority is above `priority` (undefined when no price up to 2^53 is). */
+  priceAbove(priority: number): bigint | undefined;
   /** The cheapest price that clears at least `runs` runs, or undefined when none does. */
   cheapestClearing(runs: number): bigint | undefined;
   /**
@@ -107,6 +143,8 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
   const blockLimit = options.blockCuLimit ?? BLOCK_CU_LIMIT;
   const accountLimit = options.accountCuLimit ?? ACCOUNT_CU_LIMIT;
   const minBlocks = options.minBlocks ?? 32;
+  const halfLife = options.halfLifeSlots ?? 50;
+  if (!(halfLife > 0)) throw new RangeError(`halfLifeSlots must be above 0, got ${halfLife}`);
   if (!Number.isInteger(k) || k < 1 || k >= windowSlots)
     throw new RangeError(`withinSlots must be an integer from 1 to ${windowSlots - 1}, got ${k}`);
 
@@ -186,20 +224,37 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
       // A send made at slot s competes in the blocks of slots s+d .. s+k (d = firstReachable).
       const d = Math.max(1, Math.min(k, Math.floor(firstReachable)));
       const runs = slots - k;
-      const minima = new Float64Array(runs);
+      // Each run's lowest clearing priority, and its weight (halving every `halfLife` slots back from the newest).
+      const order = new Array<{ m: number; w: number }>(runs);
       for (let i = 0; i < runs; i++) {
         let m = Number.POSITIVE_INFINITY;
         for (let j = i + d; j <= i + k; j++) if (clearing[j] < m) m = clearing[j];
-        minima[i] = m;
+        order[i] = { m, w: Number.isFinite(halfLife) ? 2 ** (-(runs - 1 - i) / halfLife) : 1 };
       }
-      minima.sort();
+      order.sort((a, b) => a.m - b.m || a.w - b.w);
+      const minima = Float64Array.from(order, (o) => o.m);
+      // weightBelow[i]: the weight of the i lowest minima; the raw odds of a priority clearing i runs are
+      // weightBelow[i] / weightBelow[runs].
+      const weightBelow = new Float64Array(runs + 1);
+      for (let i = 0; i < runs; i++) weightBelow[i + 1] = weightBelow[i] + order[i].w;
+      const totalWeight = weightBelow[runs];
       const shape = candidate.shape;
+      let finite = runs;
+      while (finite > 0 && !Number.isFinite(minima[finite - 1])) finite--;
+      const edge = finite === 0 ? undefined : Math.max(minima[finite - 1], priorityOf(0n, shape, cost));
       return {
         cost,
         runMinima: minima,
         rawOdds(price) {
-          return countBelow(minima, priorityOf(price, shape, cost)) / runs;
+          return weightBelow[countBelow(minima, priorityOf(price, shape, cost))] / totalWeight;
         },
+        edge,
+        position(price) {
+          const priority = priorityOf(price, shape, cost);
+          const raw = weightBelow[countBelow(minima, priority)] / totalWeight;
+          return { raw, score: scoreOf(raw, weightBelow[finite] / totalWeight, priority, edge) };
+        },
+        priceAbove: (priority) => cheapestPriceAbove(priority, shape, cost),
         cheapestClearing(count) {
           if (count <= 0) return 0n;
           if (count > runs) return undefined;

@@ -5,12 +5,23 @@
  * sent at; the block follower then sees whether its signature appears in a block within k slots. Once k
  * slots have passed, the outcome (landed within k, or not) joins the last `maxOutcomes` outcomes.
  *
- * The correction maps raw odds r to calibrated odds g(r): the outcomes are put in twelve bins of r (exactly 0,
- * ten tenths of (0, 1), exactly 1); each bin's landed share is shrunk toward the bin's mean raw odds by a Beta
- * prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)), so that a bin with few sends stays
- * near the model and a bin with none stands at its centre; the bin values are made non-decreasing by
- * pool-adjacent-violators (isotonic regression weighted by n + a), and g interpolates linearly between the
- * bins' mean raw odds. With no outcomes g is the identity.
+ * The correction maps a price's *score* to calibrated odds g(score). The score says where the price stands in
+ * the model (landing-odds.ts): below the model's edge (the priority past which every run of slots cleared) it is
+ * the raw odds r in [0, 1); at or above the edge it is 1 + log2(priority / edge priority), so that it keeps
+ * rising with the fee where the raw odds are flat. The correction is therefore fee-dependent: it can learn that
+ * sends just above the edge land less often than sends far above it, and so raise the recommended price.
+ *
+ * The outcomes are put in twenty bins of the score (exactly 0, ten tenths of (0, 1), exactly 1, then margins above the
+ * edge of quarters of a doubling of the priority up to 1, halves up to 2, then 2-3 and 3+ doublings: a hot
+ * account's landing share can climb from a few percent to all within one doubling); each bin's landed share is shrunk toward
+ * the bin's mean raw odds by a Beta prior of strength `priorWeight` (posterior mean (landed + a*r) / (n + a)),
+ * so that a bin with few sends stays near the model and a bin with none stands at the model's value at its
+ * centre (with a tenth of the prior's weight); the bin values are made non-decreasing by pool-adjacent-violators (isotonic regression weighted by
+ * n + a), and g interpolates linearly between the bins' mean scores (not across the edge: below it, exactly at
+ * it, and past it each take their own side's value). With no outcomes g is the raw odds.
+ * Each calibrated value carries its weight (the pooled n + a), so a caller can take its uncertainty into account.
+ * Outcomes count less as they age: an outcome's weight halves every `halfLifeSlots` slots (150) since its send, so
+ * n is a weighted count and the correction follows a market that drifts.
  */
 
 /** Options of {@link createOddsCalibration}. */
@@ -21,12 +32,19 @@ export interface OddsCalibrationOptions {
   priorWeight?: number;
   /** Sends awaiting their outcome (default 20,000); the oldest are forgotten past it. */
   maxPending?: number;
+  /**
+   * Half-life of an outcome's weight, in slots since its send (default 150, the fee window): the correction
+   * follows a market that drifts. Infinity weighs every kept outcome alike.
+   */
+  halfLifeSlots?: number;
 }
 
 /** A send being watched. */
 export interface PendingSend {
   /** Raw odds of its price when sent. */
   readonly rawOdds: number;
+  /** The score of its price when sent (see above; default: its raw odds). */
+  readonly score?: number;
   /** The newest slot known when it was sent. */
   readonly sentSlot: bigint;
   /** Slot it was seen in, once seen. */
@@ -45,8 +63,10 @@ export interface OddsCalibration {
   settle(newestSlot: bigint, withinSlots: number): void;
   /** Forgets every watched send (e.g. after blocks whose signatures could not be read). */
   forgetPending(): void;
-  /** Raw odds to calibrated odds (non-decreasing). */
-  apply(rawOdds: number): number;
+  /** A price's raw odds and score to calibrated odds (non-decreasing in the score). */
+  apply(rawOdds: number, score?: number): number;
+  /** The calibrated odds with their weight in sends (the pooled n + prior; the prior's alone without outcomes). */
+  estimate(rawOdds: number, score?: number): { odds: number; weight: number };
   /**
    * The first slot after its send that a send typically lands in (the 10th percentile of the landing delays of
    * the last 1,000 sends that landed within k; 1 until 20 have): slots before it are out of a new send's reach
@@ -60,26 +80,41 @@ export interface OddsCalibration {
 }
 
 const BINS = 10;
+/** Which side of the edge a score is on: below (raw odds), at (exactly 1), past. */
+const sideOf = (score: number) => (score < 1 ? 0 : score === 1 ? 1 : 2);
+/** Upper ends of the bins above the model's edge, in score (1 + doublings of the priority past the edge). */
+const ABOVE = [1.25, 1.5, 1.75, 2, 2.5, 3, 4, Number.POSITIVE_INFINITY];
+/** A score in an empty bin above the edge: its middle (the last one's: 4.5). */
+const ABOVE_CENTERS = [1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3.5, 4.5];
+/** Bins: exactly 0, the ten tenths, exactly 1 (a zero price at an edge that is its own priority), then ABOVE. */
+const ALL_BINS = BINS + 2 + ABOVE.length;
 
 /** Creates a correction with no outcomes (the identity). */
 export function createOddsCalibration(options: OddsCalibrationOptions = {}): OddsCalibration {
   const maxOutcomes = options.maxOutcomes ?? 4000;
   const priorWeight = options.priorWeight ?? 30;
   const maxPending = options.maxPending ?? 20_000;
+  const halfLife = options.halfLifeSlots ?? 150;
+  if (!(halfLife > 0)) throw new RangeError(`halfLifeSlots must be above 0, got ${halfLife}`);
+  const sentAt = new Float64Array(maxOutcomes);
+  let newestSettled = 0;
   const pending = new Map<string, PendingSend>();
   const raw = new Float64Array(maxOutcomes);
+  const scores = new Float64Array(maxOutcomes);
   const landed = new Uint8Array(maxOutcomes);
   let count = 0;
   let next = 0;
   let version = 0;
-  let points: { x: number; y: number }[] | undefined;
+  let points: { x: number; y: number; w: number }[] | undefined;
   const DELAYS = 1000;
   const delays = new Uint16Array(DELAYS);
   let delayCount = 0;
   let delayNext = 0;
 
-  function record(rawOdds: number, ok: boolean): void {
+  function record(rawOdds: number, score: number, sentSlot: bigint, ok: boolean): void {
+    sentAt[next] = Number(sentSlot);
     raw[next] = rawOdds;
+    scores[next] = score;
     landed[next] = ok ? 1 : 0;
     next = (next + 1) % maxOutcomes;
     count = Math.min(count + 1, maxOutcomes);
@@ -87,31 +122,44 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     version++;
   }
 
-  function binOf(r: number): number {
-    if (r <= 0) return 0;
-    if (r >= 1) return BINS + 1;
-    return 1 + Math.min(BINS - 1, Math.floor(r * BINS));
+  function binOf(score: number): number {
+    if (score <= 0) return 0;
+    if (score < 1) return 1 + Math.min(BINS - 1, Math.floor(score * BINS));
+    if (score === 1) return BINS + 1;
+    let b = 0;
+    while (score >= ABOVE[b]) b++;
+    return BINS + 2 + b;
   }
 
-  function mapping(): { x: number; y: number }[] {
+  function mapping(): { x: number; y: number; w: number }[] {
     if (points !== undefined) return points;
-    const n = new Float64Array(BINS + 2);
-    const hits = new Float64Array(BINS + 2);
-    const sumRaw = new Float64Array(BINS + 2);
+    const n = new Float64Array(ALL_BINS);
+    const hits = new Float64Array(ALL_BINS);
+    const sumRaw = new Float64Array(ALL_BINS);
+    const sumScore = new Float64Array(ALL_BINS);
     for (let i = 0; i < count; i++) {
-      const b = binOf(raw[i]);
-      n[b]++;
-      hits[b] += landed[i];
-      sumRaw[b] += raw[i];
+      const b = binOf(scores[i]);
+      const w = Number.isFinite(halfLife) ? 2 ** (-Math.max(0, newestSettled - sentAt[i]) / halfLife) : 1;
+      n[b] += w;
+      hits[b] += w * landed[i];
+      sumRaw[b] += w * raw[i];
+      sumScore[b] += w * scores[i];
     }
-    // Pooled blocks of bins: value, weight, and the x of their members.
+    // Pooled blocks of bins: value, weight, and the x (mean score) of their members.
     const blocks: { y: number; w: number; xs: number[] }[] = [];
-    for (let b = 0; b < BINS + 2; b++) {
-      // A bin without outcomes stands at the model's own value (its centre), with the prior's weight.
-      const center = b === 0 ? 0 : b === BINS + 1 ? 1 : (b - 0.5) / BINS;
-      const mean = n[b] === 0 ? center : sumRaw[b] / n[b];
-      const w = n[b] + priorWeight;
-      blocks.push({ y: (hits[b] + priorWeight * mean) / w, w, xs: [mean] });
+    for (let b = 0; b < ALL_BINS; b++) {
+      // A bin without outcomes stands at the model's own value at its centre, with the prior's weight.
+      const above = b > BINS;
+      const center = b === 0 ? 0 : b === BINS + 1 ? 1 : above ? ABOVE_CENTERS[b - BINS - 2] : (b - 0.5) / BINS;
+      const empty = n[b] < 1e-6;
+      if (empty && b === BINS + 1) continue; // exactly 1 stands for itself only when sends were made there
+      const meanRaw = empty ? Math.min(1, center) : sumRaw[b] / n[b];
+      const x = empty ? center : sumScore[b] / n[b];
+      // An empty bin's prior weighs a tenth: enough to keep the fit's shape where nothing was sent, too little
+      // to pull a neighbour's outcomes toward the model.
+      const prior = empty ? priorWeight / 10 : priorWeight;
+      const w = n[b] + prior;
+      blocks.push({ y: (hits[b] + prior * meanRaw) / w, w, xs: [x] });
       while (blocks.length > 1 && blocks[blocks.length - 2].y > blocks[blocks.length - 1].y) {
         const last = blocks.pop()!;
         const prev = blocks.pop()!;
@@ -119,8 +167,33 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
         blocks.push({ y: (prev.y * prev.w + last.y * last.w) / w2, w: w2, xs: [...prev.xs, ...last.xs] });
       }
     }
-    points = blocks.flatMap((block) => block.xs.map((x) => ({ x, y: block.y })));
+    points = blocks.flatMap((block) => block.xs.map((x) => ({ x, y: block.y, w: block.w })));
     return points;
+  }
+
+  function estimate(rawOdds: number, score: number = rawOdds): { odds: number; weight: number } {
+    if (count === 0) return { odds: rawOdds, weight: priorWeight };
+    const p = mapping();
+    if (score <= p[0].x) return { odds: p[0].y, weight: p[0].w };
+    for (let i = 1; i < p.length; i++) {
+      if (score <= p[i].x) {
+        // The edge is a seam: below it the score is raw odds, past it doublings of the priority, and exactly 1 is
+        // a zero price at an edge that is its own priority (blocks with room: it ties with the unpriced traffic,
+        // which any positive price outbids). Interpolating across the seam would make a price of 1 look like a
+        // zero price, or a zero price like the bin below; each side takes its own side's value instead.
+        if (sideOf(p[i - 1].x) !== sideOf(p[i].x)) {
+          const side = sideOf(score);
+          // Exactly at the edge with no sends made there: the value past it, as for any price that clears every run.
+          const own = side === sideOf(p[i].x) || (side === 1 && sideOf(p[i].x) === 2) ? p[i] : p[i - 1];
+          return { odds: own.y, weight: own.w };
+        }
+        const span = p[i].x - p[i - 1].x;
+        const t = span === 0 ? 1 : (score - p[i - 1].x) / span;
+        return { odds: p[i - 1].y + t * (p[i].y - p[i - 1].y), weight: p[i - 1].w + t * (p[i].w - p[i - 1].w) };
+      }
+    }
+    const last = p[p.length - 1];
+    return { odds: last.y, weight: last.w };
   }
 
   return {
@@ -131,34 +204,27 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     pending: (key) => pending.get(key),
     watching: () => pending.size > 0,
     settle(newestSlot, k) {
+      if (Number(newestSlot) > newestSettled) {
+        newestSettled = Number(newestSlot);
+        if (Number.isFinite(halfLife)) points = undefined; // the weights aged
+      }
       for (const [key, send] of pending) {
         const horizon = send.sentSlot + BigInt(k);
         if (send.landedSlot !== undefined && send.landedSlot <= horizon) {
-          record(send.rawOdds, true);
+          record(send.rawOdds, send.score ?? send.rawOdds, send.sentSlot, true);
           delays[delayNext] = Math.max(0, Math.min(65535, Number(send.landedSlot - send.sentSlot)));
           delayNext = (delayNext + 1) % DELAYS;
           delayCount = Math.min(delayCount + 1, DELAYS);
           pending.delete(key);
         } else if (newestSlot >= horizon) {
-          record(send.rawOdds, false);
+          record(send.rawOdds, send.score ?? send.rawOdds, send.sentSlot, false);
           pending.delete(key);
         }
       }
     },
     forgetPending: () => pending.clear(),
-    apply(rawOdds) {
-      if (count === 0) return rawOdds;
-      const p = mapping();
-      if (rawOdds <= p[0].x) return p[0].y;
-      for (let i = 1; i < p.length; i++) {
-        if (rawOdds <= p[i].x) {
-          const span = p[i].x - p[i - 1].x;
-          const t = span === 0 ? 1 : (rawOdds - p[i - 1].x) / span;
-          return p[i - 1].y + t * (p[i].y - p[i - 1].y);
-        }
-      }
-      return p[p.length - 1].y;
-    },
+    apply: (rawOdds, score) => estimate(rawOdds, score).odds,
+    estimate,
     firstReachable(k) {
       if (delayCount < 20) return 1;
       const sorted = delays.slice(0, delayCount).sort();

@@ -1,12 +1,21 @@
 /** TransactionService: SendTransaction, GetTransactionStatus, WatchStatus, PrepareTransaction; request to core call to response. */
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromJson } from "@bufbuild/protobuf";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { GetTransactionStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
+import type { GetTransactionStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { shareResponse } from "./shared-response.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import type { WatchStatusRequest, WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import type {
+  WatchBundleRequest,
+  WatchBundleResponseSchema,
+  WatchStatusRequest,
+  WatchStatusResponseSchema,
+} from "../../gen/solgate/v1/transaction_service_pb.js";
+import { BundleStatus, TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
+import type {
+  BundleStatusRecordSchema,
   LamportsSchema,
   SendResultSchema,
   TransactionErrorSchema,
@@ -27,6 +36,7 @@ import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
 import type { ChainError } from "../transactions/transaction-error.ts";
 import type { StatusRecord, TransactionState } from "../transactions/transaction-status.ts";
 import type { SendOutcome } from "../transactions/send-transaction.ts";
+import type { BundleRecord, BundleState } from "../transactions/bundles.ts";
 
 /**
  * WatchStatus as a stream of response messages: the router's handler and the lean gRPC stream path
@@ -40,6 +50,19 @@ export async function* watchStatusEvents(
   for await (const event of chains.resolve(req.chain).transactions.watch(req.signature, signal)) {
     yield event.kind === "record"
       ? { event: { case: "record", value: toRecord(event.record) } }
+      : { event: { case: "heartbeat", value: { slot: event.slot } } };
+  }
+}
+
+/** WatchBundle as a stream of response messages. */
+export async function* watchBundleEvents(
+  chains: ChainRegistry,
+  req: WatchBundleRequest,
+  signal: AbortSignal,
+): AsyncGenerator<MessageInitShape<typeof WatchBundleResponseSchema>> {
+  for await (const event of chains.resolve(req.chain).transactions.bundles.watch(req.bundleId, signal)) {
+    yield event.kind === "record"
+      ? { event: { case: "bundle", value: toBundleRecord(event.record) } }
       : { event: { case: "heartbeat", value: { slot: event.slot } } };
   }
 }
@@ -60,7 +83,14 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
     },
     async getTransactionStatus(req) {
       const record = await deps.chains.resolve(req.chain).transactions.status(req.signature);
-      return { record: toRecord(record) };
+      // A record that has not changed is the same object (the engine keeps it): its answer is built, and encoded
+      // by the unary path, once.
+      let response = statusResponses.get(record);
+      if (response === undefined) {
+        response = shareResponse(create(GetTransactionStatusResponseSchema, { record: toRecord(record) }));
+        statusResponses.set(record, response);
+      }
+      return response;
     },
     watchStatus(req, ctx) {
       return watchStatusEvents(deps.chains, req, ctx.signal);
@@ -92,6 +122,41 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         },
       };
     },
+    async sendBundle(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.bundles.send(req.transactions);
+      return { bundle: toBundleRecord(record) };
+    },
+    async getBundleStatus(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.bundles.status(req.bundleId);
+      return { bundle: toBundleRecord(record) };
+    },
+    watchBundle(req, ctx) {
+      return watchBundleEvents(deps.chains, req, ctx.signal);
+    },
+  };
+}
+
+const BUNDLE_STATUS: Record<BundleState, BundleStatus> = {
+  pending: BundleStatus.PENDING,
+  landed: BundleStatus.LANDED,
+  confirmed: BundleStatus.CONFIRMED,
+  finalized: BundleStatus.FINALIZED,
+  failed: BundleStatus.FAILED,
+  invalid: BundleStatus.INVALID,
+  expired: BundleStatus.EXPIRED,
+};
+
+function toBundleRecord(record: BundleRecord): MessageInitShape<typeof BundleStatusRecordSchema> {
+  return {
+    bundleId: record.bundleId,
+    status: BUNDLE_STATUS[record.state],
+    engineStatus: record.engineStatus ?? "",
+    reason: record.reason ?? "",
+    slot: record.slot,
+    signatures: [...record.signatures],
+    transactions: record.transactions.map(toRecord),
+    lastValidBlockHeight: record.lastValidBlockHeight,
+    updatedAt: timestampFromDate(record.updatedAt),
   };
 }
 
@@ -149,6 +214,8 @@ function toError(error: ChainError): MessageInitShape<typeof TransactionErrorSch
     raw: fromJson(ValueSchema, error.raw),
   };
 }
+
+const statusResponses = new WeakMap<StatusRecord, GetTransactionStatusResponse>();
 
 function toRecord(record: StatusRecord): MessageInitShape<typeof TransactionStatusRecordSchema> {
   return {

@@ -8,6 +8,8 @@ import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import { getBase58Encoder } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
 import type { SignatureFeed } from "../upstream/signature-feed.ts";
+import type { GeyserSource } from "../upstream/geyser-source.ts";
+import { createStreamStatuses } from "./stream-status.ts";
 import { createBlockhashCache } from "./blockhash-cache.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { createPreparer } from "./prepare-transaction.ts";
@@ -30,7 +32,12 @@ import type { WatchEvent } from "./watchers.ts";
 /** Options of {@link createTransactions}. */
 export interface TransactionsOptions {
   /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
-  upstream: { readonly rpc: Rpc<SolanaRpcApi>; readonly signatures?: SignatureFeed };
+  upstream: {
+    readonly rpc: Rpc<SolanaRpcApi>;
+    readonly signatures?: SignatureFeed;
+    /** The Geyser stream, when there is one: statuses are taken from it while it is usable (stream-status.ts). */
+    readonly geyser?: Pick<GeyserSource, "healthy" | "onStatus">;
+  };
   /** Send-only paths every send and rebroadcast also goes to, at once (src/upstream/send-paths.ts). */
   sendPaths?: SendPaths;
   /** The chain's Jito block engine, for bundles (none: bundles are refused with BUNDLES_UNAVAILABLE). */
@@ -120,8 +127,12 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     commitment,
     heightMaxAgeMs: Math.max(2000, 3 * (options.pollIntervalMs ?? 400)),
   });
+  const geyser = options.upstream.geyser;
+  const stream = geyser === undefined ? undefined : createStreamStatuses({ healthy: () => geyser.healthy() });
+  const offStream = stream === undefined ? undefined : geyser?.onStatus((event) => stream.note(event));
   const engine = createStatusEngine({
     rpc,
+    ...(stream === undefined ? {} : { stream }),
     store,
     blockhashes,
     ...(options.upstream.signatures === undefined ? {} : { feed: options.upstream.signatures }),
@@ -157,6 +168,11 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     engine: options.blockEngine,
     blockhashes,
     lookupTables: lookupTablesFromRpc(options.upstream.rpc),
+    // Members are read, never tracked: a member rebroadcast alone could land without the rest of its bundle.
+    memberRecord: (signature) => engine.record(signature),
+    newestSlot: () => engine.newestSlot(),
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
   });
 
   return {
@@ -185,6 +201,9 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     stats: () => engine.stats(),
     blockhashes,
     start: () => engine.start(),
-    stop: () => engine.stop(),
+    stop() {
+      offStream?.();
+      engine.stop();
+    },
   };
 }

@@ -21,7 +21,8 @@ const full = (low: bigint, extra: PricedTransaction[] = []) => [
   ...Array.from({ length: 276 - extra.length }, (_, i) => tx(low + BigInt(i))),
   ...extra,
 ];
-const signature = (n: number) => Uint8Array.from({ length: 64 }, (_, i) => (i === 0 ? n : i));
+const signature = (n: number) =>
+  Uint8Array.from({ length: 64 }, (_, i) => (i === 0 ? n & 255 : i === 1 ? (n >> 8) & 255 : i));
 
 describe("fee odds: quotes, the rule, tracked sends", () => {
   it("quotes no odds before enough blocks, then the cheapest price reaching the target as recommended", () => {
@@ -66,5 +67,47 @@ describe("fee odds: quotes, the rule, tracked sends", () => {
     window.addBlock(33n, full(50_000n, [tx(10n, cheap), tx(1_000_000n, rich)]));
     expect(odds.waiting(cheap, 10n, REFERENCE_CANDIDATE)).toBeUndefined();
     expect(odds.stats().outcomes).toBe(2);
+  });
+
+  it("raises the recommendation where sends just past the model's edge fail, and clears the target with confidence", () => {
+    const run = (confidence: number) => {
+      const odds = createFeeOdds({ windowSlots: 60, minBlocks: 20, confidence });
+      const window = odds.feeding(createFeeWindow({ windowSlots: 60 }));
+      let slot = 1n;
+      for (; slot <= 30n; slot++) window.addBlock(slot, full(50_000n));
+      const before = odds.quote(levels, REFERENCE_CANDIDATE, bounds)!;
+      // Each slot: 5 sends at 1.1x the model's recommendation never land; 5 at 8x land in the next block.
+      const cheap = (before.recommended * 11n) / 10n;
+      const rich = before.recommended * 8n;
+      let n = 3;
+      for (let round = 0; round < 40; round++, slot++) {
+        const landing: PricedTransaction[] = [];
+        for (let i = 0; i < 5; i++) {
+          odds.track(signature(n++), cheap, REFERENCE_CANDIDATE);
+          const s = signature(n++);
+          odds.track(s, rich, REFERENCE_CANDIDATE);
+          landing.push(tx(rich, s));
+        }
+        window.addBlock(slot, full(50_000n, landing));
+      }
+      for (const end = slot + 5n; slot < end; slot++) window.addBlock(slot, full(50_000n));
+      expect(odds.stats().outcomes).toBe(400);
+      const after = odds.quote({ ...levels, medium: cheap, veryHigh: rich }, REFERENCE_CANDIDATE, bounds)!;
+      return { before, cheap, rich, after };
+    };
+    const plain = run(0);
+    // Without outcomes the model alone: the edge of full blocks bid from 50,000.
+    expect(plain.before.recommended).toBeGreaterThan(50_000n);
+    expect(plain.before.recommended).toBeLessThan(51_000n);
+    // The raw odds of both prices are 1; the correction tells them apart and moves the rule past the cheap one.
+    expect(plain.after.odds.medium).toBeLessThan(0.25);
+    expect(plain.after.odds.veryHigh).toBeGreaterThan(0.95);
+    expect(plain.after.recommended).toBeGreaterThan(plain.cheap);
+    expect(plain.after.recommended).toBeLessThan(plain.rich);
+    expect(plain.after.odds.recommended).toBeGreaterThanOrEqual(0.9);
+    // With confidence 1 (the default) the rule wants the odds' lower bound at the target: a higher price.
+    const sure = run(1);
+    expect(sure.after.recommended).toBeGreaterThan(plain.after.recommended);
+    expect(sure.after.odds.recommended).toBeGreaterThan(plain.after.odds.recommended);
   });
 });

@@ -157,4 +157,63 @@ describe("block loads and the inclusion curve", () => {
     expect(clearingOf(load, 40, 25)).toBe(2);
     expect(clearingOf(load, 40, 41)).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it("scores a price: raw odds below the model's edge, 1 + doublings of the priority past it", () => {
+    // Blocks with room: every run clears at 0, so the edge is a zero price's own priority and its score is 1.
+    const open = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    feed(
+      open,
+      Array.from({ length: 20 }, () => [tx(0n)]),
+    );
+    const roomy = open.curve(REFERENCE_CANDIDATE)!;
+    expect(roomy.edge).toBe(priorityOf(0n, REFERENCE_SHAPE));
+    expect(roomy.position(0n)).toEqual({ raw: 1, score: 1 });
+    const paid = roomy.position(10_000n);
+    expect(paid.raw).toBe(1);
+    expect(paid.score).toBeCloseTo(1 + Math.log2(priorityOf(10_000n, REFERENCE_SHAPE) / roomy.edge!), 9);
+    // Spells of congestion: below the edge the score is the raw odds; past it, it keeps rising with the fee.
+    const mixed = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    feed(
+      mixed,
+      Array.from({ length: 150 }, (_, i) => (i % 30 < 10 ? [tx(0n)] : fullBlock(BigInt((i % 7) * 5000), 50n))),
+    );
+    const curve = mixed.curve(REFERENCE_CANDIDATE)!;
+    const edgePrice = curve.priceAbove(curve.edge!)!;
+    const below = curve.position(edgePrice - 1n);
+    expect(below.raw).toBeLessThan(1);
+    expect(below.score).toBe(below.raw);
+    const at = curve.position(edgePrice);
+    expect(at.raw).toBe(1);
+    expect(at.score).toBeGreaterThanOrEqual(1);
+    expect(at.score).toBeLessThan(1.001);
+    const twice = curve.position(curve.priceAbove(2 * curve.edge!)!);
+    expect(twice.raw).toBe(1);
+    expect(twice.score).toBeCloseTo(2, 3);
+    // Nothing ever cleared (every block over the candidate's account limit): no edge, the score is the raw odds.
+    const blocked = createBlockLoads({ windowSlots: 150, minBlocks: 8, accountCuLimit: 100_000 });
+    feed(
+      blocked,
+      Array.from({ length: 20 }, () => [tx(0n, ["payer", "hot"])]),
+    );
+    const never = blocked.curve({ shape: REFERENCE_SHAPE, writable: ["hot"] })!;
+    expect(never.edge).toBeUndefined();
+    expect(never.position(1_000_000n)).toEqual({ raw: 0, score: 0 });
+  });
+
+  it("weighs recent runs more: a market that rose is not read from its cheaper past alone", () => {
+    // 100 slots of full blocks bid from 1,000, then 50 bid from 50,000: a price of 20,000 cleared the old runs only.
+    const blocks = Array.from({ length: 150 }, (_, i) => fullBlock(i < 100 ? 1000n : 50_000n));
+    const even = createBlockLoads({ windowSlots: 150, minBlocks: 8, halfLifeSlots: Number.POSITIVE_INFINITY });
+    const recent = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    feed(even, blocks);
+    feed(recent, blocks);
+    const flat = even.curve(REFERENCE_CANDIDATE)!.rawOdds(20_000n);
+    const weighted = recent.curve(REFERENCE_CANDIDATE)!.rawOdds(20_000n);
+    expect(flat).toBeGreaterThan(0.6);
+    expect(weighted).toBeLessThan(0.5);
+    // Both still reach 1 past the newest blocks' clearing, and 0 below the oldest.
+    expect(recent.curve(REFERENCE_CANDIDATE)!.rawOdds(60_000n)).toBe(1);
+    expect(recent.curve(REFERENCE_CANDIDATE)!.rawOdds(0n)).toBe(0);
+    expect(() => createBlockLoads({ windowSlots: 150, halfLifeSlots: 0 })).toThrow(/halfLifeSlots/);
+  });
 });

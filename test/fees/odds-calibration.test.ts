@@ -29,7 +29,7 @@ describe("odds calibration", () => {
   });
 
   it("learns a model that overstates the odds: quotes move to what landed", () => {
-    const calibration = createOddsCalibration({ maxOutcomes: 20_000 });
+    const calibration = createOddsCalibration({ maxOutcomes: 20_000, halfLifeSlots: Number.POSITIVE_INFINITY });
     teach(calibration, 20_000, (r) => 0.6 * r);
     expect(calibration.outcomes()).toBe(20_000);
     for (const r of [0.2, 0.5, 0.8, 1]) expect(Math.abs(calibration.apply(r) - 0.6 * r)).toBeLessThan(0.04);
@@ -45,7 +45,7 @@ describe("odds calibration", () => {
       expect(g).toBeGreaterThanOrEqual(previous - 1e-12);
       previous = g;
     }
-    const few = createOddsCalibration({ priorWeight: 30 });
+    const few = createOddsCalibration({ priorWeight: 30, halfLifeSlots: Number.POSITIVE_INFINITY });
     // Three sends at raw 0.5 that all failed: the quote moves toward 0, but only by 3/33 of the way.
     for (let i = 0; i < 3; i++) {
       few.track(`f${i}`, { rawOdds: 0.5, sentSlot: 0n });
@@ -87,5 +87,127 @@ describe("odds calibration", () => {
     calibration.settle(10_000n, 4);
     expect(calibration.firstReachable(4)).toBe(2);
     expect(calibration.firstReachable(1)).toBe(1);
+  });
+
+  it("is fee-dependent past the model's edge: sends just past it and far past it are told apart", () => {
+    // Raw odds are 1 for both (the model is flat past its edge); only the score (1 + doublings of the priority
+    // past the edge) differs. Just past the edge half land, far past it all do.
+    const calibration = createOddsCalibration({ maxOutcomes: 4000, halfLifeSlots: Number.POSITIVE_INFINITY });
+    const rand = uniform(11);
+    for (let i = 0; i < 4000; i++) {
+      const near = i % 2 === 0;
+      const send = { rawOdds: 1, score: near ? 1.1 : 4.5, sentSlot: BigInt(i) } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(`e${i}`, send);
+      if (rand() < (near ? 0.5 : 1)) send.landedSlot = BigInt(i + 1);
+      calibration.settle(BigInt(i + 4), 4);
+    }
+    expect(Math.abs(calibration.apply(1, 1.1) - 0.5)).toBeLessThan(0.04);
+    expect(calibration.apply(1, 4.5)).toBeGreaterThan(0.98);
+    // Between the two, and below the edge, it stays monotone in the score.
+    let previous = -1;
+    for (let score = 0; score <= 6; score += 0.05) {
+      const g = calibration.apply(Math.min(1, score), score);
+      expect(g).toBeGreaterThanOrEqual(previous - 1e-12);
+      previous = g;
+    }
+    // The raw odds alone (the score defaulting to them) cannot tell the two apart.
+    expect(calibration.apply(1)).toBeLessThan(calibration.apply(1, 4.5) - 0.3);
+  });
+
+  it("gives each calibrated value its weight: the prior's alone without outcomes, n + prior in a bin", () => {
+    const calibration = createOddsCalibration({ priorWeight: 30, halfLifeSlots: Number.POSITIVE_INFINITY });
+    expect(calibration.estimate(0.42)).toEqual({ odds: 0.42, weight: 30 });
+    for (let i = 0; i < 70; i++) {
+      const send = { rawOdds: 1, score: 1.2, sentSlot: 0n } as {
+        rawOdds: number;
+        score: number;
+        landedSlot?: bigint;
+        sentSlot: bigint;
+      };
+      calibration.track(`w${i}`, send);
+      if (i < 68) send.landedSlot = 1n;
+    }
+    calibration.settle(10n, 4);
+    const { odds, weight } = calibration.estimate(1, 1.2);
+    expect(weight).toBeCloseTo(100, 6);
+    expect(odds).toBeCloseTo((68 + 30 * 1) / 100, 6);
+  });
+
+  it("does not interpolate across the edge: a price at the edge gets its own side's odds", () => {
+    const calibration = createOddsCalibration({ priorWeight: 30 });
+    const send = (key: string, rawOdds: number, score: number, lands: boolean) => {
+      const s = { rawOdds, score, sentSlot: 0n } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(key, s);
+      if (lands) s.landedSlot = 1n;
+    };
+    // Just below the edge (raw 0.95) half land; past it (score 1.3) all do.
+    for (let i = 0; i < 200; i++) send(`b${i}`, 0.95, 0.95, i % 2 === 0);
+    for (let i = 0; i < 200; i++) send(`a${i}`, 1, 1.3, true);
+    calibration.settle(10n, 4);
+    const past = calibration.apply(1, 1.3);
+    expect(past).toBeGreaterThan(0.99);
+    // At the edge itself (score 1: a zero price when every block had room) the odds are those past it, not a
+    // mix with the bin below; just below the edge they are the bin below's.
+    expect(calibration.apply(1, 1)).toBe(past);
+    expect(calibration.apply(0.97, 0.97)).toBeCloseTo(calibration.apply(0.95, 0.95), 9);
+    expect(calibration.apply(0.97, 0.97)).toBeLessThan(0.6);
+  });
+
+  it("lets outcomes age: a market that changed is followed, and old outcomes weigh less", () => {
+    const send = (c: ReturnType<typeof createOddsCalibration>, i: number, slot: bigint, lands: boolean) => {
+      const s = { rawOdds: 1, score: 1.6, sentSlot: slot } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      c.track(`o${i}`, s);
+      if (lands) s.landedSlot = slot + 1n;
+    };
+    const aging = createOddsCalibration({ halfLifeSlots: 150 });
+    const still = createOddsCalibration({ halfLifeSlots: Number.POSITIVE_INFINITY });
+    for (const c of [aging, still]) {
+      // 500 sends at slot 0 all landed; 500 at slot 600 (four half-lives later) none did.
+      for (let i = 0; i < 500; i++) send(c, i, 0n, true);
+      for (let i = 500; i < 1000; i++) send(c, i, 600n, false);
+      c.settle(604n, 4);
+    }
+    expect(still.apply(1, 1.6)).toBeGreaterThan(0.45);
+    expect(aging.apply(1, 1.6)).toBeLessThan(0.2);
+    // The weight is the aged count (about 490 + 31, with the prior and the empty bins pooled with it), not 1,000.
+    expect(aging.estimate(1, 1.6).weight).toBeLessThan(600);
+    expect(still.estimate(1, 1.6).weight).toBeGreaterThan(1000);
+    expect(() => createOddsCalibration({ halfLifeSlots: 0 })).toThrow(/halfLifeSlots/);
+  });
+
+  it("keeps a zero price at an edge that is its own priority apart from a price of 1 (ties with unpriced traffic)", () => {
+    const calibration = createOddsCalibration({ halfLifeSlots: Number.POSITIVE_INFINITY });
+    const send = (key: string, score: number, lands: boolean) => {
+      const s = { rawOdds: 1, score, sentSlot: 0n } as {
+        rawOdds: number;
+        score: number;
+        sentSlot: bigint;
+        landedSlot?: bigint;
+      };
+      calibration.track(key, s);
+      if (lands) s.landedSlot = 1n;
+    };
+    // Zero-price sends (score exactly 1) land 85%; sends at a price of 1 (score just past 1) all land.
+    for (let i = 0; i < 400; i++) send(`z${i}`, 1, i % 20 < 17);
+    for (let i = 0; i < 400; i++) send(`p${i}`, 1.0004, true);
+    calibration.settle(10n, 4);
+    expect(Math.abs(calibration.apply(1, 1) - 0.85)).toBeLessThan(0.03);
+    expect(calibration.apply(1, 1.0004)).toBeGreaterThan(0.99);
+    expect(calibration.apply(1, 1.0001)).toBeGreaterThan(0.99); // no interpolation toward the zero price
   });
 });

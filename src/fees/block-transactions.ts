@@ -11,6 +11,7 @@ import { getBase58Encoder } from "@solana/kit";
 import { base58OfKey } from "../solana/base58-key.ts";
 import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budget.ts";
 import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
+import { tipOfWire } from "./block-tips.ts";
 import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
 
 // Vote transactions are consensus traffic, not fee-market bids.
@@ -34,6 +35,8 @@ export interface PricedTransaction {
   readonly signatures?: number;
   /** Its first signature's bytes (a view into the block's bytes: not kept beyond the block's processing). */
   readonly signature?: Uint8Array;
+  /** Lamports it transfers to Jito's tip accounts (block-tips.ts); absent when none. */
+  readonly tip?: bigint;
 }
 
 /** The fee-relevant content of one block. */
@@ -83,7 +86,12 @@ export function pricesOfBlock(block: { readonly transactions?: unknown }): Block
       writable = [...seen];
     }
     transactions.push(
-      pricedTransaction(scanned, writable, scanned.signatures > 0 ? wire!.subarray(1, 1 + SIGNATURE_BYTES) : undefined),
+      pricedTransaction(
+        scanned,
+        writable,
+        scanned.signatures > 0 ? wire!.subarray(1, 1 + SIGNATURE_BYTES) : undefined,
+        tipOfWire(wire!),
+      ),
     );
   }
   return { transactions, votes, unreadable };
@@ -233,6 +241,7 @@ export function pricedTransaction(
   scanned: ScannedTransaction,
   writable: readonly string[],
   signature: Uint8Array | undefined,
+  tip = 0n,
 ): PricedTransaction {
   const cost = transactionCost({
     signatures: scanned.signatures,
@@ -242,6 +251,7 @@ export function pricedTransaction(
     loadedAccountsBytes: scanned.loadedAccountsBytes,
   });
   return {
+    ...(tip > 0n ? { tip } : {}),
     price: scanned.price,
     writable,
     cost,

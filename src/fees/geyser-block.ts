@@ -9,12 +9,16 @@
  * or instructions do not fit its keys is counted unreadable and left out.
  */
 import type { SubscribeUpdateBlock, SubscribeUpdateTransactionInfo } from "../../gen/geyser/geyser_pb.js";
+import type { Message } from "../../gen/geyser/solana-storage_pb.js";
 import { base58OfKey } from "../solana/base58-key.ts";
+import { JITO_TIP_ACCOUNT_KEYS } from "../solana/jito-tip-accounts.ts";
 import { finishTally, newInstructionTally, pricedTransaction, tallyInstruction } from "./block-transactions.ts";
 import type { BlockPrices, PricedTransaction, ScannedTransaction } from "./block-transactions.ts";
 
 const KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
+// A System Transfer's data: u32 instruction index 2, then u64 lamports (little-endian).
+const TRANSFER_BYTES = 12;
 
 /** A stream block as the follower takes it: where it sits in the chain, and its prices. */
 export interface StreamBlock {
@@ -52,7 +56,14 @@ export function pricesOfStreamBlock(entries: readonly SubscribeUpdateTransaction
       writable = [...seen];
     }
     const first = entry.transaction?.signatures[0];
-    transactions.push(pricedTransaction(scanned, writable, first?.length === SIGNATURE_BYTES ? first : undefined));
+    transactions.push(
+      pricedTransaction(
+        scanned,
+        writable,
+        first?.length === SIGNATURE_BYTES ? first : undefined,
+        tipOfMessage(entry.transaction!.message!),
+      ),
+    );
   }
   return { transactions, votes, unreadable };
 }
@@ -85,6 +96,24 @@ function scanStreamTransaction(entry: SubscribeUpdateTransactionInfo): ScannedTr
     if (k < writableSigners || (k >= numSigners && k < writableUnsignedEnd)) writable.push(base58OfKey(keys[k], 0));
   }
   return { ...finishTally(tally), writable, signatures: entry.transaction!.signatures.length };
+}
+
+/**
+ * Lamports tipped to Jito's tip accounts, as `tipOfWire` counts them (block-tips.ts): top-level System
+ * transfers whose destination is a tip account named as a static key. The message is already checked.
+ */
+function tipOfMessage(message: Message): bigint {
+  let tip = 0n;
+  const keys = message.accountKeys;
+  for (const { programIdIndex, accounts, data } of message.instructions) {
+    if (data.length !== TRANSFER_BYTES || accounts.length < 2 || data[0] !== 2 || data[1] || data[2] || data[3])
+      continue;
+    if (!keys[programIdIndex]!.every((byte) => byte === 0)) continue; // the System program: 32 zero bytes
+    const destination = keys[accounts[1]!];
+    if (destination !== undefined && JITO_TIP_ACCOUNT_KEYS.some((key) => bytesEqual(destination, key)))
+      tip += Buffer.from(data.buffer, data.byteOffset + 4, 8).readBigUInt64LE(0);
+  }
+  return tip;
 }
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

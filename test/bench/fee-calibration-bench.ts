@@ -71,6 +71,17 @@ interface SendRecord {
   hot: boolean;
   scored: boolean;
   landedSlot?: bigint;
+  /** The quote's price of `veryHigh` (to pick the sends far above clearing). */
+  veryHigh: bigint;
+  /** Wall times (performance.now()): quote read, post started, Solgate answered (it had handed it to the localnet). */
+  tQuote: number;
+  tPost?: number;
+  tAnswered?: number;
+}
+/** The localnet's processed slot, sampled from outside it: (time, slot) whenever it changed. */
+interface SlotSample {
+  t: number;
+  slot: bigint;
 }
 interface Quote {
   slot: bigint;
@@ -139,6 +150,8 @@ async function runProfile(profile: string, seed: number) {
     exited = true;
   });
   const base = `http://127.0.0.1:${port}/v1/${CHAIN}`;
+  const slotSamples: SlotSample[] = [];
+  let sampling = true;
   const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
   const stop = async () => {
     solgate.kill("SIGTERM");
@@ -157,6 +170,20 @@ async function runProfile(profile: string, seed: number) {
       await sleep(500);
     }
     log("odds are quoted; funding payers");
+    // Where the slots go: the processed slot sampled every 50 ms (the localnet runs in its own process; this
+    // bench only waits on the network), so each send's post and answer can be placed on the chain's clock.
+    void (async () => {
+      while (sampling) {
+        const slot = await rpc
+          .getSlot({ commitment: "processed" })
+          .send()
+          .catch(() => undefined);
+        const t = performance.now();
+        if (slot !== undefined && (slotSamples.length === 0 || slotSamples[slotSamples.length - 1].slot !== slot))
+          slotSamples.push({ t, slot });
+        await sleep(50);
+      }
+    })();
     const payers: KeyPairSigner[] = await Promise.all(Array.from({ length: 24 }, () => generateKeyPairSigner()));
     const sinks = await Promise.all(payers.map(() => generateKeyPairSigner()));
     for (const payer of payers) await rpc.requestAirdrop(payer.address, lamports(1_000_000_000_000n)).send();
@@ -251,6 +278,7 @@ async function runProfile(profile: string, seed: number) {
         baselines(hot),
         rpc.getSlot({ commitment: "confirmed" }).send(),
       ]);
+      const tQuote = performance.now();
       if (quote === undefined) {
         await sleep(200);
         continue;
@@ -315,6 +343,8 @@ async function runProfile(profile: string, seed: number) {
           quoteSlot: sentSlot,
           hot,
           scored: counter > WARMUP,
+          veryHigh: quote.prices.veryHigh,
+          tQuote,
         };
         const amount = BigInt(counter);
         batch.push(
@@ -322,6 +352,7 @@ async function runProfile(profile: string, seed: number) {
             const signed = await signTransactionMessageWithSigners(message(payer, sink, price, hot, amount));
             sendSlot ??= rpc.getSlot({ commitment: "confirmed" }).send();
             record.sendSlot = await sendSlot;
+            record.tPost = performance.now();
             const res = await fetch(`${base}/transactions/send`, {
               method: "POST",
               headers,
@@ -332,6 +363,7 @@ async function runProfile(profile: string, seed: number) {
               }),
             });
             const body = (await res.json()) as { signature?: string };
+            record.tAnswered = performance.now();
             if (res.ok && body.signature) {
               record.signature = body.signature;
               records.push(record);
@@ -356,8 +388,9 @@ async function runProfile(profile: string, seed: number) {
         if (s !== null) chunk[j].landedSlot = s.slot;
       });
     }
-    return records;
+    return { records, slots: slotSamples };
   } finally {
+    sampling = false;
     await stop();
   }
 }
@@ -633,12 +666,95 @@ function svg(reports: ProfileReport[]): string {
   return parts.join("\n");
 }
 
+/**
+ * Where the slots go for the sends far above clearing (scored, price >= the quote's `veryHigh` and > 0): per send,
+ * the localnet's processed slot when the quote was read, when the post started and when Solgate answered (by then
+ * the localnet had the transaction), each minus the quote's confirmed slot, and the landing slot minus the slot at
+ * the answer (1 = the next block took it). Plus how long the localnet's blocks took (from the samples).
+ */
+function printSlotTrace(records: SendRecord[], samples: SlotSample[]): void {
+  const slotAt = (t: number | undefined): bigint | undefined => {
+    if (t === undefined) return undefined;
+    let found: bigint | undefined;
+    for (const s of samples) {
+      if (s.t > t) break;
+      found = s.slot;
+    }
+    return found;
+  };
+  const gaps = samples
+    .slice(1)
+    .map((s, i) => (s.t - samples[i].t) / Number(s.slot - samples[i].slot))
+    .sort((a, b) => a - b);
+  const q = (p: number) =>
+    gaps.length ? gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))].toFixed(0) : "n/a";
+  console.log(
+    `block interval (ms per slot, sampled from outside): median ${q(0.5)}, p90 ${q(0.9)}, p99 ${q(0.99)}, max ${q(1 - 1e-9)}`,
+  );
+  // Far above clearing: at or past the quote's veryHigh, or quoted >= 0.95.
+  const high = records.filter(
+    (r) => r.scored && r.price > 0n && (r.price >= r.veryHigh || (r.odds !== undefined && r.odds >= 0.95)),
+  );
+  const rows = high.map((r) => {
+    const atQuote = slotAt(r.tQuote);
+    const atPost = slotAt(r.tPost);
+    const atAnswer = slotAt(r.tAnswered);
+    return {
+      r,
+      quote: atQuote === undefined ? undefined : Number(atQuote - r.quoteSlot),
+      post: atPost === undefined ? undefined : Number(atPost - r.quoteSlot),
+      answer: atAnswer === undefined ? undefined : Number(atAnswer - r.quoteSlot),
+      waited: atAnswer === undefined || r.landedSlot === undefined ? undefined : Number(r.landedSlot - atAnswer),
+      landed: r.landedSlot === undefined ? undefined : Number(r.landedSlot - r.quoteSlot),
+      postMs: r.tAnswered !== undefined && r.tPost !== undefined ? r.tAnswered - r.tPost : undefined,
+      quoteToPostMs: r.tPost !== undefined ? r.tPost - r.tQuote : undefined,
+    };
+  });
+  const missed = rows.filter((x) => !landedWithin(x.r));
+  const hist = (values: (number | undefined)[]) => {
+    const counts = new Map<string, number>();
+    for (const v of values)
+      counts.set(v === undefined ? "-" : String(v), (counts.get(v === undefined ? "-" : String(v)) ?? 0) + 1);
+    return [...counts]
+      .sort(([a], [b]) => (a === "-" ? 1 : b === "-" ? -1 : Number(a) - Number(b)))
+      .map(([k, n]) => `${k}:${n}`)
+      .join(" ");
+  };
+  console.log(
+    `sends at >= veryHigh: ${high.length}, landed within ${K} of the quote ${high.length - missed.length}/${high.length}`,
+  );
+  for (const [name, set] of [
+    ["all", rows],
+    ["missed", missed],
+    ["hot-account, all", rows.filter((x) => x.r.hot)],
+    ["hot-account, missed", missed.filter((x) => x.r.hot)],
+  ] as const) {
+    if (set.length === 0) continue;
+    console.log(`  ${name} (${set.length}): slots after the quote's confirmed slot (value:count)`);
+    console.log(`    processed slot at the quote: ${hist(set.map((x) => x.quote))}`);
+    console.log(`    at the post:                 ${hist(set.map((x) => x.post))}`);
+    console.log(`    at Solgate's answer:         ${hist(set.map((x) => x.answer))}`);
+    console.log(`    landing - slot at answer:    ${hist(set.map((x) => x.waited))}`);
+    console.log(`    landing:                     ${hist(set.map((x) => x.landed))}`);
+    const ms = (v: (number | undefined)[]) => {
+      const d = v.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+      return d.length
+        ? `median ${d[Math.floor(d.length / 2)].toFixed(0)} ms, max ${d[d.length - 1].toFixed(0)} ms`
+        : "n/a";
+    };
+    console.log(
+      `    quote -> post: ${ms(set.map((x) => x.quoteToPostMs))}; post -> answer: ${ms(set.map((x) => x.postMs))}`,
+    );
+  }
+}
+
 const reports: ProfileReport[] = [];
 for (const [i, profile] of PROFILES.entries()) {
-  const records = await runProfile(profile, 1000 + i);
+  const { records, slots } = await runProfile(profile, 1000 + i);
   const r = report(profile, records);
   reports.push(r);
   print(r);
+  printSlotTrace(records, slots);
 }
 writeFileSync(SVG_PATH, `${svg(reports)}\n`);
 console.log(`\nreliability diagram: docs/landing-odds-reliability.svg`);

@@ -20,6 +20,13 @@
  * score, the landed share and fee of sends at `recommended` against the cheapest fee that landed >= 90% in
  * hindsight, the same for the percentile baselines, and whether each of the issue's targets is met. It writes
  * the reliability diagram to docs/landing-odds-reliability.svg.
+ *
+ * Where the slots go: the localnet runs in its own child process (startLocalnet) and Solgate in another; this
+ * process samples the localnet's processed slot every 50 ms and, for the sends far above clearing (at or past
+ * `veryHigh`, or quoted >= 0.95), prints the processed slot at the quote, at the post and at Solgate's answer (by
+ * then the localnet holds the transaction), the landing slot, and the localnet's block interval. The clock of
+ * the targets starts at the quote's confirmed slot: the user's view, the quote they acted on.
+ * BENCH_DUMP=dir writes every send and the slot samples as JSON.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -742,6 +749,11 @@ function printSlotTrace(records: SendRecord[], samples: SlotSample[]): void {
         ? `median ${d[Math.floor(d.length / 2)].toFixed(0)} ms, max ${d[d.length - 1].toFixed(0)} ms`
         : "n/a";
     };
+    if (name.endsWith("missed"))
+      for (const x of set.slice(0, 8))
+        console.log(
+          `    e.g. ${x.r.kind}${x.r.hot ? " hot" : ""} fee ${x.r.price} quoted ${x.r.odds?.toFixed(3) ?? "-"}: quote slot ${x.r.quoteSlot}, processed at the quote +${x.quote}, at the post +${x.post}, at the answer +${x.answer}, landed +${x.landed ?? "never"} (posted ${x.quoteToPostMs?.toFixed(0)} ms after the quote, answered ${x.postMs?.toFixed(0)} ms later)`,
+        );
     console.log(
       `    quote -> post: ${ms(set.map((x) => x.quoteToPostMs))}; post -> answer: ${ms(set.map((x) => x.postMs))}`,
     );
@@ -755,6 +767,12 @@ for (const [i, profile] of PROFILES.entries()) {
   reports.push(r);
   print(r);
   printSlotTrace(records, slots);
+  // BENCH_DUMP=dir: every send (and the slot samples) as JSON, for looking at a run afterwards.
+  if (process.env.BENCH_DUMP)
+    writeFileSync(
+      `${process.env.BENCH_DUMP}/calibration-${profile}.json`,
+      JSON.stringify({ records, slots }, (_, v: unknown) => (typeof v === "bigint" ? Number(v) : v)),
+    );
 }
 writeFileSync(SVG_PATH, `${svg(reports)}\n`);
 console.log(`\nreliability diagram: docs/landing-odds-reliability.svg`);

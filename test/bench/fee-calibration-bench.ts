@@ -27,6 +27,10 @@
  * then the localnet holds the transaction), the landing slot, and the localnet's block interval. The clock of
  * the targets starts at the quote's confirmed slot: the user's view, the quote they acted on.
  * BENCH_DUMP=dir writes every send and the slot samples as JSON.
+ *
+ * Pacing: at most BENCH_PER_SLOT quotes (batches of BENCH_BATCH sends) per confirmed slot (default 1; 0 = as fast
+ * as it goes, as before). Unpaced, 1,200 sends spanned ~30 slots: one stretch of the market decided a profile,
+ * and the bench's own ~40 sends per slot (8M requested CU) slowed the localnet's blocks.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -60,6 +64,12 @@ const K = Number(process.env.BENCH_K ?? 4);
 const TARGET = 0.9;
 const UNITS = 200_000;
 const BATCH = Number(process.env.BENCH_BATCH ?? 12);
+/**
+ * Quotes (batches) per confirmed slot; 0 = as fast as the bench goes. Unpaced, 1,200 sends took ~30 slots, so a
+ * run scored one short stretch of the market (one congestion spell decided a profile) and the bench's own sends
+ * were ~40 per slot (8M requested CU).
+ */
+const PER_SLOT = Number(process.env.BENCH_PER_SLOT ?? 1);
 const KEY = "calibration-bench";
 const CHAIN = "mainnet";
 const SVG_PATH = new URL("../../docs/landing-odds-reliability.svg", import.meta.url);
@@ -271,7 +281,22 @@ async function runProfile(profile: string, seed: number) {
     log(
       `sending ${SENDS} (first ${WARMUP} unscored)${hotAccount ? `, a third write-locking hot account ${hotAccount}` : ""}`,
     );
+    let pacedSlot = -1n;
+    let pacedCount = 0;
     while (counter < SENDS) {
+      if (PER_SLOT > 0) {
+        // At most PER_SLOT quotes per confirmed slot: wait for the next slot once they are used.
+        for (;;) {
+          const now = await rpc.getSlot({ commitment: "confirmed" }).send();
+          if (now !== pacedSlot) {
+            pacedSlot = now;
+            pacedCount = 0;
+          }
+          if (pacedCount < PER_SLOT) break;
+          await sleep(50);
+        }
+        pacedCount++;
+      }
       if (Date.now() - blockhashAt > 5000) {
         blockhash = (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
         blockhashAt = Date.now();

@@ -123,6 +123,8 @@ export interface Config {
     heartbeatIntervalMs: number;
     confirmTimeoutMs: number;
     maxTracked: number;
+    /** The most lamports PrepareTransaction adds as a tip (SOLGATE_TIP_MAX_LAMPORTS, default 1,000,000 = 0.001 SOL). */
+    tipMaxLamports: bigint;
   };
   /**
    * `NODE_ENV=production`: the embedded localnet never starts, a chain and an API key must be
@@ -464,6 +466,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       heartbeatIntervalMs: int("SOLGATE_TX_HEARTBEAT_MS", 15_000, 100, 600_000),
       confirmTimeoutMs: int("SOLGATE_TX_CONFIRM_TIMEOUT_MS", 90_000, 1_000, 600_000),
       maxTracked: int("SOLGATE_TX_MAX_TRACKED", 100_000, 100, 10_000_000),
+      // At least Jito's minimum tip, so that a clamped level is still a tip a block engine takes.
+      tipMaxLamports: BigInt(int("SOLGATE_TIP_MAX_LAMPORTS", 1_000_000, 1_000, Number.MAX_SAFE_INTEGER)),
     },
     fees: {
       windowSlots: int("SOLGATE_FEES_WINDOW_SLOTS", 150, 1, 10_000),

@@ -62,6 +62,24 @@ export const ERROR_REASONS = {
     httpStatus: 422,
     description: "The transaction failed in simulation; `logs` and `error` say why.",
   },
+  TIP_OVER_CEILING: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A tip in lamports is over the server's ceiling (SOLGATE_TIP_MAX_LAMPORTS); `maxLamports` says it. A tip level is clamped instead.",
+  },
+  TIPS_UNAVAILABLE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description: "A tip was asked for, but the chain has no block engine configured (SOLGATE_JITO_URL) to take it.",
+  },
+  TIP_LEVELS_UNKNOWN: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description:
+      "A tip level was asked for, but no landed tips are known yet; give lamports, or retry after the delay given.",
+    retryable: true,
+  },
   BUNDLE_TOO_LARGE: {
     code: Code.InvalidArgument,
     httpStatus: 400,
@@ -87,6 +105,19 @@ export const ERROR_REASONS = {
     code: Code.FailedPrecondition,
     httpStatus: 422,
     description: "The chain has no block engine configured (SOLGATE_JITO_URL), so bundles cannot be sent.",
+  },
+  BUNDLE_REFUSED: {
+    code: Code.FailedPrecondition,
+    httpStatus: 422,
+    description:
+      "The block engine refused a bundle that passed Solgate's checks; `engineMessage` carries its word. Nothing of it was sent.",
+  },
+  BLOCK_ENGINE_UNAVAILABLE: {
+    code: Code.Unavailable,
+    httpStatus: 503,
+    description:
+      "The chain's block engine did not answer, or answered in an unexpected shape; retry after the delay given.",
+    retryable: true,
   },
   QUERY_TOO_BROAD: {
     code: Code.FailedPrecondition,

@@ -12,6 +12,7 @@ import { LOCALNET_CHAIN } from "./config.ts";
 import type { ChainConfig, Config } from "./config.ts";
 import { createProgramAccounts } from "./programs/program-accounts.ts";
 import { createFeeMarket } from "./fees/fee-market.ts";
+import { createEngineTipLevels, createObservedTipLevels, withTipLevels } from "./fees/tip-levels.ts";
 import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
 import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
@@ -46,6 +47,7 @@ import { createRedisTransactionStore } from "./transactions/redis-transaction-st
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
+import type { Lease } from "./store/lease.ts";
 import { createRedisWindowLog } from "./fees/window-log.ts";
 import { createRedisValues } from "./store/shared-values.ts";
 
@@ -106,6 +108,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     }
     let chainConfigs: ChainConfig[] = config.chains;
     let localnetUrl: string | undefined;
+    // The embedded localnet's own block engine: bundles go there when no SOLGATE_JITO_URL names another.
+    let localnetBlockEngineUrl: string | undefined;
     let localnetPid: number | undefined;
     let localnetExited: Promise<unknown> = new Promise(() => {});
     // The embedded localnet answers before its world is fully written (calls that could see it wait there);
@@ -119,6 +123,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       });
       const localnet = await starting;
       localnetUrl = localnet.rpcUrl;
+      localnetBlockEngineUrl = localnet.blockEngineUrl;
       localnetPid = localnet.pid;
       localnetLoaded = false;
       void localnet.loaded.then(() => {
@@ -165,6 +170,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     );
     const contexts: ChainContext[] = await Promise.all(
       chainConfigs.map(async (chain) => {
+        // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
+        // work) subscribes to Geyser; the store, made below, fills this in.
+        let storeLease: Lease | undefined;
         const upstream = createUpstream({
           chain: chain.name,
           rpcUrls: chain.rpcUrls,
@@ -172,6 +180,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(chain.wsUrls === undefined ? {} : { wsUrl: chain.wsUrls }),
           ...(chain.geyserUrl === undefined ? {} : { geyserUrl: chain.geyserUrl }),
           ...(chain.geyserToken === undefined ? {} : { geyserToken: chain.geyserToken }),
+          ...(redis === undefined ? {} : { geyserLease: { hold: async () => (await storeLease?.hold()) ?? false } }),
           onGeyserHealth: (healthy, reason) => {
             if (healthy)
               logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
@@ -191,6 +200,28 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         });
         cleanups.push(() => upstream.close());
         const shared = redis;
+        // Bundles and tips: the configured block engine, else the embedded localnet's own (not a send path then).
+        const bundleEngineUrl =
+          chain.jitoUrl ??
+          (chain.name === LOCALNET_CHAIN && config.localnet.enabled ? localnetBlockEngineUrl : undefined);
+        const blockEngine =
+          bundleEngineUrl === undefined
+            ? undefined
+            : createBlockEngine({
+                url: bundleEngineUrl,
+                ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
+              });
+        // Tip levels: the block engine's tip floor when there is one, else the tips seen in the blocks read.
+        const observedTips =
+          blockEngine === undefined ? createObservedTipLevels({ windowSlots: config.fees.windowSlots }) : undefined;
+        const tipLevels =
+          observedTips ??
+          createEngineTipLevels({
+            engine: blockEngine!,
+            onError: (err) => logger.debug({ err, chain: chain.name }, "tip floor: block engine read failed"),
+          });
+        tipLevels.start();
+        cleanups.push(() => tipLevels.stop());
         const fees = createFeeMarket({
           upstream,
           ...config.fees,
@@ -211,6 +242,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                   reachable: () => shared.isReady(),
                 },
               }),
+          ...(observedTips === undefined ? {} : { observer: observedTips }),
           onError: (err, during) =>
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
@@ -242,6 +274,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           offBlock?.();
           return fees.stop();
         });
+        // The fee market's estimates with the tip levels beside (GetFees, EstimateFees, PrepareTransaction).
+        const feesWithTips = withTipLevels(fees, tipLevels);
         const store =
           redis === undefined
             ? undefined
@@ -251,6 +285,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 maxActive: config.transactions.maxTracked,
                 onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable status message"),
               });
+        storeLease = store?.lease;
         const sendPathConfigs: SendPathConfig[] = [
           ...(chain.sendUrls ?? []).map((url) => ({ kind: "rpc" as const, url })),
           ...(chain.jitoUrl === undefined
@@ -265,18 +300,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         ];
         const transactions = createTransactions({
           upstream,
-          ...(chain.jitoUrl === undefined
-            ? {}
-            : {
-                blockEngine: createBlockEngine({
-                  url: chain.jitoUrl,
-                  ...(chain.jitoAuth === undefined ? {} : { auth: chain.jitoAuth }),
-                }),
-              }),
+          ...(blockEngine === undefined ? {} : { blockEngine }),
+          tipLevels,
           ...(sendPathConfigs.length === 0
             ? {}
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
-          fees,
+          fees: feesWithTips,
           ...(store === undefined ? {} : { store }),
           ...config.transactions,
           onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
@@ -291,7 +320,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           name: chain.name,
           upstream,
           programs: createProgramAccounts({ upstream }),
-          fees,
+          fees: feesWithTips,
           transactions,
           collections,
           accounts: createAccounts({ upstream }),
@@ -329,6 +358,14 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           return moved < 0 ? undefined : moved;
         },
         upstreamHealthy: readiness[`chain:${c.name}`],
+        ...(c.upstream.geyser === undefined
+          ? {}
+          : {
+              geyserStatuses: () => {
+                const { streamStatuses, nodeStatuses } = c.transactions.stats();
+                return { subscriptions: c.upstream.geyser!.stats().subscriptions, streamStatuses, nodeStatuses };
+              },
+            }),
         ...(c.upstream.geyser === undefined
           ? {}
           : {

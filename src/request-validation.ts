@@ -108,6 +108,32 @@ function errorOfViolation(violation: Violation, message: Message): SolgateError 
   const details: Record<string, unknown> = index === undefined ? { field: name } : { field: name, index };
   const rule = violation.ruleId;
 
+  // A bundle's transaction count has its own reason (BUNDLE_TOO_LARGE), as the bundles core gives it.
+  if (
+    field.name === "transactions" &&
+    (rule === "required" || rule === "repeated.min_items" || rule === "repeated.max_items")
+  ) {
+    const count = (value as unknown[]).length;
+    return new SolgateError("BUNDLE_TOO_LARGE", `a bundle holds 1 to 5 transactions; this one holds ${count}`, {
+      count,
+    });
+  }
+  if (
+    field.fieldKind === "list" &&
+    field.listKind === "scalar" &&
+    field.scalar === ScalarType.BYTES &&
+    field.name === "transactions" &&
+    index !== undefined &&
+    rule === "bytes.max_len"
+  ) {
+    const bytes = value as Uint8Array;
+    const max = itemRules?.type.case === "bytes" ? itemRules.type.value.maxLen : undefined;
+    return new SolgateError(
+      "INVALID_TRANSACTION",
+      `transaction ${index}: transaction is ${bytes.length} bytes; the limit is ${max}`,
+      { index, size: bytes.length },
+    );
+  }
   if (field.fieldKind === "scalar" && field.scalar === ScalarType.BYTES && field.name === "transaction") {
     const bytes = value as Uint8Array;
     if (rule === "required") return new SolgateError("INVALID_TRANSACTION", "transaction is empty", {});

@@ -48,8 +48,12 @@ describe("loadConfig", () => {
       heartbeatIntervalMs: 15_000,
       confirmTimeoutMs: 90_000,
       maxTracked: 100_000,
+      tipMaxLamports: 1_000_000n,
     });
     expect(loadConfig({ SOLGATE_TX_REBROADCAST_MS: "500" }).transactions.rebroadcastIntervalMs).toBe(500);
+    expect(loadConfig({ SOLGATE_TIP_MAX_LAMPORTS: "25000" }).transactions.tipMaxLamports).toBe(25_000n);
+    // Below Jito's 1,000-lamport minimum a clamped level would be a tip no block engine takes.
+    expect(() => loadConfig({ SOLGATE_TIP_MAX_LAMPORTS: "999" })).toThrow(/SOLGATE_TIP_MAX_LAMPORTS/);
     expect(
       loadConfig({
         SOLGATE_FEES_RECOMMENDED_FLOOR: "1000",

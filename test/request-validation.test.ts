@@ -230,4 +230,42 @@ describe("the contract's rules on the request path", () => {
       },
     );
   });
+
+  it("bundles: 1-5 transactions (BUNDLE_TOO_LARGE), each at most 1232 bytes (INVALID_TRANSACTION), a 64-hex id", async () => {
+    const c = clients();
+    const tx = new Uint8Array(200);
+    for (const count of [0, 6]) {
+      await expectSame(
+        `/bundles`,
+        { transactions: Array.from({ length: count }, () => Buffer.from(tx).toString("base64")) },
+        (headers) => c.transactions.sendBundle({ transactions: Array.from({ length: count }, () => tx) }, { headers }),
+        {
+          reason: "BUNDLE_TOO_LARGE",
+          field: undefined,
+          message: `a bundle holds 1 to 5 transactions; this one holds ${count}`,
+        },
+      );
+    }
+    const big = new Uint8Array(1300);
+    await expectSame(
+      `/bundles`,
+      { transactions: [Buffer.from(tx).toString("base64"), Buffer.from(big).toString("base64")] },
+      (headers) => c.transactions.sendBundle({ transactions: [tx, big] }, { headers }),
+      {
+        reason: "INVALID_TRANSACTION",
+        field: undefined,
+        message: "transaction 1: transaction is 1300 bytes; the limit is 1232",
+      },
+    );
+    await expectSame(
+      `/bundles/${"A".repeat(64)}`,
+      undefined,
+      (headers) => c.transactions.getBundleStatus({ bundleId: "A".repeat(64) }, { headers }),
+      {
+        reason: "INVALID_PARAMETER",
+        field: "bundleId",
+        message: `bundleId must be a string matching ^[0-9a-f]{64}$, got "${"A".repeat(64)}"`,
+      },
+    );
+  });
 });

@@ -11,6 +11,7 @@ import { getBase58Encoder } from "@solana/kit";
 import { base58OfKey } from "../solana/base58-key.ts";
 import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budget.ts";
 import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
+import { tipOfWire } from "./block-tips.ts";
 import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
 
 // Vote transactions are consensus traffic, not fee-market bids.
@@ -34,6 +35,8 @@ export interface PricedTransaction {
   readonly signatures?: number;
   /** Its first signature's bytes (a view into the block's bytes: not kept beyond the block's processing). */
   readonly signature?: Uint8Array;
+  /** Lamports it transfers to Jito's tip accounts (block-tips.ts); absent when none. */
+  readonly tip?: bigint;
 }
 
 /** The fee-relevant content of one block. */
@@ -89,7 +92,9 @@ export function pricesOfBlock(block: { readonly transactions?: unknown }): Block
       unitLimit: scanned.unitLimit,
       loadedAccountsBytes: scanned.loadedAccountsBytes,
     });
+    const tip = tipOfWire(wire!);
     transactions.push({
+      ...(tip > 0n ? { tip } : {}),
       price: scanned.price,
       writable,
       cost,

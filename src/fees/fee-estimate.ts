@@ -5,6 +5,7 @@
 import { LAMPORTS_PER_SIGNATURE } from "../solana/compute-budget.ts";
 import type { LandingOddsQuote } from "./fee-odds.ts";
 import type { FeeLevels } from "./percentile.ts";
+import type { TipLevels } from "./tip-levels.ts";
 
 /** The unit of every price level. */
 export const PRICE_UNIT = "microLamportsPerComputeUnit";
@@ -53,6 +54,8 @@ export interface FeeEstimate {
   readonly sampleSize: number;
   /** The write-locked accounts taken into account (empty for the global estimate). */
   readonly writableAccounts: readonly string[];
+  /** Jito tip levels (tip-levels.ts); absent while unknown. */
+  readonly tips?: TipLevels;
 }
 
 /** Levels plus `recommended`: medium, raised to `floor`, then capped by `ceiling` when one is set. */

@@ -17,6 +17,7 @@ import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-tr
 import { createBlockFollower } from "./block-follower.ts";
 import type { FollowerState } from "./block-follower.ts";
 import type { FeeEstimate, FeeSource, PriorityLevelName } from "./fee-estimate.ts";
+import type { FeeWindow } from "./fee-window.ts";
 import { createFeeFallback } from "./fee-fallback.ts";
 import { createFeeFeed } from "./fee-feed.ts";
 import type { FeeFeedEvent } from "./fee-feed.ts";
@@ -101,6 +102,8 @@ export interface FeeMarketOptions {
    * A replica without the lease reads no blocks: it replays the log (window-log.ts).
    */
   replication?: FleetFollowing;
+  /** Sees every block the window takes (tip-levels.ts' observed tips): wraps the window as the odds do. */
+  observer?: { feeding(window: FeeWindow): FeeWindow };
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
   /** A fee watch with nothing new gets a heartbeat after this long (default 15 s). */
@@ -185,7 +188,8 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     accountCuLimit: options.accountCuLimit,
     minBlocks: options.oddsMinBlocks,
   });
-  const replica = createFeeReplication(odds.feeding(baseWindow), options.replication, (error) =>
+  const observed = options.observer?.feeding(baseWindow) ?? baseWindow;
+  const replica = createFeeReplication(odds.feeding(observed), options.replication, (error) =>
     onError(error, "replication"),
   );
   const window = replica.window;

@@ -2,7 +2,8 @@
  * The server streams as Server-Sent Events, for clients without gRPC or Connect streaming (a browser's
  * EventSource, curl): `GET /v1/{chain}/transactions/{signature}/events` (TransactionService.WatchStatus,
  * each record an `event: status`) and `GET /v1/{chain}/network/fees/stream` (FeeService.WatchFees, each
- * estimate an `event: fees`). SSE is not a `google.api.http` concept, so these routes are explicit; each
+ * estimate an `event: fees`) and `GET /v1/{chain}/bundles/{bundle_id}/events` (TransactionService.WatchBundle,
+ * each record an `event: bundle`). SSE is not a `google.api.http` concept, so these routes are explicit; each
  * calls the same handler as gRPC through the in-process transport, with the message's REST JSON as
  * `data`; heartbeats are SSE comments; the response ends when the stream does; a client that goes away
  * aborts the call, which ends the watch in the core.
@@ -12,8 +13,8 @@ import { createAsyncIterable } from "@connectrpc/connect/protocol";
 import type { Transport } from "@connectrpc/connect";
 import type { DescMessage, DescMethodServerStreaming, MessageInitShape } from "@bufbuild/protobuf";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import type { WatchStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { TransactionStatusRecordSchema } from "../../gen/solgate/v1/transaction_pb.js";
+import type { WatchBundleResponse, WatchStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { BundleStatusRecordSchema, TransactionStatusRecordSchema } from "../../gen/solgate/v1/transaction_pb.js";
 import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
 import type { WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
 import { FeeEstimateSchema } from "../../gen/solgate/v1/fee_pb.js";
@@ -74,8 +75,27 @@ const WATCH_FEES: SseWatch = {
   },
 };
 
+const WATCH_BUNDLE: SseWatch = {
+  template: compilePathTemplate("/v1/{chain}/bundles/{bundle_id}/events"),
+  method: TransactionService.method.watchBundle as DescMethodServerStreaming,
+  input: (variables) => ({ chain: variables.chain, bundleId: variables.bundle_id }),
+  eventText: bundleEventText,
+  doc: {
+    summary: "WatchBundle (Server-Sent Events)",
+    operationId: "TransactionService_WatchBundleEvents",
+    description:
+      "TransactionService.WatchBundle as Server-Sent Events, for clients without gRPC: the bundle's record at once " +
+      "(`event: bundle`, `data`: the record in REST form, as GET /v1/{chain}/bundles/{bundle_id} answers it), then one " +
+      "event per change, until it is final (finalized, failed, invalid or expired); then the response ends. While " +
+      "nothing changes, heartbeat comments (`: heartbeat slot=N`) keep proxies from closing it. An error before the " +
+      "first event is a plain JSON error; one after it is an `event: error`.",
+    dataSchema: "solgate.v1.BundleStatusRecord",
+    data: "`event: bundle` with a BundleStatusRecord as `data`, for the current record and every change; heartbeats as comments.",
+  },
+};
+
 /** The SSE routes, all GET and all of one segment count. */
-export const SSE_WATCHES: readonly SseWatch[] = [WATCH_STATUS, WATCH_FEES];
+export const SSE_WATCHES: readonly SseWatch[] = [WATCH_STATUS, WATCH_FEES, WATCH_BUNDLE];
 
 /** Options of `serveWatchEvents`. */
 export interface WatchEventsCall {
@@ -142,6 +162,17 @@ function statusEventText(event: WatchStatusResponse): string {
   switch (event.event.case) {
     case "record":
       return `event: status\ndata: ${JSON.stringify(renderMessage(TransactionStatusRecordSchema, event.event.value))}\n\n`;
+    case "heartbeat":
+      return `: heartbeat slot=${event.event.value.slot}\n\n`;
+    default:
+      return ": keep-alive\n\n";
+  }
+}
+
+function bundleEventText(event: WatchBundleResponse): string {
+  switch (event.event.case) {
+    case "bundle":
+      return `event: bundle\ndata: ${JSON.stringify(renderMessage(BundleStatusRecordSchema, event.event.value))}\n\n`;
     case "heartbeat":
       return `: heartbeat slot=${event.event.value.slot}\n\n`;
     default:

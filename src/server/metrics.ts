@@ -37,6 +37,11 @@ export interface ChainGauges {
   trackedSends(): Readonly<Record<string, number>>;
   /** When the fee window last moved (ms since epoch); undefined before it ever has. */
   feeWindowMovedAt(): number | undefined;
+  /**
+   * What the chain's status engine takes from its Geyser stream, when it has one: Subscribe streams this replica
+   * opened (in a fleet, only the lease holder's), statuses taken from the stream and statuses read from the node.
+   */
+  geyserStatuses?(): { subscriptions: number; streamStatuses: number; nodeStatuses: number };
   /** Whether the chain's upstream answers (the readiness check of `/readyz`). */
   upstreamHealthy(): boolean;
   /** The chain's Geyser stream, when it has one. */
@@ -211,6 +216,39 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
       for (const chain of chains) this.set({ chain: chain.name }, chain.upstreamHealthy() ? 1 : 0);
     },
   });
+  const statusGauge = (
+    name: string,
+    help: string,
+    read: (g: ReturnType<NonNullable<ChainGauges["geyserStatuses"]>>) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["chain"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const chain of chains) {
+          const statuses = chain.geyserStatuses?.();
+          if (statuses !== undefined) this.set({ chain: chain.name }, read(statuses));
+        }
+      },
+    });
+  statusGauge(
+    "solgate_geyser_subscriptions",
+    "Geyser Subscribe streams this replica opened since start (in a fleet, only the lease holder subscribes).",
+    (g) => g.subscriptions,
+  );
+  statusGauge(
+    "solgate_geyser_statuses",
+    "Transaction statuses the status engine took from the Geyser stream (no upstream call), since start.",
+    (g) => g.streamStatuses,
+  );
+  statusGauge(
+    "solgate_geyser_node_statuses",
+    "Transaction statuses the status engine read from the node (getSignatureStatuses) since start: with the stream up, only what it cannot vouch for.",
+    (g) => g.nodeStatuses,
+  );
   const geyserGauge = (
     name: string,
     help: string,

@@ -6,7 +6,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ChainRegistry } from "../chains.ts";
 import { createProgramServiceImpl } from "../services/program-service.ts";
-import { createTransactionServiceImpl, watchStatusEvents } from "../services/transaction-service.ts";
+import { createTransactionServiceImpl, watchBundleEvents, watchStatusEvents } from "../services/transaction-service.ts";
 import { streamRoute, type StreamRoute } from "./grpc-stream-path.ts";
 import { createFeeServiceImpl, watchFeesEvents } from "../services/fee-service.ts";
 import { createCollectionServiceImpl } from "../services/collection-service.ts";
@@ -59,6 +59,10 @@ export function createStreamRoutes(deps: RoutesDeps): StreamRoute[] {
     streamRoute({
       method: TransactionService.method.watchStatus,
       handle: (request, signal) => watchStatusEvents(deps.chains, request, signal),
+    }),
+    streamRoute({
+      method: TransactionService.method.watchBundle,
+      handle: (request, signal) => watchBundleEvents(deps.chains, request, signal),
     }),
     streamRoute({
       method: FeeService.method.watchFees,

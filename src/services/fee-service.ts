@@ -8,11 +8,13 @@ import {
   WatchFeesResponseSchema,
 } from "../../gen/solgate/v1/fee_service_pb.js";
 import type { GetFeesResponse, WatchFeesRequest, WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
-import { FeeEstimateSchema, FeeSource } from "../../gen/solgate/v1/fee_pb.js";
+import { FeeEstimateSchema, FeeSource, TipSource } from "../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
 import type { FeeEstimate, FeeFeedEvent } from "../fees/fee-market.ts";
 import { shareResponse } from "./shared-response.ts";
+
+const TIP_SOURCES = { blockEngine: TipSource.BLOCK_ENGINE, blocks: TipSource.BLOCKS } as const;
 
 const SOURCES = {
   blocks: FeeSource.BLOCKS,
@@ -82,7 +84,7 @@ export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceIm
 
 /** A fee-market estimate as the contract's FeeEstimate message (also used by PrepareTransaction). */
 export function toFeeEstimateMessage(estimate: FeeEstimate): FeeEstimateMessage {
-  const { priority, baseFee } = estimate;
+  const { priority, baseFee, tips } = estimate;
   return create(FeeEstimateSchema, {
     priority: priority && {
       low: priority.low,
@@ -111,5 +113,15 @@ export function toFeeEstimateMessage(estimate: FeeEstimate): FeeEstimateMessage 
     windowSlots: BigInt(estimate.windowSlots),
     sampleSize: BigInt(estimate.sampleSize),
     writableAccounts: [...estimate.writableAccounts],
+    tips: tips && {
+      p25: tips.p25,
+      p50: tips.p50,
+      p75: tips.p75,
+      p95: tips.p95,
+      p99: tips.p99,
+      source: TIP_SOURCES[tips.source],
+      sampleSize: BigInt(tips.sampleSize),
+      updatedAt: timestampFromMs(tips.updatedAt.getTime()),
+    },
   });
 }

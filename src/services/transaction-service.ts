@@ -1,19 +1,32 @@
 /** TransactionService: SendTransaction, GetTransactionStatus, WatchStatus, PrepareTransaction; request to core call to response. */
 import type { ServiceImpl } from "@connectrpc/connect";
-import { fromJson } from "@bufbuild/protobuf";
+import { create, fromJson } from "@bufbuild/protobuf";
+import { GetTransactionStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
+import type { GetTransactionStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
+import { shareResponse } from "./shared-response.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
-import type { WatchStatusRequest, WatchStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
-import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import type {
+  WatchBundleRequest,
+  WatchBundleResponseSchema,
+  WatchStatusRequest,
+  WatchStatusResponseSchema,
+} from "../../gen/solgate/v1/transaction_service_pb.js";
+import { BundleStatus, TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
+import type {
+  BundleStatusRecordSchema,
   LamportsSchema,
   SendResultSchema,
   TransactionErrorSchema,
   TransactionStatusRecordSchema,
 } from "../../gen/solgate/v1/transaction_pb.js";
-import { PriorityLevel } from "../../gen/solgate/v1/fee_pb.js";
-import type { PriorityFee } from "../../gen/solgate/v1/fee_pb.js";
+import { PriorityLevel, TipLevel } from "../../gen/solgate/v1/fee_pb.js";
+import type { PriorityFee, Tip } from "../../gen/solgate/v1/fee_pb.js";
+import { TIP_LEVELS } from "../fees/tip-levels.ts";
+import type { TipLevelName } from "../fees/tip-levels.ts";
+import { parseTip } from "../transactions/prepare-tip.ts";
+import type { TipChoice } from "../transactions/prepare-tip.ts";
 import type { ChainRegistry } from "../chains.ts";
 import { toFeeEstimateMessage } from "./fee-service.ts";
 import { PRIORITY_LEVELS } from "../fees/fee-estimate.ts";
@@ -23,6 +36,7 @@ import type { PriorityFeeChoice } from "../transactions/priority-fee.ts";
 import type { ChainError } from "../transactions/transaction-error.ts";
 import type { StatusRecord, TransactionState } from "../transactions/transaction-status.ts";
 import type { SendOutcome } from "../transactions/send-transaction.ts";
+import type { BundleRecord, BundleState } from "../transactions/bundles.ts";
 
 /**
  * WatchStatus as a stream of response messages: the router's handler and the lean gRPC stream path
@@ -36,6 +50,19 @@ export async function* watchStatusEvents(
   for await (const event of chains.resolve(req.chain).transactions.watch(req.signature, signal)) {
     yield event.kind === "record"
       ? { event: { case: "record", value: toRecord(event.record) } }
+      : { event: { case: "heartbeat", value: { slot: event.slot } } };
+  }
+}
+
+/** WatchBundle as a stream of response messages. */
+export async function* watchBundleEvents(
+  chains: ChainRegistry,
+  req: WatchBundleRequest,
+  signal: AbortSignal,
+): AsyncGenerator<MessageInitShape<typeof WatchBundleResponseSchema>> {
+  for await (const event of chains.resolve(req.chain).transactions.bundles.watch(req.bundleId, signal)) {
+    yield event.kind === "record"
+      ? { event: { case: "bundle", value: toBundleRecord(event.record) } }
       : { event: { case: "heartbeat", value: { slot: event.slot } } };
   }
 }
@@ -56,7 +83,14 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
     },
     async getTransactionStatus(req) {
       const record = await deps.chains.resolve(req.chain).transactions.status(req.signature);
-      return { record: toRecord(record) };
+      // A record that has not changed is the same object (the engine keeps it): its answer is built, and encoded
+      // by the unary path, once.
+      let response = statusResponses.get(record);
+      if (response === undefined) {
+        response = shareResponse(create(GetTransactionStatusResponseSchema, { record: toRecord(record) }));
+        statusResponses.set(record, response);
+      }
+      return response;
     },
     watchStatus(req, ctx) {
       return watchStatusEvents(deps.chains, req, ctx.signal);
@@ -67,6 +101,7 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         wire: req.transaction,
         priorityFee: priorityFeeOf(req.priorityFee),
         replaceComputeBudget: req.replaceComputeBudget,
+        tip: tipOf(req.tip),
         signal: ctx.signal,
       });
       return {
@@ -77,8 +112,51 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         computeUnitPrice: prepared.computeUnitPrice,
         estimate: prepared.estimate === undefined ? undefined : toFeeEstimateMessage(prepared.estimate),
         expectedFee: lamports(prepared.expectedFee),
+        tip: prepared.tip && {
+          account: prepared.tip.account,
+          lamports: prepared.tip.lamports,
+          level: prepared.tip.level === undefined ? TipLevel.UNSPECIFIED : TIP_LEVEL_NUMBERS[prepared.tip.level],
+          levelLamports: prepared.tip.levelLamports,
+          clamped: prepared.tip.clamped,
+          raisedToMinimum: prepared.tip.raisedToMinimum,
+        },
       };
     },
+    async sendBundle(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.bundles.send(req.transactions);
+      return { bundle: toBundleRecord(record) };
+    },
+    async getBundleStatus(req) {
+      const record = await deps.chains.resolve(req.chain).transactions.bundles.status(req.bundleId);
+      return { bundle: toBundleRecord(record) };
+    },
+    watchBundle(req, ctx) {
+      return watchBundleEvents(deps.chains, req, ctx.signal);
+    },
+  };
+}
+
+const BUNDLE_STATUS: Record<BundleState, BundleStatus> = {
+  pending: BundleStatus.PENDING,
+  landed: BundleStatus.LANDED,
+  confirmed: BundleStatus.CONFIRMED,
+  finalized: BundleStatus.FINALIZED,
+  failed: BundleStatus.FAILED,
+  invalid: BundleStatus.INVALID,
+  expired: BundleStatus.EXPIRED,
+};
+
+function toBundleRecord(record: BundleRecord): MessageInitShape<typeof BundleStatusRecordSchema> {
+  return {
+    bundleId: record.bundleId,
+    status: BUNDLE_STATUS[record.state],
+    engineStatus: record.engineStatus ?? "",
+    reason: record.reason ?? "",
+    slot: record.slot,
+    signatures: [...record.signatures],
+    transactions: record.transactions.map(toRecord),
+    lastValidBlockHeight: record.lastValidBlockHeight,
+    updatedAt: timestampFromDate(record.updatedAt),
   };
 }
 
@@ -95,6 +173,24 @@ function priorityFeeOf(fee: PriorityFee | undefined): PriorityFeeChoice {
   if (choice.case === "microLamports") return parsePriorityFee({ microLamports: choice.value });
   // An enum number this server does not know reaches the core as such and is refused there.
   return parsePriorityFee({ level: LEVEL_NAMES[choice.value] ?? `level ${choice.value}` });
+}
+
+const TIP_LEVEL_NUMBERS = Object.fromEntries(
+  TIP_LEVELS.map((name) => [name, TipLevel[name.toUpperCase() as Uppercase<TipLevelName>]]),
+) as Record<TipLevelName, TipLevel>;
+
+const TIP_LEVEL_NAMES: Partial<Record<TipLevel, string>> = {
+  [TipLevel.UNSPECIFIED]: "",
+  ...Object.fromEntries(TIP_LEVELS.map((name) => [TIP_LEVEL_NUMBERS[name], name])),
+};
+
+function tipOf(tip: Tip | undefined): TipChoice | undefined {
+  if (tip === undefined) return undefined;
+  const choice = tip.choice;
+  if (choice.case === undefined) return parseTip({});
+  if (choice.case === "lamports") return parseTip({ lamports: choice.value });
+  // An enum number this server does not know reaches the core as such and is refused there.
+  return parseTip({ level: TIP_LEVEL_NAMES[choice.value] ?? `level ${choice.value}` });
 }
 
 const STATUS: Record<TransactionState, TransactionStatus> = {
@@ -118,6 +214,8 @@ function toError(error: ChainError): MessageInitShape<typeof TransactionErrorSch
     raw: fromJson(ValueSchema, error.raw),
   };
 }
+
+const statusResponses = new WeakMap<StatusRecord, GetTransactionStatusResponse>();
 
 function toRecord(record: StatusRecord): MessageInitShape<typeof TransactionStatusRecordSchema> {
   return {

@@ -37,6 +37,8 @@ import { MAX_TRANSACTION_BYTES, decodeWireTransaction } from "../solana/wire-tra
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { simulateWire, simulationFailed } from "./chain-calls.ts";
 import { AUTO_PRIORITY_FEE, priceOfChoice } from "./priority-fee.ts";
+import { DEFAULT_TIP_MAX_LAMPORTS, resolveTip, withTipTransfer } from "./prepare-tip.ts";
+import type { PreparedTip, PrepareTipSource, TipChoice } from "./prepare-tip.ts";
 import type { PriorityFeeChoice, PriorityFeePricer } from "./priority-fee.ts";
 
 /** What the fee market offers PrepareTransaction (the fee engine's `FeeMarket` satisfies it). */
@@ -51,6 +53,8 @@ export interface PrepareRequest {
   readonly priorityFee?: PriorityFeeChoice;
   /** Replace compute-budget instructions the draft has (default: keep them). */
   readonly replaceComputeBudget?: boolean;
+  /** A Jito tip to add (prepare-tip.ts); none when undefined. */
+  readonly tip?: TipChoice;
   readonly signal?: AbortSignal;
 }
 
@@ -67,6 +71,8 @@ export interface PrepareOutcome {
   readonly estimate: FeeEstimate | undefined;
   /** Base fee plus ceil(price * limit / 1e6), in lamports. */
   readonly expectedFee: bigint;
+  /** The tip added, when one was asked for. */
+  readonly tip?: PreparedTip;
 }
 
 /** Options of {@link createPreparer}. */
@@ -81,6 +87,10 @@ export interface PreparerOptions {
   marginUnits?: number;
   /** How old a fetched blockhash may be to be handed out again (default 1 s). */
   blockhashMaxAgeMs?: number;
+  /** Tip accounts and levels (the chain's block engine); none: tips are refused with TIPS_UNAVAILABLE. */
+  tips?: PrepareTipSource;
+  /** The ceiling on a tip, in lamports (default {@link DEFAULT_TIP_MAX_LAMPORTS}). */
+  tipMaxLamports?: bigint;
 }
 
 /** Prepares drafts. */
@@ -112,6 +122,7 @@ export function createPreparer(options: PreparerOptions): Preparer {
   const marginPercent = options.marginPercent ?? 10;
   const marginUnits = options.marginUnits ?? 1000;
   const blockhashMaxAgeMs = options.blockhashMaxAgeMs ?? 1000;
+  const tipMaxLamports = options.tipMaxLamports ?? DEFAULT_TIP_MAX_LAMPORTS;
 
   // Tables are read and checked by Solgate's own resolver, which says in its words what is wrong with
   // one (kit's fetching decompiler would put its own wording, "Not all accounts were decoded", in front of
@@ -176,7 +187,12 @@ export function createPreparer(options: PreparerOptions): Preparer {
 
   return {
     async prepare(request) {
-      const { message: draft, signers } = await decompile(request.wire);
+      // A bad tip is refused before anything is read.
+      const tip = request.tip === undefined ? undefined : await resolveTip(request.tip, options.tips, tipMaxLamports);
+      const decompiled = await decompile(request.wire);
+      const { signers } = decompiled;
+      // The tip goes in before the simulation and the fee estimate: its units and its write lock count.
+      const draft = tip === undefined ? decompiled.message : withTipTransfer(decompiled.message, tip);
       const replace = request.replaceComputeBudget ?? false;
       const writable = writableAccountsOf(draft);
       const estimate = fees?.forAccounts(writable, signers);
@@ -215,6 +231,7 @@ export function createPreparer(options: PreparerOptions): Preparer {
         computeUnitPrice: budget.unitPrice,
         estimate,
         expectedFee: transactionFeeLamports(compiled.signatures.length, budget),
+        ...(tip === undefined ? {} : { tip }),
       };
     },
   };

@@ -7,6 +7,10 @@
  * node's notification for its signature (when the upstream has a WebSocket), which brings the next
  * tick forward to that moment.
  *
+ * With a Geyser stream (stream-status.ts), a tick takes statuses from what the stream delivered and reads
+ * from the node only what the stream cannot vouch for; a status the stream delivers about a signature
+ * followed here (a `confirm: false` send too) ticks at once.
+ *
  * Expiry is judged against a block height read *before* the statuses it is combined with, so a
  * transaction that landed in the last valid block is never called expired.
  *
@@ -36,6 +40,8 @@ import { createStatusWaits } from "./status-waits.ts";
 import { createWatcherRegistry } from "./watchers.ts";
 import { createTickPacer } from "./tick-pacer.ts";
 import { createChainRecords } from "./chain-records.ts";
+import { ASK_THE_NODE } from "./stream-status.ts";
+import type { StreamStatuses } from "./stream-status.ts";
 import type { WatchEvent } from "./watchers.ts";
 
 /** The upstream methods the engine uses. */
@@ -51,6 +57,13 @@ export interface StatusEngineOptions {
    * brings the next tick forward to the moment the node announces it. Polling alone without it.
    */
   feed?: Pick<SignatureFeed, "follow">;
+  /**
+   * Statuses the Geyser stream delivered (stream-status.ts): while the stream is usable, a tick takes a
+   * signature's status from it instead of the node, and a tick reads from the node only what the stream
+   * cannot vouch for (a signature not yet read in this epoch of the stream, an expiry to confirm, an error it
+   * could not decode). Status lookups of recently seen signatures are answered from it too.
+   */
+  stream?: Pick<StreamStatuses, "lookup" | "usable" | "epoch" | "onChange">;
   /** Time between ticks (default 400 ms, about a slot). */
   pollIntervalMs?: number;
   /**
@@ -87,6 +100,11 @@ export interface StatusEngineStats {
   rebroadcasts: number;
   watchers: number;
   watchedSignatures: number;
+  /** Statuses a tick took from the stream, and those it read from the node (`getSignatureStatuses`). */
+  streamStatuses: number;
+  nodeStatuses: number;
+  /** Status lookups (GetTransactionStatus of a signature Solgate does not track) answered from the stream. */
+  streamLookups: number;
 }
 
 /** The engine. */
@@ -150,7 +168,28 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     pushed.get(signature)?.abort();
     pushed.delete(signature);
   }
-  const stats = { ticks: 0, rebroadcasts: 0, inFlight: 0, inFlightByState: {} as Readonly<Record<string, number>> };
+  const stats = {
+    ticks: 0,
+    rebroadcasts: 0,
+    inFlight: 0,
+    inFlightByState: {} as Readonly<Record<string, number>>,
+    streamStatuses: 0,
+    nodeStatuses: 0,
+    streamLookups: 0,
+  };
+  const stream = options.stream;
+  // The stream's epoch in which each followed signature was last read from the node: within that epoch the
+  // stream's silence about it means "no news".
+  const readInEpoch = new Map<string, number>();
+  // Sends followed here as of the last full tick (plus those tracked since): a stream status about one ticks now.
+  let followedHere = new Set<string>();
+  // Those of them the stream spoke of since the last tick.
+  const spokenOf = new Set<string>();
+  // Records of landed transactions Solgate did not send, answered from the stream: kept while the stream says the
+  // same (state and slot), so that a repeated lookup costs no call (the fee is read once) and is the same object.
+  const seenRecords = new Map<string, StatusRecord>();
+  // The public record of each tracked send as stored, the same object while the send does not change.
+  const publicRecords = new WeakMap<TrackedSend, StatusRecord>();
   let height: bigint | undefined;
   let heightReadAt = -Infinity;
   let fullTickAt = -Infinity;
@@ -174,6 +213,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       const fee =
         next.state === "expired" ? undefined : (next.fee ?? next.expectedFee ?? (await chain.feeOf(next.signature)));
       const record = fee === undefined ? next : { ...next, fee };
+      if (isTerminalState(next.state)) followedHere.delete(next.signature);
       await store.put(record);
       await store.publish(publicRecord(record));
       return;
@@ -234,6 +274,8 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   async function sendsToFollow(leading: boolean): Promise<TrackedSend[]> {
     if (leading && now() - fullTickAt >= pollIntervalMs) {
       fullTickAt = now();
+      fullTick = true;
+      spokenOf.clear();
       const active = await store.active();
       stats.inFlight = active.length;
       const byState: Record<string, number> = {};
@@ -241,20 +283,87 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       stats.inFlightByState = byState;
       return active;
     }
-    const waited = await Promise.all([...pacer.waited()].map((signature) => store.get(signature)));
+    // Plus the sends the stream just spoke of (a confirm: false send among them): pushed, not left for the next
+    // full tick.
+    const due = new Set([...pacer.waited(), ...spokenOf]);
+    spokenOf.clear();
+    const waited = await Promise.all([...due].map((signature) => store.get(signature)));
     return waited.filter((s): s is TrackedSend => s !== undefined && !isTerminalState(s.state));
+  }
+
+  let fullTick = false;
+
+  /**
+   * The statuses of this tick's signatures: from the stream where it vouches for them, else from the node.
+   * A submitted send that may have expired is always read from the node: expiry is decided on a read
+   * that came after the height that proves the lapse, never on the stream's silence.
+   */
+  async function readStatuses(
+    active: readonly TrackedSend[],
+    watchedOnly: readonly string[],
+    mayHaveExpired: (send: TrackedSend) => boolean,
+  ): Promise<{ statuses: Map<string, SignatureStatusView | null>; slot: bigint }> {
+    const statuses = new Map<string, SignatureStatusView | null>();
+    const toRead: string[] = [];
+    const usable = stream?.usable() === true;
+    const epoch = stream?.epoch();
+    // `known`: where the signature stands here (a tracked send, or a watched signature's record). One confirmed
+    // in slot S is finalized when the stream says S is, though the stream never delivered it.
+    const consider = (signature: string, send: TrackedSend | undefined, known: StatusRecord | undefined) => {
+      if (!usable || stream === undefined) {
+        toRead.push(signature);
+        return;
+      }
+      const finalizedBySlot = known?.state === "confirmed" && known.error === undefined ? known.slot : undefined;
+      const said = stream.lookup(signature, finalizedBySlot);
+      if (said !== undefined && said !== ASK_THE_NODE) {
+        statuses.set(signature, said);
+        stats.streamStatuses++;
+      } else if (
+        said === undefined &&
+        readInEpoch.get(signature) === epoch &&
+        (send === undefined || !mayHaveExpired(send))
+      ) {
+        statuses.set(signature, null); // no news since the last read, which the stream would have carried
+        stats.streamStatuses++;
+      } else {
+        toRead.push(signature);
+      }
+    };
+    for (const send of active) consider(send.signature, send, send);
+    for (const signature of watchedOnly) consider(signature, undefined, untracked.get(signature));
+    if (toRead.length === 0) return { statuses, slot: 0n };
+    const read = await fetchStatuses(rpc, toRead, false);
+    stats.nodeStatuses += toRead.length;
+    for (const [signature, status] of read.statuses) statuses.set(signature, status);
+    if (epoch !== undefined) for (const signature of toRead) readInEpoch.set(signature, epoch);
+    return { statuses, slot: read.slot };
   }
 
   async function tick(): Promise<void> {
     stats.ticks++;
+    fullTick = false;
     const leading = await store.lease.hold();
     const active = await sendsToFollow(leading);
     const activeSignatures = new Set(active.map((s) => s.signature));
     const watchedOnly = [...untracked.keys()].filter((s) => !activeSignatures.has(s));
+    if (fullTick) {
+      followedHere = activeSignatures;
+      for (const signature of readInEpoch.keys()) {
+        if (!activeSignatures.has(signature) && !untracked.has(signature)) readInEpoch.delete(signature);
+      }
+    }
     if (active.length > 0 || watchedOnly.length > 0) {
       const t = now();
       const heightBefore = height;
-      const unseen = active.filter((s) => s.state === "submitted" && !s.landed);
+      // Unseen: not landed as far as the node said, nor as the stream says now. A send the stream already
+      // delivered needs no height read (and its tick waits for none).
+      const usable = stream?.usable() === true;
+      const streamSaw = (signature: string) => {
+        const said = usable ? stream?.lookup(signature) : undefined;
+        return said !== undefined && said !== ASK_THE_NODE;
+      };
+      const unseen = active.filter((s) => s.state === "submitted" && !s.landed && !streamSaw(s.signature));
       const heightDue = unseen.length > 0 && t - heightReadAt >= heightIntervalMs;
       const heightCall = heightDue ? rpc.getBlockHeight({ commitment: "confirmed" }).send() : undefined;
       if (heightDue) heightReadAt = t;
@@ -270,7 +379,15 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
           if (!(await blockhashes.isValid(blockhash, commitment))) lapsed.add(blockhash);
         }),
       );
-      const read = await fetchStatuses(rpc, [...activeSignatures, ...watchedOnly], false);
+      const read = await readStatuses(
+        active,
+        watchedOnly,
+        (send) =>
+          (heightBefore !== undefined &&
+            send.lastValidBlockHeight !== undefined &&
+            heightBefore > send.lastValidBlockHeight) ||
+          lapsed.has(send.blockhash),
+      );
       if (read.slot > slot) slot = read.slot;
       if (heightCall !== undefined) {
         try {
@@ -330,10 +447,29 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     });
     if (tracked !== undefined) {
       const waiting = waitingOf(tracked);
-      return waiting === undefined ? publicRecord(tracked) : { ...publicRecord(tracked), waiting };
+      if (waiting !== undefined) return { ...publicRecord(tracked), waiting };
+      let found = publicRecords.get(tracked);
+      if (found === undefined) publicRecords.set(tracked, (found = publicRecord(tracked)));
+      return found;
     }
     const watched = untracked.get(signature);
     if (watched !== undefined) return watched;
+    // Recently seen on the stream: its status from memory while the stream is usable (a terminal one at any
+    // time: it cannot change), its fee read once.
+    const said = stream?.lookup(signature);
+    if (said !== undefined && said !== ASK_THE_NODE) {
+      const state = observeStatus(said).state;
+      if (stream?.usable() === true || isTerminalState(state)) {
+        stats.streamLookups++;
+        const kept = seenRecords.get(signature);
+        if (kept !== undefined && kept.state === state && kept.slot === said.slot && kept.fee !== undefined)
+          return kept;
+        const found = await chain.recordOf(signature, said, kept?.fee);
+        if (seenRecords.size >= 10_000) seenRecords.delete(seenRecords.keys().next().value as string);
+        seenRecords.set(signature, found);
+        return found;
+      }
+    }
     const status = await batcher.lookup(signature);
     return status === null ? undefined : chain.recordOf(signature, status);
   }
@@ -390,9 +526,19 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   });
 
   store.onPublished((r) => registry.publish(r));
+  // A stream status about a signature followed here: tick now rather than at the next interval.
+  const offStream = stream?.onChange((signature) => {
+    if (followedHere.has(signature)) spokenOf.add(signature);
+    else if (!untracked.has(signature)) return;
+    pacer.hurry(0);
+  });
 
   return {
-    track: (send) => store.insert(send),
+    async track(send) {
+      const existing = await store.insert(send);
+      if (existing === undefined) followedHere.add(send.signature);
+      return existing;
+    },
     tracked: (signature) => store.get(signature),
     forget: (signature) => store.delete(signature),
     async noteLanded(signature) {
@@ -411,6 +557,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     stats: () => ({ ...stats, watchers: registry.size(), watchedSignatures: untracked.size }),
     start: pacer.start,
     stop() {
+      offStream?.();
       pacer.stop();
       waits.closeAll();
       void store.lease.release();

@@ -8,6 +8,8 @@ import type { Rpc, SolanaRpcApi } from "@solana/kit";
 import { getBase58Encoder } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
 import type { SignatureFeed } from "../upstream/signature-feed.ts";
+import type { GeyserSource } from "../upstream/geyser-source.ts";
+import { createStreamStatuses } from "./stream-status.ts";
 import { createBlockhashCache } from "./blockhash-cache.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { createPreparer } from "./prepare-transaction.ts";
@@ -16,6 +18,7 @@ import { createSender } from "./send-transaction.ts";
 import { withSendPaths } from "../upstream/send-paths.ts";
 import type { SendPaths } from "../upstream/send-paths.ts";
 import type { BlockEngine } from "../upstream/block-engine.ts";
+import type { TipLevelSource } from "../fees/tip-levels.ts";
 import { createBundles, lookupTablesFromRpc } from "./bundles.ts";
 import type { Bundles } from "./bundles.ts";
 import type { SendOutcome, SendRequest } from "./send-transaction.ts";
@@ -29,13 +32,22 @@ import type { WatchEvent } from "./watchers.ts";
 /** Options of {@link createTransactions}. */
 export interface TransactionsOptions {
   /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
-  upstream: { readonly rpc: Rpc<SolanaRpcApi>; readonly signatures?: SignatureFeed };
+  upstream: {
+    readonly rpc: Rpc<SolanaRpcApi>;
+    readonly signatures?: SignatureFeed;
+    /** The Geyser stream, when there is one: statuses are taken from it while it is usable (stream-status.ts). */
+    readonly geyser?: Pick<GeyserSource, "healthy" | "onStatus">;
+  };
   /** Send-only paths every send and rebroadcast also goes to, at once (src/upstream/send-paths.ts). */
   sendPaths?: SendPaths;
   /** The chain's Jito block engine, for bundles (none: bundles are refused with BUNDLES_UNAVAILABLE). */
   blockEngine?: BlockEngine;
   /** The chain's fee market, when there is one. */
   fees?: PrepareFeeSource;
+  /** Tip levels for PrepareTransaction's tips (used with `blockEngine`, whose tip accounts are paid). */
+  tipLevels?: TipLevelSource;
+  /** The ceiling on a prepared tip, in lamports (SOLGATE_TIP_MAX_LAMPORTS; default prepare-tip.ts'). */
+  tipMaxLamports?: bigint;
   /** Where tracked sends live (default: in memory, bounded). */
   store?: TransactionStore;
   /** Commitment at which blockhashes are fetched and checked, and transactions simulated (default `confirmed`). */
@@ -115,8 +127,12 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     commitment,
     heightMaxAgeMs: Math.max(2000, 3 * (options.pollIntervalMs ?? 400)),
   });
+  const geyser = options.upstream.geyser;
+  const stream = geyser === undefined ? undefined : createStreamStatuses({ healthy: () => geyser.healthy() });
+  const offStream = stream === undefined ? undefined : geyser?.onStatus((event) => stream.note(event));
   const engine = createStatusEngine({
     rpc,
+    ...(stream === undefined ? {} : { stream }),
     store,
     blockhashes,
     ...(options.upstream.signatures === undefined ? {} : { feed: options.upstream.signatures }),
@@ -136,12 +152,27 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     commitment,
     confirmTimeoutMs: options.confirmTimeoutMs,
   });
-  const preparer = createPreparer({ rpc, blockhashes, fees: options.fees, commitment });
+  const { blockEngine, tipLevels } = options;
+  const preparer = createPreparer({
+    rpc,
+    blockhashes,
+    fees: options.fees,
+    commitment,
+    ...(blockEngine === undefined || tipLevels === undefined
+      ? {}
+      : { tips: { tipAccounts: () => blockEngine.tipAccounts(), levels: tipLevels } }),
+    ...(options.tipMaxLamports === undefined ? {} : { tipMaxLamports: options.tipMaxLamports }),
+  });
 
   const bundles = createBundles({
     engine: options.blockEngine,
     blockhashes,
     lookupTables: lookupTablesFromRpc(options.upstream.rpc),
+    // Members are read, never tracked: a member rebroadcast alone could land without the rest of its bundle.
+    memberRecord: (signature) => engine.record(signature),
+    newestSlot: () => engine.newestSlot(),
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+    ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
   });
 
   return {
@@ -170,6 +201,9 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     stats: () => engine.stats(),
     blockhashes,
     start: () => engine.start(),
-    stop: () => engine.stop(),
+    stop() {
+      offStream?.();
+      engine.stop();
+    },
   };
 }

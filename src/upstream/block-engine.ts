@@ -1,7 +1,8 @@
 /**
  * A Jito block engine's JSON-RPC (`/api/v1/bundles`): getTipAccounts (cached), sendBundle (base64) and
  * getInflightBundleStatuses, each answer checked against its schema (as response-schemas.ts does for
- * the node's methods). The only code that talks to a block engine.
+ * the node's methods); and its tip-floor feed (`GET /api/v1/bundles/tip_floor`). The only code that talks
+ * to a block engine.
  */
 import * as v from "valibot";
 
@@ -23,9 +24,22 @@ export interface InflightBundleStatus {
   readonly reason?: string;
 }
 
+/** Landed tips as the tip-floor feed gives them, converted from SOL to lamports. */
+export interface TipFloor {
+  readonly p25: bigint;
+  readonly p50: bigint;
+  readonly p75: bigint;
+  readonly p95: bigint;
+  readonly p99: bigint;
+  /** When the feed says it was computed. */
+  readonly time: Date | undefined;
+}
+
 /** A block engine. */
 export interface BlockEngine {
   tipAccounts(): Promise<readonly string[]>;
+  /** The tip floor (`GET <base>/api/v1/bundles/tip_floor`): percentiles of recently landed tips. */
+  tipFloor(): Promise<TipFloor>;
   /** Sends a bundle of base64 wire transactions; resolves to the engine's bundle id. */
   sendBundle(transactions: readonly string[]): Promise<string>;
   inflightStatus(bundleId: string): Promise<InflightBundleStatus>;
@@ -58,6 +72,25 @@ const inflightAnswer = v.looseObject({
     ),
   }),
 });
+
+// Jito's feed: a one-element array of landed-tip percentiles in SOL (floats), plus fields not read here.
+const solAmount = v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(1e9));
+const tipFloorAnswer = v.pipe(
+  v.array(
+    v.looseObject({
+      time: v.optional(v.nullable(v.string())),
+      landed_tips_25th_percentile: solAmount,
+      landed_tips_50th_percentile: solAmount,
+      landed_tips_75th_percentile: solAmount,
+      landed_tips_95th_percentile: solAmount,
+      landed_tips_99th_percentile: solAmount,
+    }),
+  ),
+  v.minLength(1),
+);
+
+/** SOL as a float to lamports; the feed's floats carry at most nine decimals that mean anything. */
+const lamportsOfSol = (sol: number): bigint => BigInt(Math.round(sol * 1e9));
 
 /** Creates a block engine client. */
 export function createBlockEngine(options: BlockEngineOptions): BlockEngine {
@@ -100,6 +133,25 @@ export function createBlockEngine(options: BlockEngineOptions): BlockEngine {
         });
       }
       return tips.accounts;
+    },
+    async tipFloor() {
+      const response = await fetch(`${api}/bundles/tip_floor`, {
+        headers: auth === undefined ? {} : { "x-jito-auth": auth },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!response.ok) throw new Error(`block engine: tip_floor answered HTTP ${response.status}`);
+      const answer = v.safeParse(tipFloorAnswer, await response.json());
+      if (!answer.success) throw new Error("block engine: tip_floor answered in an unexpected shape");
+      const floor = answer.output[0]!;
+      const time = floor.time == null ? undefined : new Date(floor.time);
+      return {
+        p25: lamportsOfSol(floor.landed_tips_25th_percentile),
+        p50: lamportsOfSol(floor.landed_tips_50th_percentile),
+        p75: lamportsOfSol(floor.landed_tips_75th_percentile),
+        p95: lamportsOfSol(floor.landed_tips_95th_percentile),
+        p99: lamportsOfSol(floor.landed_tips_99th_percentile),
+        time: time === undefined || Number.isNaN(time.getTime()) ? undefined : time,
+      };
     },
     async sendBundle(transactions) {
       const answer = await call("sendBundle", [transactions, { encoding: "base64" }], sendBundleAnswer);

@@ -20,7 +20,13 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import bs58 from "bs58";
-import { CommitmentLevel, Geyser, type SubscribeRequest, SubscribeRequestSchema } from "../../gen/geyser/geyser_pb.js";
+import {
+  CommitmentLevel,
+  Geyser,
+  SlotStatus,
+  type SubscribeRequest,
+  SubscribeRequestSchema,
+} from "../../gen/geyser/geyser_pb.js";
 import { redactUrl } from "./metrics.ts";
 import type { SignatureFeed, SignatureListener } from "./signature-feed.ts";
 
@@ -41,6 +47,13 @@ export interface GeyserSourceOptions {
   maxLagSlots?: number;
   /** Told once per change of health, for one log line. */
   onHealth?: (healthy: boolean, reason: string) => void;
+  /**
+   * In a fleet: the lease of the fleet-wide status work (the transaction store's). Only its holder subscribes;
+   * the others stay down (polling, PubSub) and hear of the statuses through the shared store. Checked before
+   * each subscription and every `leaseCheckMs` (default 1,000 ms) while subscribed.
+   */
+  lease?: { hold(): Promise<boolean> };
+  leaseCheckMs?: number;
   now?: () => number;
 }
 
@@ -48,6 +61,8 @@ export interface GeyserSourceOptions {
 export interface GeyserSourceStats {
   /** Streams opened after the first. */
   reconnects: number;
+  /** Streams opened in all (the first included). */
+  subscriptions: number;
   /** Times the source went from usable to not (stream ended, silent): the gateway fell back to polling. */
   fallbacks: number;
   /** Followed signatures whose confirmation the stream delivered. */
@@ -59,6 +74,23 @@ export interface GeyserSourceStats {
   lastFromSlot: bigint | undefined;
 }
 
+/**
+ * What the stream says of transactions and slots, for the status memory (src/transactions/stream-status.ts):
+ * a transaction's status at the commitment the stream delivered it at (its error as agave's bincode bytes),
+ * a slot reaching a commitment (or dying), and each change of the stream's health.
+ */
+export type GeyserStatusEvent =
+  | {
+      readonly kind: "transaction";
+      readonly signature: string;
+      readonly slot: bigint;
+      /** agave's `TransactionError`, bincode; undefined when the transaction succeeded. */
+      readonly err: Uint8Array | undefined;
+      readonly commitment: "processed" | "confirmed" | "finalized";
+    }
+  | { readonly kind: "slot"; readonly slot: bigint; readonly status: "processed" | "confirmed" | "finalized" | "dead" }
+  | { readonly kind: "health"; readonly healthy: boolean };
+
 /** A Geyser stream: block and signature notifications. */
 export interface GeyserSource extends SignatureFeed {
   /** Whether the stream is usable now (connected, heard within `silenceMs`, not lagging). */
@@ -69,8 +101,21 @@ export interface GeyserSource extends SignatureFeed {
   lagSlots(): number;
   /** Calls `listener` with each new block's slot; returns the unsubscribe. */
   onBlock(listener: (slot: bigint) => void): () => void;
+  /** Calls `listener` with each transaction status, slot status and change of health; returns the unsubscribe. */
+  onStatus(listener: (event: GeyserStatusEvent) => void): () => void;
   stats(): GeyserSourceStats;
 }
+
+/** The subscription's commitment: the statuses it delivers are as strong as this, no stronger. */
+const STREAM_COMMITMENT = "confirmed";
+const STREAM_COMMITMENT_LEVEL = CommitmentLevel.CONFIRMED;
+
+const SLOT_STATUSES: Partial<Record<SlotStatus, "processed" | "confirmed" | "finalized" | "dead">> = {
+  [SlotStatus.SLOT_PROCESSED]: "processed",
+  [SlotStatus.SLOT_CONFIRMED]: "confirmed",
+  [SlotStatus.SLOT_FINALIZED]: "finalized",
+  [SlotStatus.SLOT_DEAD]: "dead",
+};
 
 /** Signatures remembered after they were seen, for a follow that comes just after (a few slots' worth). */
 const RECENT_SIGNATURES = 20_000;
@@ -88,10 +133,15 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
   const client = createClient(Geyser, createGrpcTransport({ baseUrl: options.url }));
   const closer = new AbortController();
   const blockListeners = new Set<(slot: bigint) => void>();
+  const statusListeners = new Set<(event: GeyserStatusEvent) => void>();
+  const tellStatus = (event: GeyserStatusEvent) => {
+    for (const listener of statusListeners) listener(event);
+  };
   const followers = new Map<string, Set<SignatureListener>>();
   const recent = new Set<string>();
   const stats: GeyserSourceStats = {
     reconnects: 0,
+    subscriptions: 0,
     fallbacks: 0,
     delivered: 0,
     blocks: 0,
@@ -121,6 +171,7 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
       for (const listeners of followers.values()) for (const listener of listeners) listener.onFailed?.();
       followers.clear();
     }
+    tellStatus({ kind: "health", healthy: ok });
     onHealth(ok, reason);
   }
 
@@ -146,9 +197,12 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
 
   function requestFor(fromSlot: bigint | undefined): SubscribeRequest {
     return create(SubscribeRequestSchema, {
-      commitment: CommitmentLevel.CONFIRMED,
+      commitment: STREAM_COMMITMENT_LEVEL,
       blocksMeta: { blocks: {} },
       transactionsStatus: { signatures: { vote: false } },
+      // Every slot's processed, confirmed and finalized status: a confirmed transaction's slot finalizing
+      // finalizes it.
+      slots: { slots: { filterByCommitment: false } },
       ...(fromSlot === undefined ? {} : { fromSlot }),
     });
   }
@@ -169,9 +223,35 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     }
   }
 
+  const leaseCheckMs = options.leaseCheckMs ?? 1000;
+  const holdsLease = async () => (options.lease === undefined ? true : options.lease.hold().catch(() => false));
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      closer.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  let leaseLost = false;
+
   async function runOnce(fromSlot: bigint | undefined): Promise<void> {
     const stream = new AbortController();
     const signal = AbortSignal.any([stream.signal, closer.signal]);
+    // Another replica took the lease: this one stops subscribing.
+    const leaseCheck =
+      options.lease === undefined
+        ? undefined
+        : setInterval(() => {
+            void holdsLease().then((held) => {
+              if (held) return;
+              leaseLost = true;
+              stream.abort();
+            });
+          }, leaseCheckMs);
+    leaseCheck?.unref();
+    stats.subscriptions++;
     try {
       const updates = client.subscribe(requests(fromSlot, signal), {
         signal,
@@ -187,10 +267,25 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
           for (const listener of blockListeners) listener(value.slot);
         } else if (kind === "transactionStatus") {
           // A confirmed-commitment stream sends the status of a transaction in a confirmed block.
-          if (value.signature.length === 64) signatureSeen(bs58.encode(value.signature));
+          if (value.signature.length !== 64) continue;
+          const signature = bs58.encode(value.signature);
+          if (statusListeners.size > 0) {
+            tellStatus({
+              kind: "transaction",
+              signature,
+              slot: value.slot,
+              err: value.err?.err,
+              commitment: STREAM_COMMITMENT,
+            });
+          }
+          signatureSeen(signature);
+        } else if (kind === "slot") {
+          const status = SLOT_STATUSES[value.status];
+          if (status !== undefined && statusListeners.size > 0) tellStatus({ kind: "slot", slot: value.slot, status });
         }
       }
     } finally {
+      clearInterval(leaseCheck);
       stream.abort();
       connected = false;
     }
@@ -200,6 +295,10 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     let delay = baseDelayMs;
     let first = true;
     while (!closer.signal.aborted) {
+      if (!(await holdsLease())) {
+        await sleep(leaseCheckMs);
+        continue;
+      }
       const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;
       if (!first) {
         stats.reconnects++;
@@ -207,13 +306,14 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
       }
       first = false;
       let reason = "stream ended";
+      leaseLost = false;
       try {
         await runOnce(fromSlot);
         delay = baseDelayMs;
       } catch (error) {
         if (closer.signal.aborted) break;
         const connectError = ConnectError.from(error);
-        reason = `stream failed: ${connectError.message}`;
+        reason = leaseLost ? "lease lost: another replica subscribes" : `stream failed: ${connectError.message}`;
         // The server keeps only so many slots: start from its tip instead.
         if (connectError.code === Code.OutOfRange) stats.lastSlot = undefined;
       }
@@ -253,6 +353,10 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     onBlock(listener) {
       blockListeners.add(listener);
       return () => blockListeners.delete(listener);
+    },
+    onStatus(listener) {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
     },
     stats: () => ({ ...stats }),
     close() {

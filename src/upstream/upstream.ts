@@ -51,6 +51,8 @@ export interface UpstreamOptions {
   geyserUrl?: string;
   /** Its `x-token`. */
   geyserToken?: string;
+  /** In a fleet: only the holder of this lease (the transaction store's) subscribes to Geyser. */
+  geyserLease?: { hold(): Promise<boolean> };
   /** Told once per change of the Geyser stream's health, for a log line and a metric. */
   onGeyserHealth?: (healthy: boolean, reason: string) => void;
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
@@ -293,6 +295,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       : createGeyserSource({
           url: options.geyserUrl,
           ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
+          ...(options.geyserLease === undefined ? {} : { lease: options.geyserLease }),
           ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
         });
   const signatures = geyser === undefined ? pubsub : createFallbackFeed(geyser, pubsub);

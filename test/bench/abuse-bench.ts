@@ -25,7 +25,8 @@ import { spawn } from "node:child_process";
 import http2 from "node:http2";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
+import { address, createKeyPairSignerFromBytes, createSolanaRpc, generateKeyPairSigner } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { draftTransfer } from "../fees/on-chain.ts";
 import { transferTransaction } from "../transactions/chain-fixture.ts";
@@ -113,6 +114,23 @@ async function validRequests(): Promise<Map<string, JsonValue>> {
   });
   if (sent.status !== "confirmed" && sent.status !== "finalized")
     throw new Error(`the seed transfer did not confirm: ${JSON.stringify(sent)}`);
+  // A tipped one-transaction bundle, sent once so that its id is known.
+  const engineAnswer = await fetch(`${gateway.localnet.blockEngineUrl}/bundles`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTipAccounts", params: [] }),
+  });
+  const tipAccount = address(((await engineAnswer.json()) as { result: string[] }).result[0] as string);
+  const tipped = await transferTransaction({
+    payer,
+    blockhash: await latest(),
+    extra: [getTransferSolInstruction({ source: payer, destination: tipAccount, amount: 10_000n })],
+  });
+  const bundle = Buffer.from(tipped.wire).toString("base64");
+  const bundleSent = await rest("POST", `/v1/${CHAIN}/bundles`, { transactions: [bundle] });
+  if (typeof bundleSent.bundleId !== "string")
+    throw new Error(`the seed bundle was not taken: ${JSON.stringify(bundleSent)}`);
+  const bundleId = bundleSent.bundleId;
   const draft = Buffer.from(draftTransfer(payer.address, [(await generateKeyPairSigner()).address])).toString("base64");
   const signed = Buffer.from(tx.wire).toString("base64");
   const chain = CHAIN;
@@ -139,6 +157,9 @@ async function validRequests(): Promise<Map<string, JsonValue>> {
       "solgate.v1.TransactionService/PrepareTransaction",
       { chain, transaction: draft, priorityFee: { level: "PRIORITY_LEVEL_AUTO" } },
     ],
+    ["solgate.v1.TransactionService/SendBundle", { chain, transactions: [bundle] }],
+    ["solgate.v1.TransactionService/GetBundleStatus", { chain, bundleId }],
+    ["solgate.v1.TransactionService/WatchBundle", { chain, bundleId }],
     ["solgate.v1.AccountService/GetAccount", { chain, address: manifest.demoWallet.address }],
     ["solgate.v1.WalletService/ListWalletTokens", { chain, owner: manifest.demoWallet.address, limit: 5 }],
     ["solgate.v1.WalletService/ListWalletNfts", { chain, owner: manifest.demoWallet.address, limit: 5 }],

@@ -10,7 +10,7 @@
  * figures' order, so that both read the same way).
  *
  *   npx node test/bench/hot-path-bench.ts [--seconds 8] [--connections 16] [--rounds 1]
- *       [--streams 1] [--rows rest-h1,rest-h2,grpc,grpc-web,connect-proto,connect-json,estimate,status]
+ *       [--streams 1] [--rows rest-h1,rest-h2,grpc,grpc-web,connect-proto,connect-json,estimate,status,status-seen]
  *       [--log warn] [--profile <dir>] [--root <checkout>]
  * --profile: the gateway runs under --cpu-prof into <dir>; --root: the gateway of another checkout (an older
  * commit's worktree) is measured, with this bench and this bare server.
@@ -28,7 +28,20 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { createSolanaRpc, generateKeyPairSigner, lamports } from "@solana/kit";
+import {
+  appendTransactionMessageInstructions,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
 import { EstimateFeesRequestSchema, GetFeesRequestSchema } from "../../gen/solgate/v1/fee_service_pb.js";
 import { GetTransactionStatusRequestSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { draftTransfer } from "../fees/on-chain.ts";
@@ -42,6 +55,7 @@ const ALL_ROWS = [
   "connect-json",
   "estimate",
   "status",
+  "status-seen",
 ] as const;
 const { values: args } = parseArgs({
   options: {
@@ -297,6 +311,28 @@ async function main(): Promise<void> {
   }
   const destination = (await generateKeyPairSigner()).address;
   const draft = draftTransfer(payer.address, [destination]);
+  // A send the gateway tracks: a transfer sent through it (REST, confirm true), for the `status` row. The
+  // airdrop above, which the gateway did not send but saw on its Geyser stream, is the `status-seen` row's.
+  const { value: latest } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+  const signedSend = await signTransactionMessageWithSigners(
+    pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+      (m) =>
+        appendTransactionMessageInstructions(
+          [getTransferSolInstruction({ source: payer, destination, amount: lamports(1_000_000n) })],
+          m,
+        ),
+    ),
+  );
+  const sent = await fetch(`http://127.0.0.1:${port}/v1/localnet/transactions/send`, {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ transaction: getBase64EncodedWireTransaction(signedSend), confirm: true }),
+  });
+  if (!sent.ok) throw new Error(`the gateway refused the tracked send: ${sent.status} ${await sent.text()}`);
+  const trackedSignature = getSignatureFromTransaction(signedSend);
 
   const grpcHeaders = { ...auth, "content-type": "application/grpc", te: "trailers" };
   // Not the empty message: h2load cannot send an empty body file. Naming the chain is the same call.
@@ -365,11 +401,26 @@ async function main(): Promise<void> {
     },
     {
       name: "status",
-      label: "gRPC GetTransactionStatus (h2c)",
+      label: "gRPC GetTransactionStatus, tracked",
       h2: true,
       method: "POST",
       path: "/solgate.v1.TransactionService/GetTransactionStatus",
       headers: grpcHeaders,
+      body: envelope(
+        toBinary(
+          GetTransactionStatusRequestSchema,
+          create(GetTransactionStatusRequestSchema, { signature: trackedSignature }),
+        ),
+      ),
+    },
+    {
+      name: "status-seen",
+      label: "gRPC GetTransactionStatus, seen",
+      h2: true,
+      method: "POST",
+      path: "/solgate.v1.TransactionService/GetTransactionStatus",
+      // Another content type spelling keys it apart from `status` in the bare server (same bytes otherwise).
+      headers: { ...grpcHeaders, "content-type": "application/grpc+proto" },
       body: envelope(
         toBinary(GetTransactionStatusRequestSchema, create(GetTransactionStatusRequestSchema, { signature })),
       ),

@@ -1,7 +1,23 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from "@solana/kit";
+import {
+  address,
+  appendTransactionMessageInstructions,
+  compileTransaction,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  getTransactionEncoder,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from "@solana/kit";
+import type { Address, Blockhash, Instruction } from "@solana/kit";
+import { getTransferSolInstruction } from "@solana-program/system";
 import { pricesOfBlock, scanTransaction } from "../../src/fees/block-transactions.ts";
+import { tipOfWire } from "../../src/fees/block-tips.ts";
 import { costShapeOf, transactionCost } from "../../src/fees/transaction-cost.ts";
 
 const fixture = (path: string) =>
@@ -106,5 +122,80 @@ describe("prices of a block", () => {
 
   it("rejects a result without a transaction list", () => {
     expect(() => pricesOfBlock({} as never)).toThrow(TypeError);
+  });
+});
+
+describe("tips in a block", () => {
+  const TIP_ACCOUNTS = new Set([
+    "96gYZGLnJYVFmbjzopPSU6QiEV5fGqZNyN9nmNhvrZU5",
+    "HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe",
+    "Cw8CFyM9FkoMi7K7Crf6HNQqf4uEMzpKw6QNghXLvLkY",
+    "ADaUMid9yfUytqMBgopwjb2DTLSokTSzL1zt6iGPaS49",
+    "DfXygSm4jCyNCybVYYK6DwvWqjKee8pbDmJGcLWNDXjh",
+    "ADuUkR4vqLUMWXxW9gh6D6L8pMSawimctcNZ5pGwDcEt",
+    "DttWaMuVvTiduZRnguLF7jNxTgiMBZ1hyAumKUiL2KRL",
+    "3AVi9Tg9Uo68tJfuvoKvqKNWKkC5wPdSSdeBnizKZ6jT",
+  ]);
+
+  /** Tips as kit's full decoder sees them: top-level System transfers (index 2) to a static tip account. */
+  function tipOf(base64: string): bigint {
+    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(base64));
+    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes) as unknown as {
+      staticAccounts: string[];
+      instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[];
+    };
+    const keys = message.staticAccounts.map(String);
+    let tip = 0n;
+    for (const ix of message.instructions) {
+      const data = ix.data ?? new Uint8Array();
+      const to = keys[ix.accountIndices?.[1] ?? keys.length];
+      if (keys[ix.programAddressIndex] !== "11111111111111111111111111111111") continue;
+      if (data.length !== 12 || new DataView(data.buffer, data.byteOffset).getUint32(0, true) !== 2) continue;
+      if (to !== undefined && TIP_ACCOUNTS.has(to))
+        tip += new DataView(data.buffer, data.byteOffset).getBigUint64(4, true);
+    }
+    return tip;
+  }
+
+  it("finds every Jito tip of the real mainnet block, as kit's decoder does, and nothing else", () => {
+    const entries = (block.transactions as { transaction: [string, string] }[]).filter(
+      (e) => !scanTransaction(Buffer.from(e.transaction[0], "base64"))!.isVote,
+    );
+    const expected = entries.map((e) => tipOf(e.transaction[0]));
+    const found = pricesOfBlock(block).transactions.map((t) => t.tip ?? 0n);
+    // This block holds no tip: a scanner that saw tips in other transfers would fail here.
+    expect(found).toEqual(expected);
+  });
+
+  it("sums top-level transfers to tip accounts; other transfers and other System instructions are not tips", async () => {
+    const payer = await generateKeyPairSigner();
+    const other = await generateKeyPairSigner();
+    const tipAccount = address("HFqU5x63VTqvQss8hp11i4wVV8bD44PvwucfZ2bU7gRe");
+    const wire = (instructions: Instruction[]) => {
+      const message = pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) =>
+          setTransactionMessageLifetimeUsingBlockhash(
+            { blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 1n },
+            m,
+          ),
+        (m) => appendTransactionMessageInstructions(instructions, m),
+      );
+      return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
+    };
+    const transfer = (to: Address, amount: bigint) =>
+      getTransferSolInstruction({ source: payer, destination: to, amount });
+    expect(tipOfWire(wire([transfer(tipAccount, 5_000n)]))).toBe(5_000n);
+    expect(
+      tipOfWire(wire([transfer(tipAccount, 5_000n), transfer(other.address, 7n), transfer(tipAccount, 1_000n)])),
+    ).toBe(6_000n);
+    expect(tipOfWire(wire([transfer(other.address, 5_000n)]))).toBe(0n);
+    // Assign (System instruction 1) naming a tip account: not a transfer.
+    const assign = { ...transfer(tipAccount, 5_000n), data: new Uint8Array([1, 0, 0, 0, ...new Uint8Array(8)]) };
+    expect(tipOfWire(wire([assign]))).toBe(0n);
+    // Truncated bytes never throw and never make a tip up.
+    const whole = wire([transfer(tipAccount, 5_000n)]);
+    for (let cut = 0; cut < whole.length; cut++) expect([0n, 5_000n]).toContain(tipOfWire(whole.subarray(0, cut)));
   });
 });

@@ -32,6 +32,7 @@ import type { RestGateway } from "./rest-gateway.ts";
 import {
   COLLECTION,
   FEE_ESTIMATE,
+  PREPARED_TIP,
   NFT_PAGE,
   PROGRAM_ACCOUNTS_PAGE,
   SEND_RESULT,
@@ -392,6 +393,7 @@ describe("POST /v1/{chain}/transactions/prepare", () => {
       computeUnitPrice: "number",
       estimate: { nullable: FEE_ESTIMATE },
       expectedFee: { lamports: "number", sol: "number" },
+      tip: PREPARED_TIP,
     });
     const connect = (await viaConnect(
       "TransactionService/PrepareTransaction",

@@ -103,7 +103,27 @@ export const FEE_ESTIMATE: Shape = {
   windowSlots: "number",
   sampleSize: "number",
   writableAccounts: ["string"],
+  tips: nullable({
+    p25: "number",
+    p50: "number",
+    p75: "number",
+    p95: "number",
+    p99: "number",
+    source: oneOf("block-engine", "blocks"),
+    sampleSize: "number",
+    updatedAt: nullable(ISO),
+  }),
 };
+
+/** PrepareTransaction's `tip`: what it added (null when no tip was asked for). */
+export const PREPARED_TIP: Shape = nullable({
+  account: "string",
+  lamports: "number",
+  level: oneOf("unspecified", "p25", "p50", "p75", "p95", "p99"),
+  levelLamports: "number",
+  clamped: "boolean",
+  raisedToMinimum: "boolean",
+});
 
 export const STATUSES = ["submitted", "confirmed", "finalized", "failed", "expired"];
 export const LAMPORTS: Shape = { lamports: "number", sol: "number" };

@@ -2,8 +2,10 @@
  * The bundles core against the real localnet's block engine: a good bundle is forwarded whole under
  * Jito's id and lands; every bad one is refused with its reason before anything reaches the engine.
  */
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { address } from "@solana/kit";
+import { address, getBase58Decoder } from "@solana/kit";
 import type { Address, Blockhash } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { isSolgateError } from "../../src/errors.ts";
@@ -71,11 +73,12 @@ describe("bundles", () => {
     expect(outcome.bundleId).toBe(bundleIdOf(txs.map((t) => t.signature)));
     let status = await bundles.status(outcome.bundleId);
     const deadline = Date.now() + 20_000;
-    while (status.status === "Pending" && Date.now() < deadline) {
+    expect(outcome.state).toBe("pending");
+    while (status.state === "pending" && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
       status = await bundles.status(outcome.bundleId);
     }
-    expect(status.status).toBe("Landed");
+    expect(["landed", "confirmed", "finalized"]).toContain(status.state);
     for (const t of txs) await chain.waitConfirmed(t.signature);
   }, 60_000);
 
@@ -126,5 +129,68 @@ describe("bundles", () => {
     const withEngine = createTransactions({ upstream: chain.upstream, blockEngine: engine });
     const outcome = await withEngine.bundles.send(txs.map((t) => t.wire));
     expect(outcome.bundleId).toBe(bundleIdOf(txs.map((t) => t.signature)));
+  }, 60_000);
+
+  it("a bundle the engine dropped reads INVALID with its reason; a watch ends there", async () => {
+    const core = createTransactions({ upstream: chain.upstream, blockEngine: engine, pollIntervalMs: 25 });
+    await chain.localnet.control({ bundleDropRate: 1 });
+    try {
+      const txs = await members(2, 1000n);
+      const sent = await core.bundles.send(txs.map((t) => t.wire));
+      const status = await core.bundles.status(sent.bundleId);
+      expect(status.state).toBe("invalid");
+      expect(status.engineStatus).toBe("Invalid");
+      expect(status.reason).toMatch(/does not hold/);
+      const events: string[] = [];
+      for await (const e of core.bundles.watch(sent.bundleId)) if (e.kind === "record") events.push(e.record.state);
+      expect(events).toEqual(["invalid"]);
+    } finally {
+      await chain.localnet.control({ bundleDropRate: 0 });
+    }
+  }, 60_000);
+
+  it("a bundle still pending when its blockhash lapses reads EXPIRED, and a watch follows it there", async () => {
+    // An engine that takes the bundle and holds it Pending for ever (as a mainnet engine may when the bundle
+    // never wins an auction): the localnet's own engine runs or fails every bundle, so this one is a stand-in.
+    const holding: BlockEngine = {
+      tipAccounts: () => engine.tipAccounts(),
+      tipFloor: () => engine.tipFloor(),
+      sendBundle: async (wires) =>
+        bundleIdOf(
+          wires.map((w) => {
+            const bytes = Buffer.from(w, "base64");
+            return getBase58Decoder().decode(bytes.subarray(1, 65));
+          }),
+        ),
+      inflightStatus: async () => ({ status: "Pending" }),
+    };
+    const core = createTransactions({ upstream: chain.upstream, blockEngine: holding, pollIntervalMs: 25 });
+    const txs = await members(1, 1000n);
+    const sent = await core.bundles.send(txs.map((t) => t.wire));
+    expect(sent.lastValidBlockHeight).toBeGreaterThan(0n);
+    const states: string[] = [];
+    for await (const e of core.bundles.watch(sent.bundleId)) if (e.kind === "record") states.push(e.record.state);
+    expect(states).toEqual(["pending", "expired"]);
+    const status = await core.bundles.status(sent.bundleId);
+    expect(status.state).toBe("expired");
+    expect(status.reason).toMatch(/lapsed before the bundle landed/);
+    // The chain passed the bundle's last valid height.
+    const height = await chain.upstream.rpc.getBlockHeight({ commitment: "confirmed" }).send();
+    expect(height).toBeGreaterThan(sent.lastValidBlockHeight as bigint);
+  }, 60_000);
+
+  it("an engine that does not answer is BLOCK_ENGINE_UNAVAILABLE, nothing half-sent", async () => {
+    // A port nothing listens on (taken, then closed).
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const dead = createBlockEngine({ url: `http://127.0.0.1:${port}`, timeoutMs: 1000 });
+    const core = createTransactions({ upstream: chain.upstream, blockEngine: dead });
+    const txs = await members(1, 1000n);
+    expect(await reasonOf(core.bundles.send(txs.map((t) => t.wire)))).toBe("BLOCK_ENGINE_UNAVAILABLE");
+    expect(await reasonOf(core.bundles.status("a".repeat(64)))).toBe("BLOCK_ENGINE_UNAVAILABLE");
   }, 60_000);
 });

@@ -118,6 +118,8 @@ describe("send paths", () => {
 
   it("rebroadcasts fan out too: a send every path dropped lands once a path stops dropping", async () => {
     await chain.localnet.setSendPathDropRate(1, 1);
+    // The block engine's send drops at its own rate (bundleDropRate), not the node's.
+    await chain.localnet.control({ bundleDropRate: 1 });
     try {
       const payer = await chain.funded(1);
       const { wire, signature } = await transferTransaction({ payer, blockhash: await chain.latestBlockhash() });
@@ -133,6 +135,7 @@ describe("send paths", () => {
       expect((paths.stats()[1]?.accepted ?? 0) - acceptedBefore).toBeGreaterThan(1);
     } finally {
       await chain.localnet.setSendPathDropRate(1, 0);
+      await chain.localnet.control({ bundleDropRate: 0 });
     }
   }, 60_000);
 });

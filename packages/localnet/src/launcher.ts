@@ -57,6 +57,8 @@ export interface LocalnetOptions {
   /** Compute units per write-locked account per block (LOCALNET_ACCOUNT_CU_LIMIT; default 40% of the block's). */
   accountCostLimit?: number | bigint;
   startSlot?: bigint;
+  /** Slots per epoch, no warm-up (LOCALNET_SLOTS_PER_EPOCH, at least 32; default LiteSVM's schedule). */
+  slotsPerEpoch?: number;
   maxBodyBytes?: number;
   /** Files of recorded `getBlock` results served as the chain's oldest blocks (recorded-blocks.ts). */
   blocks?: string[];
@@ -143,6 +145,7 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   };
   set("host", options.host);
   set("slotMs", options.slotMs);
+  set("slotsPerEpoch", options.slotsPerEpoch);
   set("confirmSlots", options.confirmSlots);
   set("finalizeSlots", options.finalizeSlots);
   set("historyLimit", options.historyLimit);

@@ -201,7 +201,14 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   });
   /** The extra send-only ports, filled once they listen (below). */
   const sendPaths: { url: string; faults: Faults }[] = [];
-  const blockEngine = createBlockEngine({ chain, faults, sendTransaction: methods.sendTransaction! });
+  // The engine's sendTransaction is the node's send without the node's drop fault: the engine drops at its
+  // own rate (bundleDropRate), so that a fan-out test can tell the engine's path from the node's.
+  const engineSendFaults = createFaults({ ...NO_FAULTS, seed: config.faults.seed });
+  const blockEngine = createBlockEngine({
+    chain,
+    faults,
+    sendTransaction: transactionMethods(engineSendFaults).sendTransaction!,
+  });
   const server = createRpcServer({
     routes: blockEngineRoutes(blockEngine, context, faults),
     methods,

@@ -88,7 +88,9 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
     ...(localnet.geyserUrl === undefined ? [] : [`Yellowstone gRPC URL: ${localnet.geyserUrl}`]),
   ];
   if (ledger) {
-    ledger.log(`solana-test-validator ${API_VERSION} (src:solgate; feat:${FEATURE_SET}, client:Solgate)`);
+    // solana-version 4.4's as_detailed_string: the feature set as 8 hex digits (3.0 wrote it in decimal).
+    const feat = FEATURE_SET.toString(16).padStart(8, "0");
+    ledger.log(`solana-test-validator ${API_VERSION} (src:solgate; feat:${feat}, client:Solgate)`);
     for (const line of facts) ledger.log(line);
   }
   const quiet = config.quiet;

@@ -460,7 +460,7 @@ describe("localnet with kit clients", () => {
       forged,
       { encoding: "base64", sigVerify: true, commitment: "processed" },
     ]);
-    // agave 3.0: the simulation's error, not -32003 (shapes in test/rpc/transaction-methods.test.ts).
+    // agave 4.4: the simulation's error, not -32003 (shapes in test/rpc/transaction-methods.test.ts).
     expect(verified.result.value.err).toBe("SignatureFailure");
     const sent = await net.call("sendTransaction", [forged, { encoding: "base64", preflightCommitment: "processed" }]);
     expect(sent.error.code).toBe(-32002);

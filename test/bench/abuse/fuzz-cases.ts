@@ -367,6 +367,14 @@ function restForm(method: DescMethod, valid: JsonValue, routes: ReturnType<typeo
       body: undefined,
     };
   }
+  if (method.name === "WatchBundle") {
+    return {
+      httpMethod: "GET",
+      path: `/v1/${String(fields.chain)}/bundles/${String(fields.bundleId)}/events`,
+      query: [],
+      body: undefined,
+    };
+  }
   if (method.name === "WatchFees") {
     return { httpMethod: "GET", path: `/v1/${String(fields.chain)}/network/fees/stream`, query: [], body: undefined };
   }

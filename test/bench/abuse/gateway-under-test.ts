@@ -75,6 +75,8 @@ export async function startGatewayUnderTest(options: GatewayOptions): Promise<Ga
       SOLGATE_RPC_URL: localnet.rpcUrl,
       SOLGATE_WS_URL: localnet.wsUrl,
       SOLGATE_CHAIN: CHAIN,
+      // The localnet's block engine: SendBundle and its kin are fuzzed down to the engine.
+      SOLGATE_JITO_URL: localnet.blockEngineUrl,
       SOLGATE_API_KEYS: apiKey,
       ...options.env,
     },

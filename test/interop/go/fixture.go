@@ -20,6 +20,7 @@ import (
 //	INTEROP_PROGRAM_EXPECT  the accounts the query must return, sorted by address:
 //	                        `address,lamports,space,mint,owner,rawAmount,decimals,state` joined by `;`
 //	INTEROP_DRAFT_TX        an unsigned draft transaction (hex) paid by the payer below
+//	INTEROP_BUNDLE_TX       an unsigned draft (hex) paid by the payer that tips a Jito tip account
 //	INTEROP_PAYER_SEED      the payer's ed25519 seed (hex, 32 bytes)
 //	INTEROP_COLLECTION      a verified collection's mint address
 //	INTEROP_COLLECTION_EXPECT `itemCount;name;memberId,memberId,...` (member ids sorted)
@@ -35,6 +36,7 @@ type fixture struct {
 	programExpect []expectedAccount
 
 	draftTx   []byte
+	bundleTx  []byte
 	payerSeed []byte
 
 	collection        string
@@ -102,6 +104,9 @@ func loadFixture() (*fixture, error) {
 	}
 	if fx.draftTx, err = hex.DecodeString(get("INTEROP_DRAFT_TX")); err != nil {
 		return nil, fmt.Errorf("INTEROP_DRAFT_TX: %w", err)
+	}
+	if fx.bundleTx, err = hex.DecodeString(get("INTEROP_BUNDLE_TX")); err != nil {
+		return nil, fmt.Errorf("INTEROP_BUNDLE_TX: %w", err)
 	}
 	if fx.payerSeed, err = hex.DecodeString(get("INTEROP_PAYER_SEED")); err != nil || len(fx.payerSeed) != 32 {
 		return nil, fmt.Errorf("INTEROP_PAYER_SEED: want 32 bytes of hex")

@@ -68,6 +68,7 @@ func main() {
 	c.programChecks(s)
 	c.feeChecks(s)
 	c.transactionChecks(s)
+	c.bundleChecks(s)
 	c.collectionChecks(s)
 	c.accountChecks(s)
 

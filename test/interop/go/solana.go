@@ -2,6 +2,8 @@ package main
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"math/big"
 )
@@ -45,4 +47,10 @@ func signWire(wire, seed []byte) ([]byte, []byte, error) {
 	signed := append([]byte(nil), wire...)
 	copy(signed[1:65], sig)
 	return signed, sig, nil
+}
+
+// sha256Hex is a Jito bundle id of one transaction: SHA-256 of its first signature (base58), hex.
+func sha256Hex(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }

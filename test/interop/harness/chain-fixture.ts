@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import bs58 from "bs58";
 import {
+  address,
   appendTransactionMessageInstructions,
   compileTransaction,
   createKeyPairSignerFromPrivateKeyBytes,
@@ -170,6 +171,33 @@ export async function buildDraft(rpcUrl: string, payerSeedHex: string, index: nu
     (m) => setTransactionMessageFeePayer(payer.address, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
     (m) => appendTransactionMessageInstructions([instruction], m),
+  );
+  return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
+}
+
+/**
+ * An unsigned bundle member for a client to sign and send with SendBundle: a transfer from the payer
+ * plus a 10,000-lamport tip to the localnet block engine's first tip account (getTipAccounts).
+ */
+export async function buildBundleDraft(rpcUrl: string, payerSeedHex: string, index: number): Promise<Uint8Array> {
+  const rpc = createSolanaRpc(rpcUrl);
+  const payer = await createKeyPairSignerFromPrivateKeyBytes(Buffer.from(payerSeedHex, "hex"));
+  const answer = await fetch(`${rpcUrl}/api/v1/bundles`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getTipAccounts", params: [] }),
+  });
+  const tip = address(((await answer.json()) as { result: string[] }).result[0] as string);
+  const instructions = [
+    await transfer(payer, 1000 + index),
+    getTransferSolInstruction({ source: payer, destination: tip, amount: lamports(10_000n) }),
+  ];
+  const { value: latest } = await rpc.getLatestBlockhash().send();
+  const message = pipe(
+    createTransactionMessage({ version: "legacy" }),
+    (m) => setTransactionMessageFeePayer(payer.address, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) => appendTransactionMessageInstructions(instructions, m),
   );
   return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
 }

@@ -4,7 +4,7 @@
  * and every RPC of the contract was exercised.
  */
 import { expect, inject } from "vitest";
-import { buildDraft } from "./chain-fixture.ts";
+import { buildBundleDraft, buildDraft } from "./chain-fixture.ts";
 import { describeFailures, parseReport, run } from "./processes.ts";
 import type { ClientReport } from "./processes.ts";
 import { uncovered } from "./rpcs.ts";
@@ -14,7 +14,13 @@ export async function expectClientPasses(binary: string, draftIndex: number): Pr
   const ctx = inject("interop");
   const draft = await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, draftIndex);
   const result = await run(binary, [], {
-    env: { ...ctx.env, INTEROP_DRAFT_TX: Buffer.from(draft).toString("hex") },
+    env: {
+      ...ctx.env,
+      INTEROP_DRAFT_TX: Buffer.from(draft).toString("hex"),
+      INTEROP_BUNDLE_TX: Buffer.from(await buildBundleDraft(ctx.localnetUrl, ctx.chain.payerSeed, draftIndex)).toString(
+        "hex",
+      ),
+    },
     timeoutMs: 240_000,
   });
   const report = parseReport(result.stdout);

@@ -140,6 +140,124 @@ func (PriorityLevel) EnumDescriptor() ([]byte, []int) {
 	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{1}
 }
 
+// Where tip levels come from.
+type TipSource int32
+
+const (
+	// Not known.
+	TipSource_TIP_SOURCE_UNSPECIFIED TipSource = 0
+	// The block engine's tip floor (`GET /api/v1/bundles/tip_floor`, Jito's landed-tips feed).
+	TipSource_TIP_SOURCE_BLOCK_ENGINE TipSource = 1
+	// Transfers to Jito's tip accounts in the recent blocks the fee market reads.
+	TipSource_TIP_SOURCE_BLOCKS TipSource = 2
+)
+
+// Enum value maps for TipSource.
+var (
+	TipSource_name = map[int32]string{
+		0: "TIP_SOURCE_UNSPECIFIED",
+		1: "TIP_SOURCE_BLOCK_ENGINE",
+		2: "TIP_SOURCE_BLOCKS",
+	}
+	TipSource_value = map[string]int32{
+		"TIP_SOURCE_UNSPECIFIED":  0,
+		"TIP_SOURCE_BLOCK_ENGINE": 1,
+		"TIP_SOURCE_BLOCKS":       2,
+	}
+)
+
+func (x TipSource) Enum() *TipSource {
+	p := new(TipSource)
+	*p = x
+	return p
+}
+
+func (x TipSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TipSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_solgate_v1_fee_proto_enumTypes[2].Descriptor()
+}
+
+func (TipSource) Type() protoreflect.EnumType {
+	return &file_solgate_v1_fee_proto_enumTypes[2]
+}
+
+func (x TipSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TipSource.Descriptor instead.
+func (TipSource) EnumDescriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{2}
+}
+
+// A named tip level, as a client chooses one: a percentile of recently landed tips.
+type TipLevel int32
+
+const (
+	// Not set: the same as `TIP_LEVEL_P50`.
+	TipLevel_TIP_LEVEL_UNSPECIFIED TipLevel = 0
+	// The 25th percentile of landed tips.
+	TipLevel_TIP_LEVEL_P25 TipLevel = 1
+	// The 50th percentile.
+	TipLevel_TIP_LEVEL_P50 TipLevel = 2
+	// The 75th percentile.
+	TipLevel_TIP_LEVEL_P75 TipLevel = 3
+	// The 95th percentile.
+	TipLevel_TIP_LEVEL_P95 TipLevel = 4
+	// The 99th percentile.
+	TipLevel_TIP_LEVEL_P99 TipLevel = 5
+)
+
+// Enum value maps for TipLevel.
+var (
+	TipLevel_name = map[int32]string{
+		0: "TIP_LEVEL_UNSPECIFIED",
+		1: "TIP_LEVEL_P25",
+		2: "TIP_LEVEL_P50",
+		3: "TIP_LEVEL_P75",
+		4: "TIP_LEVEL_P95",
+		5: "TIP_LEVEL_P99",
+	}
+	TipLevel_value = map[string]int32{
+		"TIP_LEVEL_UNSPECIFIED": 0,
+		"TIP_LEVEL_P25":         1,
+		"TIP_LEVEL_P50":         2,
+		"TIP_LEVEL_P75":         3,
+		"TIP_LEVEL_P95":         4,
+		"TIP_LEVEL_P99":         5,
+	}
+)
+
+func (x TipLevel) Enum() *TipLevel {
+	p := new(TipLevel)
+	*p = x
+	return p
+}
+
+func (x TipLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TipLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_solgate_v1_fee_proto_enumTypes[3].Descriptor()
+}
+
+func (TipLevel) Type() protoreflect.EnumType {
+	return &file_solgate_v1_fee_proto_enumTypes[3]
+}
+
+func (x TipLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TipLevel.Descriptor instead.
+func (TipLevel) EnumDescriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{3}
+}
+
 // The priority-fee market, globally or for one transaction.
 type FeeEstimate struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -159,8 +277,10 @@ type FeeEstimate struct {
 	SampleSize uint64 `protobuf:"varint,7,opt,name=sample_size,json=sampleSize,proto3" json:"sample_size,omitempty"`
 	// For a transaction estimate: the accounts it write-locks, whose markets were taken into account.
 	WritableAccounts []string `protobuf:"bytes,8,rep,name=writable_accounts,json=writableAccounts,proto3" json:"writable_accounts,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Jito tip levels beside the priority levels; absent when the service knows no landed tips (never guessed).
+	Tips          *TipLevels `protobuf:"bytes,9,opt,name=tips,proto3" json:"tips,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FeeEstimate) Reset() {
@@ -245,6 +365,13 @@ func (x *FeeEstimate) GetSampleSize() uint64 {
 func (x *FeeEstimate) GetWritableAccounts() []string {
 	if x != nil {
 		return x.WritableAccounts
+	}
+	return nil
+}
+
+func (x *FeeEstimate) GetTips() *TipLevels {
+	if x != nil {
+		return x.Tips
 	}
 	return nil
 }
@@ -597,12 +724,209 @@ func (*PriorityFee_Level) isPriorityFee_Choice() {}
 
 func (*PriorityFee_MicroLamports) isPriorityFee_Choice() {}
 
+// What Jito tips landed recently, in lamports: a tip is a System transfer to one of the block engine's tip accounts,
+// paid so that a block engine's leader includes the transaction or bundle. Nearest-rank percentiles of landed tips.
+type TipLevels struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The 25th percentile of landed tips, in lamports.
+	P25 uint64 `protobuf:"varint,1,opt,name=p25,proto3" json:"p25,omitempty"`
+	// The 50th percentile.
+	P50 uint64 `protobuf:"varint,2,opt,name=p50,proto3" json:"p50,omitempty"`
+	// The 75th percentile.
+	P75 uint64 `protobuf:"varint,3,opt,name=p75,proto3" json:"p75,omitempty"`
+	// The 95th percentile.
+	P95 uint64 `protobuf:"varint,4,opt,name=p95,proto3" json:"p95,omitempty"`
+	// The 99th percentile.
+	P99 uint64 `protobuf:"varint,5,opt,name=p99,proto3" json:"p99,omitempty"`
+	// Where the levels come from.
+	Source TipSource `protobuf:"varint,6,opt,name=source,proto3,enum=solgate.v1.TipSource" json:"source,omitempty"`
+	// How many landed tips the levels were computed from; 0 when the source does not say (the block engine's feed).
+	SampleSize uint64 `protobuf:"varint,7,opt,name=sample_size,json=sampleSize,proto3" json:"sample_size,omitempty"`
+	// When the levels were read or last moved.
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TipLevels) Reset() {
+	*x = TipLevels{}
+	mi := &file_solgate_v1_fee_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TipLevels) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TipLevels) ProtoMessage() {}
+
+func (x *TipLevels) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TipLevels.ProtoReflect.Descriptor instead.
+func (*TipLevels) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *TipLevels) GetP25() uint64 {
+	if x != nil {
+		return x.P25
+	}
+	return 0
+}
+
+func (x *TipLevels) GetP50() uint64 {
+	if x != nil {
+		return x.P50
+	}
+	return 0
+}
+
+func (x *TipLevels) GetP75() uint64 {
+	if x != nil {
+		return x.P75
+	}
+	return 0
+}
+
+func (x *TipLevels) GetP95() uint64 {
+	if x != nil {
+		return x.P95
+	}
+	return 0
+}
+
+func (x *TipLevels) GetP99() uint64 {
+	if x != nil {
+		return x.P99
+	}
+	return 0
+}
+
+func (x *TipLevels) GetSource() TipSource {
+	if x != nil {
+		return x.Source
+	}
+	return TipSource_TIP_SOURCE_UNSPECIFIED
+}
+
+func (x *TipLevels) GetSampleSize() uint64 {
+	if x != nil {
+		return x.SampleSize
+	}
+	return 0
+}
+
+func (x *TipLevels) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+// The tip a client asks PrepareTransaction to add: a named level or an exact amount.
+type Tip struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The choice.
+	//
+	// Types that are valid to be assigned to Choice:
+	//
+	//	*Tip_Level
+	//	*Tip_Lamports
+	Choice        isTip_Choice `protobuf_oneof:"choice"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Tip) Reset() {
+	*x = Tip{}
+	mi := &file_solgate_v1_fee_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Tip) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Tip) ProtoMessage() {}
+
+func (x *Tip) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Tip.ProtoReflect.Descriptor instead.
+func (*Tip) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Tip) GetChoice() isTip_Choice {
+	if x != nil {
+		return x.Choice
+	}
+	return nil
+}
+
+func (x *Tip) GetLevel() TipLevel {
+	if x != nil {
+		if x, ok := x.Choice.(*Tip_Level); ok {
+			return x.Level
+		}
+	}
+	return TipLevel_TIP_LEVEL_UNSPECIFIED
+}
+
+func (x *Tip) GetLamports() uint64 {
+	if x != nil {
+		if x, ok := x.Choice.(*Tip_Lamports); ok {
+			return x.Lamports
+		}
+	}
+	return 0
+}
+
+type isTip_Choice interface {
+	isTip_Choice()
+}
+
+type Tip_Level struct {
+	// A level of recently landed tips (see `TipLevels`); clamped to the server's ceiling (SOLGATE_TIP_MAX_LAMPORTS).
+	Level TipLevel `protobuf:"varint,1,opt,name=level,proto3,enum=solgate.v1.TipLevel,oneof"`
+}
+
+type Tip_Lamports struct {
+	// An exact tip in lamports: at least 1,000 (Jito's minimum) and at most the server's ceiling, else refused.
+	Lamports uint64 `protobuf:"varint,2,opt,name=lamports,proto3,oneof"`
+}
+
+func (*Tip_Level) isTip_Choice() {}
+
+func (*Tip_Lamports) isTip_Choice() {}
+
 var File_solgate_v1_fee_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\n" +
 	"\x14solgate/v1/fee.proto\x12\n" +
-	"solgate.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe7\x02\n" +
+	"solgate.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x92\x03\n" +
 	"\vFeeEstimate\x129\n" +
 	"\bpriority\x18\x01 \x01(\v2\x1d.solgate.v1.PriorityFeeLevelsR\bpriority\x12.\n" +
 	"\bbase_fee\x18\x02 \x01(\v2\x13.solgate.v1.BaseFeeR\abaseFee\x129\n" +
@@ -613,7 +937,8 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\fwindow_slots\x18\x06 \x01(\x04R\vwindowSlots\x12\x1f\n" +
 	"\vsample_size\x18\a \x01(\x04R\n" +
 	"sampleSize\x12+\n" +
-	"\x11writable_accounts\x18\b \x03(\tR\x10writableAccounts\"\xd1\x01\n" +
+	"\x11writable_accounts\x18\b \x03(\tR\x10writableAccounts\x12)\n" +
+	"\x04tips\x18\t \x01(\v2\x15.solgate.v1.TipLevelsR\x04tips\"\xd1\x01\n" +
 	"\x11PriorityFeeLevels\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x04R\x03low\x12\x16\n" +
 	"\x06medium\x18\x02 \x01(\x04R\x06medium\x12\x12\n" +
@@ -638,6 +963,21 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\vPriorityFee\x121\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x19.solgate.v1.PriorityLevelH\x00R\x05level\x12'\n" +
 	"\x0emicro_lamports\x18\x02 \x01(\x04H\x00R\rmicroLamportsB\b\n" +
+	"\x06choice\"\xf0\x01\n" +
+	"\tTipLevels\x12\x10\n" +
+	"\x03p25\x18\x01 \x01(\x04R\x03p25\x12\x10\n" +
+	"\x03p50\x18\x02 \x01(\x04R\x03p50\x12\x10\n" +
+	"\x03p75\x18\x03 \x01(\x04R\x03p75\x12\x10\n" +
+	"\x03p95\x18\x04 \x01(\x04R\x03p95\x12\x10\n" +
+	"\x03p99\x18\x05 \x01(\x04R\x03p99\x12-\n" +
+	"\x06source\x18\x06 \x01(\x0e2\x15.solgate.v1.TipSourceR\x06source\x12\x1f\n" +
+	"\vsample_size\x18\a \x01(\x04R\n" +
+	"sampleSize\x129\n" +
+	"\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"[\n" +
+	"\x03Tip\x12,\n" +
+	"\x05level\x18\x01 \x01(\x0e2\x14.solgate.v1.TipLevelH\x00R\x05level\x12\x1c\n" +
+	"\blamports\x18\x02 \x01(\x04H\x00R\blamportsB\b\n" +
 	"\x06choice*~\n" +
 	"\tFeeSource\x12\x1a\n" +
 	"\x16FEE_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n" +
@@ -649,7 +989,18 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\x13PRIORITY_LEVEL_AUTO\x10\x01\x12\x16\n" +
 	"\x12PRIORITY_LEVEL_LOW\x10\x02\x12\x19\n" +
 	"\x15PRIORITY_LEVEL_MEDIUM\x10\x03\x12\x17\n" +
-	"\x13PRIORITY_LEVEL_HIGH\x10\x04B\x9f\x01\n" +
+	"\x13PRIORITY_LEVEL_HIGH\x10\x04*[\n" +
+	"\tTipSource\x12\x1a\n" +
+	"\x16TIP_SOURCE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17TIP_SOURCE_BLOCK_ENGINE\x10\x01\x12\x15\n" +
+	"\x11TIP_SOURCE_BLOCKS\x10\x02*\x84\x01\n" +
+	"\bTipLevel\x12\x19\n" +
+	"\x15TIP_LEVEL_UNSPECIFIED\x10\x00\x12\x11\n" +
+	"\rTIP_LEVEL_P25\x10\x01\x12\x11\n" +
+	"\rTIP_LEVEL_P50\x10\x02\x12\x11\n" +
+	"\rTIP_LEVEL_P75\x10\x03\x12\x11\n" +
+	"\rTIP_LEVEL_P95\x10\x04\x12\x11\n" +
+	"\rTIP_LEVEL_P99\x10\x05B\x9f\x01\n" +
 	"\x0ecom.solgate.v1B\bFeeProtoP\x01Z:github.com/solgate/solgate/clients/go/solgate/v1;solgatev1\xa2\x02\x03SXX\xaa\x02\n" +
 	"Solgate.V1\xca\x02\n" +
 	"Solgate\\V1\xe2\x02\x16Solgate\\V1\\GPBMetadata\xea\x02\vSolgate::V1b\x06proto3"
@@ -666,30 +1017,38 @@ func file_solgate_v1_fee_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_fee_proto_rawDescData
 }
 
-var file_solgate_v1_fee_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_solgate_v1_fee_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_solgate_v1_fee_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_solgate_v1_fee_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_solgate_v1_fee_proto_goTypes = []any{
 	(FeeSource)(0),                // 0: solgate.v1.FeeSource
 	(PriorityLevel)(0),            // 1: solgate.v1.PriorityLevel
-	(*FeeEstimate)(nil),           // 2: solgate.v1.FeeEstimate
-	(*PriorityFeeLevels)(nil),     // 3: solgate.v1.PriorityFeeLevels
-	(*LandingOdds)(nil),           // 4: solgate.v1.LandingOdds
-	(*BaseFee)(nil),               // 5: solgate.v1.BaseFee
-	(*PriorityFee)(nil),           // 6: solgate.v1.PriorityFee
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(TipSource)(0),                // 2: solgate.v1.TipSource
+	(TipLevel)(0),                 // 3: solgate.v1.TipLevel
+	(*FeeEstimate)(nil),           // 4: solgate.v1.FeeEstimate
+	(*PriorityFeeLevels)(nil),     // 5: solgate.v1.PriorityFeeLevels
+	(*LandingOdds)(nil),           // 6: solgate.v1.LandingOdds
+	(*BaseFee)(nil),               // 7: solgate.v1.BaseFee
+	(*PriorityFee)(nil),           // 8: solgate.v1.PriorityFee
+	(*TipLevels)(nil),             // 9: solgate.v1.TipLevels
+	(*Tip)(nil),                   // 10: solgate.v1.Tip
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
 }
 var file_solgate_v1_fee_proto_depIdxs = []int32{
-	3, // 0: solgate.v1.FeeEstimate.priority:type_name -> solgate.v1.PriorityFeeLevels
-	5, // 1: solgate.v1.FeeEstimate.base_fee:type_name -> solgate.v1.BaseFee
-	7, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
-	0, // 3: solgate.v1.FeeEstimate.source:type_name -> solgate.v1.FeeSource
-	4, // 4: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
-	1, // 5: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	5,  // 0: solgate.v1.FeeEstimate.priority:type_name -> solgate.v1.PriorityFeeLevels
+	7,  // 1: solgate.v1.FeeEstimate.base_fee:type_name -> solgate.v1.BaseFee
+	11, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
+	0,  // 3: solgate.v1.FeeEstimate.source:type_name -> solgate.v1.FeeSource
+	9,  // 4: solgate.v1.FeeEstimate.tips:type_name -> solgate.v1.TipLevels
+	6,  // 5: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
+	1,  // 6: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
+	2,  // 7: solgate.v1.TipLevels.source:type_name -> solgate.v1.TipSource
+	11, // 8: solgate.v1.TipLevels.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 9: solgate.v1.Tip.level:type_name -> solgate.v1.TipLevel
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_fee_proto_init() }
@@ -701,13 +1060,17 @@ func file_solgate_v1_fee_proto_init() {
 		(*PriorityFee_Level)(nil),
 		(*PriorityFee_MicroLamports)(nil),
 	}
+	file_solgate_v1_fee_proto_msgTypes[6].OneofWrappers = []any{
+		(*Tip_Level)(nil),
+		(*Tip_Lamports)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_fee_proto_rawDesc), len(file_solgate_v1_fee_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   5,
+			NumEnums:      4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

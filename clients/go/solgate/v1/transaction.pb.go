@@ -88,6 +88,82 @@ func (TransactionStatus) EnumDescriptor() ([]byte, []int) {
 	return file_solgate_v1_transaction_proto_rawDescGZIP(), []int{0}
 }
 
+// Where a Jito bundle stands: first as the block engine says (`getInflightBundleStatuses`: Pending, Landed,
+// Failed, Invalid), then as its transactions do on the chain (confirmed, finalized). FAILED, INVALID, EXPIRED
+// and FINALIZED are final; the first three mean the bundle will never land, and `reason` says why.
+type BundleStatus int32
+
+const (
+	// Not known.
+	BundleStatus_BUNDLE_STATUS_UNSPECIFIED BundleStatus = 0
+	// Forwarded whole to the block engine, which holds it; not yet in a block (Jito's Pending).
+	BundleStatus_BUNDLE_STATUS_PENDING BundleStatus = 1
+	// In a block (Jito's Landed), all its transactions in order; not yet confirmed.
+	BundleStatus_BUNDLE_STATUS_LANDED BundleStatus = 2
+	// Every transaction of the bundle is in a confirmed block.
+	BundleStatus_BUNDLE_STATUS_CONFIRMED BundleStatus = 3
+	// Every transaction of the bundle is in a finalized block.
+	BundleStatus_BUNDLE_STATUS_FINALIZED BundleStatus = 4
+	// It will never land: the block engine said Failed (a transaction failed when the bundle ran, so none was
+	// kept), or a transaction failed on the chain. `reason` says why.
+	BundleStatus_BUNDLE_STATUS_FAILED BundleStatus = 5
+	// It will never land: the block engine does not hold it (Jito's Invalid: dropped, or never received).
+	BundleStatus_BUNDLE_STATUS_INVALID BundleStatus = 6
+	// It will never land: a blockhash of its transactions lapsed before it was in a block.
+	BundleStatus_BUNDLE_STATUS_EXPIRED BundleStatus = 7
+)
+
+// Enum value maps for BundleStatus.
+var (
+	BundleStatus_name = map[int32]string{
+		0: "BUNDLE_STATUS_UNSPECIFIED",
+		1: "BUNDLE_STATUS_PENDING",
+		2: "BUNDLE_STATUS_LANDED",
+		3: "BUNDLE_STATUS_CONFIRMED",
+		4: "BUNDLE_STATUS_FINALIZED",
+		5: "BUNDLE_STATUS_FAILED",
+		6: "BUNDLE_STATUS_INVALID",
+		7: "BUNDLE_STATUS_EXPIRED",
+	}
+	BundleStatus_value = map[string]int32{
+		"BUNDLE_STATUS_UNSPECIFIED": 0,
+		"BUNDLE_STATUS_PENDING":     1,
+		"BUNDLE_STATUS_LANDED":      2,
+		"BUNDLE_STATUS_CONFIRMED":   3,
+		"BUNDLE_STATUS_FINALIZED":   4,
+		"BUNDLE_STATUS_FAILED":      5,
+		"BUNDLE_STATUS_INVALID":     6,
+		"BUNDLE_STATUS_EXPIRED":     7,
+	}
+)
+
+func (x BundleStatus) Enum() *BundleStatus {
+	p := new(BundleStatus)
+	*p = x
+	return p
+}
+
+func (x BundleStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BundleStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_solgate_v1_transaction_proto_enumTypes[1].Descriptor()
+}
+
+func (BundleStatus) Type() protoreflect.EnumType {
+	return &file_solgate_v1_transaction_proto_enumTypes[1]
+}
+
+func (x BundleStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BundleStatus.Descriptor instead.
+func (BundleStatus) EnumDescriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_proto_rawDescGZIP(), []int{1}
+}
+
 // An amount of lamports with its value in SOL.
 type Lamports struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -519,6 +595,124 @@ func (x *SendResult) GetLastValidBlockHeight() uint64 {
 	return 0
 }
 
+// The state of one Jito bundle.
+type BundleStatusRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bundle id: SHA-256 of its transactions' first signatures (base58, joined by commas), as lowercase hex.
+	BundleId string `protobuf:"bytes,1,opt,name=bundle_id,json=bundleId,proto3" json:"bundle_id,omitempty"`
+	// Where it stands.
+	Status BundleStatus `protobuf:"varint,2,opt,name=status,proto3,enum=solgate.v1.BundleStatus" json:"status,omitempty"`
+	// The block engine's own word, when it was asked: `Pending`, `Landed`, `Failed` or `Invalid`; empty otherwise.
+	EngineStatus string `protobuf:"bytes,3,opt,name=engine_status,json=engineStatus,proto3" json:"engine_status,omitempty"`
+	// Why it will never land (FAILED, INVALID, EXPIRED): the block engine's reason, or Solgate's; empty otherwise.
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The slot of the block that holds it; absent until it is in one.
+	Slot *uint64 `protobuf:"varint,5,opt,name=slot,proto3,oneof" json:"slot,omitempty"`
+	// Its transactions' first signatures (base58), in bundle order; empty for a bundle not sent through this server.
+	Signatures []string `protobuf:"bytes,6,rep,name=signatures,proto3" json:"signatures,omitempty"`
+	// Its transactions' own records, in bundle order, once the bundle is in a block; empty before.
+	Transactions []*TransactionStatusRecord `protobuf:"bytes,7,rep,name=transactions,proto3" json:"transactions,omitempty"`
+	// The last block height at which all its blockhashes are valid, when Solgate knows it.
+	LastValidBlockHeight *uint64 `protobuf:"varint,8,opt,name=last_valid_block_height,json=lastValidBlockHeight,proto3,oneof" json:"last_valid_block_height,omitempty"`
+	// When this record was read.
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BundleStatusRecord) Reset() {
+	*x = BundleStatusRecord{}
+	mi := &file_solgate_v1_transaction_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BundleStatusRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BundleStatusRecord) ProtoMessage() {}
+
+func (x *BundleStatusRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BundleStatusRecord.ProtoReflect.Descriptor instead.
+func (*BundleStatusRecord) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *BundleStatusRecord) GetBundleId() string {
+	if x != nil {
+		return x.BundleId
+	}
+	return ""
+}
+
+func (x *BundleStatusRecord) GetStatus() BundleStatus {
+	if x != nil {
+		return x.Status
+	}
+	return BundleStatus_BUNDLE_STATUS_UNSPECIFIED
+}
+
+func (x *BundleStatusRecord) GetEngineStatus() string {
+	if x != nil {
+		return x.EngineStatus
+	}
+	return ""
+}
+
+func (x *BundleStatusRecord) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *BundleStatusRecord) GetSlot() uint64 {
+	if x != nil && x.Slot != nil {
+		return *x.Slot
+	}
+	return 0
+}
+
+func (x *BundleStatusRecord) GetSignatures() []string {
+	if x != nil {
+		return x.Signatures
+	}
+	return nil
+}
+
+func (x *BundleStatusRecord) GetTransactions() []*TransactionStatusRecord {
+	if x != nil {
+		return x.Transactions
+	}
+	return nil
+}
+
+func (x *BundleStatusRecord) GetLastValidBlockHeight() uint64 {
+	if x != nil && x.LastValidBlockHeight != nil {
+		return *x.LastValidBlockHeight
+	}
+	return 0
+}
+
+func (x *BundleStatusRecord) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
 var File_solgate_v1_transaction_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_transaction_proto_rawDesc = "" +
@@ -565,14 +759,38 @@ const file_solgate_v1_transaction_proto_rawDesc = "" +
 	"\x1crequested_compute_unit_price\x18\a \x01(\x04H\x01R\x19requestedComputeUnitPrice\x88\x01\x01\x125\n" +
 	"\x17last_valid_block_height\x18\b \x01(\x04R\x14lastValidBlockHeightB\a\n" +
 	"\x05_slotB\x1f\n" +
-	"\x1d_requested_compute_unit_price*\xdc\x01\n" +
+	"\x1d_requested_compute_unit_price\"\xbe\x03\n" +
+	"\x12BundleStatusRecord\x12\x1b\n" +
+	"\tbundle_id\x18\x01 \x01(\tR\bbundleId\x120\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x18.solgate.v1.BundleStatusR\x06status\x12#\n" +
+	"\rengine_status\x18\x03 \x01(\tR\fengineStatus\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x17\n" +
+	"\x04slot\x18\x05 \x01(\x04H\x00R\x04slot\x88\x01\x01\x12\x1e\n" +
+	"\n" +
+	"signatures\x18\x06 \x03(\tR\n" +
+	"signatures\x12G\n" +
+	"\ftransactions\x18\a \x03(\v2#.solgate.v1.TransactionStatusRecordR\ftransactions\x12:\n" +
+	"\x17last_valid_block_height\x18\b \x01(\x04H\x01R\x14lastValidBlockHeight\x88\x01\x01\x129\n" +
+	"\n" +
+	"updated_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\a\n" +
+	"\x05_slotB\x1a\n" +
+	"\x18_last_valid_block_height*\xdc\x01\n" +
 	"\x11TransactionStatus\x12\"\n" +
 	"\x1eTRANSACTION_STATUS_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cTRANSACTION_STATUS_SUBMITTED\x10\x01\x12 \n" +
 	"\x1cTRANSACTION_STATUS_CONFIRMED\x10\x02\x12 \n" +
 	"\x1cTRANSACTION_STATUS_FINALIZED\x10\x03\x12\x1d\n" +
 	"\x19TRANSACTION_STATUS_FAILED\x10\x04\x12\x1e\n" +
-	"\x1aTRANSACTION_STATUS_EXPIRED\x10\x05B\xa7\x01\n" +
+	"\x1aTRANSACTION_STATUS_EXPIRED\x10\x05*\xec\x01\n" +
+	"\fBundleStatus\x12\x1d\n" +
+	"\x19BUNDLE_STATUS_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15BUNDLE_STATUS_PENDING\x10\x01\x12\x18\n" +
+	"\x14BUNDLE_STATUS_LANDED\x10\x02\x12\x1b\n" +
+	"\x17BUNDLE_STATUS_CONFIRMED\x10\x03\x12\x1b\n" +
+	"\x17BUNDLE_STATUS_FINALIZED\x10\x04\x12\x18\n" +
+	"\x14BUNDLE_STATUS_FAILED\x10\x05\x12\x19\n" +
+	"\x15BUNDLE_STATUS_INVALID\x10\x06\x12\x19\n" +
+	"\x15BUNDLE_STATUS_EXPIRED\x10\aB\xa7\x01\n" +
 	"\x0ecom.solgate.v1B\x10TransactionProtoP\x01Z:github.com/solgate/solgate/clients/go/solgate/v1;solgatev1\xa2\x02\x03SXX\xaa\x02\n" +
 	"Solgate.V1\xca\x02\n" +
 	"Solgate\\V1\xe2\x02\x16Solgate\\V1\\GPBMetadata\xea\x02\vSolgate::V1b\x06proto3"
@@ -589,33 +807,38 @@ func file_solgate_v1_transaction_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_transaction_proto_rawDescData
 }
 
-var file_solgate_v1_transaction_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_solgate_v1_transaction_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_solgate_v1_transaction_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_solgate_v1_transaction_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_solgate_v1_transaction_proto_goTypes = []any{
 	(TransactionStatus)(0),          // 0: solgate.v1.TransactionStatus
-	(*Lamports)(nil),                // 1: solgate.v1.Lamports
-	(*TransactionError)(nil),        // 2: solgate.v1.TransactionError
-	(*TransactionStatusRecord)(nil), // 3: solgate.v1.TransactionStatusRecord
-	(*WaitingReason)(nil),           // 4: solgate.v1.WaitingReason
-	(*SendResult)(nil),              // 5: solgate.v1.SendResult
-	(*structpb.Value)(nil),          // 6: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),   // 7: google.protobuf.Timestamp
+	(BundleStatus)(0),               // 1: solgate.v1.BundleStatus
+	(*Lamports)(nil),                // 2: solgate.v1.Lamports
+	(*TransactionError)(nil),        // 3: solgate.v1.TransactionError
+	(*TransactionStatusRecord)(nil), // 4: solgate.v1.TransactionStatusRecord
+	(*WaitingReason)(nil),           // 5: solgate.v1.WaitingReason
+	(*SendResult)(nil),              // 6: solgate.v1.SendResult
+	(*BundleStatusRecord)(nil),      // 7: solgate.v1.BundleStatusRecord
+	(*structpb.Value)(nil),          // 8: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),   // 9: google.protobuf.Timestamp
 }
 var file_solgate_v1_transaction_proto_depIdxs = []int32{
-	6, // 0: solgate.v1.TransactionError.raw:type_name -> google.protobuf.Value
-	0, // 1: solgate.v1.TransactionStatusRecord.status:type_name -> solgate.v1.TransactionStatus
-	2, // 2: solgate.v1.TransactionStatusRecord.error:type_name -> solgate.v1.TransactionError
-	1, // 3: solgate.v1.TransactionStatusRecord.fee:type_name -> solgate.v1.Lamports
-	7, // 4: solgate.v1.TransactionStatusRecord.updated_at:type_name -> google.protobuf.Timestamp
-	4, // 5: solgate.v1.TransactionStatusRecord.waiting:type_name -> solgate.v1.WaitingReason
-	0, // 6: solgate.v1.SendResult.status:type_name -> solgate.v1.TransactionStatus
-	1, // 7: solgate.v1.SendResult.fee:type_name -> solgate.v1.Lamports
-	2, // 8: solgate.v1.SendResult.error:type_name -> solgate.v1.TransactionError
-	9, // [9:9] is the sub-list for method output_type
-	9, // [9:9] is the sub-list for method input_type
-	9, // [9:9] is the sub-list for extension type_name
-	9, // [9:9] is the sub-list for extension extendee
-	0, // [0:9] is the sub-list for field type_name
+	8,  // 0: solgate.v1.TransactionError.raw:type_name -> google.protobuf.Value
+	0,  // 1: solgate.v1.TransactionStatusRecord.status:type_name -> solgate.v1.TransactionStatus
+	3,  // 2: solgate.v1.TransactionStatusRecord.error:type_name -> solgate.v1.TransactionError
+	2,  // 3: solgate.v1.TransactionStatusRecord.fee:type_name -> solgate.v1.Lamports
+	9,  // 4: solgate.v1.TransactionStatusRecord.updated_at:type_name -> google.protobuf.Timestamp
+	5,  // 5: solgate.v1.TransactionStatusRecord.waiting:type_name -> solgate.v1.WaitingReason
+	0,  // 6: solgate.v1.SendResult.status:type_name -> solgate.v1.TransactionStatus
+	2,  // 7: solgate.v1.SendResult.fee:type_name -> solgate.v1.Lamports
+	3,  // 8: solgate.v1.SendResult.error:type_name -> solgate.v1.TransactionError
+	1,  // 9: solgate.v1.BundleStatusRecord.status:type_name -> solgate.v1.BundleStatus
+	4,  // 10: solgate.v1.BundleStatusRecord.transactions:type_name -> solgate.v1.TransactionStatusRecord
+	9,  // 11: solgate.v1.BundleStatusRecord.updated_at:type_name -> google.protobuf.Timestamp
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_transaction_proto_init() }
@@ -626,13 +849,14 @@ func file_solgate_v1_transaction_proto_init() {
 	file_solgate_v1_transaction_proto_msgTypes[1].OneofWrappers = []any{}
 	file_solgate_v1_transaction_proto_msgTypes[2].OneofWrappers = []any{}
 	file_solgate_v1_transaction_proto_msgTypes[4].OneofWrappers = []any{}
+	file_solgate_v1_transaction_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_transaction_proto_rawDesc), len(file_solgate_v1_transaction_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   5,
+			NumEnums:      2,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

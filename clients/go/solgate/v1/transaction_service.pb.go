@@ -440,6 +440,351 @@ func (x *Heartbeat) GetSlot() uint64 {
 	return 0
 }
 
+// A Jito bundle to forward: run in order, all in one block, all or nothing.
+type SendBundleRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to send to; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The signed transactions in wire format, legacy or v0 (base64 in JSON), 1 to 5, in the order they are to run.
+	// Never changed by Solgate. One of them must tip a Jito tip account at least 1,000 lamports.
+	Transactions  [][]byte `protobuf:"bytes,2,rep,name=transactions,proto3" json:"transactions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendBundleRequest) Reset() {
+	*x = SendBundleRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendBundleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendBundleRequest) ProtoMessage() {}
+
+func (x *SendBundleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendBundleRequest.ProtoReflect.Descriptor instead.
+func (*SendBundleRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *SendBundleRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *SendBundleRequest) GetTransactions() [][]byte {
+	if x != nil {
+		return x.Transactions
+	}
+	return nil
+}
+
+// What the bundle send did.
+type SendBundleResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bundle's record as it stands right after the send (usually PENDING).
+	Bundle        *BundleStatusRecord `protobuf:"bytes,1,opt,name=bundle,proto3" json:"bundle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendBundleResponse) Reset() {
+	*x = SendBundleResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendBundleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendBundleResponse) ProtoMessage() {}
+
+func (x *SendBundleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendBundleResponse.ProtoReflect.Descriptor instead.
+func (*SendBundleResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *SendBundleResponse) GetBundle() *BundleStatusRecord {
+	if x != nil {
+		return x.Bundle
+	}
+	return nil
+}
+
+// Asks where a bundle stands.
+type GetBundleStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to read; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The bundle id (64 lowercase hex digits), as SendBundle answered it.
+	BundleId      string `protobuf:"bytes,2,opt,name=bundle_id,json=bundleId,proto3" json:"bundle_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBundleStatusRequest) Reset() {
+	*x = GetBundleStatusRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBundleStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBundleStatusRequest) ProtoMessage() {}
+
+func (x *GetBundleStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBundleStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetBundleStatusRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *GetBundleStatusRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *GetBundleStatusRequest) GetBundleId() string {
+	if x != nil {
+		return x.BundleId
+	}
+	return ""
+}
+
+// Where the bundle stands.
+type GetBundleStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record.
+	Bundle        *BundleStatusRecord `protobuf:"bytes,1,opt,name=bundle,proto3" json:"bundle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBundleStatusResponse) Reset() {
+	*x = GetBundleStatusResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBundleStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBundleStatusResponse) ProtoMessage() {}
+
+func (x *GetBundleStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBundleStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetBundleStatusResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *GetBundleStatusResponse) GetBundle() *BundleStatusRecord {
+	if x != nil {
+		return x.Bundle
+	}
+	return nil
+}
+
+// Asks to follow a bundle.
+type WatchBundleRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to read; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The bundle id (64 lowercase hex digits), as SendBundle answered it.
+	BundleId      string `protobuf:"bytes,2,opt,name=bundle_id,json=bundleId,proto3" json:"bundle_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchBundleRequest) Reset() {
+	*x = WatchBundleRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchBundleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchBundleRequest) ProtoMessage() {}
+
+func (x *WatchBundleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchBundleRequest.ProtoReflect.Descriptor instead.
+func (*WatchBundleRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *WatchBundleRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *WatchBundleRequest) GetBundleId() string {
+	if x != nil {
+		return x.BundleId
+	}
+	return ""
+}
+
+// One event of a bundle watch.
+type WatchBundleResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*WatchBundleResponse_Bundle
+	//	*WatchBundleResponse_Heartbeat
+	Event         isWatchBundleResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchBundleResponse) Reset() {
+	*x = WatchBundleResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchBundleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchBundleResponse) ProtoMessage() {}
+
+func (x *WatchBundleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchBundleResponse.ProtoReflect.Descriptor instead.
+func (*WatchBundleResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *WatchBundleResponse) GetEvent() isWatchBundleResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *WatchBundleResponse) GetBundle() *BundleStatusRecord {
+	if x != nil {
+		if x, ok := x.Event.(*WatchBundleResponse_Bundle); ok {
+			return x.Bundle
+		}
+	}
+	return nil
+}
+
+func (x *WatchBundleResponse) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		if x, ok := x.Event.(*WatchBundleResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isWatchBundleResponse_Event interface {
+	isWatchBundleResponse_Event()
+}
+
+type WatchBundleResponse_Bundle struct {
+	// The bundle's record, sent at once and after every change.
+	Bundle *BundleStatusRecord `protobuf:"bytes,1,opt,name=bundle,proto3,oneof"`
+}
+
+type WatchBundleResponse_Heartbeat struct {
+	// Sent while nothing changes, to keep the stream alive through proxies.
+	Heartbeat *Heartbeat `protobuf:"bytes,2,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*WatchBundleResponse_Bundle) isWatchBundleResponse_Event() {}
+
+func (*WatchBundleResponse_Heartbeat) isWatchBundleResponse_Event() {}
+
 // An unsigned draft to ready for signing.
 type PrepareTransactionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -451,13 +796,16 @@ type PrepareTransactionRequest struct {
 	PriorityFee *PriorityFee `protobuf:"bytes,3,opt,name=priority_fee,json=priorityFee,proto3" json:"priority_fee,omitempty"`
 	// Whether to replace compute-budget instructions the draft already has (default: keep them).
 	ReplaceComputeBudget bool `protobuf:"varint,4,opt,name=replace_compute_budget,json=replaceComputeBudget,proto3" json:"replace_compute_budget,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// A Jito tip to add: a System transfer from the fee payer to a random tip account of the chain's block engine,
+	// appended to the draft before it is simulated. Unset adds none. Needs a block engine (SOLGATE_JITO_URL).
+	Tip           *Tip `protobuf:"bytes,5,opt,name=tip,proto3" json:"tip,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PrepareTransactionRequest) Reset() {
 	*x = PrepareTransactionRequest{}
-	mi := &file_solgate_v1_transaction_service_proto_msgTypes[7]
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -469,7 +817,7 @@ func (x *PrepareTransactionRequest) String() string {
 func (*PrepareTransactionRequest) ProtoMessage() {}
 
 func (x *PrepareTransactionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_solgate_v1_transaction_service_proto_msgTypes[7]
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -482,7 +830,7 @@ func (x *PrepareTransactionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareTransactionRequest.ProtoReflect.Descriptor instead.
 func (*PrepareTransactionRequest) Descriptor() ([]byte, []int) {
-	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{7}
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PrepareTransactionRequest) GetChain() string {
@@ -513,6 +861,13 @@ func (x *PrepareTransactionRequest) GetReplaceComputeBudget() bool {
 	return false
 }
 
+func (x *PrepareTransactionRequest) GetTip() *Tip {
+	if x != nil {
+		return x.Tip
+	}
+	return nil
+}
+
 // The draft, ready to sign.
 type PrepareTransactionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -529,14 +884,16 @@ type PrepareTransactionResponse struct {
 	// The fee estimate the price was taken from.
 	Estimate *FeeEstimate `protobuf:"bytes,6,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	// The total fee the transaction will pay: base fee plus ceil(price * limit / 1e6).
-	ExpectedFee   *Lamports `protobuf:"bytes,7,opt,name=expected_fee,json=expectedFee,proto3" json:"expected_fee,omitempty"`
+	ExpectedFee *Lamports `protobuf:"bytes,7,opt,name=expected_fee,json=expectedFee,proto3" json:"expected_fee,omitempty"`
+	// The tip added, when one was asked for: exactly what the transfer pays and to whom.
+	Tip           *PreparedTip `protobuf:"bytes,8,opt,name=tip,proto3" json:"tip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PrepareTransactionResponse) Reset() {
 	*x = PrepareTransactionResponse{}
-	mi := &file_solgate_v1_transaction_service_proto_msgTypes[8]
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +905,7 @@ func (x *PrepareTransactionResponse) String() string {
 func (*PrepareTransactionResponse) ProtoMessage() {}
 
 func (x *PrepareTransactionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_solgate_v1_transaction_service_proto_msgTypes[8]
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +918,7 @@ func (x *PrepareTransactionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareTransactionResponse.ProtoReflect.Descriptor instead.
 func (*PrepareTransactionResponse) Descriptor() ([]byte, []int) {
-	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{8}
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PrepareTransactionResponse) GetTransaction() []byte {
@@ -613,6 +970,104 @@ func (x *PrepareTransactionResponse) GetExpectedFee() *Lamports {
 	return nil
 }
 
+func (x *PrepareTransactionResponse) GetTip() *PreparedTip {
+	if x != nil {
+		return x.Tip
+	}
+	return nil
+}
+
+// The tip PrepareTransaction added to a draft.
+type PreparedTip struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tip account the transfer pays (one of the block engine's `getTipAccounts`, chosen at random).
+	Account string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	// The lamports the transfer pays (not part of `expected_fee`).
+	Lamports uint64 `protobuf:"varint,2,opt,name=lamports,proto3" json:"lamports,omitempty"`
+	// The level the amount came from; `TIP_LEVEL_UNSPECIFIED` when the client gave lamports.
+	Level TipLevel `protobuf:"varint,3,opt,name=level,proto3,enum=solgate.v1.TipLevel" json:"level,omitempty"`
+	// What the level stood for before the ceiling, in lamports (equal to `lamports` unless clamped or raised).
+	LevelLamports uint64 `protobuf:"varint,4,opt,name=level_lamports,json=levelLamports,proto3" json:"level_lamports,omitempty"`
+	// Whether the level stood above the ceiling (SOLGATE_TIP_MAX_LAMPORTS) and was lowered to it.
+	Clamped bool `protobuf:"varint,5,opt,name=clamped,proto3" json:"clamped,omitempty"`
+	// Whether the level stood below Jito's 1,000-lamport minimum tip and was raised to it.
+	RaisedToMinimum bool `protobuf:"varint,6,opt,name=raised_to_minimum,json=raisedToMinimum,proto3" json:"raised_to_minimum,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PreparedTip) Reset() {
+	*x = PreparedTip{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreparedTip) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreparedTip) ProtoMessage() {}
+
+func (x *PreparedTip) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreparedTip.ProtoReflect.Descriptor instead.
+func (*PreparedTip) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PreparedTip) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
+func (x *PreparedTip) GetLamports() uint64 {
+	if x != nil {
+		return x.Lamports
+	}
+	return 0
+}
+
+func (x *PreparedTip) GetLevel() TipLevel {
+	if x != nil {
+		return x.Level
+	}
+	return TipLevel_TIP_LEVEL_UNSPECIFIED
+}
+
+func (x *PreparedTip) GetLevelLamports() uint64 {
+	if x != nil {
+		return x.LevelLamports
+	}
+	return 0
+}
+
+func (x *PreparedTip) GetClamped() bool {
+	if x != nil {
+		return x.Clamped
+	}
+	return false
+}
+
+func (x *PreparedTip) GetRaisedToMinimum() bool {
+	if x != nil {
+		return x.RaisedToMinimum
+	}
+	return false
+}
+
 var File_solgate_v1_transaction_service_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_transaction_service_proto_rawDesc = "" +
@@ -642,12 +1097,30 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\theartbeat\x18\x02 \x01(\v2\x15.solgate.v1.HeartbeatH\x00R\theartbeatB\a\n" +
 	"\x05event\"\x1f\n" +
 	"\tHeartbeat\x12\x12\n" +
-	"\x04slot\x18\x01 \x01(\x04R\x04slot\"\xd2\x01\n" +
+	"\x04slot\x18\x01 \x01(\x04R\x04slot\"c\n" +
+	"\x11SendBundleRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x128\n" +
+	"\ftransactions\x18\x02 \x03(\fB\x14\xbaH\x11\xc8\x01\x01\x92\x01\v\b\x01\x10\x05\"\x05z\x03\x18\xd0\tR\ftransactions\"L\n" +
+	"\x12SendBundleResponse\x126\n" +
+	"\x06bundle\x18\x01 \x01(\v2\x1e.solgate.v1.BundleStatusRecordR\x06bundle\"e\n" +
+	"\x16GetBundleStatusRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x125\n" +
+	"\tbundle_id\x18\x02 \x01(\tB\x18\xbaH\x15\xc8\x01\x01r\x102\x0e^[0-9a-f]{64}$R\bbundleId\"Q\n" +
+	"\x17GetBundleStatusResponse\x126\n" +
+	"\x06bundle\x18\x01 \x01(\v2\x1e.solgate.v1.BundleStatusRecordR\x06bundle\"a\n" +
+	"\x12WatchBundleRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x125\n" +
+	"\tbundle_id\x18\x02 \x01(\tB\x18\xbaH\x15\xc8\x01\x01r\x102\x0e^[0-9a-f]{64}$R\bbundleId\"\x8f\x01\n" +
+	"\x13WatchBundleResponse\x128\n" +
+	"\x06bundle\x18\x01 \x01(\v2\x1e.solgate.v1.BundleStatusRecordH\x00R\x06bundle\x125\n" +
+	"\theartbeat\x18\x02 \x01(\v2\x15.solgate.v1.HeartbeatH\x00R\theartbeatB\a\n" +
+	"\x05event\"\xf5\x01\n" +
 	"\x19PrepareTransactionRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12-\n" +
 	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\x12:\n" +
 	"\fpriority_fee\x18\x03 \x01(\v2\x17.solgate.v1.PriorityFeeR\vpriorityFee\x124\n" +
-	"\x16replace_compute_budget\x18\x04 \x01(\bR\x14replaceComputeBudget\"\xdd\x02\n" +
+	"\x16replace_compute_budget\x18\x04 \x01(\bR\x14replaceComputeBudget\x12!\n" +
+	"\x03tip\x18\x05 \x01(\v2\x0f.solgate.v1.TipR\x03tip\"\x88\x03\n" +
 	"\x1aPrepareTransactionResponse\x12 \n" +
 	"\vtransaction\x18\x01 \x01(\fR\vtransaction\x12\x1c\n" +
 	"\tblockhash\x18\x02 \x01(\tR\tblockhash\x125\n" +
@@ -655,12 +1128,24 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\x12compute_unit_limit\x18\x04 \x01(\rR\x10computeUnitLimit\x12,\n" +
 	"\x12compute_unit_price\x18\x05 \x01(\x04R\x10computeUnitPrice\x123\n" +
 	"\bestimate\x18\x06 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\x127\n" +
-	"\fexpected_fee\x18\a \x01(\v2\x14.solgate.v1.LamportsR\vexpectedFee2\xbc\x04\n" +
+	"\fexpected_fee\x18\a \x01(\v2\x14.solgate.v1.LamportsR\vexpectedFee\x12)\n" +
+	"\x03tip\x18\b \x01(\v2\x17.solgate.v1.PreparedTipR\x03tip\"\xdc\x01\n" +
+	"\vPreparedTip\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
+	"\blamports\x18\x02 \x01(\x04R\blamports\x12*\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x14.solgate.v1.TipLevelR\x05level\x12%\n" +
+	"\x0elevel_lamports\x18\x04 \x01(\x04R\rlevelLamports\x12\x18\n" +
+	"\aclamped\x18\x05 \x01(\bR\aclamped\x12*\n" +
+	"\x11raised_to_minimum\x18\x06 \x01(\bR\x0fraisedToMinimum2\x99\a\n" +
 	"\x12TransactionService\x12\x8c\x01\n" +
 	"\x0fSendTransaction\x12\".solgate.v1.SendTransactionRequest\x1a#.solgate.v1.SendTransactionResponse\"0\x82\xd3\xe4\x93\x02*:\x01*b\x06result\"\x1d/v1/{chain}/transactions/send\x12\xa9\x01\n" +
 	"\x14GetTransactionStatus\x12'.solgate.v1.GetTransactionStatusRequest\x1a(.solgate.v1.GetTransactionStatusResponse\">\x82\xd3\xe4\x93\x025b\x06record\x12+/v1/{chain}/transactions/{signature}/status\x90\x02\x01\x12U\n" +
 	"\vWatchStatus\x12\x1e.solgate.v1.WatchStatusRequest\x1a\x1f.solgate.v1.WatchStatusResponse\"\x03\x90\x02\x010\x01\x12\x93\x01\n" +
-	"\x12PrepareTransaction\x12%.solgate.v1.PrepareTransactionRequest\x1a&.solgate.v1.PrepareTransactionResponse\".\x82\xd3\xe4\x93\x02%:\x01*\" /v1/{chain}/transactions/prepare\x90\x02\x01B\xae\x01\n" +
+	"\x12PrepareTransaction\x12%.solgate.v1.PrepareTransactionRequest\x1a&.solgate.v1.PrepareTransactionResponse\".\x82\xd3\xe4\x93\x02%:\x01*\" /v1/{chain}/transactions/prepare\x90\x02\x01\x12s\n" +
+	"\n" +
+	"SendBundle\x12\x1d.solgate.v1.SendBundleRequest\x1a\x1e.solgate.v1.SendBundleResponse\"&\x82\xd3\xe4\x93\x02 :\x01*b\x06bundle\"\x13/v1/{chain}/bundles\x12\x8e\x01\n" +
+	"\x0fGetBundleStatus\x12\".solgate.v1.GetBundleStatusRequest\x1a#.solgate.v1.GetBundleStatusResponse\"2\x82\xd3\xe4\x93\x02)b\x06bundle\x12\x1f/v1/{chain}/bundles/{bundle_id}\x90\x02\x01\x12U\n" +
+	"\vWatchBundle\x12\x1e.solgate.v1.WatchBundleRequest\x1a\x1f.solgate.v1.WatchBundleResponse\"\x03\x90\x02\x010\x01B\xae\x01\n" +
 	"\x0ecom.solgate.v1B\x17TransactionServiceProtoP\x01Z:github.com/solgate/solgate/clients/go/solgate/v1;solgatev1\xa2\x02\x03SXX\xaa\x02\n" +
 	"Solgate.V1\xca\x02\n" +
 	"Solgate\\V1\xe2\x02\x16Solgate\\V1\\GPBMetadata\xea\x02\vSolgate::V1b\x06proto3"
@@ -677,7 +1162,7 @@ func file_solgate_v1_transaction_service_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_transaction_service_proto_rawDescData
 }
 
-var file_solgate_v1_transaction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_solgate_v1_transaction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_solgate_v1_transaction_service_proto_goTypes = []any{
 	(*SendTransactionRequest)(nil),       // 0: solgate.v1.SendTransactionRequest
 	(*SendTransactionResponse)(nil),      // 1: solgate.v1.SendTransactionResponse
@@ -686,36 +1171,59 @@ var file_solgate_v1_transaction_service_proto_goTypes = []any{
 	(*WatchStatusRequest)(nil),           // 4: solgate.v1.WatchStatusRequest
 	(*WatchStatusResponse)(nil),          // 5: solgate.v1.WatchStatusResponse
 	(*Heartbeat)(nil),                    // 6: solgate.v1.Heartbeat
-	(*PrepareTransactionRequest)(nil),    // 7: solgate.v1.PrepareTransactionRequest
-	(*PrepareTransactionResponse)(nil),   // 8: solgate.v1.PrepareTransactionResponse
-	(*PriorityFee)(nil),                  // 9: solgate.v1.PriorityFee
-	(*SendResult)(nil),                   // 10: solgate.v1.SendResult
-	(*TransactionStatusRecord)(nil),      // 11: solgate.v1.TransactionStatusRecord
-	(*FeeEstimate)(nil),                  // 12: solgate.v1.FeeEstimate
-	(*Lamports)(nil),                     // 13: solgate.v1.Lamports
+	(*SendBundleRequest)(nil),            // 7: solgate.v1.SendBundleRequest
+	(*SendBundleResponse)(nil),           // 8: solgate.v1.SendBundleResponse
+	(*GetBundleStatusRequest)(nil),       // 9: solgate.v1.GetBundleStatusRequest
+	(*GetBundleStatusResponse)(nil),      // 10: solgate.v1.GetBundleStatusResponse
+	(*WatchBundleRequest)(nil),           // 11: solgate.v1.WatchBundleRequest
+	(*WatchBundleResponse)(nil),          // 12: solgate.v1.WatchBundleResponse
+	(*PrepareTransactionRequest)(nil),    // 13: solgate.v1.PrepareTransactionRequest
+	(*PrepareTransactionResponse)(nil),   // 14: solgate.v1.PrepareTransactionResponse
+	(*PreparedTip)(nil),                  // 15: solgate.v1.PreparedTip
+	(*PriorityFee)(nil),                  // 16: solgate.v1.PriorityFee
+	(*SendResult)(nil),                   // 17: solgate.v1.SendResult
+	(*TransactionStatusRecord)(nil),      // 18: solgate.v1.TransactionStatusRecord
+	(*BundleStatusRecord)(nil),           // 19: solgate.v1.BundleStatusRecord
+	(*Tip)(nil),                          // 20: solgate.v1.Tip
+	(*FeeEstimate)(nil),                  // 21: solgate.v1.FeeEstimate
+	(*Lamports)(nil),                     // 22: solgate.v1.Lamports
+	(TipLevel)(0),                        // 23: solgate.v1.TipLevel
 }
 var file_solgate_v1_transaction_service_proto_depIdxs = []int32{
-	9,  // 0: solgate.v1.SendTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
-	10, // 1: solgate.v1.SendTransactionResponse.result:type_name -> solgate.v1.SendResult
-	11, // 2: solgate.v1.GetTransactionStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
-	11, // 3: solgate.v1.WatchStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
+	16, // 0: solgate.v1.SendTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
+	17, // 1: solgate.v1.SendTransactionResponse.result:type_name -> solgate.v1.SendResult
+	18, // 2: solgate.v1.GetTransactionStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
+	18, // 3: solgate.v1.WatchStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
 	6,  // 4: solgate.v1.WatchStatusResponse.heartbeat:type_name -> solgate.v1.Heartbeat
-	9,  // 5: solgate.v1.PrepareTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
-	12, // 6: solgate.v1.PrepareTransactionResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	13, // 7: solgate.v1.PrepareTransactionResponse.expected_fee:type_name -> solgate.v1.Lamports
-	0,  // 8: solgate.v1.TransactionService.SendTransaction:input_type -> solgate.v1.SendTransactionRequest
-	2,  // 9: solgate.v1.TransactionService.GetTransactionStatus:input_type -> solgate.v1.GetTransactionStatusRequest
-	4,  // 10: solgate.v1.TransactionService.WatchStatus:input_type -> solgate.v1.WatchStatusRequest
-	7,  // 11: solgate.v1.TransactionService.PrepareTransaction:input_type -> solgate.v1.PrepareTransactionRequest
-	1,  // 12: solgate.v1.TransactionService.SendTransaction:output_type -> solgate.v1.SendTransactionResponse
-	3,  // 13: solgate.v1.TransactionService.GetTransactionStatus:output_type -> solgate.v1.GetTransactionStatusResponse
-	5,  // 14: solgate.v1.TransactionService.WatchStatus:output_type -> solgate.v1.WatchStatusResponse
-	8,  // 15: solgate.v1.TransactionService.PrepareTransaction:output_type -> solgate.v1.PrepareTransactionResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	19, // 5: solgate.v1.SendBundleResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
+	19, // 6: solgate.v1.GetBundleStatusResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
+	19, // 7: solgate.v1.WatchBundleResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
+	6,  // 8: solgate.v1.WatchBundleResponse.heartbeat:type_name -> solgate.v1.Heartbeat
+	16, // 9: solgate.v1.PrepareTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
+	20, // 10: solgate.v1.PrepareTransactionRequest.tip:type_name -> solgate.v1.Tip
+	21, // 11: solgate.v1.PrepareTransactionResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	22, // 12: solgate.v1.PrepareTransactionResponse.expected_fee:type_name -> solgate.v1.Lamports
+	15, // 13: solgate.v1.PrepareTransactionResponse.tip:type_name -> solgate.v1.PreparedTip
+	23, // 14: solgate.v1.PreparedTip.level:type_name -> solgate.v1.TipLevel
+	0,  // 15: solgate.v1.TransactionService.SendTransaction:input_type -> solgate.v1.SendTransactionRequest
+	2,  // 16: solgate.v1.TransactionService.GetTransactionStatus:input_type -> solgate.v1.GetTransactionStatusRequest
+	4,  // 17: solgate.v1.TransactionService.WatchStatus:input_type -> solgate.v1.WatchStatusRequest
+	13, // 18: solgate.v1.TransactionService.PrepareTransaction:input_type -> solgate.v1.PrepareTransactionRequest
+	7,  // 19: solgate.v1.TransactionService.SendBundle:input_type -> solgate.v1.SendBundleRequest
+	9,  // 20: solgate.v1.TransactionService.GetBundleStatus:input_type -> solgate.v1.GetBundleStatusRequest
+	11, // 21: solgate.v1.TransactionService.WatchBundle:input_type -> solgate.v1.WatchBundleRequest
+	1,  // 22: solgate.v1.TransactionService.SendTransaction:output_type -> solgate.v1.SendTransactionResponse
+	3,  // 23: solgate.v1.TransactionService.GetTransactionStatus:output_type -> solgate.v1.GetTransactionStatusResponse
+	5,  // 24: solgate.v1.TransactionService.WatchStatus:output_type -> solgate.v1.WatchStatusResponse
+	14, // 25: solgate.v1.TransactionService.PrepareTransaction:output_type -> solgate.v1.PrepareTransactionResponse
+	8,  // 26: solgate.v1.TransactionService.SendBundle:output_type -> solgate.v1.SendBundleResponse
+	10, // 27: solgate.v1.TransactionService.GetBundleStatus:output_type -> solgate.v1.GetBundleStatusResponse
+	12, // 28: solgate.v1.TransactionService.WatchBundle:output_type -> solgate.v1.WatchBundleResponse
+	22, // [22:29] is the sub-list for method output_type
+	15, // [15:22] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_transaction_service_proto_init() }
@@ -730,13 +1238,17 @@ func file_solgate_v1_transaction_service_proto_init() {
 		(*WatchStatusResponse_Record)(nil),
 		(*WatchStatusResponse_Heartbeat)(nil),
 	}
+	file_solgate_v1_transaction_service_proto_msgTypes[12].OneofWrappers = []any{
+		(*WatchBundleResponse_Bundle)(nil),
+		(*WatchBundleResponse_Heartbeat)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_transaction_service_proto_rawDesc), len(file_solgate_v1_transaction_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

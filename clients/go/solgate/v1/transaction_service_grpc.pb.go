@@ -23,6 +23,9 @@ const (
 	TransactionService_GetTransactionStatus_FullMethodName = "/solgate.v1.TransactionService/GetTransactionStatus"
 	TransactionService_WatchStatus_FullMethodName          = "/solgate.v1.TransactionService/WatchStatus"
 	TransactionService_PrepareTransaction_FullMethodName   = "/solgate.v1.TransactionService/PrepareTransaction"
+	TransactionService_SendBundle_FullMethodName           = "/solgate.v1.TransactionService/SendBundle"
+	TransactionService_GetBundleStatus_FullMethodName      = "/solgate.v1.TransactionService/GetBundleStatus"
+	TransactionService_WatchBundle_FullMethodName          = "/solgate.v1.TransactionService/WatchBundle"
 )
 
 // TransactionServiceClient is the client API for TransactionService service.
@@ -39,6 +42,14 @@ type TransactionServiceClient interface {
 	WatchStatus(ctx context.Context, in *WatchStatusRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchStatusResponse], error)
 	// Readies an unsigned draft for signing: compute budget from a simulation and the fee market, and a fresh blockhash.
 	PrepareTransaction(ctx context.Context, in *PrepareTransactionRequest, opts ...grpc.CallOption) (*PrepareTransactionResponse, error)
+	// Checks a Jito bundle of 1 to 5 signed transactions (decoded and verified, no duplicates, fresh blockhashes, a
+	// tip of at least 1,000 lamports to a tip account named in the message) and forwards it whole to the chain's
+	// block engine in one call; answers at once with its id and status. Nothing is forwarded unless every check passes.
+	SendBundle(ctx context.Context, in *SendBundleRequest, opts ...grpc.CallOption) (*SendBundleResponse, error)
+	// Returns where a bundle stands: the block engine's status, then its transactions' own.
+	GetBundleStatus(ctx context.Context, in *GetBundleStatusRequest, opts ...grpc.CallOption) (*GetBundleStatusResponse, error)
+	// Streams a bundle's status: the current record at once, then every change, until it is final.
+	WatchBundle(ctx context.Context, in *WatchBundleRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBundleResponse], error)
 }
 
 type transactionServiceClient struct {
@@ -98,6 +109,45 @@ func (c *transactionServiceClient) PrepareTransaction(ctx context.Context, in *P
 	return out, nil
 }
 
+func (c *transactionServiceClient) SendBundle(ctx context.Context, in *SendBundleRequest, opts ...grpc.CallOption) (*SendBundleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendBundleResponse)
+	err := c.cc.Invoke(ctx, TransactionService_SendBundle_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transactionServiceClient) GetBundleStatus(ctx context.Context, in *GetBundleStatusRequest, opts ...grpc.CallOption) (*GetBundleStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBundleStatusResponse)
+	err := c.cc.Invoke(ctx, TransactionService_GetBundleStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transactionServiceClient) WatchBundle(ctx context.Context, in *WatchBundleRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBundleResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &TransactionService_ServiceDesc.Streams[1], TransactionService_WatchBundle_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchBundleRequest, WatchBundleResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TransactionService_WatchBundleClient = grpc.ServerStreamingClient[WatchBundleResponse]
+
 // TransactionServiceServer is the server API for TransactionService service.
 // All implementations must embed UnimplementedTransactionServiceServer
 // for forward compatibility.
@@ -112,6 +162,14 @@ type TransactionServiceServer interface {
 	WatchStatus(*WatchStatusRequest, grpc.ServerStreamingServer[WatchStatusResponse]) error
 	// Readies an unsigned draft for signing: compute budget from a simulation and the fee market, and a fresh blockhash.
 	PrepareTransaction(context.Context, *PrepareTransactionRequest) (*PrepareTransactionResponse, error)
+	// Checks a Jito bundle of 1 to 5 signed transactions (decoded and verified, no duplicates, fresh blockhashes, a
+	// tip of at least 1,000 lamports to a tip account named in the message) and forwards it whole to the chain's
+	// block engine in one call; answers at once with its id and status. Nothing is forwarded unless every check passes.
+	SendBundle(context.Context, *SendBundleRequest) (*SendBundleResponse, error)
+	// Returns where a bundle stands: the block engine's status, then its transactions' own.
+	GetBundleStatus(context.Context, *GetBundleStatusRequest) (*GetBundleStatusResponse, error)
+	// Streams a bundle's status: the current record at once, then every change, until it is final.
+	WatchBundle(*WatchBundleRequest, grpc.ServerStreamingServer[WatchBundleResponse]) error
 	mustEmbedUnimplementedTransactionServiceServer()
 }
 
@@ -133,6 +191,15 @@ func (UnimplementedTransactionServiceServer) WatchStatus(*WatchStatusRequest, gr
 }
 func (UnimplementedTransactionServiceServer) PrepareTransaction(context.Context, *PrepareTransactionRequest) (*PrepareTransactionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PrepareTransaction not implemented")
+}
+func (UnimplementedTransactionServiceServer) SendBundle(context.Context, *SendBundleRequest) (*SendBundleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendBundle not implemented")
+}
+func (UnimplementedTransactionServiceServer) GetBundleStatus(context.Context, *GetBundleStatusRequest) (*GetBundleStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBundleStatus not implemented")
+}
+func (UnimplementedTransactionServiceServer) WatchBundle(*WatchBundleRequest, grpc.ServerStreamingServer[WatchBundleResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchBundle not implemented")
 }
 func (UnimplementedTransactionServiceServer) mustEmbedUnimplementedTransactionServiceServer() {}
 func (UnimplementedTransactionServiceServer) testEmbeddedByValue()                            {}
@@ -220,6 +287,53 @@ func _TransactionService_PrepareTransaction_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TransactionService_SendBundle_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendBundleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).SendBundle(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_SendBundle_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).SendBundle(ctx, req.(*SendBundleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransactionService_GetBundleStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBundleStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).GetBundleStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_GetBundleStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).GetBundleStatus(ctx, req.(*GetBundleStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransactionService_WatchBundle_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchBundleRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(TransactionServiceServer).WatchBundle(m, &grpc.GenericServerStream[WatchBundleRequest, WatchBundleResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TransactionService_WatchBundleServer = grpc.ServerStreamingServer[WatchBundleResponse]
+
 // TransactionService_ServiceDesc is the grpc.ServiceDesc for TransactionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -239,11 +353,24 @@ var TransactionService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "PrepareTransaction",
 			Handler:    _TransactionService_PrepareTransaction_Handler,
 		},
+		{
+			MethodName: "SendBundle",
+			Handler:    _TransactionService_SendBundle_Handler,
+		},
+		{
+			MethodName: "GetBundleStatus",
+			Handler:    _TransactionService_GetBundleStatus_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "WatchStatus",
 			Handler:       _TransactionService_WatchStatus_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchBundle",
+			Handler:       _TransactionService_WatchBundle_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -135,7 +135,9 @@ export function filtersAllow(filters: readonly Filter[], data: Uint8Array): bool
 /**
  * agave's `get_spl_token_owner_filter` (offset 32) and `get_spl_token_mint_filter` (offset 0): the
  * 32-byte key to scan a token program's owner/mint index with, when the filters confine the scan
- * to token accounts (dataSize 165, Token-2022 account-type byte, or tokenAccountState).
+ * to token accounts (dataSize 165, Token-2022 account-type byte, or tokenAccountState). A memcmp at
+ * that offset whose bytes are not 32 long is refused, as agave 4.4 does (the owner check runs first,
+ * the mint check only when it found no owner key).
  */
 export function tokenIndexKey(program: string, filters: readonly Filter[], keyOffset: 0 | 32): Uint8Array | null {
   if (!isTokenProgram(program)) return null;
@@ -147,7 +149,15 @@ export function tokenIndexKey(program: string, filters: readonly Filter[], keyOf
     if (filter.kind === "dataSize") dataSize = filter.size;
     else if (filter.kind === "tokenAccountState") tokenAccountState = true;
     else if (filter.offset === TOKEN_ACCOUNT_LENGTH && program === TOKEN_2022_PROGRAM) accountTypeByte = filter.bytes;
-    else if (filter.offset === keyOffset && filter.bytes.length === 32) key = filter.bytes;
+    else if (filter.offset === keyOffset) {
+      // agave 4.4 refuses a key of the wrong length here (3.0 only logged it and scanned the program).
+      if (filter.bytes.length !== 32) {
+        throw invalidParams(
+          `Incorrect byte length ${filter.bytes.length} for SPL token ${keyOffset === 32 ? "owner" : "mint"} filter, expected 32`,
+        );
+      }
+      key = filter.bytes;
+    }
   }
   const confined =
     dataSize === TOKEN_ACCOUNT_LENGTH ||

@@ -1,13 +1,12 @@
 /**
- * agave's `parse_config` (account-decoder, program "config"): the stake config account
- * (`stakeConfig`: warmupCooldownRate, slashPenalty) by its address, and validator info accounts
+ * agave 4.4's `parse_config` (account-decoder, program "config"): validator info accounts only
  * (`validatorInfo`: the keys, and the JSON text stored after them, parsed) when the first key is
- * the validator-info id. Config data follows a short-vec of `(pubkey, signer)` keys.
+ * the validator-info id. Config data follows a short-vec of `(pubkey, signer)` keys. 4.4 dropped 3.0's
+ * `stakeConfig` branch, so the stake config account falls back to base64 under jsonParsed.
  */
 import { encodeBase58 } from "./base58.ts";
 import type { ParsedProgramData } from "./parse-program-data.ts";
 
-const STAKE_CONFIG = "StakeConfig11111111111111111111111111111111";
 const VALIDATOR_INFO = "Va1idator1nfo111111111111111111111111111111";
 
 /** A short-vec length (1-3 bytes of 7-bit groups), or null when malformed. */
@@ -39,15 +38,11 @@ function configKeys(data: Uint8Array): { keys: Array<{ pubkey: string; signer: b
 }
 
 /** The parsed config account, or null when agave could not parse it. */
-export function parseConfig(data: Uint8Array, address: string | undefined): ParsedProgramData | null {
+export function parseConfig(data: Uint8Array, _address: string | undefined): ParsedProgramData | null {
   const parsedKeys = configKeys(data);
   if (parsedKeys === null) return null;
   const rest = data.subarray(parsedKeys.end);
   const dv = new DataView(rest.buffer, rest.byteOffset, rest.byteLength);
-  if (address === STAKE_CONFIG) {
-    if (rest.length < 9) return null;
-    return { type: "stakeConfig", info: { warmupCooldownRate: dv.getFloat64(0, true), slashPenalty: rest[8] } };
-  }
   if (parsedKeys.keys.length === 0 || parsedKeys.keys[0]!.pubkey !== VALIDATOR_INFO) return null;
   if (rest.length < 8) return null;
   const length = dv.getBigUint64(0, true);

@@ -45,7 +45,8 @@ export function parseStake(data: Uint8Array): ParsedProgramData | null {
               stake: dv.getBigUint64(156, true).toString(),
               activationEpoch: dv.getBigUint64(164, true).toString(),
               deactivationEpoch: dv.getBigUint64(172, true).toString(),
-              warmupCooldownRate: dv.getFloat64(180, true),
+              // agave 4.4's UiDelegation no longer shows the (deprecated) warmupCooldownRate f64
+              // that the bytes 180..188 still hold.
             },
             creditsObserved: jsonU64(dv.getBigUint64(188, true)),
           },

@@ -105,7 +105,8 @@ const PARSERS: Record<string, (reader: Reader) => ParsedProgramData> = {
   }),
   SysvarRent111111111111111111111111111111111: (r) => ({
     type: "rent",
-    info: { lamportsPerByteYear: r.u64().toString(), exemptionThreshold: r.f64(), burnPercent: r.u8() },
+    // agave 4.4 (SIMD-0194): only the per-byte rate; the former threshold and burn bytes are not shown.
+    info: { lamportsPerByte: r.u64().toString() },
   }),
   SysvarRewards111111111111111111111111111111: (r) => ({ type: "rewards", info: { validatorPointValue: r.f64() } }),
   SysvarS1otHashes111111111111111111111111111: (r) => ({

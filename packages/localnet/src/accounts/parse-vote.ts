@@ -1,16 +1,21 @@
 /**
- * agave's `parse_vote` (account-decoder, program "vote"): `VoteStateV3::deserialize`, which reads
- * the bincode `VoteStateVersions` current (tag 2, lockouts with latency), 1.14.11 (tag 1, lockouts
- * without) and 0.23.5 (tag 0: one authorized voter with its epoch, a prior-voter buffer of four-field
- * entries that the conversion drops) layouts. Credits are strings; slots, epochs and counts numbers; prior voters
- * listed only where set (the circular buffer's default entries skipped).
+ * agave 4.4's `parse_vote` (account-decoder, program "vote"): `VoteStateV4::deserialize(data,
+ * vote_pubkey)`, which reads the bincode `VoteStateVersions` v4 (tag 3, SIMD-0185), current v3
+ * (tag 2, lockouts with latency) and 1.14.11 (tag 1, lockouts without) layouts and refuses 0.23.5
+ * (tag 0) and any other tag. Older layouts are converted as SIMD-0185 says: commission x 100 as the
+ * inflation-rewards basis points, the vote account collecting inflation rewards, the node collecting
+ * block revenue at 10,000 bps, no pending rewards, no BLS key; their prior-voter buffer is skipped
+ * unread. The answer's `commission` is the basis points rounded up to a percent (at most 255) and
+ * `priorVoters` is always empty. Credits and pending rewards are strings; slots, epochs and counts
+ * numbers; authorized voters sorted by epoch, a repeated epoch keeping its last voter (a BTreeMap).
  */
 import { encodeBase58 } from "./base58.ts";
 import { jsonI64, jsonU64 } from "./json.ts";
 import type { ParsedProgramData } from "./parse-program-data.ts";
 
-const PRIOR_VOTERS = 32;
-const DEFAULT_KEY = "11111111111111111111111111111111";
+/** Bytes of v3's prior-voters buffer: 32 x (pubkey, epoch, epoch), the index u64 and the empty flag. */
+const PRIOR_VOTERS_SIZE = 32 * 48 + 8 + 1;
+const BLS_PUBLIC_KEY_COMPRESSED_SIZE = 48;
 
 class Reader {
   readonly #dv: DataView;
@@ -20,47 +25,86 @@ class Reader {
     this.#data = data;
     this.#dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
   }
-  #take(n: number): number {
+  take(n: number): number {
     const at = this.at;
     if (at + n > this.#data.length) throw new RangeError("vote state too short");
     this.at += n;
     return at;
   }
-  u8 = () => this.#data[this.#take(1)]!;
-  u32 = () => this.#dv.getUint32(this.#take(4), true);
-  u64 = () => this.#dv.getBigUint64(this.#take(8), true);
-  i64 = () => this.#dv.getBigInt64(this.#take(8), true);
-  key = () => {
-    const at = this.#take(32);
-    return encodeBase58(this.#data.subarray(at, at + 32));
-  };
+  bytes(n: number): Uint8Array {
+    const at = this.take(n);
+    return this.#data.subarray(at, at + n);
+  }
+  u8 = () => this.#data[this.take(1)]!;
+  u16 = () => this.#dv.getUint16(this.take(2), true);
+  u32 = () => this.#dv.getUint32(this.take(4), true);
+  u64 = () => this.#dv.getBigUint64(this.take(8), true);
+  i64 = () => this.#dv.getBigInt64(this.take(8), true);
+  key = () => encodeBase58(this.bytes(32));
   /** A bincode sequence length, refusing lengths the data cannot hold. */
   length(itemSize: number): number {
     const n = this.u64();
     if (n * BigInt(itemSize) > BigInt(this.#data.length - this.at)) throw new RangeError("sequence overruns data");
     return Number(n);
   }
+  /** An `Option` tag: 0 or 1. */
+  option(): boolean {
+    const tag = this.u8();
+    if (tag > 1) throw new RangeError("bad option tag");
+    return tag === 1;
+  }
 }
 
-/** Tag 0, converted to the current state as `convert_to_v3` does. */
-function parseV0_23_5(r: Reader): ParsedProgramData {
+function parse(data: Uint8Array, votePubkey: string): ParsedProgramData {
+  const r = new Reader(data);
+  const version = r.u32();
+  if (version !== 1 && version !== 2 && version !== 3) throw new RangeError("unsupported vote state version");
   const nodePubkey = r.key();
-  const authorizedVoter = r.key();
-  const authorizedVoterEpoch = jsonU64(r.u64());
-  for (let i = 0; i < PRIOR_VOTERS; i++) {
-    r.key();
-    r.u64();
-    r.u64();
-    r.u64();
-  }
-  r.u64(); // circular buffer index
-  if (r.u8() > 1) throw new RangeError("bad bool");
   const authorizedWithdrawer = r.key();
-  const commission = r.u8();
-  const votes = Array.from({ length: r.length(12) }, () => {
+  let inflationRewardsCollector: string;
+  let blockRevenueCollector: string;
+  let inflationRewardsCommissionBps: number;
+  let blockRevenueCommissionBps: number;
+  let pendingDelegatorRewards: bigint;
+  let blsPubkeyCompressed: string | null;
+  if (version === 3) {
+    inflationRewardsCollector = r.key();
+    blockRevenueCollector = r.key();
+    inflationRewardsCommissionBps = r.u16();
+    blockRevenueCommissionBps = r.u16();
+    pendingDelegatorRewards = r.u64();
+    blsPubkeyCompressed = r.option() ? encodeBase58(r.bytes(BLS_PUBLIC_KEY_COMPRESSED_SIZE)) : null;
+  } else {
+    inflationRewardsCommissionBps = r.u8() * 100;
+    inflationRewardsCollector = votePubkey;
+    blockRevenueCollector = nodePubkey;
+    blockRevenueCommissionBps = 10_000;
+    pendingDelegatorRewards = 0n;
+    blsPubkeyCompressed = null;
+  }
+  const hasLatency = version !== 1;
+  const votes = Array.from({ length: r.length(hasLatency ? 13 : 12) }, () => {
+    const latency = hasLatency ? r.u8() : 0;
     const slot = jsonU64(r.u64());
-    return { slot, confirmationCount: r.u32() };
+    return { latency, slot, confirmationCount: r.u32() };
   });
+  const rootSlot = r.option() ? jsonU64(r.u64()) : null;
+  const voters = new Map<bigint, string>();
+  for (let i = r.length(40); i > 0; i--) {
+    const epoch = r.u64();
+    voters.set(epoch, r.key());
+  }
+  const authorizedVoters = [...voters.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([epoch, authorizedVoter]) => ({ epoch: jsonU64(epoch), authorizedVoter }));
+  if (version !== 3) r.take(PRIOR_VOTERS_SIZE);
+  const epochCredits = Array.from({ length: r.length(24) }, () => ({
+    epoch: jsonU64(r.u64()),
+    credits: r.u64().toString(),
+    previousCredits: r.u64().toString(),
+  }));
+  const lastTimestamp = { slot: jsonU64(r.u64()), timestamp: jsonI64(r.i64()) };
+  const commission = Math.min(Math.ceil(inflationRewardsCommissionBps / 100), 255);
   return {
     type: "vote",
     info: {
@@ -68,65 +112,29 @@ function parseV0_23_5(r: Reader): ParsedProgramData {
       authorizedWithdrawer,
       commission,
       votes,
-      ...rest(r),
-      authorizedVoters: [{ epoch: authorizedVoterEpoch, authorizedVoter }],
+      rootSlot,
+      authorizedVoters,
       priorVoters: [],
+      epochCredits,
+      lastTimestamp,
+      inflationRewardsCommissionBps,
+      inflationRewardsCollector,
+      blockRevenueCollector,
+      blockRevenueCommissionBps,
+      pendingDelegatorRewards: pendingDelegatorRewards.toString(),
+      blsPubkeyCompressed,
     },
   };
 }
 
-/** Root slot, epoch credits and last timestamp: the tail every version shares. */
-function rest(r: Reader, between?: () => { authorizedVoters: unknown[]; priorVoters: unknown[] }) {
-  const hasRoot = r.u8();
-  if (hasRoot > 1) throw new RangeError("bad option tag");
-  const rootSlot = hasRoot === 1 ? jsonU64(r.u64()) : null;
-  const middle = between?.();
-  const epochCredits = Array.from({ length: r.length(24) }, () => ({
-    epoch: jsonU64(r.u64()),
-    credits: r.u64().toString(),
-    previousCredits: r.u64().toString(),
-  }));
-  const lastTimestamp = { slot: jsonU64(r.u64()), timestamp: jsonI64(r.i64()) };
-  return { rootSlot, ...middle, epochCredits, lastTimestamp };
-}
-
-function parse(data: Uint8Array): ParsedProgramData {
-  const r = new Reader(data);
-  const version = r.u32();
-  if (version === 0) return parseV0_23_5(r);
-  if (version !== 1 && version !== 2) throw new RangeError("unsupported vote state version");
-  const nodePubkey = r.key();
-  const authorizedWithdrawer = r.key();
-  const commission = r.u8();
-  const votes = Array.from({ length: r.length(version === 2 ? 13 : 12) }, () => {
-    if (version === 2) r.u8(); // latency
-    const slot = jsonU64(r.u64());
-    return { slot, confirmationCount: r.u32() };
-  });
-  const tail = rest(r, () => {
-    const authorizedVoters = Array.from({ length: r.length(40) }, () => {
-      const epoch = jsonU64(r.u64());
-      return { epoch, authorizedVoter: r.key() };
-    });
-    const priorVoters: unknown[] = [];
-    for (let i = 0; i < PRIOR_VOTERS; i++) {
-      const authorizedPubkey = r.key();
-      const epochOfLastAuthorizedSwitch = jsonU64(r.u64());
-      const targetEpoch = jsonU64(r.u64());
-      if (authorizedPubkey !== DEFAULT_KEY)
-        priorVoters.push({ authorizedPubkey, epochOfLastAuthorizedSwitch, targetEpoch });
-    }
-    r.u64(); // circular buffer index
-    if (r.u8() > 1) throw new RangeError("bad bool");
-    return { authorizedVoters, priorVoters };
-  });
-  return { type: "vote", info: { nodePubkey, authorizedWithdrawer, commission, votes, ...tail } };
-}
-
-/** The parsed vote account, or null when agave could not deserialize it. */
-export function parseVote(data: Uint8Array): ParsedProgramData | null {
+/**
+ * The parsed vote account at `votePubkey` (older layouts name it their inflation-rewards collector),
+ * or null when agave could not deserialize it.
+ */
+export function parseVote(data: Uint8Array, votePubkey: string | undefined): ParsedProgramData | null {
+  if (votePubkey === undefined) return null;
   try {
-    return parse(data);
+    return parse(data, votePubkey);
   } catch {
     return null;
   }

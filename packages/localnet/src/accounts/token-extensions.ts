@@ -234,6 +234,8 @@ const DECODERS: Record<number, Decoder> = {
   },
   26: { size: 33, name: "pausableConfig", state: (b) => ({ authority: optionalKey(b, 0), paused: bool(b, 32) }) },
   27: { size: 0, name: "pausableAccount" },
+  // spl-token-2022-interface 3.1, parsed by agave 4.4's account decoder (UiPermissionedBurnConfig).
+  28: { size: 32, name: "permissionedBurnConfig", state: (b) => ({ authority: optionalKey(b, 0) }) },
 };
 
 /** Converts one TLV entry to its jsonParsed form. */

@@ -123,8 +123,11 @@ function readTlv(tlv: Uint8Array): TlvEntry[] | null {
   return entries;
 }
 
-/** Highest `ExtensionType` discriminant spl-token-2022 knows (PausableAccount). */
-export const MAX_EXTENSION_TYPE = 27;
+/**
+ * Highest `ExtensionType` discriminant spl-token-2022 knows: PermissionedBurn in
+ * spl-token-2022-interface 3.1, which agave 4.4's account decoder reads (3.0's knew up to PausableAccount, 27).
+ */
+export const MAX_EXTENSION_TYPE = 28;
 
 /**
  * `StateWithExtensions::unpack`: the base must unpack; longer data must not be multisig-sized,

@@ -8,7 +8,12 @@
  * with 1 lamport).
  *
  * Amounts are the test validator's: identity 500 SOL, stake account 1,000,000 SOL of which all but
- * its rent-exempt reserve is delegated, vote account rent-exempt, commission 0.
+ * its rent-exempt reserve is delegated, vote account 1,000,000 SOL (agave 4.4 funds it like the
+ * stake; 3.0 made it rent-exempt only). The vote account is a v4 vote state
+ * (SIMD-0185) with agave 4.4 genesis' values (`create_v4_account_with_authorized` as
+ * solana-test-validator calls it): inflation-rewards commission 0 bps collected by the vote account,
+ * block-revenue commission 10,000 bps collected by the identity, and the BLS key solana-test-validator
+ * derives from the vote account's keypair.
  */
 import { createPrivateKey, createPublicKey, createHash, sign, type KeyObject } from "node:crypto";
 import bs58 from "bs58";
@@ -24,6 +29,7 @@ import {
 } from "./vote-state.ts";
 import { createHistorySysvars } from "./history-sysvars.ts";
 import { keepSysvarsRentExempt, writeGenesisSysvars } from "./sysvars.ts";
+import { deriveBlsPubkey } from "./bls-key.ts";
 
 export const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
 export const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
@@ -32,6 +38,8 @@ const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 const IDENTITY_LAMPORTS = 500n * LAMPORTS_PER_SOL;
 const STAKE_LAMPORTS = 1_000_000n * LAMPORTS_PER_SOL;
+/** agave 4.4's DEFAULT_VAT_TO_BURN_PER_EPOCH (400 ms slots' Validator Admission Ticket burn). */
+const VAT_TO_BURN_PER_EPOCH = 1_600_000_000n;
 /** Credits a vote earns when it lands one slot after the voted slot (agave's timely vote credits). */
 const VOTE_CREDITS_MAXIMUM_PER_SLOT = 16n;
 /** agave's MAX_EPOCH_CREDITS_HISTORY. */
@@ -70,7 +78,8 @@ export interface Cluster {
   readonly stakeAccount: ClusterKey;
   /** Lamports delegated to the vote account (all active from genesis). */
   readonly activatedStake: bigint;
-  readonly commission: number;
+  /** The vote state's inflation-rewards commission, basis points (the v4 vote state's native unit). */
+  readonly inflationRewardsCommissionBps: number;
   /** Every address the cluster writes (for the account index). */
   readonly addresses: readonly string[];
   /** The vote account's state as of the bank at `slot` (the validator votes on every block). */
@@ -122,10 +131,25 @@ export function createCluster(
   const rentExempt = (size: number) => svm.minimumBalanceForRentExemption(BigInt(size));
   const stakeReserve = rentExempt(STAKE_STATE_SIZE);
   const activatedStake = STAKE_LAMPORTS - stakeReserve;
-  const voteLamports = rentExempt(VOTE_STATE_SIZE);
-  const commission = 0;
-
+  // agave 4.4 genesis (create_genesis_config_with_leader_ex_no_features) funds a staked validator's
+  // vote account with max(stake lamports, minimum_vote_account_balance_for_vat(100)): 1,000,000 SOL
+  // against 100 epochs x 1.6 SOL of VAT burn plus its rent-exempt minimum.
+  const vatMinimum = 100n * VAT_TO_BURN_PER_EPOCH + rentExempt(VOTE_STATE_SIZE);
+  const voteLamports = STAKE_LAMPORTS > vatMinimum ? STAKE_LAMPORTS : vatMinimum;
   const genesisEpoch = epochOfSlot(schedule, genesisSlot).epoch;
+  // agave 4.4 genesis: create_v4_account_with_authorized(node, vote, bls, vote, 0, vote, 10_000, node).
+  const inflationRewardsCommissionBps = 0;
+  const fixedFields = {
+    nodePubkey: identity.bytes,
+    authorizedWithdrawer: voteAccount.bytes,
+    inflationRewardsCollector: voteAccount.bytes,
+    blockRevenueCollector: identity.bytes,
+    inflationRewardsCommissionBps,
+    blockRevenueCommissionBps: 10_000,
+    pendingDelegatorRewards: 0n,
+    blsPubkeyCompressed: deriveBlsPubkey(voteAccount.privateKey),
+    authorizedVoters: [{ epoch: genesisEpoch, voter: voteAccount.bytes }],
+  };
 
   /**
    * The vote state after the validator voted on every slot from genesis to `slot`: a tower of the
@@ -159,12 +183,9 @@ export function createCluster(
   const writeVoteAccount = (slot: bigint, timestamp: bigint) => {
     const state = voteAt(slot);
     const data = encodeVoteState({
-      nodePubkey: identity.bytes,
-      authorizedWithdrawer: voteAccount.bytes,
-      commission,
+      ...fixedFields,
       votes: state.votes,
       rootSlot: state.rootSlot,
-      authorizedVoters: [{ epoch: genesisEpoch, voter: voteAccount.bytes }],
       epochCredits: state.epochCredits,
       lastTimestamp: { slot, timestamp },
     });
@@ -181,12 +202,9 @@ export function createCluster(
     new Account(
       voteLamports,
       encodeVoteState({
-        nodePubkey: identity.bytes,
-        authorizedWithdrawer: voteAccount.bytes,
-        commission,
+        ...fixedFields,
         votes: [],
         rootSlot: null,
-        authorizedVoters: [{ epoch: genesisEpoch, voter: voteAccount.bytes }],
         epochCredits: [],
         lastTimestamp: { slot: 0n, timestamp: 0n },
       }),
@@ -221,7 +239,7 @@ export function createCluster(
     voteAccount: { address: voteAccount.address, bytes: voteAccount.bytes },
     stakeAccount: { address: stakeAccount.address, bytes: stakeAccount.bytes },
     activatedStake,
-    commission,
+    inflationRewardsCommissionBps,
     addresses: [identity.address, voteAccount.address, stakeAccount.address, ...sysvarAddresses],
     voteAt(slot) {
       if (slot < genesisSlot) return { lastVote: 0n, rootSlot: null, epochCredits: [] };

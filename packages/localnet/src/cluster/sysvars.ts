@@ -1,12 +1,12 @@
 /**
- * Sysvar accounts as agave 3.0 keeps them, where LiteSVM differs: every sysvar holds its rent-exempt
+ * Sysvar accounts as agave 4.4 keeps them, where LiteSVM differs: every sysvar holds its rent-exempt
  * minimum (agave's `adjust_sysvar_balance_for_rent`; LiteSVM writes 1 lamport), the deprecated Fees
  * sysvar does not exist (`disable_fees_sysvar` is active; LiteSVM refuses to drop it, so the
  * account reads hide it: {@link isHiddenAccount}), and the stake config account is the
  * 10-byte config-program layout (short-vec of no keys, warmup_cooldown_rate 0.25, slash_penalty 12)
- * rather than LiteSVM's 17 bytes with a u64 key count, and the Rent sysvar holds agave 3.0's
- * `Rent::default()` (3,480 lamports per byte-year, threshold 2.0, burn 50%) where LiteSVM writes the
- * later equivalent (6,960 per byte, threshold 1.0): the same rent-exempt minimum either way.
+ * rather than LiteSVM's 17 bytes with a u64 key count, and the Rent sysvar holds agave 4.4's
+ * `Rent::default()` ({@link rentData}: 6,960 lamports per byte, threshold bytes 1.0, burn 50%; 3.0's was
+ * 3,480 per byte-year x 2.0): the same rent-exempt minimum either way.
  */
 import bs58 from "bs58";
 import { Account, type LiteSvm } from "litesvm/dist/internal.js";
@@ -59,12 +59,16 @@ export function stakeConfigData(): Uint8Array {
 
 export const RENT_SYSVAR = "SysvarRent111111111111111111111111111111111";
 
-/** agave 3.0's `Rent::default()` in its bincode layout. */
+/**
+ * agave 4.4's `Rent::default()` (solana-rent 4.4.0, SIMD-0194) in its 17-byte layout: 6960 lamports per
+ * byte, the former exemption threshold's bytes as 1.0, burn percent 50. The same minimum balances as
+ * 3.0's 3480 per byte-year x 2.0, which LiteSVM still computes with.
+ */
 export function rentData(): Uint8Array {
   const data = new Uint8Array(17);
   const view = new DataView(data.buffer);
-  view.setBigUint64(0, 3480n, true);
-  view.setFloat64(8, 2.0, true);
+  view.setBigUint64(0, 6960n, true);
+  view.setFloat64(8, 1.0, true);
   data[16] = 50;
   return data;
 }

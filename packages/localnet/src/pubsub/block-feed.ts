@@ -20,7 +20,7 @@ import {
 } from "../accounts/params.ts";
 import type { Chain } from "../chain/chain.ts";
 import { encodeBlock, TRANSACTION_DETAILS, type BlockEncodingOptions } from "../rpc/block-methods.ts";
-import { TRANSACTION_ENCODINGS } from "../rpc/encode-transaction.ts";
+import { checkEncodingForMaxVersion, TRANSACTION_ENCODINGS } from "../rpc/encode-transaction.ts";
 import { assertAtLeastConfirmed } from "../rpc/params.ts";
 import { JsonRpcError, type Commitment } from "../rpc/protocol.ts";
 import { notify, slotsIn, withSlot, type Feed, type SubscriptionRef } from "./feed.ts";
@@ -100,6 +100,7 @@ export function createBlockFeed({ chain }: { chain: Chain }): Feed {
             } satisfies BlockEncodingOptions,
           };
         });
+        checkEncodingForMaxVersion(request.options.encoding, request.options.maxVersion);
         assertAtLeastConfirmed(request.commitment);
         const mentions =
           request.mentions === null ? null : pubkeyParam(request.mentions, "mentions_account_or_program");

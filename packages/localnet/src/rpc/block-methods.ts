@@ -18,6 +18,7 @@ import {
 } from "./params.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type MethodTable } from "./protocol.ts";
 import {
+  checkEncodingForMaxVersion,
   checkVersionSupported,
   encodeAccountsMeta,
   encodeAccountsTransaction,
@@ -112,6 +113,7 @@ export function createBlockMethods({ chain }: { chain: Chain }): MethodTable {
       const details = enumField(config, "transactionDetails", TRANSACTION_DETAILS) ?? "full";
       const rewards = boolField(config, "rewards", true);
       const maxVersion = u64Field(config, "maxSupportedTransactionVersion");
+      checkEncodingForMaxVersion(encoding, maxVersion);
       const commitment = commitmentField(config);
       assertAtLeastConfirmed(commitment);
       const block = committedBlock(slot, ctx.slotAt(commitment));

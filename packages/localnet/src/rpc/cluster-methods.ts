@@ -1,5 +1,5 @@
 /**
- * The single-validator cluster's methods, in agave 3.0's shapes: getIdentity, getVoteAccounts,
+ * The single-validator cluster's methods, in agave 4.4's shapes: getIdentity, getVoteAccounts,
  * getLeaderSchedule, getSlotLeader, getSlotLeaders, getBlockProduction, getClusterNodes,
  * getBlockCommitment, getMaxRetransmitSlot, getMaxShredInsertSlot, getHighestSnapshotSlot and
  * getStakeMinimumDelegation.
@@ -27,6 +27,8 @@ import { JsonRpcError, RpcErrorCode, invalidParams, type MethodContext, type Met
 const DELINQUENT_VALIDATOR_SLOT_DISTANCE = 128n;
 /** agave's MAX_RPC_VOTE_ACCOUNT_INFO_EPOCH_CREDITS_HISTORY. */
 const EPOCH_CREDITS_HISTORY = 5;
+/** agave's LeaderScheduleCache MAX_SCHEDULES. */
+const MAX_CACHED_SCHEDULES = 10n;
 /** agave's MAX_GET_SLOT_LEADERS. */
 const MAX_GET_SLOT_LEADERS = 5000;
 /** agave's SlotHistory::MAX_ENTRIES (the range getBlockProduction can answer). */
@@ -60,8 +62,15 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
   const schedule = chain.epochSchedule;
   const identity = cluster.identity.address;
 
-  /** agave's leader schedule cache answers up to the bank's leader-schedule epoch (the next one). */
-  const scheduleAvailable = (epoch: bigint, bankSlot: bigint) => epoch <= epochOfSlot(schedule, bankSlot).epoch + 1n;
+  /**
+   * agave's leader schedule cache (`LeaderScheduleCache`, which getSlotLeaders and getLeaderSchedule
+   * read): up to the root's leader-schedule epoch (the next one), and only the latest
+   * MAX_SCHEDULES = 10 epochs it computed, older ones evicted.
+   */
+  const scheduleAvailable = (epoch: bigint, rootSlot: bigint) => {
+    const maxEpoch = epochOfSlot(schedule, rootSlot).epoch + 1n;
+    return epoch <= maxEpoch && epoch + MAX_CACHED_SCHEDULES > maxEpoch;
+  };
 
   /** Leaders of `limit` slots from `start`, or agave's error for an epoch not yet scheduled. */
   const slotLeaders = (start: bigint, limit: number, bankSlot: bigint): string[] => {
@@ -102,11 +111,14 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
         const vote = cluster.voteAt(slot);
         const info = {
           activatedStake: cluster.activatedStake,
-          commission: cluster.commission,
+          // agave 4.4 (commission_rate_in_basis_points active, SIMD-0291): the percent is the vote
+          // state's basis points rounded up, at most 255; the basis points are given beside it.
+          commission: Math.min(Math.ceil(cluster.inflationRewardsCommissionBps / 100), 255),
           epochCredits: vote.epochCredits
             .slice(-EPOCH_CREDITS_HISTORY)
             .map((c) => [c.epoch, c.credits, c.previousCredits]),
           epochVoteAccount: true,
+          inflationRewardsCommissionBps: cluster.inflationRewardsCommissionBps,
           lastVote: vote.lastVote,
           nodePubkey: identity,
           rootSlot: vote.rootSlot ?? 0n,
@@ -140,13 +152,21 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
       }
       const filter = stringField(config, "identity");
       if (filter !== undefined) base58Key(filter, decode58);
+      // agave 4.4: keyByVoteAccount keys the schedule by the leaders' vote accounts.
+      const byVoteAccount = boolField(config, "keyByVoteAccount", false);
       const bankSlot = ctx.slotAt(commitmentField(config));
       const slot = slotParam ?? bankSlot;
       const { epoch } = epochOfSlot(schedule, slot);
-      if (!scheduleAvailable(epoch, bankSlot)) return null;
-      if (filter !== undefined && filter !== identity) return {};
+      if (!scheduleAvailable(epoch, ctx.slotAt("finalized"))) return null;
+      if (filter !== undefined && filter !== identity) {
+        // agave 4.4 refuses an identity with no slot in the schedule (3.0 answered {}).
+        throw new JsonRpcError(
+          RpcErrorCode.LEADER_SCHEDULE_IDENTITY_NOT_FOUND,
+          `Node ${filter} was not in the leader schedule for specified epoch`,
+        );
+      }
       const length = Number(slotsInEpoch(schedule, epoch));
-      return { [identity]: Array.from({ length }, (_, i) => i) };
+      return { [byVoteAccount ? cluster.voteAccount.address : identity]: Array.from({ length }, (_, i) => i) };
     },
 
     getSlotLeader(params, ctx) {
@@ -202,6 +222,8 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
       // not served by the localnet, so they are absent (null), never a port nobody listens on.
       return [
         {
+          // agave 4.4: the node's client (solana-version's ClientId, "Agave" for agave's own build).
+          clientId: "Agave",
           featureSet: FEATURE_SET,
           gossip: null,
           pubkey: identity,

@@ -9,13 +9,28 @@ import type { InnerInstructionSet } from "../chain/executor.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { parseInstruction } from "./parse-instruction.ts";
-import { JsonRpcError, RpcErrorCode } from "./protocol.ts";
+import { JsonRpcError, RpcErrorCode, invalidParams } from "./protocol.ts";
 
 /** Transaction encodings of getTransaction / getBlock. */
 export const TRANSACTION_ENCODINGS = ["json", "jsonParsed", "base58", "base64", "binary"] as const;
 export type TransactionEncoding = (typeof TRANSACTION_ENCODINGS)[number];
 
 /** Throws -32015 when a v0 transaction is asked for by a client that did not opt into it. */
+/**
+ * agave 4.4's `validate_max_supported_transaction_version_for_encoding` (getBlock, getTransaction,
+ * blockSubscribe): base58 (and its alias binary) cannot carry version-1 transactions, so
+ * maxSupportedTransactionVersion >= 1 with them is refused (-32602).
+ */
+export function checkEncodingForMaxVersion(encoding: string, maxSupportedVersion: bigint | undefined): void {
+  if (
+    (encoding === "base58" || encoding === "binary") &&
+    maxSupportedVersion !== undefined &&
+    maxSupportedVersion >= 1n
+  ) {
+    throw invalidParams("base58 encoding is not supported with maxSupportedTransactionVersion >= 1");
+  }
+}
+
 export function checkVersionSupported(tx: DecodedTransaction, maxSupportedVersion: bigint | undefined): void {
   if (tx.message.version === "legacy") return;
   if (maxSupportedVersion === undefined || maxSupportedVersion < 0n) {

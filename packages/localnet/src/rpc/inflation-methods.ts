@@ -18,6 +18,9 @@ import {
 } from "./params.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type MethodTable } from "./protocol.ts";
 
+/** agave 4.4's MAX_GET_INFLATION_REWARD_ADDRESSES (solana-rpc-client-types request.rs). */
+const MAX_INFLATION_REWARD_ADDRESSES = 32;
+
 /** agave's `Inflation::default()`. */
 export const INFLATION = {
   initial: 0.08,
@@ -78,6 +81,10 @@ export function createInflationMethods({ chain }: { chain: Chain }): MethodTable
         throw invalidParams(
           `Invalid params: invalid type: ${typeof params[0] === "string" ? `string ${JSON.stringify(params[0])}` : "map"}, expected a sequence.`,
         );
+      // agave 4.4: at most MAX_GET_INFLATION_REWARD_ADDRESSES (32), checked before the keys.
+      if ((params[0] as unknown[]).length > MAX_INFLATION_REWARD_ADDRESSES) {
+        throw invalidParams(`Too many inputs provided; max ${MAX_INFLATION_REWARD_ADDRESSES}`);
+      }
       const addresses = (params[0] as unknown[]).map((a) => base58Key(a, decode58));
       const config = configParam(params[1]);
       const requested = u64Field(config, "epoch");

@@ -15,12 +15,17 @@ export interface WithContext<T> {
 
 /**
  * The agave version this localnet imitates, everywhere (getVersion, getClusterNodes, every response
- * context): agave 3.0.6, whose `feature-set` identifier 3604001754 is what devnet nodes of 3.0.2 and
- * 3.0.6 answered (recorded getVersion output).
+ * context): agave 4.4.0, the newest non-prerelease `solana-account-decoder` / `agave-feature-set` on
+ * crates.io. (Until 4.4 it imitated 3.0.6, feature-set 3604001754, as devnet's 3.0.x nodes answered.)
  */
-export const API_VERSION = "3.0.6";
-/** agave 3.0.6's feature-set identifier (see {@link API_VERSION}). */
-export const FEATURE_SET = 3_604_001_754;
+export const API_VERSION = "4.4.0";
+/**
+ * agave 4.4.0's feature-set identifier: the first 4 bytes (little-endian u32) of `agave-feature-set`
+ * 4.4.0's `ID` (sha256 over the sorted distinct ids of its FEATURE_NAMES), which `solana-version`
+ * reports. Printed by the crate itself through the decoder oracle (a test compares); the same program
+ * on 3.0.6 prints 3604001754, what 3.0.x nodes answered. Not compared with a live 4.4.0 node.
+ */
+export const FEATURE_SET = 3_722_100_051;
 
 /** Wraps a value in a response context for `slot`. */
 export function withContext<T>(slot: bigint, value: T): WithContext<T> {

@@ -26,6 +26,8 @@ export const RpcErrorCode = {
   BLOCK_STATUS_NOT_AVAILABLE_YET: -32014,
   UNSUPPORTED_TRANSACTION_VERSION: -32015,
   MIN_CONTEXT_SLOT_NOT_REACHED: -32016,
+  /** agave 4.4: getLeaderSchedule's identity filter matched no slot. */
+  LEADER_SCHEDULE_IDENTITY_NOT_FOUND: -32022,
 } as const;
 
 /** Thrown by a method handler; the server turns it into a JSON-RPC error object. */

@@ -36,7 +36,8 @@ const UNSUBSCRIBE_METHODS = new Set([
   "slotsUpdatesUnsubscribe",
   "blockUnsubscribe",
   "rootUnsubscribe",
-  // Registered whether or not vote subscriptions are enabled, as in agave.
+  // Registered whether or not vote subscriptions are enabled, as in agave (which then answers
+  // "Method not found" once its params have parsed).
   "voteUnsubscribe",
 ]);
 
@@ -109,6 +110,9 @@ export function createPubSub({ chain, mints, voteSubscription = false, onInterna
         checkArity(params, 1, 1);
         return subscriptionIdParam(params[0]);
       });
+      if (method === "voteUnsubscribe" && !voteSubscription) {
+        throw new JsonRpcError(RpcErrorCode.METHOD_NOT_FOUND, "Method not found");
+      }
       const owner = owners.get(id);
       if (owner === undefined || owner.socket !== socket) throw invalidParams("Invalid subscription id.");
       owners.delete(id);

@@ -76,6 +76,8 @@ export function createSignatureMethods({ chain }: { chain: Chain }): MethodTable
           memo: record === undefined ? null : decodeMemos(record),
           signature: entry.signature,
           slot: entry.slot,
+          // agave 4.4: the transaction's index in its block (RpcConfirmedTransactionStatusWithSignature).
+          transactionIndex: entry.index,
         });
       }
       return out;

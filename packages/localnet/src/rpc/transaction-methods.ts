@@ -32,7 +32,13 @@ import {
   withContext,
 } from "./params.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type Commitment, type MethodTable } from "./protocol.ts";
-import { checkVersionSupported, encodeMeta, encodeTransaction, TRANSACTION_ENCODINGS } from "./encode-transaction.ts";
+import {
+  checkEncodingForMaxVersion,
+  checkVersionSupported,
+  encodeMeta,
+  encodeTransaction,
+  TRANSACTION_ENCODINGS,
+} from "./encode-transaction.ts";
 
 /** agave's MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS. */
 const MAX_SIGNATURE_STATUSES = 256;
@@ -242,7 +248,8 @@ export function createTransactionMethods({
       }
       const keys = chain.accountKeys(tx);
       const outcome = chain.simulate(tx, keys, sigVerify);
-      // agave 3.0: a signature that does not verify is the simulation's error, not a -32003.
+      // agave 4.4 (3.0.6's rpc.rs answered -32003 through verify_transaction): a signature that does not
+      // verify is the simulation's error.
       const badSignature = sigVerify && outcome.err === "SignatureFailure";
       const early = badSignature ? "SignatureFailure" : replace ? null : preExecutionError(tx, slot);
       const err = early ?? outcome.err;
@@ -282,13 +289,17 @@ export function createTransactionMethods({
       const verified = signatures.map((s) => base58Signature(s, decode58));
       const config = configParam(params[1]);
       const searchHistory = boolField(config, "searchTransactionHistory", false);
+      // agave 4.4: the statuses are the bank's at the config's commitment (default processed), with
+      // minContextSlot checked against it; 3.0 always read the processed bank.
+      const bankSlot = ctx.slotAt(commitmentField(config, "processed"));
+      checkMinContextSlot(bankSlot, u64Field(config, "minContextSlot"));
       const processed = ctx.slotAt("processed");
       const confirmed = ctx.slotAt("confirmed");
       const finalized = ctx.slotAt("finalized");
       const value = verified.map((signature) => {
-        const entry = seenBy(signature, processed);
+        const entry = seenBy(signature, bankSlot);
         if (entry === undefined) return null;
-        if (!searchHistory && entry.slot + STATUS_CACHE_SLOTS < processed) return null;
+        if (!searchHistory && entry.slot + STATUS_CACHE_SLOTS < bankSlot) return null;
         const isFinal = entry.slot <= finalized;
         return {
           confirmationStatus: isFinal ? "finalized" : entry.slot <= confirmed ? "confirmed" : "processed",
@@ -298,7 +309,7 @@ export function createTransactionMethods({
           status: entry.err === null ? { Ok: null } : { Err: entry.err },
         };
       });
-      return withContext(processed, value);
+      return withContext(bankSlot, value);
     },
 
     getTransaction(params, ctx) {
@@ -307,9 +318,10 @@ export function createTransactionMethods({
       const raw = params[1];
       const config = typeof raw === "string" ? { encoding: raw } : configParam(raw);
       const encoding = enumField(config, "encoding", TRANSACTION_ENCODINGS) ?? "json";
+      const maxVersion = u64Field(config, "maxSupportedTransactionVersion");
+      checkEncodingForMaxVersion(encoding, maxVersion);
       const commitment = commitmentField(config);
       assertAtLeastConfirmed(commitment);
-      const maxVersion = u64Field(config, "maxSupportedTransactionVersion");
       const record = chain.transaction(signature);
       if (record === undefined || record.slot > ctx.slotAt(commitment)) return null;
       checkVersionSupported(record.tx, maxVersion);

@@ -6,6 +6,7 @@
  * is strict: the input must be canonical (decode, re-encode, compare).
  */
 import bs58 from "bs58";
+import { base64ErrorText } from "../accounts/base64.ts";
 import { invalidParams } from "../rpc/protocol.ts";
 
 /** Largest wire transaction a node accepts (PACKET_DATA_SIZE). */
@@ -50,8 +51,9 @@ function base64Value(c: number): number {
 }
 
 /**
- * The `Debug` text of the error the Rust `base64` crate (0.22, STANDARD engine: canonical padding,
- * no trailing bits) gives for input it refuses, which agave puts after "invalid base64 encoding: ".
+ * The `Debug` text of the error the Rust `base64` crate (0.23 as in agave 4.4, STANDARD engine:
+ * canonical padding, no trailing bits) gives for input it refuses, which agave puts after "invalid
+ * base64 encoding: " (worded by {@link base64ErrorText}).
  * Same checks in the same order: a trailing invalid byte when the length is 1 mod 4, the bytes of
  * the complete quads before the last, then the last quad's padding, length, padding count and
  * trailing bits. Only called for input the strict decoder refused.
@@ -63,12 +65,12 @@ export function base64ErrorDetail(text: string): string {
   const rem = length % 4;
   if (rem === 1) {
     const last = input[length - 1]!;
-    if (last !== PAD && base64Value(last) < 0) return `InvalidByte(${length - 1}, ${last})`;
+    if (last !== PAD && base64Value(last) < 0) return base64ErrorText.invalidByte(length - 1, last);
   }
   const body = Math.max(0, length - rem - (rem === 0 ? 4 : 0));
   for (let i = 0; i < body; i++) {
     const c = input[i]!;
-    if (base64Value(c) < 0) return `InvalidByte(${i}, ${c})`;
+    if (base64Value(c) < 0) return base64ErrorText.invalidByte(i, c);
   }
   let morsels = 0;
   let padding = 0;
@@ -78,26 +80,26 @@ export function base64ErrorDetail(text: string): string {
   for (let i = body; i < length; i++) {
     const c = input[i]!;
     if (c === PAD) {
-      if (i - body < 2) return `InvalidByte(${i}, ${PAD})`;
+      if (i - body < 2) return base64ErrorText.invalidByte(i, PAD);
       if (padding === 0) firstPad = i - body;
       padding++;
       continue;
     }
-    if (padding > 0) return `InvalidByte(${body + firstPad}, ${PAD})`;
+    if (padding > 0) return base64ErrorText.invalidByte(body + firstPad, PAD);
     lastSymbol = c;
     const value = base64Value(c);
-    if (value < 0) return `InvalidByte(${i}, ${c})`;
+    if (value < 0) return base64ErrorText.invalidByte(i, c);
     values.push(value);
     morsels++;
   }
-  if (length > 0 && morsels < 2) return `InvalidLength(${body + morsels})`;
-  if ((padding + morsels) % 4 !== 0) return "InvalidPadding";
+  if (length > 0 && morsels < 2) return base64ErrorText.invalidLength(body + morsels);
+  if ((padding + morsels) % 4 !== 0) return base64ErrorText.invalidPadding();
   const bytes = Math.floor((morsels * 6) / 8);
   let bits = 0;
   for (let i = 0; i < 4; i++) bits = bits * 64 + (values[i] ?? 0);
   const unused = 24 - bytes * 8; // bits of the 24 the symbols carry beyond the decoded bytes
-  if (unused > 0 && bits % 2 ** unused !== 0) return `InvalidLastSymbol(${body + morsels - 1}, ${lastSymbol})`;
-  return "InvalidPadding";
+  if (unused > 0 && bits % 2 ** unused !== 0) return base64ErrorText.invalidLastSymbol(body + morsels - 1, lastSymbol);
+  return base64ErrorText.invalidPadding();
 }
 
 function base58ErrorDetail(text: string): string {

@@ -251,9 +251,7 @@ describe("getAccountInfo", () => {
     expect((await parsed("SysvarRent111111111111111111111111111111111")).parsed).toEqual({
       type: "rent",
       info: {
-        lamportsPerByteYear: rent.lamportsPerByteYear.toString(),
-        exemptionThreshold: rent.exemptionThreshold,
-        burnPercent: rent.burnPercent,
+        lamportsPerByte: rent.lamportsPerByteYear.toString(),
       },
     });
     const hashes = (await parsed("SysvarS1otHashes111111111111111111111111111")).parsed.info;

@@ -51,12 +51,14 @@ describe("strict base64", () => {
     expect([...decodeBase64Strict("AQID")]).toEqual([1, 2, 3]);
     expect([...decodeBase64Strict("AQ==")]).toEqual([1]);
     expect([...decodeBase64Strict("")]).toEqual([]);
-    expect(() => decodeBase64Strict("AQ")).toThrow("InvalidPadding");
-    expect(() => decodeBase64Strict("AQ=")).toThrow("InvalidPadding");
-    expect(() => decodeBase64Strict("A===")).toThrow("InvalidLength(1)");
-    expect(() => decodeBase64Strict("AR==")).toThrow("InvalidLastSymbol(1, 82)");
-    expect(() => decodeBase64Strict("A Q==")).toThrow("InvalidByte(1, 32)");
-    expect(() => decodeBase64Strict("AQ==AQ==")).toThrow("InvalidByte(2, 61)");
+    expect(() => decodeBase64Strict("AQ")).toThrow("Invalid padding");
+    expect(() => decodeBase64Strict("AQ=")).toThrow("Invalid padding");
+    expect(() => decodeBase64Strict("A===")).toThrow("Invalid input length: 1");
+    expect(() => decodeBase64Strict("AR==")).toThrow(
+      "Invalid last symbol 0x52 ('R') at offset 1, decoded as 0b00010001.",
+    );
+    expect(() => decodeBase64Strict("A Q==")).toThrow("Invalid symbol 32, offset 1.");
+    expect(() => decodeBase64Strict("AQ==AQ==")).toThrow("Invalid symbol 61, offset 2.");
   });
 });
 

@@ -130,6 +130,16 @@ describe("getProgramAccounts filters", () => {
   it("refuses bad filters with agave's errors", async () => {
     const { chain } = tokenWorld();
     const fail = (config: unknown) => chain.fail("getProgramAccounts", TOKEN, config);
+    // agave 4.4: a token program's owner (offset 32) or mint (offset 0) memcmp must be a 32-byte key.
+    const short = bs58.encode(new Uint8Array(16).fill(3));
+    expect(await fail({ filters: [{ dataSize: 165 }, memcmp(32, short)] })).toEqual({
+      code: -32602,
+      message: "Incorrect byte length 16 for SPL token owner filter, expected 32",
+    });
+    expect(await fail({ filters: [memcmp(0, short)] })).toEqual({
+      code: -32602,
+      message: "Incorrect byte length 16 for SPL token mint filter, expected 32",
+    });
     expect(await fail({ filters: Array(5).fill({ dataSize: 165 }) })).toMatchObject({
       code: -32602,
       message: "Too many filters provided; max 4",
@@ -150,10 +160,11 @@ describe("getProgramAccounts filters", () => {
       message: "Invalid param: Base58DecodeError(InvalidCharacter { character: '0', index: 3 })",
     });
     expect(await fail({ filters: [memcmp(0, "ab!c", "base64")] })).toMatchObject({
-      message: "Invalid param: Base64DecodeError(InvalidByte(2, 33))",
+      // agave 4.4's base64 0.23 prints its DecodeError's Display under {:?} (0.22: InvalidByte(2, 33)).
+      message: "Invalid param: Base64DecodeError(Invalid symbol 33, offset 2.)",
     });
     expect(await fail({ filters: [memcmp(0, "abc", "base64")] })).toMatchObject({
-      message: "Invalid param: Base64DecodeError(InvalidPadding)",
+      message: "Invalid param: Base64DecodeError(Invalid padding)",
     });
     expect(await fail({ filters: [memcmp(0, "abc", "binary")] })).toMatchObject({
       message: "Invalid params: unknown variant `binary`, expected one of `base58`, `base64`, `bytes`.",

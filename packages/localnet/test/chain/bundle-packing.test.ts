@@ -134,6 +134,40 @@ describe("bundles in the block packing", () => {
     expect(await slotsOf(tooBig.map((t) => t.signature))).toEqual([null, null, null, null, null]);
   });
 
+  it("the block engine's sendTransaction drops at the engine's rate, not the node's", async () => {
+    const payer = await fundedSigner(net);
+    const bh = await blockhash();
+    const sendVia = async (url: string, i: number) => {
+      const tx = await transfer(payer, (await generateKeyPairSigner()).address, 3_000_000n + BigInt(i), 1n, bh);
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "sendTransaction",
+          params: [tx.base64, { encoding: "base64", skipPreflight: true }],
+        }),
+      });
+      expect(((await response.json()) as any).result).toBe(tx.signature);
+      return tx.signature;
+    };
+    // The node drops every send; the engine's own drop rate (bundleDropRate) is 0.
+    await net.handle.control({ dropRate: 1 });
+    try {
+      const viaNode: string[] = [];
+      const viaEngine: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        viaNode.push(await sendVia(net.handle.rpcUrl, i));
+        viaEngine.push(await sendVia(`${net.handle.blockEngineUrl}/transactions`, 100 + i));
+      }
+      await waitFor("engine sends landed", async () => (await slotsOf(viaEngine)).every((s) => s !== null));
+      expect((await slotsOf(viaNode)).filter((s) => s !== null)).toEqual([]);
+    } finally {
+      await net.handle.control({ dropRate: 0 });
+    }
+  }, 30_000);
+
   it("serves the extra send-only ports, each dropping at its own rate", async () => {
     const urls = net.handle.sendUrls;
     expect(urls).toHaveLength(3);

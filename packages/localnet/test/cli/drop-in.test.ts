@@ -106,6 +106,7 @@ async function logged(
       const fields: Record<string, string> = {};
       for (const match of text.matchAll(/\] ([A-Za-z ]+): (\S+)$/gm)) fields[match[1]!] = match[2]!;
       fields.versionLine = /solana-test-validator (\S+)/.exec(text)?.[1] ?? "";
+      fields.featureSetHex = /solana-test-validator \S+ \(src:\S+; feat:([0-9a-f]{8}),/.exec(text)?.[1] ?? "";
       return fields;
     }
     if (running.child.exitCode !== null || Date.now() > deadline)
@@ -194,8 +195,11 @@ describe("npx @solgate/localnet in place of solana-test-validator", () => {
       [identity.address, vote.address],
     ]);
     expect(log["Genesis Hash"]).toBe(await rpcCall(url, "getGenesisHash"));
-    const version = (await rpcCall(url, "getVersion"))["solana-core"];
+    const versionInfo = await rpcCall(url, "getVersion");
+    const version = versionInfo["solana-core"];
     expect(log.versionLine).toBe(version);
+    // agave 4.4's Version::as_detailed_string writes the feature set as 8 hex digits (3.0: decimal).
+    expect(Number.parseInt(log.featureSetHex!, 16)).toBe(versionInfo["feature-set"]);
     expect(log.Version).toBe(version);
     expect(log.Faucet).toBe(faucet.address);
     expect(validator.stdout()).toBe(""); // --quiet

@@ -1,11 +1,16 @@
 /**
  * Regenerates `expected.json`: accounts (the localnet's own vote, stake, config and sysvar accounts
- * as a running chain holds them, plus crafted variants of each layout) and what agave 3.0.6's
- * `solana-account-decoder` makes of them, through the Rust program beside this file. The crate's
- * dependency tree (~220 crates) takes longer to build than CI allows, so its answers are committed
- * and this script is run by hand after a change of inputs or of the imitated agave version:
+ * as a running chain holds them, plus crafted variants of each layout) and what agave 4.4.0's
+ * `solana-account-decoder` makes of them, through the Rust program beside this file; also agave
+ * 4.4.0's feature-set identifier and the BLS key solana-test-validator 4.4.0 derives for the
+ * localnet's default vote keypair. The crates' dependency tree (~250 crates) takes longer to build
+ * than CI allows, so the answers are committed and this script is run by hand after a change of
+ * inputs or of the imitated agave version:
  *
  *   npx node packages/localnet/test/decoder-oracle/generate.ts
+ *
+ * The 4.4.0 crates declare rust-version 1.98.1; they build with rustc 1.95 when cargo is told to
+ * ignore it (`--ignore-rust-version`, CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS=allow), as here.
  *
  * Outputs larger than 16 kB (the slot history's million-character bit string) are kept as a
  * SHA-256 of their key-sorted JSON.
@@ -24,6 +29,7 @@ const STAKE = "Stake11111111111111111111111111111111111111";
 const CONFIG = "Config1111111111111111111111111111111111111";
 const SYSVAR = "Sysvar1111111111111111111111111111111111111";
 const LOADER_V3 = "BPFLoaderUpgradeab1e11111111111111111111111";
+const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 const SYSVARS = [
   "SysvarC1ock11111111111111111111111111111111",
   "SysvarEpochSchedu1e111111111111111111111111",
@@ -42,6 +48,9 @@ interface Case {
   owner: string;
   data: string;
 }
+
+/** The ed25519 seed of the localnet's vote account when no ledger gives one (src/cluster/cluster.ts). */
+const DEFAULT_VOTE_SEED = createHash("sha256").update("solgate-localnet:validator-vote-account").digest();
 
 const key = (seed: number) => bs58.encode(new Uint8Array(32).fill(seed));
 const u64 = (v: bigint) => {
@@ -100,6 +109,86 @@ function voteV1_14_11(): Buffer {
     i64(-5n),
   ]);
   return Buffer.concat([body, Buffer.alloc(3731 - body.length)]);
+}
+
+/** A v3 vote state (tag 2, lockouts with latency) with commission 7 and a bad prior-voters flag. */
+function voteV3(): Buffer {
+  const body = Buffer.concat([
+    u32(2),
+    pk(1),
+    pk(2),
+    Buffer.from([7]),
+    u64(1n),
+    Buffer.from([3]),
+    u64(100n),
+    u32(1),
+    Buffer.from([1]),
+    u64(99n),
+    u64(2n),
+    u64(4n),
+    pk(3),
+    u64(2n),
+    pk(4),
+    Buffer.alloc(32 * 48 + 8),
+    Buffer.from([7]), // the prior voters' is_empty flag: v4's reader skips the buffer unread
+    u64(1n),
+    u64(2n),
+    u64(30n),
+    u64(10n),
+    u64(100n),
+    i64(1_700_000_000n),
+  ]);
+  return Buffer.concat([body, Buffer.alloc(3762 - body.length)]);
+}
+
+/** A v4 vote state (tag 3, SIMD-0185), with or without a BLS key; `blsTag` forces the option's tag. */
+function voteV4(opts: { bls: boolean; blsTag?: number; inflationBps: number; authorizedVoterEpochs?: bigint[] }) {
+  const voters = opts.authorizedVoterEpochs ?? [0n];
+  const body = Buffer.concat([
+    u32(3),
+    pk(1),
+    pk(2),
+    pk(5),
+    pk(6),
+    Buffer.from([opts.inflationBps & 0xff, opts.inflationBps >> 8]),
+    Buffer.from([0x88, 0x13]), // 5,000 bps
+    u64(123_456_789n),
+    opts.bls
+      ? Buffer.concat([Buffer.from([opts.blsTag ?? 1]), Buffer.alloc(48, 0xab)])
+      : Buffer.from([opts.blsTag ?? 0]),
+    u64(2n),
+    Buffer.from([1]),
+    u64(200n),
+    u32(2),
+    Buffer.from([0]),
+    u64(201n),
+    u32(1),
+    Buffer.from([0]),
+    u64(BigInt(voters.length)),
+    ...voters.map((epoch, i) => Buffer.concat([u64(epoch), pk(60 + i)])),
+    u64(1n),
+    u64(0n),
+    u64(64n),
+    u64(0n),
+    u64(201n),
+    i64(1_700_000_400n),
+  ]);
+  return Buffer.concat([body, Buffer.alloc(3762 - body.length)]);
+}
+
+/** A Token-2022 mint (82-byte base, padded to the account size, AccountType::Mint) with TLV extensions. */
+function mint2022(extensions: Array<[number, Buffer]>): Buffer {
+  const base = Buffer.concat([u32(1), pk(70), u64(1_000_000n), Buffer.from([6, 1]), u32(0), Buffer.alloc(32)]);
+  const tlv = extensions.map(([type, value]) =>
+    Buffer.concat([Buffer.from([type & 0xff, type >> 8, value.length & 0xff, value.length >> 8]), value]),
+  );
+  return Buffer.concat([base, Buffer.alloc(165 - base.length), Buffer.from([1]), ...tlv]);
+}
+
+/** A 0.23.5 vote state (tag 0), which agave 4.4's reader refuses. */
+function voteV0_23_5(): Buffer {
+  const body = Buffer.concat([u32(0), pk(1), pk(3), u64(0n), Buffer.alloc(32 * 56 + 8 + 1), pk(2), Buffer.from([5])]);
+  return Buffer.concat([body, Buffer.alloc(3762 - body.length)]);
 }
 
 function stakeMeta(reserve: bigint, lockupTs: bigint, lockupEpoch: bigint, custodian: number): Buffer {
@@ -195,6 +284,53 @@ function crafted(): Case[] {
   const fees = u64(5000n);
   return [
     { name: "vote 1.14.11 with a prior voter", pubkey: key(20), owner: VOTE, data: voteV1_14_11().toString("base64") },
+    { name: "vote v3 with commission 7", pubkey: key(32), owner: VOTE, data: voteV3().toString("base64") },
+    {
+      name: "vote v4 with a BLS key",
+      pubkey: key(33),
+      owner: VOTE,
+      data: voteV4({ bls: true, inflationBps: 751 }).toString("base64"),
+    },
+    {
+      name: "vote v4 without a BLS key, commission above 255%",
+      pubkey: key(34),
+      owner: VOTE,
+      data: voteV4({ bls: false, inflationBps: 30_000 }).toString("base64"),
+    },
+    {
+      name: "vote v4 with a bad BLS option tag",
+      pubkey: key(35),
+      owner: VOTE,
+      data: voteV4({ bls: false, blsTag: 2, inflationBps: 0 }).toString("base64"),
+    },
+    {
+      name: "vote v4 with authorized voters out of order and repeated",
+      pubkey: key(36),
+      owner: VOTE,
+      data: voteV4({ bls: true, inflationBps: 100, authorizedVoterEpochs: [5n, 3n, 5n] }).toString("base64"),
+    },
+    { name: "vote 0.23.5", pubkey: key(37), owner: VOTE, data: voteV0_23_5().toString("base64") },
+    {
+      name: "vote unknown tag",
+      pubkey: key(38),
+      owner: VOTE,
+      data: Buffer.concat([u32(4), Buffer.alloc(3758)]).toString("base64"),
+    },
+    {
+      name: "token-2022 mint with a permissioned-burn authority (4.4)",
+      pubkey: key(39),
+      owner: TOKEN_2022,
+      data: mint2022([[28, pk(71)]]).toString("base64"),
+    },
+    {
+      name: "token-2022 mint with permissioned burn and no authority",
+      pubkey: key(40),
+      owner: TOKEN_2022,
+      data: mint2022([
+        [26, Buffer.concat([pk(72), Buffer.from([1])])],
+        [28, Buffer.alloc(32)],
+      ]).toString("base64"),
+    },
     { name: "vote uninitialized (zeros)", pubkey: key(21), owner: VOTE, data: Buffer.alloc(3762).toString("base64") },
     { name: "vote truncated", pubkey: key(22), owner: VOTE, data: voteV1_14_11().subarray(0, 100).toString("base64") },
     { name: "stake initialized with a lockup", pubkey: key(23), owner: STAKE, data: initialized.toString("base64") },
@@ -329,10 +465,16 @@ export const BASE64_INPUTS = [
 
 async function main() {
   const cases = [...(await live()), ...crafted(), ...loaderCases()];
-  execFileSync("cargo", ["build", "--release", "--quiet"], { cwd: HERE, stdio: "inherit" });
+  execFileSync("cargo", ["build", "--release", "--quiet", "--ignore-rust-version"], {
+    cwd: HERE,
+    stdio: "inherit",
+    env: { ...process.env, CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS: "allow" },
+  });
   const lines = [
     ...cases.map((c) => JSON.stringify({ pubkey: c.pubkey, owner: c.owner, data: c.data })),
     ...BASE64_INPUTS.map((text) => JSON.stringify({ base64: text })),
+    JSON.stringify({ featureSet: true }),
+    JSON.stringify({ blsFromSeed: DEFAULT_VOTE_SEED.toString("hex") }),
   ];
   const out = execFileSync(`${HERE}target/release/decoder-oracle`, {
     input: lines.join("\n"),
@@ -347,9 +489,18 @@ async function main() {
     return text.length > 16_384 ? { ...c, expectedSha256: digest(answer) } : { ...c, expected: answer };
   });
   const base64 = BASE64_INPUTS.map((text, i) => ({ text, ...(parseJson(out[cases.length + i]!) as object) }));
+  const at = cases.length + BASE64_INPUTS.length;
+  const { featureSet } = parseJson(out[at]!) as { featureSet: number };
+  const { blsPubkey } = parseJson(out[at + 1]!) as { blsPubkey: string };
   const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
   const body = JSON.stringify(
-    { agave: "solana-account-decoder 3.0.6", cases: expected, base64 },
+    {
+      agave: "solana-account-decoder 4.4.0",
+      featureSet,
+      defaultVoteAccountBls: { seed: DEFAULT_VOTE_SEED.toString("hex"), blsPubkey },
+      cases: expected,
+      base64,
+    },
     (_k, v) => (typeof v === "bigint" ? raw(v.toString()) : v),
     1,
   );

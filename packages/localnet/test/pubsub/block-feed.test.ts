@@ -133,4 +133,11 @@ it("refuses processed commitment and bad filters with agave's errors", async () 
     message: "Invalid params: unknown variant `everything`, expected `all` or `mentionsAccountOrProgram`.",
   });
   expect(await bad(["all", { transactionDetails: "most" }])).toMatchObject({ code: -32602 });
+  // agave 4.4: base58 cannot carry version-1 transactions (checked before the commitment).
+  expect(
+    await bad(["all", { encoding: "base58", maxSupportedTransactionVersion: 1, commitment: "processed" }]),
+  ).toEqual({
+    code: -32602,
+    message: "base58 encoding is not supported with maxSupportedTransactionVersion >= 1",
+  });
 });

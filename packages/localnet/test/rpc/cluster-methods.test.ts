@@ -5,6 +5,7 @@
  * a node without snapshots or gossip peers answers.
  */
 import { AccountRole, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, shapeDiff } from "../accounts/helpers.ts";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
@@ -46,10 +47,10 @@ describe("the validator", () => {
     expect(info.lamports).toBe(500_000_000_000);
   });
 
-  it("answers getVersion as agave 3.0.6", async () => {
+  it("answers getVersion as agave 4.4.0", async () => {
     const { result } = await net.call("getVersion");
-    expect(result["solana-core"]).toBe("3.0.6");
-    expect(result["feature-set"]).toBe(3_604_001_754);
+    expect(result["solana-core"]).toBe("4.4.0");
+    expect(result["feature-set"]).toBe(3_722_100_051);
   });
 
   it("has a vote account and a delegated stake account in the programs' layouts", async () => {
@@ -63,10 +64,34 @@ describe("the validator", () => {
     expect(voteAccount.owner).toBe(VOTE_PROGRAM);
     const voteData = bytes(voteAccount);
     expect(voteData.length).toBe(3762);
-    expect(voteData.readUInt32LE(0)).toBe(2); // VoteStateVersions::Current
+    // agave 4.4 genesis funds the vote account with the stake's 1,000,000 SOL (above the VAT minimum).
+    expect(voteAccount.lamports).toBe(1_000_000_000_000_000);
+    expect(voteData.readUInt32LE(0)).toBe(3); // VoteStateVersions::V4 (SIMD-0185), as agave 4.4 writes it
     expect(
       Buffer.from(voteData.subarray(4, 36)).equals(Buffer.from((await import("bs58")).default.decode(identity))),
     ).toBe(true);
+    // agave 4.4's getVoteAccounts (SIMD-0291 active): the percent rounded up from the basis points, and these.
+    expect(vote.commission).toBe(0);
+    expect(vote.inflationRewardsCommissionBps).toBe(0);
+    // jsonParsed: genesis' collectors and commissions (create_v4_account_with_authorized) and the BLS key.
+    const parsed = (
+      await net.call("getAccountInfo", [vote.votePubkey, { encoding: "jsonParsed", commitment: "processed" }])
+    ).result.value.data.parsed.info;
+    expect(parsed).toMatchObject({
+      nodePubkey: identity,
+      authorizedWithdrawer: vote.votePubkey,
+      commission: 0,
+      priorVoters: [],
+      inflationRewardsCommissionBps: 0,
+      inflationRewardsCollector: vote.votePubkey,
+      blockRevenueCollector: identity,
+      blockRevenueCommissionBps: 10_000,
+      pendingDelegatorRewards: "0",
+    });
+    // The key solana-test-validator 4.4.0 derives from the (default) vote keypair, per the decoder oracle.
+    const oracle = JSON.parse(readFileSync(new URL("../decoder-oracle/expected.json", import.meta.url), "utf8"));
+    expect(parsed.blsPubkeyCompressed).toBe(oracle.defaultVoteAccountBls.blsPubkey);
+    expect(parsed.votes[0]).toHaveProperty("latency");
     // The stake account: delegated to the vote account, activated stake = its delegation.
     const stakes = (
       await net.call("getProgramAccounts", [STAKE_PROGRAM, { encoding: "base64", commitment: "processed" }])
@@ -107,7 +132,15 @@ describe("the validator", () => {
     expect(Object.keys(schedule)).toEqual([identity]);
     expect(schedule[identity]).toHaveLength(epoch.slotsInEpoch);
     expect(schedule[identity].slice(0, 3)).toEqual([0, 1, 2]);
-    expect((await net.call("getLeaderSchedule", [{ identity: payer.address }])).result).toEqual({});
+    // agave 4.4: an identity without slots is refused (3.0 answered {}); keyByVoteAccount keys by vote account.
+    expect((await net.call("getLeaderSchedule", [{ identity: payer.address }])).error).toEqual({
+      code: -32022,
+      message: `Node ${payer.address} was not in the leader schedule for specified epoch`,
+    });
+    const votePubkey = (await net.call("getVoteAccounts")).result.current[0].votePubkey;
+    const byVote = (await net.call("getLeaderSchedule", [null, { keyByVoteAccount: true, identity }])).result;
+    expect(Object.keys(byVote)).toEqual([votePubkey]);
+    expect(byVote[votePubkey]).toEqual(schedule[identity]);
     expect((await net.call("getLeaderSchedule", [10_000_000_000])).result).toBeNull();
     // The first param is agave's untagged RpcLeaderScheduleConfigWrapper: a slot or a config.
     expect((await net.call("getLeaderSchedule", ["5"])).error).toEqual({
@@ -154,8 +187,9 @@ describe("the validator", () => {
       pubkey: identity,
       rpc: hostPort,
       pubsub: hostPort,
-      version: "3.0.6",
-      featureSet: 3_604_001_754,
+      version: "4.4.0",
+      featureSet: 3_722_100_051,
+      clientId: "Agave", // agave 4.4's RpcContactInfo names the node's client (solana-version ClientId)
     });
     expect(nodes[0].gossip).toBeNull();
   });
@@ -178,7 +212,7 @@ describe("the validator", () => {
 
   it("answers getStakeMinimumDelegation with what the Stake program itself returns", async () => {
     const res = (await net.call("getStakeMinimumDelegation", [{ commitment: "processed" }])).result;
-    expect(res.context.apiVersion).toBe("3.0.6");
+    expect(res.context.apiVersion).toBe("4.4.0");
     // StakeInstruction::GetMinimumDelegation (13) puts the minimum in the return data.
     const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
     const ix = { programAddress: STAKE_PROGRAM as Address, accounts: [], data: new Uint8Array([13, 0, 0, 0]) };
@@ -195,4 +229,42 @@ describe("the validator", () => {
     const ours = await net.call("getEpochInfo", [{ commitment: "processed" }]);
     expect(shapeDiff(ours.result, fixture("rpc/getEpochInfo.json").result)).toEqual([]);
   });
+});
+
+describe("the leader schedule cache", () => {
+  it("answers only the latest 10 epochs' schedules, as agave's LeaderScheduleCache keeps them", async () => {
+    const short = await startTestLocalnet({ slotsPerEpoch: 32, slotMs: 5 });
+    try {
+      // Root in epoch 10: the cache holds epochs 2..=11 (the root's leader-schedule epoch), 0 and 1 evicted.
+      await waitFor(
+        "epoch 10 finalized",
+        async () => (await short.call("getSlot", [{ commitment: "finalized" }])).result >= 10 * 32 + 2,
+        60_000,
+      );
+      // Epochs pass every 160 ms here: take the answers between two reads of the same finalized epoch.
+      const finalizedEpoch = async () =>
+        (await short.call("getEpochInfo", [{ commitment: "finalized" }])).result.epoch as number;
+      for (let attempt = 0; ; attempt++) {
+        const epoch = await finalizedEpoch();
+        const oldest = epoch + 1 - 9;
+        const answers = await Promise.all([
+          short.call("getSlotLeaders", [(oldest - 1) * 32, 1]),
+          short.call("getSlotLeaders", [oldest * 32, 1]),
+          short.call("getLeaderSchedule", [(oldest - 1) * 32]),
+          short.call("getLeaderSchedule", [oldest * 32]),
+        ]);
+        if ((await finalizedEpoch()) !== epoch && attempt < 20) continue;
+        expect(answers[0].error).toEqual({
+          code: -32602,
+          message: `Invalid slot range: leader schedule for epoch ${oldest - 1} is unavailable`,
+        });
+        expect(answers[1].result).toHaveLength(1);
+        expect(answers[2].result).toBeNull();
+        expect(answers[3].result).not.toBeNull();
+        break;
+      }
+    } finally {
+      await short.stop();
+    }
+  }, 90_000);
 });

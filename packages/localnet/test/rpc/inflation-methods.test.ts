@@ -49,6 +49,12 @@ describe("inflation", () => {
     const rewards = await net.call("getInflationReward", [[vote, stranger.address], { epoch: 0 }]);
     expect(rewards.result).toEqual([null, null]);
     expect((await net.call("getInflationReward", [["bad"]])).error.code).toBe(-32602);
+    // agave 4.4: at most 32 addresses, refused before they are read ("bad" entries included).
+    expect((await net.call("getInflationReward", [[...Array(32).fill(vote), "bad"]])).error).toEqual({
+      code: -32602,
+      message: "Too many inputs provided; max 32",
+    });
+    expect((await net.call("getInflationReward", [Array(32).fill(vote), { epoch: 0 }])).result).toHaveLength(32);
     expect((await net.call("getInflationReward", [[vote], { commitment: "processed" }])).error.message).toBe(
       "Method does not support commitment below `confirmed`",
     );

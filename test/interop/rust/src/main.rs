@@ -92,6 +92,7 @@ async fn main() {
     checks::program::run(&ctx, &mut s).await;
     checks::fee::run(&ctx, &mut s).await;
     checks::transaction::run(&ctx, &mut s).await;
+    checks::bundle::run(&ctx, &mut s).await;
     checks::collection::run(&ctx, &mut s).await;
     checks::account::run(&ctx, &mut s).await;
     println!("{} passed, {} failed", s.passed, s.failed);

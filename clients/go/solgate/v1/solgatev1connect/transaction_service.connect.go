@@ -45,6 +45,15 @@ const (
 	// TransactionServicePrepareTransactionProcedure is the fully-qualified name of the
 	// TransactionService's PrepareTransaction RPC.
 	TransactionServicePrepareTransactionProcedure = "/solgate.v1.TransactionService/PrepareTransaction"
+	// TransactionServiceSendBundleProcedure is the fully-qualified name of the TransactionService's
+	// SendBundle RPC.
+	TransactionServiceSendBundleProcedure = "/solgate.v1.TransactionService/SendBundle"
+	// TransactionServiceGetBundleStatusProcedure is the fully-qualified name of the
+	// TransactionService's GetBundleStatus RPC.
+	TransactionServiceGetBundleStatusProcedure = "/solgate.v1.TransactionService/GetBundleStatus"
+	// TransactionServiceWatchBundleProcedure is the fully-qualified name of the TransactionService's
+	// WatchBundle RPC.
+	TransactionServiceWatchBundleProcedure = "/solgate.v1.TransactionService/WatchBundle"
 )
 
 // TransactionServiceClient is a client for the solgate.v1.TransactionService service.
@@ -57,6 +66,14 @@ type TransactionServiceClient interface {
 	WatchStatus(context.Context, *connect.Request[v1.WatchStatusRequest]) (*connect.ServerStreamForClient[v1.WatchStatusResponse], error)
 	// Readies an unsigned draft for signing: compute budget from a simulation and the fee market, and a fresh blockhash.
 	PrepareTransaction(context.Context, *connect.Request[v1.PrepareTransactionRequest]) (*connect.Response[v1.PrepareTransactionResponse], error)
+	// Checks a Jito bundle of 1 to 5 signed transactions (decoded and verified, no duplicates, fresh blockhashes, a
+	// tip of at least 1,000 lamports to a tip account named in the message) and forwards it whole to the chain's
+	// block engine in one call; answers at once with its id and status. Nothing is forwarded unless every check passes.
+	SendBundle(context.Context, *connect.Request[v1.SendBundleRequest]) (*connect.Response[v1.SendBundleResponse], error)
+	// Returns where a bundle stands: the block engine's status, then its transactions' own.
+	GetBundleStatus(context.Context, *connect.Request[v1.GetBundleStatusRequest]) (*connect.Response[v1.GetBundleStatusResponse], error)
+	// Streams a bundle's status: the current record at once, then every change, until it is final.
+	WatchBundle(context.Context, *connect.Request[v1.WatchBundleRequest]) (*connect.ServerStreamForClient[v1.WatchBundleResponse], error)
 }
 
 // NewTransactionServiceClient constructs a client for the solgate.v1.TransactionService service. By
@@ -97,6 +114,26 @@ func NewTransactionServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		sendBundle: connect.NewClient[v1.SendBundleRequest, v1.SendBundleResponse](
+			httpClient,
+			baseURL+TransactionServiceSendBundleProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("SendBundle")),
+			connect.WithClientOptions(opts...),
+		),
+		getBundleStatus: connect.NewClient[v1.GetBundleStatusRequest, v1.GetBundleStatusResponse](
+			httpClient,
+			baseURL+TransactionServiceGetBundleStatusProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("GetBundleStatus")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		watchBundle: connect.NewClient[v1.WatchBundleRequest, v1.WatchBundleResponse](
+			httpClient,
+			baseURL+TransactionServiceWatchBundleProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("WatchBundle")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -106,6 +143,9 @@ type transactionServiceClient struct {
 	getTransactionStatus *connect.Client[v1.GetTransactionStatusRequest, v1.GetTransactionStatusResponse]
 	watchStatus          *connect.Client[v1.WatchStatusRequest, v1.WatchStatusResponse]
 	prepareTransaction   *connect.Client[v1.PrepareTransactionRequest, v1.PrepareTransactionResponse]
+	sendBundle           *connect.Client[v1.SendBundleRequest, v1.SendBundleResponse]
+	getBundleStatus      *connect.Client[v1.GetBundleStatusRequest, v1.GetBundleStatusResponse]
+	watchBundle          *connect.Client[v1.WatchBundleRequest, v1.WatchBundleResponse]
 }
 
 // SendTransaction calls solgate.v1.TransactionService.SendTransaction.
@@ -128,6 +168,21 @@ func (c *transactionServiceClient) PrepareTransaction(ctx context.Context, req *
 	return c.prepareTransaction.CallUnary(ctx, req)
 }
 
+// SendBundle calls solgate.v1.TransactionService.SendBundle.
+func (c *transactionServiceClient) SendBundle(ctx context.Context, req *connect.Request[v1.SendBundleRequest]) (*connect.Response[v1.SendBundleResponse], error) {
+	return c.sendBundle.CallUnary(ctx, req)
+}
+
+// GetBundleStatus calls solgate.v1.TransactionService.GetBundleStatus.
+func (c *transactionServiceClient) GetBundleStatus(ctx context.Context, req *connect.Request[v1.GetBundleStatusRequest]) (*connect.Response[v1.GetBundleStatusResponse], error) {
+	return c.getBundleStatus.CallUnary(ctx, req)
+}
+
+// WatchBundle calls solgate.v1.TransactionService.WatchBundle.
+func (c *transactionServiceClient) WatchBundle(ctx context.Context, req *connect.Request[v1.WatchBundleRequest]) (*connect.ServerStreamForClient[v1.WatchBundleResponse], error) {
+	return c.watchBundle.CallServerStream(ctx, req)
+}
+
 // TransactionServiceHandler is an implementation of the solgate.v1.TransactionService service.
 type TransactionServiceHandler interface {
 	// Checks, simulates, submits and tracks a fully signed transaction, rebroadcasting it while its blockhash is valid.
@@ -138,6 +193,14 @@ type TransactionServiceHandler interface {
 	WatchStatus(context.Context, *connect.Request[v1.WatchStatusRequest], *connect.ServerStream[v1.WatchStatusResponse]) error
 	// Readies an unsigned draft for signing: compute budget from a simulation and the fee market, and a fresh blockhash.
 	PrepareTransaction(context.Context, *connect.Request[v1.PrepareTransactionRequest]) (*connect.Response[v1.PrepareTransactionResponse], error)
+	// Checks a Jito bundle of 1 to 5 signed transactions (decoded and verified, no duplicates, fresh blockhashes, a
+	// tip of at least 1,000 lamports to a tip account named in the message) and forwards it whole to the chain's
+	// block engine in one call; answers at once with its id and status. Nothing is forwarded unless every check passes.
+	SendBundle(context.Context, *connect.Request[v1.SendBundleRequest]) (*connect.Response[v1.SendBundleResponse], error)
+	// Returns where a bundle stands: the block engine's status, then its transactions' own.
+	GetBundleStatus(context.Context, *connect.Request[v1.GetBundleStatusRequest]) (*connect.Response[v1.GetBundleStatusResponse], error)
+	// Streams a bundle's status: the current record at once, then every change, until it is final.
+	WatchBundle(context.Context, *connect.Request[v1.WatchBundleRequest], *connect.ServerStream[v1.WatchBundleResponse]) error
 }
 
 // NewTransactionServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -174,6 +237,26 @@ func NewTransactionServiceHandler(svc TransactionServiceHandler, opts ...connect
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	transactionServiceSendBundleHandler := connect.NewUnaryHandler(
+		TransactionServiceSendBundleProcedure,
+		svc.SendBundle,
+		connect.WithSchema(transactionServiceMethods.ByName("SendBundle")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transactionServiceGetBundleStatusHandler := connect.NewUnaryHandler(
+		TransactionServiceGetBundleStatusProcedure,
+		svc.GetBundleStatus,
+		connect.WithSchema(transactionServiceMethods.ByName("GetBundleStatus")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	transactionServiceWatchBundleHandler := connect.NewServerStreamHandler(
+		TransactionServiceWatchBundleProcedure,
+		svc.WatchBundle,
+		connect.WithSchema(transactionServiceMethods.ByName("WatchBundle")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/solgate.v1.TransactionService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TransactionServiceSendTransactionProcedure:
@@ -184,6 +267,12 @@ func NewTransactionServiceHandler(svc TransactionServiceHandler, opts ...connect
 			transactionServiceWatchStatusHandler.ServeHTTP(w, r)
 		case TransactionServicePrepareTransactionProcedure:
 			transactionServicePrepareTransactionHandler.ServeHTTP(w, r)
+		case TransactionServiceSendBundleProcedure:
+			transactionServiceSendBundleHandler.ServeHTTP(w, r)
+		case TransactionServiceGetBundleStatusProcedure:
+			transactionServiceGetBundleStatusHandler.ServeHTTP(w, r)
+		case TransactionServiceWatchBundleProcedure:
+			transactionServiceWatchBundleHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -207,4 +296,16 @@ func (UnimplementedTransactionServiceHandler) WatchStatus(context.Context, *conn
 
 func (UnimplementedTransactionServiceHandler) PrepareTransaction(context.Context, *connect.Request[v1.PrepareTransactionRequest]) (*connect.Response[v1.PrepareTransactionResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.PrepareTransaction is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) SendBundle(context.Context, *connect.Request[v1.SendBundleRequest]) (*connect.Response[v1.SendBundleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.SendBundle is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) GetBundleStatus(context.Context, *connect.Request[v1.GetBundleStatusRequest]) (*connect.Response[v1.GetBundleStatusResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.GetBundleStatus is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) WatchBundle(context.Context, *connect.Request[v1.WatchBundleRequest], *connect.ServerStream[v1.WatchBundleResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.WatchBundle is not implemented"))
 }

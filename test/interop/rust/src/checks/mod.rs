@@ -1,5 +1,6 @@
 //! The checks, one module per service.
 pub mod account;
+pub mod bundle;
 pub mod collection;
 pub mod fee;
 pub mod program;

@@ -72,6 +72,13 @@ export declare type FeeEstimate = Message<"solgate.v1.FeeEstimate"> & {
    * @generated from field: repeated string writable_accounts = 8;
    */
   writableAccounts: string[];
+
+  /**
+   * Jito tip levels beside the priority levels; absent when the service knows no landed tips (never guessed).
+   *
+   * @generated from field: solgate.v1.TipLevels tips = 9;
+   */
+  tips?: TipLevels | undefined;
 };
 
 /**
@@ -274,6 +281,112 @@ export declare type PriorityFee = Message<"solgate.v1.PriorityFee"> & {
 export declare const PriorityFeeSchema: GenMessage<PriorityFee>;
 
 /**
+ * What Jito tips landed recently, in lamports: a tip is a System transfer to one of the block engine's tip accounts,
+ * paid so that a block engine's leader includes the transaction or bundle. Nearest-rank percentiles of landed tips.
+ *
+ * @generated from message solgate.v1.TipLevels
+ */
+export declare type TipLevels = Message<"solgate.v1.TipLevels"> & {
+  /**
+   * The 25th percentile of landed tips, in lamports.
+   *
+   * @generated from field: uint64 p25 = 1;
+   */
+  p25: bigint;
+
+  /**
+   * The 50th percentile.
+   *
+   * @generated from field: uint64 p50 = 2;
+   */
+  p50: bigint;
+
+  /**
+   * The 75th percentile.
+   *
+   * @generated from field: uint64 p75 = 3;
+   */
+  p75: bigint;
+
+  /**
+   * The 95th percentile.
+   *
+   * @generated from field: uint64 p95 = 4;
+   */
+  p95: bigint;
+
+  /**
+   * The 99th percentile.
+   *
+   * @generated from field: uint64 p99 = 5;
+   */
+  p99: bigint;
+
+  /**
+   * Where the levels come from.
+   *
+   * @generated from field: solgate.v1.TipSource source = 6;
+   */
+  source: TipSource;
+
+  /**
+   * How many landed tips the levels were computed from; 0 when the source does not say (the block engine's feed).
+   *
+   * @generated from field: uint64 sample_size = 7;
+   */
+  sampleSize: bigint;
+
+  /**
+   * When the levels were read or last moved.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.TipLevels.
+ * Use `create(TipLevelsSchema)` to create a new message.
+ */
+export declare const TipLevelsSchema: GenMessage<TipLevels>;
+
+/**
+ * The tip a client asks PrepareTransaction to add: a named level or an exact amount.
+ *
+ * @generated from message solgate.v1.Tip
+ */
+export declare type Tip = Message<"solgate.v1.Tip"> & {
+  /**
+   * The choice.
+   *
+   * @generated from oneof solgate.v1.Tip.choice
+   */
+  choice: {
+    /**
+     * A level of recently landed tips (see `TipLevels`); clamped to the server's ceiling (SOLGATE_TIP_MAX_LAMPORTS).
+     *
+     * @generated from field: solgate.v1.TipLevel level = 1;
+     */
+    value: TipLevel;
+    case: "level";
+  } | {
+    /**
+     * An exact tip in lamports: at least 1,000 (Jito's minimum) and at most the server's ceiling, else refused.
+     *
+     * @generated from field: uint64 lamports = 2;
+     */
+    value: bigint;
+    case: "lamports";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message solgate.v1.Tip.
+ * Use `create(TipSchema)` to create a new message.
+ */
+export declare const TipSchema: GenMessage<Tip>;
+
+/**
  * Where fee levels come from.
  *
  * @generated from enum solgate.v1.FeeSource
@@ -359,4 +472,91 @@ export enum PriorityLevel {
  * Describes the enum solgate.v1.PriorityLevel.
  */
 export declare const PriorityLevelSchema: GenEnum<PriorityLevel>;
+
+/**
+ * Where tip levels come from.
+ *
+ * @generated from enum solgate.v1.TipSource
+ */
+export enum TipSource {
+  /**
+   * Not known.
+   *
+   * @generated from enum value: TIP_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The block engine's tip floor (`GET /api/v1/bundles/tip_floor`, Jito's landed-tips feed).
+   *
+   * @generated from enum value: TIP_SOURCE_BLOCK_ENGINE = 1;
+   */
+  BLOCK_ENGINE = 1,
+
+  /**
+   * Transfers to Jito's tip accounts in the recent blocks the fee market reads.
+   *
+   * @generated from enum value: TIP_SOURCE_BLOCKS = 2;
+   */
+  BLOCKS = 2,
+}
+
+/**
+ * Describes the enum solgate.v1.TipSource.
+ */
+export declare const TipSourceSchema: GenEnum<TipSource>;
+
+/**
+ * A named tip level, as a client chooses one: a percentile of recently landed tips.
+ *
+ * @generated from enum solgate.v1.TipLevel
+ */
+export enum TipLevel {
+  /**
+   * Not set: the same as `TIP_LEVEL_P50`.
+   *
+   * @generated from enum value: TIP_LEVEL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The 25th percentile of landed tips.
+   *
+   * @generated from enum value: TIP_LEVEL_P25 = 1;
+   */
+  P25 = 1,
+
+  /**
+   * The 50th percentile.
+   *
+   * @generated from enum value: TIP_LEVEL_P50 = 2;
+   */
+  P50 = 2,
+
+  /**
+   * The 75th percentile.
+   *
+   * @generated from enum value: TIP_LEVEL_P75 = 3;
+   */
+  P75 = 3,
+
+  /**
+   * The 95th percentile.
+   *
+   * @generated from enum value: TIP_LEVEL_P95 = 4;
+   */
+  P95 = 4,
+
+  /**
+   * The 99th percentile.
+   *
+   * @generated from enum value: TIP_LEVEL_P99 = 5;
+   */
+  P99 = 5,
+}
+
+/**
+ * Describes the enum solgate.v1.TipLevel.
+ */
+export declare const TipLevelSchema: GenEnum<TipLevel>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file solgate/v1/fee.proto.
  */
 export const file_solgate_v1_fee = /*@__PURE__*/
-  fileDesc("ChRzb2xnYXRlL3YxL2ZlZS5wcm90bxIKc29sZ2F0ZS52MSKQAgoLRmVlRXN0aW1hdGUSLwoIcHJpb3JpdHkYASABKAsyHS5zb2xnYXRlLnYxLlByaW9yaXR5RmVlTGV2ZWxzEiUKCGJhc2VfZmVlGAIgASgLMhMuc29sZ2F0ZS52MS5CYXNlRmVlEi4KCnVwZGF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnNvdXJjZRgEIAEoDjIVLnNvbGdhdGUudjEuRmVlU291cmNlEgwKBHNsb3QYBSABKAQSFAoMd2luZG93X3Nsb3RzGAYgASgEEhMKC3NhbXBsZV9zaXplGAcgASgEEhkKEXdyaXRhYmxlX2FjY291bnRzGAggAygJIpsBChFQcmlvcml0eUZlZUxldmVscxILCgNsb3cYASABKAQSDgoGbWVkaXVtGAIgASgEEgwKBGhpZ2gYAyABKAQSEQoJdmVyeV9oaWdoGAQgASgEEhMKC3JlY29tbWVuZGVkGAUgASgEEgwKBHVuaXQYBiABKAkSJQoEb2RkcxgHIAEoCzIXLnNvbGdhdGUudjEuTGFuZGluZ09kZHMidgoLTGFuZGluZ09kZHMSFAoMd2l0aGluX3Nsb3RzGAEgASgNEgsKA2xvdxgCIAEoARIOCgZtZWRpdW0YAyABKAESDAoEaGlnaBgEIAEoARIRCgl2ZXJ5X2hpZ2gYBSABKAESEwoLcmVjb21tZW5kZWQYBiABKAEiTwoHQmFzZUZlZRIeChZsYW1wb3J0c19wZXJfc2lnbmF0dXJlGAEgASgEEhIKCnNpZ25hdHVyZXMYAiABKAQSEAoIbGFtcG9ydHMYAyABKAQiXQoLUHJpb3JpdHlGZWUSKgoFbGV2ZWwYASABKA4yGS5zb2xnYXRlLnYxLlByaW9yaXR5TGV2ZWxIABIYCg5taWNyb19sYW1wb3J0cxgCIAEoBEgAQggKBmNob2ljZSp+CglGZWVTb3VyY2USGgoWRkVFX1NPVVJDRV9VTlNQRUNJRklFRBAAEhUKEUZFRV9TT1VSQ0VfQkxPQ0tTEAESKQolRkVFX1NPVVJDRV9SRUNFTlRfUFJJT1JJVElaQVRJT05fRkVFUxACEhMKD0ZFRV9TT1VSQ0VfTk9ORRADKpQBCg1Qcmlvcml0eUxldmVsEh4KGlBSSU9SSVRZX0xFVkVMX1VOU1BFQ0lGSUVEEAASFwoTUFJJT1JJVFlfTEVWRUxfQVVUTxABEhYKElBSSU9SSVRZX0xFVkVMX0xPVxACEhkKFVBSSU9SSVRZX0xFVkVMX01FRElVTRADEhcKE1BSSU9SSVRZX0xFVkVMX0hJR0gQBGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChRzb2xnYXRlL3YxL2ZlZS5wcm90bxIKc29sZ2F0ZS52MSK1AgoLRmVlRXN0aW1hdGUSLwoIcHJpb3JpdHkYASABKAsyHS5zb2xnYXRlLnYxLlByaW9yaXR5RmVlTGV2ZWxzEiUKCGJhc2VfZmVlGAIgASgLMhMuc29sZ2F0ZS52MS5CYXNlRmVlEi4KCnVwZGF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnNvdXJjZRgEIAEoDjIVLnNvbGdhdGUudjEuRmVlU291cmNlEgwKBHNsb3QYBSABKAQSFAoMd2luZG93X3Nsb3RzGAYgASgEEhMKC3NhbXBsZV9zaXplGAcgASgEEhkKEXdyaXRhYmxlX2FjY291bnRzGAggAygJEiMKBHRpcHMYCSABKAsyFS5zb2xnYXRlLnYxLlRpcExldmVscyKbAQoRUHJpb3JpdHlGZWVMZXZlbHMSCwoDbG93GAEgASgEEg4KBm1lZGl1bRgCIAEoBBIMCgRoaWdoGAMgASgEEhEKCXZlcnlfaGlnaBgEIAEoBBITCgtyZWNvbW1lbmRlZBgFIAEoBBIMCgR1bml0GAYgASgJEiUKBG9kZHMYByABKAsyFy5zb2xnYXRlLnYxLkxhbmRpbmdPZGRzInYKC0xhbmRpbmdPZGRzEhQKDHdpdGhpbl9zbG90cxgBIAEoDRILCgNsb3cYAiABKAESDgoGbWVkaXVtGAMgASgBEgwKBGhpZ2gYBCABKAESEQoJdmVyeV9oaWdoGAUgASgBEhMKC3JlY29tbWVuZGVkGAYgASgBIk8KB0Jhc2VGZWUSHgoWbGFtcG9ydHNfcGVyX3NpZ25hdHVyZRgBIAEoBBISCgpzaWduYXR1cmVzGAIgASgEEhAKCGxhbXBvcnRzGAMgASgEIl0KC1ByaW9yaXR5RmVlEioKBWxldmVsGAEgASgOMhkuc29sZ2F0ZS52MS5Qcmlvcml0eUxldmVsSAASGAoObWljcm9fbGFtcG9ydHMYAiABKARIAEIICgZjaG9pY2UiuAEKCVRpcExldmVscxILCgNwMjUYASABKAQSCwoDcDUwGAIgASgEEgsKA3A3NRgDIAEoBBILCgNwOTUYBCABKAQSCwoDcDk5GAUgASgEEiUKBnNvdXJjZRgGIAEoDjIVLnNvbGdhdGUudjEuVGlwU291cmNlEhMKC3NhbXBsZV9zaXplGAcgASgEEi4KCnVwZGF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKA1RpcBIlCgVsZXZlbBgBIAEoDjIULnNvbGdhdGUudjEuVGlwTGV2ZWxIABISCghsYW1wb3J0cxgCIAEoBEgAQggKBmNob2ljZSp+CglGZWVTb3VyY2USGgoWRkVFX1NPVVJDRV9VTlNQRUNJRklFRBAAEhUKEUZFRV9TT1VSQ0VfQkxPQ0tTEAESKQolRkVFX1NPVVJDRV9SRUNFTlRfUFJJT1JJVElaQVRJT05fRkVFUxACEhMKD0ZFRV9TT1VSQ0VfTk9ORRADKpQBCg1Qcmlvcml0eUxldmVsEh4KGlBSSU9SSVRZX0xFVkVMX1VOU1BFQ0lGSUVEEAASFwoTUFJJT1JJVFlfTEVWRUxfQVVUTxABEhYKElBSSU9SSVRZX0xFVkVMX0xPVxACEhkKFVBSSU9SSVRZX0xFVkVMX01FRElVTRADEhcKE1BSSU9SSVRZX0xFVkVMX0hJR0gQBCpbCglUaXBTb3VyY2USGgoWVElQX1NPVVJDRV9VTlNQRUNJRklFRBAAEhsKF1RJUF9TT1VSQ0VfQkxPQ0tfRU5HSU5FEAESFQoRVElQX1NPVVJDRV9CTE9DS1MQAiqEAQoIVGlwTGV2ZWwSGQoVVElQX0xFVkVMX1VOU1BFQ0lGSUVEEAASEQoNVElQX0xFVkVMX1AyNRABEhEKDVRJUF9MRVZFTF9QNTAQAhIRCg1USVBfTEVWRUxfUDc1EAMSEQoNVElQX0xFVkVMX1A5NRAEEhEKDVRJUF9MRVZFTF9QOTkQBWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message solgate.v1.FeeEstimate.
@@ -47,6 +47,20 @@ export const PriorityFeeSchema = /*@__PURE__*/
   messageDesc(file_solgate_v1_fee, 4);
 
 /**
+ * Describes the message solgate.v1.TipLevels.
+ * Use `create(TipLevelsSchema)` to create a new message.
+ */
+export const TipLevelsSchema = /*@__PURE__*/
+  messageDesc(file_solgate_v1_fee, 5);
+
+/**
+ * Describes the message solgate.v1.Tip.
+ * Use `create(TipSchema)` to create a new message.
+ */
+export const TipSchema = /*@__PURE__*/
+  messageDesc(file_solgate_v1_fee, 6);
+
+/**
  * Describes the enum solgate.v1.FeeSource.
  */
 export const FeeSourceSchema = /*@__PURE__*/
@@ -73,4 +87,32 @@ export const PriorityLevelSchema = /*@__PURE__*/
  */
 export const PriorityLevel = /*@__PURE__*/
   tsEnum(PriorityLevelSchema);
+
+/**
+ * Describes the enum solgate.v1.TipSource.
+ */
+export const TipSourceSchema = /*@__PURE__*/
+  enumDesc(file_solgate_v1_fee, 2);
+
+/**
+ * Where tip levels come from.
+ *
+ * @generated from enum solgate.v1.TipSource
+ */
+export const TipSource = /*@__PURE__*/
+  tsEnum(TipSourceSchema);
+
+/**
+ * Describes the enum solgate.v1.TipLevel.
+ */
+export const TipLevelSchema = /*@__PURE__*/
+  enumDesc(file_solgate_v1_fee, 3);
+
+/**
+ * A named tip level, as a client chooses one: a percentile of recently landed tips.
+ *
+ * @generated from enum solgate.v1.TipLevel
+ */
+export const TipLevel = /*@__PURE__*/
+  tsEnum(TipLevelSchema);
 

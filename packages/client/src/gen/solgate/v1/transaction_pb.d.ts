@@ -269,6 +269,82 @@ export declare type SendResult = Message<"solgate.v1.SendResult"> & {
 export declare const SendResultSchema: GenMessage<SendResult>;
 
 /**
+ * The state of one Jito bundle.
+ *
+ * @generated from message solgate.v1.BundleStatusRecord
+ */
+export declare type BundleStatusRecord = Message<"solgate.v1.BundleStatusRecord"> & {
+  /**
+   * The bundle id: SHA-256 of its transactions' first signatures (base58, joined by commas), as lowercase hex.
+   *
+   * @generated from field: string bundle_id = 1;
+   */
+  bundleId: string;
+
+  /**
+   * Where it stands.
+   *
+   * @generated from field: solgate.v1.BundleStatus status = 2;
+   */
+  status: BundleStatus;
+
+  /**
+   * The block engine's own word, when it was asked: `Pending`, `Landed`, `Failed` or `Invalid`; empty otherwise.
+   *
+   * @generated from field: string engine_status = 3;
+   */
+  engineStatus: string;
+
+  /**
+   * Why it will never land (FAILED, INVALID, EXPIRED): the block engine's reason, or Solgate's; empty otherwise.
+   *
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * The slot of the block that holds it; absent until it is in one.
+   *
+   * @generated from field: optional uint64 slot = 5;
+   */
+  slot?: bigint | undefined;
+
+  /**
+   * Its transactions' first signatures (base58), in bundle order; empty for a bundle not sent through this server.
+   *
+   * @generated from field: repeated string signatures = 6;
+   */
+  signatures: string[];
+
+  /**
+   * Its transactions' own records, in bundle order, once the bundle is in a block; empty before.
+   *
+   * @generated from field: repeated solgate.v1.TransactionStatusRecord transactions = 7;
+   */
+  transactions: TransactionStatusRecord[];
+
+  /**
+   * The last block height at which all its blockhashes are valid, when Solgate knows it.
+   *
+   * @generated from field: optional uint64 last_valid_block_height = 8;
+   */
+  lastValidBlockHeight?: bigint | undefined;
+
+  /**
+   * When this record was read.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 9;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.BundleStatusRecord.
+ * Use `create(BundleStatusRecordSchema)` to create a new message.
+ */
+export declare const BundleStatusRecordSchema: GenMessage<BundleStatusRecord>;
+
+/**
  * Where a transaction stands.
  *
  * @generated from enum solgate.v1.TransactionStatus
@@ -321,4 +397,75 @@ export enum TransactionStatus {
  * Describes the enum solgate.v1.TransactionStatus.
  */
 export declare const TransactionStatusSchema: GenEnum<TransactionStatus>;
+
+/**
+ * Where a Jito bundle stands: first as the block engine says (`getInflightBundleStatuses`: Pending, Landed,
+ * Failed, Invalid), then as its transactions do on the chain (confirmed, finalized). FAILED, INVALID, EXPIRED
+ * and FINALIZED are final; the first three mean the bundle will never land, and `reason` says why.
+ *
+ * @generated from enum solgate.v1.BundleStatus
+ */
+export enum BundleStatus {
+  /**
+   * Not known.
+   *
+   * @generated from enum value: BUNDLE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Forwarded whole to the block engine, which holds it; not yet in a block (Jito's Pending).
+   *
+   * @generated from enum value: BUNDLE_STATUS_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * In a block (Jito's Landed), all its transactions in order; not yet confirmed.
+   *
+   * @generated from enum value: BUNDLE_STATUS_LANDED = 2;
+   */
+  LANDED = 2,
+
+  /**
+   * Every transaction of the bundle is in a confirmed block.
+   *
+   * @generated from enum value: BUNDLE_STATUS_CONFIRMED = 3;
+   */
+  CONFIRMED = 3,
+
+  /**
+   * Every transaction of the bundle is in a finalized block.
+   *
+   * @generated from enum value: BUNDLE_STATUS_FINALIZED = 4;
+   */
+  FINALIZED = 4,
+
+  /**
+   * It will never land: the block engine said Failed (a transaction failed when the bundle ran, so none was
+   * kept), or a transaction failed on the chain. `reason` says why.
+   *
+   * @generated from enum value: BUNDLE_STATUS_FAILED = 5;
+   */
+  FAILED = 5,
+
+  /**
+   * It will never land: the block engine does not hold it (Jito's Invalid: dropped, or never received).
+   *
+   * @generated from enum value: BUNDLE_STATUS_INVALID = 6;
+   */
+  INVALID = 6,
+
+  /**
+   * It will never land: a blockhash of its transactions lapsed before it was in a block.
+   *
+   * @generated from enum value: BUNDLE_STATUS_EXPIRED = 7;
+   */
+  EXPIRED = 7,
+}
+
+/**
+ * Describes the enum solgate.v1.BundleStatus.
+ */
+export declare const BundleStatusSchema: GenEnum<BundleStatus>;
 

@@ -4,8 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { FeeEstimate, PriorityFee } from "./fee_pb.js";
-import type { Lamports, SendResult, TransactionStatusRecord } from "./transaction_pb.js";
+import type { FeeEstimate, PriorityFee, Tip, TipLevel } from "./fee_pb.js";
+import type { BundleStatusRecord, Lamports, SendResult, TransactionStatusRecord } from "./transaction_pb.js";
 
 /**
  * Describes the file solgate/v1/transaction_service.proto.
@@ -211,6 +211,164 @@ export declare type Heartbeat = Message<"solgate.v1.Heartbeat"> & {
 export declare const HeartbeatSchema: GenMessage<Heartbeat>;
 
 /**
+ * A Jito bundle to forward: run in order, all in one block, all or nothing.
+ *
+ * @generated from message solgate.v1.SendBundleRequest
+ */
+export declare type SendBundleRequest = Message<"solgate.v1.SendBundleRequest"> & {
+  /**
+   * The chain to send to; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The signed transactions in wire format, legacy or v0 (base64 in JSON), 1 to 5, in the order they are to run.
+   * Never changed by Solgate. One of them must tip a Jito tip account at least 1,000 lamports.
+   *
+   * @generated from field: repeated bytes transactions = 2;
+   */
+  transactions: Uint8Array[];
+};
+
+/**
+ * Describes the message solgate.v1.SendBundleRequest.
+ * Use `create(SendBundleRequestSchema)` to create a new message.
+ */
+export declare const SendBundleRequestSchema: GenMessage<SendBundleRequest>;
+
+/**
+ * What the bundle send did.
+ *
+ * @generated from message solgate.v1.SendBundleResponse
+ */
+export declare type SendBundleResponse = Message<"solgate.v1.SendBundleResponse"> & {
+  /**
+   * The bundle's record as it stands right after the send (usually PENDING).
+   *
+   * @generated from field: solgate.v1.BundleStatusRecord bundle = 1;
+   */
+  bundle?: BundleStatusRecord | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.SendBundleResponse.
+ * Use `create(SendBundleResponseSchema)` to create a new message.
+ */
+export declare const SendBundleResponseSchema: GenMessage<SendBundleResponse>;
+
+/**
+ * Asks where a bundle stands.
+ *
+ * @generated from message solgate.v1.GetBundleStatusRequest
+ */
+export declare type GetBundleStatusRequest = Message<"solgate.v1.GetBundleStatusRequest"> & {
+  /**
+   * The chain to read; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The bundle id (64 lowercase hex digits), as SendBundle answered it.
+   *
+   * @generated from field: string bundle_id = 2;
+   */
+  bundleId: string;
+};
+
+/**
+ * Describes the message solgate.v1.GetBundleStatusRequest.
+ * Use `create(GetBundleStatusRequestSchema)` to create a new message.
+ */
+export declare const GetBundleStatusRequestSchema: GenMessage<GetBundleStatusRequest>;
+
+/**
+ * Where the bundle stands.
+ *
+ * @generated from message solgate.v1.GetBundleStatusResponse
+ */
+export declare type GetBundleStatusResponse = Message<"solgate.v1.GetBundleStatusResponse"> & {
+  /**
+   * The record.
+   *
+   * @generated from field: solgate.v1.BundleStatusRecord bundle = 1;
+   */
+  bundle?: BundleStatusRecord | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.GetBundleStatusResponse.
+ * Use `create(GetBundleStatusResponseSchema)` to create a new message.
+ */
+export declare const GetBundleStatusResponseSchema: GenMessage<GetBundleStatusResponse>;
+
+/**
+ * Asks to follow a bundle.
+ *
+ * @generated from message solgate.v1.WatchBundleRequest
+ */
+export declare type WatchBundleRequest = Message<"solgate.v1.WatchBundleRequest"> & {
+  /**
+   * The chain to read; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The bundle id (64 lowercase hex digits), as SendBundle answered it.
+   *
+   * @generated from field: string bundle_id = 2;
+   */
+  bundleId: string;
+};
+
+/**
+ * Describes the message solgate.v1.WatchBundleRequest.
+ * Use `create(WatchBundleRequestSchema)` to create a new message.
+ */
+export declare const WatchBundleRequestSchema: GenMessage<WatchBundleRequest>;
+
+/**
+ * One event of a bundle watch.
+ *
+ * @generated from message solgate.v1.WatchBundleResponse
+ */
+export declare type WatchBundleResponse = Message<"solgate.v1.WatchBundleResponse"> & {
+  /**
+   * The event.
+   *
+   * @generated from oneof solgate.v1.WatchBundleResponse.event
+   */
+  event: {
+    /**
+     * The bundle's record, sent at once and after every change.
+     *
+     * @generated from field: solgate.v1.BundleStatusRecord bundle = 1;
+     */
+    value: BundleStatusRecord;
+    case: "bundle";
+  } | {
+    /**
+     * Sent while nothing changes, to keep the stream alive through proxies.
+     *
+     * @generated from field: solgate.v1.Heartbeat heartbeat = 2;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message solgate.v1.WatchBundleResponse.
+ * Use `create(WatchBundleResponseSchema)` to create a new message.
+ */
+export declare const WatchBundleResponseSchema: GenMessage<WatchBundleResponse>;
+
+/**
  * An unsigned draft to ready for signing.
  *
  * @generated from message solgate.v1.PrepareTransactionRequest
@@ -243,6 +401,14 @@ export declare type PrepareTransactionRequest = Message<"solgate.v1.PrepareTrans
    * @generated from field: bool replace_compute_budget = 4;
    */
   replaceComputeBudget: boolean;
+
+  /**
+   * A Jito tip to add: a System transfer from the fee payer to a random tip account of the chain's block engine,
+   * appended to the draft before it is simulated. Unset adds none. Needs a block engine (SOLGATE_JITO_URL).
+   *
+   * @generated from field: solgate.v1.Tip tip = 5;
+   */
+  tip?: Tip | undefined;
 };
 
 /**
@@ -305,6 +471,13 @@ export declare type PrepareTransactionResponse = Message<"solgate.v1.PrepareTran
    * @generated from field: solgate.v1.Lamports expected_fee = 7;
    */
   expectedFee?: Lamports | undefined;
+
+  /**
+   * The tip added, when one was asked for: exactly what the transfer pays and to whom.
+   *
+   * @generated from field: solgate.v1.PreparedTip tip = 8;
+   */
+  tip?: PreparedTip | undefined;
 };
 
 /**
@@ -312,6 +485,61 @@ export declare type PrepareTransactionResponse = Message<"solgate.v1.PrepareTran
  * Use `create(PrepareTransactionResponseSchema)` to create a new message.
  */
 export declare const PrepareTransactionResponseSchema: GenMessage<PrepareTransactionResponse>;
+
+/**
+ * The tip PrepareTransaction added to a draft.
+ *
+ * @generated from message solgate.v1.PreparedTip
+ */
+export declare type PreparedTip = Message<"solgate.v1.PreparedTip"> & {
+  /**
+   * The tip account the transfer pays (one of the block engine's `getTipAccounts`, chosen at random).
+   *
+   * @generated from field: string account = 1;
+   */
+  account: string;
+
+  /**
+   * The lamports the transfer pays (not part of `expected_fee`).
+   *
+   * @generated from field: uint64 lamports = 2;
+   */
+  lamports: bigint;
+
+  /**
+   * The level the amount came from; `TIP_LEVEL_UNSPECIFIED` when the client gave lamports.
+   *
+   * @generated from field: solgate.v1.TipLevel level = 3;
+   */
+  level: TipLevel;
+
+  /**
+   * What the level stood for before the ceiling, in lamports (equal to `lamports` unless clamped or raised).
+   *
+   * @generated from field: uint64 level_lamports = 4;
+   */
+  levelLamports: bigint;
+
+  /**
+   * Whether the level stood above the ceiling (SOLGATE_TIP_MAX_LAMPORTS) and was lowered to it.
+   *
+   * @generated from field: bool clamped = 5;
+   */
+  clamped: boolean;
+
+  /**
+   * Whether the level stood below Jito's 1,000-lamport minimum tip and was raised to it.
+   *
+   * @generated from field: bool raised_to_minimum = 6;
+   */
+  raisedToMinimum: boolean;
+};
+
+/**
+ * Describes the message solgate.v1.PreparedTip.
+ * Use `create(PreparedTipSchema)` to create a new message.
+ */
+export declare const PreparedTipSchema: GenMessage<PreparedTip>;
 
 /**
  * Lands signed transactions and follows them to the end.
@@ -358,6 +586,38 @@ export declare const TransactionService: GenService<{
     methodKind: "unary";
     input: typeof PrepareTransactionRequestSchema;
     output: typeof PrepareTransactionResponseSchema;
+  },
+  /**
+   * Checks a Jito bundle of 1 to 5 signed transactions (decoded and verified, no duplicates, fresh blockhashes, a
+   * tip of at least 1,000 lamports to a tip account named in the message) and forwards it whole to the chain's
+   * block engine in one call; answers at once with its id and status. Nothing is forwarded unless every check passes.
+   *
+   * @generated from rpc solgate.v1.TransactionService.SendBundle
+   */
+  sendBundle: {
+    methodKind: "unary";
+    input: typeof SendBundleRequestSchema;
+    output: typeof SendBundleResponseSchema;
+  },
+  /**
+   * Returns where a bundle stands: the block engine's status, then its transactions' own.
+   *
+   * @generated from rpc solgate.v1.TransactionService.GetBundleStatus
+   */
+  getBundleStatus: {
+    methodKind: "unary";
+    input: typeof GetBundleStatusRequestSchema;
+    output: typeof GetBundleStatusResponseSchema;
+  },
+  /**
+   * Streams a bundle's status: the current record at once, then every change, until it is final.
+   *
+   * @generated from rpc solgate.v1.TransactionService.WatchBundle
+   */
+  watchBundle: {
+    methodKind: "server_streaming";
+    input: typeof WatchBundleRequestSchema;
+    output: typeof WatchBundleResponseSchema;
   },
 }>;
 

@@ -173,6 +173,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
         // work) subscribes to Geyser; the store, made below, fills this in.
         let storeLease: Lease | undefined;
+        // ...and only the fee lease's holder (whose blocks reach every replica through the Redis log) follows
+        // Geyser's blocks.
+        const feeLease =
+          redis === undefined
+            ? undefined
+            : createRedisLease({ redis, key: `${chainKeyPrefix(chain.name)}fee-lease`, holder: randomUUID() });
         const upstream = createUpstream({
           chain: chain.name,
           rpcUrls: chain.rpcUrls,
@@ -181,6 +187,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(chain.geyserUrl === undefined ? {} : { geyserUrl: chain.geyserUrl }),
           ...(chain.geyserToken === undefined ? {} : { geyserToken: chain.geyserToken }),
           ...(redis === undefined ? {} : { geyserLease: { hold: async () => (await storeLease?.hold()) ?? false } }),
+          ...(feeLease === undefined ? {} : { geyserBlocksLease: feeLease }),
           onGeyserHealth: (healthy, reason) => {
             if (healthy)
               logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
@@ -239,11 +246,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             ? {}
             : {
                 replication: {
-                  lease: createRedisLease({
-                    redis: shared,
-                    key: `${chainKeyPrefix(chain.name)}fee-lease`,
-                    holder: randomUUID(),
-                  }),
+                  lease: feeLease!,
                   log: createRedisWindowLog({
                     redis: shared,
                     key: `${chainKeyPrefix(chain.name)}fee-blocks`,

@@ -44,6 +44,13 @@ export interface GeyserBlocksOptions {
   maxDelayMs?: number;
   /** Told once per change of health, for one log line. */
   onHealth?: (healthy: boolean, reason: string) => void;
+  /**
+   * In a fleet: the fee lease. Only its holder (the replica whose blocks feed every replica's window through
+   * the Redis log) subscribes; checked before each subscription and every `leaseCheckMs` (default 1,000 ms)
+   * while subscribed.
+   */
+  lease?: { hold(): Promise<boolean> };
+  leaseCheckMs?: number;
   now?: () => number;
 }
 
@@ -135,9 +142,34 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     }
   }
 
+  const leaseCheckMs = options.leaseCheckMs ?? 1000;
+  const holdsLease = async () => (options.lease === undefined ? true : options.lease.hold().catch(() => false));
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      closer.signal.addEventListener("abort", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  let leaseLost = false;
+
   async function runOnce(fromSlot: bigint | undefined): Promise<void> {
     const stream = new AbortController();
     const signal = AbortSignal.any([stream.signal, closer.signal]);
+    // Another replica took the fee lease: this one stops subscribing (its window follows the log).
+    const leaseCheck =
+      options.lease === undefined
+        ? undefined
+        : setInterval(() => {
+            void holdsLease().then((held) => {
+              if (held) return;
+              leaseLost = true;
+              stream.abort();
+            });
+          }, leaseCheckMs);
+    leaseCheck?.unref();
     try {
       const updates = client.subscribe(requests(fromSlot, signal), {
         signal,
@@ -155,6 +187,7 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
         for (const listener of listeners) listener(block);
       }
     } finally {
+      clearInterval(leaseCheck);
       stream.abort();
       connected = false;
     }
@@ -164,6 +197,10 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     let delay = baseDelayMs;
     let first = true;
     while (!closer.signal.aborted) {
+      if (!(await holdsLease())) {
+        await sleep(leaseCheckMs);
+        continue;
+      }
       const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;
       if (!first) {
         stats.reconnects++;
@@ -171,13 +208,14 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
       }
       first = false;
       let reason = "stream ended";
+      leaseLost = false;
       try {
         await runOnce(fromSlot);
         delay = baseDelayMs;
       } catch (error) {
         if (closer.signal.aborted) break;
         const connectError = ConnectError.from(error);
-        reason = `stream failed: ${connectError.message}`;
+        reason = leaseLost ? "fee lease lost: another replica subscribes" : `stream failed: ${connectError.message}`;
         // The server keeps only so many slots: start from its tip instead (the follower fills the gap).
         if (connectError.code === Code.OutOfRange) stats.lastSlot = undefined;
       }

@@ -54,6 +54,8 @@ export interface UpstreamOptions {
   geyserToken?: string;
   /** In a fleet: only the holder of this lease (the transaction store's) subscribes to Geyser. */
   geyserLease?: { hold(): Promise<boolean> };
+  /** In a fleet: only the holder of this lease (the fee market's) subscribes to Geyser's blocks. */
+  geyserBlocksLease?: { hold(): Promise<boolean> };
   /** Told once per change of the Geyser stream's health, for a log line and a metric. */
   onGeyserHealth?: (healthy: boolean, reason: string) => void;
   /** Told once per change of the Geyser block stream's health (processed blocks for the fee market). */
@@ -310,6 +312,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       : createGeyserBlocks({
           url: options.geyserUrl,
           ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
+          ...(options.geyserBlocksLease === undefined ? {} : { lease: options.geyserBlocksLease }),
           ...(options.onGeyserBlocksHealth === undefined ? {} : { onHealth: options.onGeyserBlocksHealth }),
         });
 

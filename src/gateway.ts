@@ -173,6 +173,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
         // work) subscribes to Geyser; the store, made below, fills this in.
         let storeLease: Lease | undefined;
+        // ...and only the fee lease's holder (whose blocks reach every replica through the Redis log) follows
+        // Geyser's blocks.
+        const feeLease =
+          redis === undefined
+            ? undefined
+            : createRedisLease({ redis, key: `${chainKeyPrefix(chain.name)}fee-lease`, holder: randomUUID() });
         const upstream = createUpstream({
           chain: chain.name,
           rpcUrls: chain.rpcUrls,
@@ -181,10 +187,19 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(chain.geyserUrl === undefined ? {} : { geyserUrl: chain.geyserUrl }),
           ...(chain.geyserToken === undefined ? {} : { geyserToken: chain.geyserToken }),
           ...(redis === undefined ? {} : { geyserLease: { hold: async () => (await storeLease?.hold()) ?? false } }),
+          ...(feeLease === undefined ? {} : { geyserBlocksLease: feeLease }),
           onGeyserHealth: (healthy, reason) => {
             if (healthy)
               logger.info({ chain: chain.name, reason }, "geyser stream up: blocks and confirmations pushed");
             else logger.warn({ chain: chain.name, reason }, "geyser stream down: falling back to polling");
+          },
+          onGeyserBlocksHealth: (healthy, reason) => {
+            if (healthy) logger.info({ chain: chain.name, reason }, "geyser block stream up: fee market fed from it");
+            else
+              logger.warn(
+                { chain: chain.name, reason },
+                "geyser block stream down: fee market reads blocks by polling",
+              );
           },
           ...config.upstream,
           // The message only: a provider's WebSocket URL carries its API key, and errors may quote it.
@@ -225,15 +240,13 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
         const fees = createFeeMarket({
           upstream,
           ...config.fees,
+          // Processed blocks with their transactions, straight into the window; getBlock polling is the fallback.
+          ...(upstream.geyserBlocks === undefined ? {} : { stream: upstream.geyserBlocks }),
           ...(shared === undefined
             ? {}
             : {
                 replication: {
-                  lease: createRedisLease({
-                    redis: shared,
-                    key: `${chainKeyPrefix(chain.name)}fee-lease`,
-                    holder: randomUUID(),
-                  }),
+                  lease: feeLease!,
                   log: createRedisWindowLog({
                     redis: shared,
                     key: `${chainKeyPrefix(chain.name)}fee-blocks`,
@@ -247,8 +260,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
         fees.start();
-        // A new block on the Geyser stream: read it now rather than at the next poll (coalesced with a tick
-        // in progress). Polling goes on as before, so a silent stream only costs freshness.
+        // A new confirmed block on the Geyser stream: read it now rather than at the next poll (coalesced with a
+        // tick in progress). While the block stream feeds the market this reads nothing (the market's tick only
+        // checks every few seconds); it matters when that stream is down and the confirmed one is not.
         upstream.geyser?.watchTip(() => fees.status().follower.tipSlot);
         // A block that arrives while a read is in progress gets one more read after it, so it is not left
         // for the next poll.
@@ -373,6 +387,15 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 const geyser = c.upstream.geyser!;
                 const { reconnects, fallbacks, delivered } = geyser.stats();
                 return { healthy: geyser.healthy(), lagSlots: geyser.lagSlots(), reconnects, fallbacks, delivered };
+              },
+            }),
+        ...(c.upstream.geyserBlocks === undefined
+          ? {}
+          : {
+              geyserBlocks: () => {
+                const stream = c.upstream.geyserBlocks!;
+                const { reconnects, fallbacks, blocks } = stream.stats();
+                return { healthy: stream.healthy(), reconnects, fallbacks, blocks };
               },
             }),
       })),

@@ -15,6 +15,7 @@ import type { GetBlockApi, GetSlotApi, Rpc } from "@solana/kit";
 import { nodeErrorOf } from "../upstream/node-errors.ts";
 import { pricesOfBlock } from "./block-transactions.ts";
 import type { FeeWindow } from "./fee-window.ts";
+import type { StreamBlock } from "./geyser-block.ts";
 
 /** Options of {@link createBlockFollower}. */
 export interface BlockFollowerOptions {
@@ -33,7 +34,7 @@ export interface BlockFollowerOptions {
 
 /** What the follower knows about its own progress. */
 export interface FollowerState {
-  /** The confirmed slot as last reported by the node. */
+  /** The chain's slot as last known: the node's confirmed slot (getSlot), or a newer block from a stream. */
   readonly tipSlot: bigint | undefined;
   /** The next slot to read. */
   readonly nextSlot: bigint | undefined;
@@ -55,10 +56,22 @@ export interface FollowerState {
   readonly firstSlot: bigint | undefined;
 }
 
+/** What {@link BlockFollower.accept} did with a stream block. */
+export type AcceptOutcome = "added" | "stale" | "gap";
+
 /** A follower; `tick` is driven by its owner. */
 export interface BlockFollower {
   /** Reads whatever is new. Never throws: failures are counted in the state. */
   tick(abortSignal?: AbortSignal): Promise<void>;
+  /**
+   * Takes a block pushed by a stream (Geyser), with no call. Not during a tick: the owner serializes them.
+   * - `stale`: its slot was already read (or skipped): nothing changes.
+   * - `added`: it follows what was read, directly or over slots its parent link shows were skipped on its fork.
+   * - `gap`: its parent is a slot not read yet (the stream missed blocks): nothing changes, so that a tick
+   *   can read them first; with `force`, the missing slots are counted as dropped and the block is added.
+   * Before any tick it starts at this block (no backfill). The tip becomes its slot when that is newer.
+   */
+  accept(block: StreamBlock, force?: boolean): AcceptOutcome;
   state(): FollowerState;
 }
 
@@ -125,7 +138,8 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
         fail(error);
         return;
       }
-      tipSlot = tip;
+      // A stream may have announced a newer (processed) slot already: the tip only moves forward.
+      if (tipSlot === undefined || tip > tipSlot) tipSlot = tip;
       let from = nextSlot ?? (tip - backfill + 1n > 0n ? tip - backfill + 1n : 0n);
       // The first tick reads the backfill, however long; later ones are bounded by the catch-up span.
       if (nextSlot !== undefined && tip - from + 1n > maxCatchUp) {
@@ -189,6 +203,25 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
         if (nextSlot !== undefined && slot < nextSlot) notAvailableSeen.delete(slot);
       consecutiveFailures = 0;
       refused = false;
+    },
+
+    accept(block, force = false) {
+      const { slot, parentSlot } = block;
+      nextSlot ??= slot;
+      if (slot < nextSlot) return "stale";
+      if (parentSlot >= nextSlot) {
+        if (!force) return "gap";
+        droppedSlots += parentSlot - nextSlot + 1n;
+      }
+      if (slot > nextSlot) window.advanceTo(slot - 1n);
+      window.addBlock(slot, block.prices.transactions);
+      notAvailableSeen.clear();
+      firstSlot ??= slot;
+      lastBlockAt = lastMoveAt = now();
+      lastBlockSlot = slot;
+      nextSlot = slot + 1n;
+      if (tipSlot === undefined || slot > tipSlot) tipSlot = slot;
+      return "added";
     },
 
     state: () => ({

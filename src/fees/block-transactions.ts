@@ -85,23 +85,14 @@ export function pricesOfBlock(block: { readonly transactions?: unknown }): Block
       for (const address of loaded) if (typeof address === "string" && !seen.has(address)) seen.add(address);
       writable = [...seen];
     }
-    const cost = transactionCost({
-      signatures: scanned.signatures,
-      writableAccounts: writable.length,
-      instructionDataBytes: scanned.instructionDataBytes,
-      unitLimit: scanned.unitLimit,
-      loadedAccountsBytes: scanned.loadedAccountsBytes,
-    });
-    const tip = tipOfWire(wire!);
-    transactions.push({
-      ...(tip > 0n ? { tip } : {}),
-      price: scanned.price,
-      writable,
-      cost,
-      unitLimit: scanned.unitLimit,
-      signatures: scanned.signatures,
-      signature: scanned.signatures > 0 ? wire!.subarray(1, 1 + SIGNATURE_BYTES) : undefined,
-    });
+    transactions.push(
+      pricedTransaction(
+        scanned,
+        writable,
+        scanned.signatures > 0 ? wire!.subarray(1, 1 + SIGNATURE_BYTES) : undefined,
+        tipOfWire(wire!),
+      ),
+    );
   }
   return { transactions, votes, unreadable };
 }
@@ -156,13 +147,7 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
 
   const instructionCount = readShortVec(wire, reader);
   if (instructionCount === undefined) return undefined;
-  let price = 0n;
-  let isVote = false;
-  let requestedLimit: number | undefined;
-  let builtin = 0;
-  let other = 0;
-  let instructionDataBytes = 0;
-  let loadedAccountsBytes: number | undefined;
+  const tally = newInstructionTally();
   for (let i = 0; i < instructionCount; i++) {
     const program = wire[reader.offset];
     if (program === undefined || program >= keyCount) return undefined;
@@ -173,18 +158,11 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
     const dataLength = readShortVec(wire, reader);
     if (dataLength === undefined || reader.offset + dataLength > wire.length) return undefined;
     const keyAt = keysAt + program * KEY_BYTES;
-    instructionDataBytes += dataLength;
-    if (BUILTIN_KEYS.some((key) => keyEquals(wire, keyAt, key))) builtin++;
-    else other++;
-    if (keyEquals(wire, keyAt, COMPUTE_BUDGET_KEY)) {
-      const data = wire.subarray(reader.offset, reader.offset + dataLength);
-      price = readComputeUnitPrice(data) ?? price;
-      if (data[0] === 2 && data.length === 5)
-        requestedLimit = (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
-      loadedAccountsBytes = readLoadedAccountsLimit(data) ?? loadedAccountsBytes;
-    } else if (keyEquals(wire, keyAt, VOTE_KEY)) {
-      isVote = true;
-    }
+    tallyInstruction(
+      tally,
+      (key) => keyEquals(wire, keyAt, key),
+      wire.subarray(reader.offset, reader.offset + dataLength),
+    );
     reader.offset += dataLength;
   }
 
@@ -197,8 +175,90 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
       writable.push(base58OfKey(wire, keysAt + k * KEY_BYTES));
     }
   }
+  return { ...finishTally(tally), writable, signatures };
+}
+
+/** What a transaction's instructions say to the fee market, read one instruction at a time. */
+export interface InstructionTally {
+  price: bigint;
+  isVote: boolean;
+  requestedLimit: number | undefined;
+  builtin: number;
+  other: number;
+  instructionDataBytes: number;
+  loadedAccountsBytes: number | undefined;
+}
+
+/** An empty tally. */
+export function newInstructionTally(): InstructionTally {
+  return {
+    price: 0n,
+    isVote: false,
+    requestedLimit: undefined,
+    builtin: 0,
+    other: 0,
+    instructionDataBytes: 0,
+    loadedAccountsBytes: undefined,
+  };
+}
+
+/**
+ * Adds one instruction: `isProgram(key)` says whether its program is `key` (32 bytes), `data` is its data.
+ * The last SetComputeUnitPrice wins, as in `computeBudgetOf`.
+ */
+export function tallyInstruction(
+  tally: InstructionTally,
+  isProgram: (key: Uint8Array) => boolean,
+  data: Uint8Array,
+): void {
+  tally.instructionDataBytes += data.length;
+  if (BUILTIN_KEYS.some(isProgram)) tally.builtin++;
+  else tally.other++;
+  if (isProgram(COMPUTE_BUDGET_KEY)) {
+    tally.price = readComputeUnitPrice(data) ?? tally.price;
+    if (data[0] === 2 && data.length === 5)
+      tally.requestedLimit = (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
+    tally.loadedAccountsBytes = readLoadedAccountsLimit(data) ?? tally.loadedAccountsBytes;
+  } else if (isProgram(VOTE_KEY)) {
+    tally.isVote = true;
+  }
+}
+
+/** The scanned facts of a finished tally: the limit is agave's default for its instructions when it sets none. */
+export function finishTally(
+  tally: InstructionTally,
+): Pick<ScannedTransaction, "price" | "isVote" | "unitLimit" | "instructionDataBytes" | "loadedAccountsBytes"> {
+  const { price, isVote, requestedLimit, builtin, other, instructionDataBytes, loadedAccountsBytes } = tally;
   const unitLimit = Math.min(requestedLimit ?? defaultUnitLimit(builtin, other), MAX_COMPUTE_UNITS);
-  return { price, isVote, writable, signatures, unitLimit, instructionDataBytes, loadedAccountsBytes };
+  return { price, isVote, unitLimit, instructionDataBytes, loadedAccountsBytes };
+}
+
+/**
+ * The record the fee market keeps of one non-vote transaction, from its scanned facts, its write locks
+ * (static, then loaded from lookup tables, without duplicates) and its first signature's bytes.
+ */
+export function pricedTransaction(
+  scanned: ScannedTransaction,
+  writable: readonly string[],
+  signature: Uint8Array | undefined,
+  tip = 0n,
+): PricedTransaction {
+  const cost = transactionCost({
+    signatures: scanned.signatures,
+    writableAccounts: writable.length,
+    instructionDataBytes: scanned.instructionDataBytes,
+    unitLimit: scanned.unitLimit,
+    loadedAccountsBytes: scanned.loadedAccountsBytes,
+  });
+  return {
+    ...(tip > 0n ? { tip } : {}),
+    price: scanned.price,
+    writable,
+    cost,
+    unitLimit: scanned.unitLimit,
+    signatures: scanned.signatures,
+    signature,
+  };
 }
 
 function keyEquals(wire: Uint8Array, at: number, key: Uint8Array): boolean {

@@ -11,6 +11,7 @@
  * nothing (`none`, no levels), never invented numbers. Requests never wait on the upstream, except
  * `forTransaction`, which may read lookup tables (cached) and, in fallback, the accounts' recent fees.
  */
+import type { SubscribeUpdateBlock } from "../../gen/geyser/geyser_pb.js";
 import type { GetBlockApi, GetMultipleAccountsApi, GetRecentPrioritizationFeesApi, GetSlotApi, Rpc } from "@solana/kit";
 import { computeBudgetOf } from "../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../solana/wire-transaction.ts";
@@ -28,6 +29,8 @@ import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
 import type { FeeSnapshot } from "./fee-snapshot.ts";
 import { createFeeWindow } from "./fee-window.ts";
+import { streamBlockOf } from "./geyser-block.ts";
+import type { StreamBlock } from "./geyser-block.ts";
 import type { FeeWindowStats } from "./fee-window.ts";
 import { REFERENCE_CANDIDATE } from "./landing-odds.ts";
 import type { Candidate } from "./landing-odds.ts";
@@ -54,6 +57,15 @@ export { PRICE_UNIT } from "./fee-estimate.ts";
 export type { FeeFeedEvent } from "./fee-feed.ts";
 export type { BaseFee, FeeEstimate, FeeSource, PriorityLevelName, PriorityLevels } from "./fee-estimate.ts";
 
+/**
+ * Blocks pushed by a stream (the Geyser block stream, src/upstream/geyser-blocks.ts): while it is healthy,
+ * the market takes its blocks as they come and reads none over JSON-RPC but a check every `streamCheckMs`.
+ */
+export interface FeeBlockStream {
+  healthy(): boolean;
+  onBlock(listener: (block: SubscribeUpdateBlock) => void): () => void;
+}
+
 /** The upstream calls the fee market makes. */
 export type FeeMarketRpc = Rpc<GetSlotApi & GetBlockApi & GetRecentPrioritizationFeesApi & GetMultipleAccountsApi>;
 
@@ -67,6 +79,15 @@ export interface FeeMarketOptions {
   maxAccounts?: number;
   /** Time between ticks (default 400 ms, one slot). */
   pollIntervalMs?: number;
+  /** A stream of blocks: fed at once from it while it is healthy; polling is the fallback. */
+  stream?: FeeBlockStream;
+  /**
+   * While the stream is healthy, how often the tick still asks the node its slot and reads any slot the
+   * stream did not bring (default 5,000 ms).
+   */
+  streamCheckMs?: number;
+  /** Stream blocks kept while a tick runs, to be applied after it (default 64; the oldest go first). */
+  maxPendingStreamBlocks?: number;
   /** Most slots read per tick (default 20); older unread ones are dropped. */
   maxCatchUpSlots?: number;
   /** Slots read back from the tip at start (default `maxCatchUpSlots`, at most `windowSlots`). */
@@ -172,6 +193,9 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   const maxLagSlots = BigInt(options.maxLagSlots ?? maxCatchUpSlots);
   const blockRetryMs = options.blockRetryMs ?? 5000;
   const fallbackRefreshMs = options.fallbackRefreshMs ?? 2000;
+  const stream = options.stream;
+  const streamCheckMs = options.streamCheckMs ?? 5000;
+  const maxPending = options.maxPendingStreamBlocks ?? 64;
   const floor = options.recommendedFloor ?? 0n;
   const ceiling = options.recommendedCeiling;
   if (ceiling !== undefined && ceiling < floor)
@@ -216,6 +240,10 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
 
   const feed = createFeeFeed({ heartbeatMs: options.watchHeartbeatMs, now });
   let lastBlockAttempt = Number.NEGATIVE_INFINITY;
+  let lastStreamCheck = Number.NEGATIVE_INFINITY;
+  // Stream blocks not applied yet: they arrived during a tick, or after a gap the tick must read first.
+  const pending: StreamBlock[] = [];
+  let offStream: (() => void) | undefined;
   let snapshot: FeeSnapshot | undefined;
   let snapshotKey = "";
   let globalEstimate: FeeEstimate | undefined;
@@ -289,19 +317,59 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     return globalEstimate;
   }
 
+  /**
+   * Applies the pending stream blocks in order. Without `force` it stops at a gap (a block whose parent was not
+   * read) so that a tick can read the missing slots; with it, they count as dropped. Returns whether it stopped.
+   */
+  function applyStream(force: boolean): boolean {
+    while (pending.length > 0) {
+      if (follower.accept(pending[0], force) === "gap") return true;
+      pending.shift();
+    }
+    return false;
+  }
+
+  function onStreamBlock(block: SubscribeUpdateBlock): void {
+    // In a fleet only the lease holder follows blocks; the others replay its log.
+    if (!running || !replica.leading()) return;
+    let converted: StreamBlock;
+    try {
+      converted = streamBlockOf(block);
+    } catch (error) {
+      onError(error, "blocks");
+      return;
+    }
+    pending.push(converted);
+    if (pending.length > maxPending) pending.shift();
+    if (inFlight !== undefined) return; // applied when the tick in progress ends
+    if (applyStream(false)) {
+      void runOnce(); // a gap: the tick reads the missing slots, then applies the rest
+      return;
+    }
+    void replica.logChanges(follower.state());
+    feed.offer(global());
+  }
+
   async function cycle(): Promise<void> {
     const signal = abort.signal;
     if (!(await replica.turn())) {
+      pending.length = 0;
       feed.offer(global());
       return;
     }
-    if (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs) {
+    const gap = applyStream(false);
+    // On the stream, the tick only checks now and then, or reads the slots a gap left out.
+    const streaming = stream?.healthy() === true && blocksUsable();
+    const due = !streaming || gap || now() - lastStreamCheck >= streamCheckMs;
+    if (due && (blocksUsable() || now() - lastBlockAttempt >= blockRetryMs)) {
       lastBlockAttempt = now();
+      if (streaming) lastStreamCheck = now();
       await follower.tick(signal);
       const state = follower.state();
       if (state.consecutiveFailures > 0) onError(state.lastError, "blocks");
-      await replica.logChanges(state);
     }
+    applyStream(true);
+    await replica.logChanges(follower.state());
     if (!blocksUsable()) await fallback.refreshIfDue(signal);
     feed.offer(global()); // also precomputes, so that requests never sort
   }
@@ -327,11 +395,15 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       if (running) return;
       running = true;
       abort = new AbortController();
+      offStream = stream?.onBlock(onStreamBlock);
       void runOnce().then(schedule, schedule);
     },
 
     async stop() {
       running = false;
+      offStream?.();
+      offStream = undefined;
+      pending.length = 0;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       abort.abort(new Error("fee market stopped"));

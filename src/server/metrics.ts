@@ -46,6 +46,8 @@ export interface ChainGauges {
   upstreamHealthy(): boolean;
   /** The chain's Geyser stream, when it has one. */
   geyser?(): { healthy: boolean; lagSlots: number; reconnects: number; fallbacks: number; delivered: number };
+  /** The chain's Geyser block stream (processed blocks for the fee market), when it has one. */
+  geyserBlocks?(): { healthy: boolean; reconnects: number; fallbacks: number; blocks: number };
 }
 
 /** Calls counted since the last scrape, for one label set of a counter. */
@@ -291,6 +293,44 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     "solgate_geyser_delivered",
     "Confirmations of followed sends that the Geyser stream delivered, since start.",
     (g) => g.delivered,
+  );
+  const blocksGauge = (
+    name: string,
+    help: string,
+    read: (g: ReturnType<NonNullable<ChainGauges["geyserBlocks"]>>) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["chain"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const chain of chains) {
+          const blocks = chain.geyserBlocks?.();
+          if (blocks !== undefined) this.set({ chain: chain.name }, read(blocks));
+        }
+      },
+    });
+  blocksGauge(
+    "solgate_geyser_blocks_up",
+    "1 while the Geyser block stream feeds the fee market (connected, a block within 2 s), else 0: getBlock polling.",
+    (g) => (g.healthy ? 1 : 0),
+  );
+  blocksGauge(
+    "solgate_geyser_blocks_reconnects",
+    "Geyser block streams reopened (with from_slot) since start.",
+    (g) => g.reconnects,
+  );
+  blocksGauge(
+    "solgate_geyser_blocks_fallbacks",
+    "Times the Geyser block stream went down and the fee market polled getBlock, since start.",
+    (g) => g.fallbacks,
+  );
+  blocksGauge(
+    "solgate_geyser_blocks_received",
+    "Blocks the Geyser block stream delivered to the fee market, since start.",
+    (g) => g.blocks,
   );
   return {
     registry,

@@ -20,4 +20,6 @@ export type { BreakerState, EndpointBreakerOptions } from "./endpoint-breaker.ts
 export type { UpstreamCallTrace, UpstreamCallTracer } from "./call-tracer.ts";
 export type { RefusedAnswer } from "./resilient-transport.ts";
 export { createGeyserSource, createFallbackFeed } from "./geyser-source.ts";
+export { createGeyserBlocks } from "./geyser-blocks.ts";
+export type { GeyserBlocks, GeyserBlocksOptions, GeyserBlocksStats } from "./geyser-blocks.ts";
 export type { GeyserSource, GeyserSourceOptions, GeyserSourceStats } from "./geyser-source.ts";

@@ -14,6 +14,7 @@ import { createResilientTransport } from "./resilient-transport.ts";
 import type { Endpoint } from "./resilient-transport.ts";
 import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 import { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
+import { createGeyserBlocks, type GeyserBlocks } from "./geyser-blocks.ts";
 import { createFallbackFeed, createGeyserSource, type GeyserSource } from "./geyser-source.ts";
 import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
@@ -53,8 +54,12 @@ export interface UpstreamOptions {
   geyserToken?: string;
   /** In a fleet: only the holder of this lease (the transaction store's) subscribes to Geyser. */
   geyserLease?: { hold(): Promise<boolean> };
+  /** In a fleet: only the holder of this lease (the fee market's) subscribes to Geyser's blocks. */
+  geyserBlocksLease?: { hold(): Promise<boolean> };
   /** Told once per change of the Geyser stream's health, for a log line and a metric. */
   onGeyserHealth?: (healthy: boolean, reason: string) => void;
+  /** Told once per change of the Geyser block stream's health (processed blocks for the fee market). */
+  onGeyserBlocksHealth?: (healthy: boolean, reason: string) => void;
   /** Per attempt (default 15 s: a filtered getProgramAccounts on a busy node takes seconds). */
   timeoutMs?: number;
   /** Attempts after the first, across all URLs (default 3). */
@@ -139,6 +144,8 @@ export interface Upstream {
   readonly signatures?: SignatureFeed;
   /** The Geyser stream, when one is configured (its follow is already part of `signatures`). */
   readonly geyser?: GeyserSource;
+  /** The Geyser stream of processed blocks with their transactions (the fee market's), with `geyser`. */
+  readonly geyserBlocks?: GeyserBlocks;
   /** Same as `das.call`. */
   callDas<T = unknown>(method: string, params: unknown, options?: DasCallOptions): Promise<T>;
   /**
@@ -299,6 +306,15 @@ export function createUpstream(options: UpstreamOptions): Upstream {
           ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
         });
   const signatures = geyser === undefined ? pubsub : createFallbackFeed(geyser, pubsub);
+  const geyserBlocks =
+    options.geyserUrl === undefined
+      ? undefined
+      : createGeyserBlocks({
+          url: options.geyserUrl,
+          ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
+          ...(options.geyserBlocksLease === undefined ? {} : { lease: options.geyserBlocksLease }),
+          ...(options.onGeyserBlocksHealth === undefined ? {} : { onHealth: options.onGeyserBlocksHealth }),
+        });
 
   return {
     chain: options.chain,
@@ -306,6 +322,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     das,
     ...(signatures === undefined ? {} : { signatures }),
     ...(geyser === undefined ? {} : { geyser }),
+    ...(geyserBlocks === undefined ? {} : { geyserBlocks }),
     callDas: das.call,
     async getProgramAccountKeys(programId, scan = {}) {
       const config = {
@@ -362,6 +379,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     async close() {
       closer.abort(new Error("upstream closed"));
       signatures?.close();
+      geyserBlocks?.close();
     },
   };
 }

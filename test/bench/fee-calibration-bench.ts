@@ -20,6 +20,17 @@
  * score, the landed share and fee of sends at `recommended` against the cheapest fee that landed >= 90% in
  * hindsight, the same for the percentile baselines, and whether each of the issue's targets is met. It writes
  * the reliability diagram to docs/landing-odds-reliability.svg.
+ *
+ * Where the slots go: the localnet runs in its own child process (startLocalnet) and Solgate in another; this
+ * process samples the localnet's processed slot every 50 ms and, for the sends far above clearing (at or past
+ * `veryHigh`, or quoted >= 0.95), prints the processed slot at the quote, at the post and at Solgate's answer (by
+ * then the localnet holds the transaction), the landing slot, and the localnet's block interval. The clock of
+ * the targets starts at the quote's confirmed slot: the user's view, the quote they acted on.
+ * BENCH_DUMP=dir writes every send and the slot samples as JSON.
+ *
+ * Pacing: at most BENCH_PER_SLOT quotes (batches of BENCH_BATCH sends) per confirmed slot (default 1; 0 = as fast
+ * as it goes, as before). Unpaced, 1,200 sends spanned ~30 slots: one stretch of the market decided a profile,
+ * and the bench's own ~40 sends per slot (8M requested CU) slowed the localnet's blocks.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -53,6 +64,12 @@ const K = Number(process.env.BENCH_K ?? 4);
 const TARGET = 0.9;
 const UNITS = 200_000;
 const BATCH = Number(process.env.BENCH_BATCH ?? 12);
+/**
+ * Quotes (batches) per confirmed slot; 0 = as fast as the bench goes. Unpaced, 1,200 sends took ~30 slots, so a
+ * run scored one short stretch of the market (one congestion spell decided a profile) and the bench's own sends
+ * were ~40 per slot (8M requested CU).
+ */
+const PER_SLOT = Number(process.env.BENCH_PER_SLOT ?? 1);
 const KEY = "calibration-bench";
 const CHAIN = "mainnet";
 const SVG_PATH = new URL("../../docs/landing-odds-reliability.svg", import.meta.url);
@@ -71,6 +88,17 @@ interface SendRecord {
   hot: boolean;
   scored: boolean;
   landedSlot?: bigint;
+  /** The quote's price of `veryHigh` (to pick the sends far above clearing). */
+  veryHigh: bigint;
+  /** Wall times (performance.now()): quote read, post started, Solgate answered (it had handed it to the localnet). */
+  tQuote: number;
+  tPost?: number;
+  tAnswered?: number;
+}
+/** The localnet's processed slot, sampled from outside it: (time, slot) whenever it changed. */
+interface SlotSample {
+  t: number;
+  slot: bigint;
 }
 interface Quote {
   slot: bigint;
@@ -139,6 +167,8 @@ async function runProfile(profile: string, seed: number) {
     exited = true;
   });
   const base = `http://127.0.0.1:${port}/v1/${CHAIN}`;
+  const slotSamples: SlotSample[] = [];
+  let sampling = true;
   const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
   const stop = async () => {
     solgate.kill("SIGTERM");
@@ -157,6 +187,20 @@ async function runProfile(profile: string, seed: number) {
       await sleep(500);
     }
     log("odds are quoted; funding payers");
+    // Where the slots go: the processed slot sampled every 50 ms (the localnet runs in its own process; this
+    // bench only waits on the network), so each send's post and answer can be placed on the chain's clock.
+    void (async () => {
+      while (sampling) {
+        const slot = await rpc
+          .getSlot({ commitment: "processed" })
+          .send()
+          .catch(() => undefined);
+        const t = performance.now();
+        if (slot !== undefined && (slotSamples.length === 0 || slotSamples[slotSamples.length - 1].slot !== slot))
+          slotSamples.push({ t, slot });
+        await sleep(50);
+      }
+    })();
     const payers: KeyPairSigner[] = await Promise.all(Array.from({ length: 24 }, () => generateKeyPairSigner()));
     const sinks = await Promise.all(payers.map(() => generateKeyPairSigner()));
     for (const payer of payers) await rpc.requestAirdrop(payer.address, lamports(1_000_000_000_000n)).send();
@@ -237,7 +281,22 @@ async function runProfile(profile: string, seed: number) {
     log(
       `sending ${SENDS} (first ${WARMUP} unscored)${hotAccount ? `, a third write-locking hot account ${hotAccount}` : ""}`,
     );
+    let pacedSlot = -1n;
+    let pacedCount = 0;
     while (counter < SENDS) {
+      if (PER_SLOT > 0) {
+        // At most PER_SLOT quotes per confirmed slot: wait for the next slot once they are used.
+        for (;;) {
+          const now = await rpc.getSlot({ commitment: "confirmed" }).send();
+          if (now !== pacedSlot) {
+            pacedSlot = now;
+            pacedCount = 0;
+          }
+          if (pacedCount < PER_SLOT) break;
+          await sleep(50);
+        }
+        pacedCount++;
+      }
       if (Date.now() - blockhashAt > 5000) {
         blockhash = (await rpc.getLatestBlockhash({ commitment: "confirmed" }).send()).value;
         blockhashAt = Date.now();
@@ -251,6 +310,7 @@ async function runProfile(profile: string, seed: number) {
         baselines(hot),
         rpc.getSlot({ commitment: "confirmed" }).send(),
       ]);
+      const tQuote = performance.now();
       if (quote === undefined) {
         await sleep(200);
         continue;
@@ -315,6 +375,8 @@ async function runProfile(profile: string, seed: number) {
           quoteSlot: sentSlot,
           hot,
           scored: counter > WARMUP,
+          veryHigh: quote.prices.veryHigh,
+          tQuote,
         };
         const amount = BigInt(counter);
         batch.push(
@@ -322,6 +384,7 @@ async function runProfile(profile: string, seed: number) {
             const signed = await signTransactionMessageWithSigners(message(payer, sink, price, hot, amount));
             sendSlot ??= rpc.getSlot({ commitment: "confirmed" }).send();
             record.sendSlot = await sendSlot;
+            record.tPost = performance.now();
             const res = await fetch(`${base}/transactions/send`, {
               method: "POST",
               headers,
@@ -332,6 +395,7 @@ async function runProfile(profile: string, seed: number) {
               }),
             });
             const body = (await res.json()) as { signature?: string };
+            record.tAnswered = performance.now();
             if (res.ok && body.signature) {
               record.signature = body.signature;
               records.push(record);
@@ -356,8 +420,9 @@ async function runProfile(profile: string, seed: number) {
         if (s !== null) chunk[j].landedSlot = s.slot;
       });
     }
-    return records;
+    return { records, slots: slotSamples };
   } finally {
+    sampling = false;
     await stop();
   }
 }
@@ -633,12 +698,106 @@ function svg(reports: ProfileReport[]): string {
   return parts.join("\n");
 }
 
+/**
+ * Where the slots go for the sends far above clearing (scored, price >= the quote's `veryHigh` and > 0): per send,
+ * the localnet's processed slot when the quote was read, when the post started and when Solgate answered (by then
+ * the localnet had the transaction), each minus the quote's confirmed slot, and the landing slot minus the slot at
+ * the answer (1 = the next block took it). Plus how long the localnet's blocks took (from the samples).
+ */
+function printSlotTrace(records: SendRecord[], samples: SlotSample[]): void {
+  const slotAt = (t: number | undefined): bigint | undefined => {
+    if (t === undefined) return undefined;
+    let found: bigint | undefined;
+    for (const s of samples) {
+      if (s.t > t) break;
+      found = s.slot;
+    }
+    return found;
+  };
+  const gaps = samples
+    .slice(1)
+    .map((s, i) => (s.t - samples[i].t) / Number(s.slot - samples[i].slot))
+    .sort((a, b) => a - b);
+  const q = (p: number) =>
+    gaps.length ? gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))].toFixed(0) : "n/a";
+  console.log(
+    `block interval (ms per slot, sampled from outside): median ${q(0.5)}, p90 ${q(0.9)}, p99 ${q(0.99)}, max ${q(1 - 1e-9)}`,
+  );
+  // Far above clearing: at or past the quote's veryHigh, or quoted >= 0.95.
+  const high = records.filter(
+    (r) => r.scored && r.price > 0n && (r.price >= r.veryHigh || (r.odds !== undefined && r.odds >= 0.95)),
+  );
+  const rows = high.map((r) => {
+    const atQuote = slotAt(r.tQuote);
+    const atPost = slotAt(r.tPost);
+    const atAnswer = slotAt(r.tAnswered);
+    return {
+      r,
+      quote: atQuote === undefined ? undefined : Number(atQuote - r.quoteSlot),
+      post: atPost === undefined ? undefined : Number(atPost - r.quoteSlot),
+      answer: atAnswer === undefined ? undefined : Number(atAnswer - r.quoteSlot),
+      waited: atAnswer === undefined || r.landedSlot === undefined ? undefined : Number(r.landedSlot - atAnswer),
+      landed: r.landedSlot === undefined ? undefined : Number(r.landedSlot - r.quoteSlot),
+      postMs: r.tAnswered !== undefined && r.tPost !== undefined ? r.tAnswered - r.tPost : undefined,
+      quoteToPostMs: r.tPost !== undefined ? r.tPost - r.tQuote : undefined,
+    };
+  });
+  const missed = rows.filter((x) => !landedWithin(x.r));
+  const hist = (values: (number | undefined)[]) => {
+    const counts = new Map<string, number>();
+    for (const v of values)
+      counts.set(v === undefined ? "-" : String(v), (counts.get(v === undefined ? "-" : String(v)) ?? 0) + 1);
+    return [...counts]
+      .sort(([a], [b]) => (a === "-" ? 1 : b === "-" ? -1 : Number(a) - Number(b)))
+      .map(([k, n]) => `${k}:${n}`)
+      .join(" ");
+  };
+  console.log(
+    `sends at >= veryHigh: ${high.length}, landed within ${K} of the quote ${high.length - missed.length}/${high.length}`,
+  );
+  for (const [name, set] of [
+    ["all", rows],
+    ["missed", missed],
+    ["hot-account, all", rows.filter((x) => x.r.hot)],
+    ["hot-account, missed", missed.filter((x) => x.r.hot)],
+  ] as const) {
+    if (set.length === 0) continue;
+    console.log(`  ${name} (${set.length}): slots after the quote's confirmed slot (value:count)`);
+    console.log(`    processed slot at the quote: ${hist(set.map((x) => x.quote))}`);
+    console.log(`    at the post:                 ${hist(set.map((x) => x.post))}`);
+    console.log(`    at Solgate's answer:         ${hist(set.map((x) => x.answer))}`);
+    console.log(`    landing - slot at answer:    ${hist(set.map((x) => x.waited))}`);
+    console.log(`    landing:                     ${hist(set.map((x) => x.landed))}`);
+    const ms = (v: (number | undefined)[]) => {
+      const d = v.filter((x): x is number => x !== undefined).sort((a, b) => a - b);
+      return d.length
+        ? `median ${d[Math.floor(d.length / 2)].toFixed(0)} ms, max ${d[d.length - 1].toFixed(0)} ms`
+        : "n/a";
+    };
+    if (name.endsWith("missed"))
+      for (const x of set.slice(0, 8))
+        console.log(
+          `    e.g. ${x.r.kind}${x.r.hot ? " hot" : ""} fee ${x.r.price} quoted ${x.r.odds?.toFixed(3) ?? "-"}: quote slot ${x.r.quoteSlot}, processed at the quote +${x.quote}, at the post +${x.post}, at the answer +${x.answer}, landed +${x.landed ?? "never"} (posted ${x.quoteToPostMs?.toFixed(0)} ms after the quote, answered ${x.postMs?.toFixed(0)} ms later)`,
+        );
+    console.log(
+      `    quote -> post: ${ms(set.map((x) => x.quoteToPostMs))}; post -> answer: ${ms(set.map((x) => x.postMs))}`,
+    );
+  }
+}
+
 const reports: ProfileReport[] = [];
 for (const [i, profile] of PROFILES.entries()) {
-  const records = await runProfile(profile, 1000 + i);
+  const { records, slots } = await runProfile(profile, 1000 + i);
   const r = report(profile, records);
   reports.push(r);
   print(r);
+  printSlotTrace(records, slots);
+  // BENCH_DUMP=dir: every send (and the slot samples) as JSON, for looking at a run afterwards.
+  if (process.env.BENCH_DUMP)
+    writeFileSync(
+      `${process.env.BENCH_DUMP}/calibration-${profile}.json`,
+      JSON.stringify({ records, slots }, (_, v: unknown) => (typeof v === "bigint" ? Number(v) : v)),
+    );
 }
 writeFileSync(SVG_PATH, `${svg(reports)}\n`);
 console.log(`\nreliability diagram: docs/landing-odds-reliability.svg`);

@@ -1,9 +1,9 @@
 /**
  * Geyser in a fleet: two gateway processes on one real Redis and one localnet, both configured with its
  * Yellowstone endpoint (through a TCP relay that counts connections). Only the holder of the transaction
- * store's lease subscribes: one connection reaches the server, one replica's `solgate_geyser_subscriptions`
- * moves. A send taken by the other replica is followed to finalized on the holder's stream, and both answer
- * it from the shared store. When the holder is killed -9, the other takes the lease and subscribes.
+ * store's lease subscribes to statuses, and only the fee lease's holder to blocks: two connections reach the
+ * server fleet-wide, one replica's `solgate_geyser_subscriptions` moves. A send taken by the other replica
+ * is followed to finalized on the holder's stream, and both answer it from the shared store. When the holder is killed -9, the other takes the lease and subscribes.
  */
 import { connect, createServer } from "node:net";
 import type { AddressInfo, Socket } from "node:net";
@@ -101,7 +101,15 @@ describe("Geyser in a fleet", () => {
     const other = gateways.find((g) => g !== holder)!;
     expect(await gauge(other, "solgate_geyser_subscriptions")).toBe(0);
     expect(subscriptions.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
-    expect(relay.open()).toBe(1);
+    // The block stream (fee market) is the fee lease's holder's alone: one across the fleet.
+    await until(
+      async () =>
+        (await gauge(gateways[0], "solgate_geyser_blocks_up")) +
+          (await gauge(gateways[1], "solgate_geyser_blocks_up")) ===
+        1,
+    );
+    // One connection per stream, fleet-wide: the statuses' and the blocks'.
+    expect(relay.open()).toBe(2);
 
     const tx = await transferTransaction({ payer: await chain.funded(1), blockhash: await chain.latestBlockhash() });
     const before = await gauge(holder, "solgate_geyser_statuses");
@@ -120,6 +128,7 @@ describe("Geyser in a fleet", () => {
     await holder.kill();
     await until(async () => (await gauge(other, "solgate_geyser_up")) === 1);
     expect(await gauge(other, "solgate_geyser_subscriptions")).toBeGreaterThanOrEqual(1);
-    await until(async () => relay.open() === 1);
+    await until(async () => (await gauge(other, "solgate_geyser_blocks_up")) === 1);
+    await until(async () => relay.open() === 2);
   }, 120_000);
 });

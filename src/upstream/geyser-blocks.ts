@@ -26,6 +26,8 @@ import {
   SubscribeRequestSchema,
   type SubscribeUpdateBlock,
 } from "../../gen/geyser/geyser_pb.js";
+import { abortableSleep, holdsLease, pingingRequests, watchLease } from "./geyser-stream.ts";
+import type { StreamLease } from "./geyser-stream.ts";
 
 /** Options of {@link createGeyserBlocks}. */
 export interface GeyserBlocksOptions {
@@ -49,7 +51,7 @@ export interface GeyserBlocksOptions {
    * the Redis log) subscribes; checked before each subscription and every `leaseCheckMs` (default 1,000 ms)
    * while subscribed.
    */
-  lease?: { hold(): Promise<boolean> };
+  lease?: StreamLease;
   leaseCheckMs?: number;
   now?: () => number;
 }
@@ -126,52 +128,19 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     });
   }
 
-  async function* requests(fromSlot: bigint | undefined, signal: AbortSignal): AsyncGenerator<SubscribeRequest> {
-    yield requestFor(fromSlot);
-    let id = 1;
-    while (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pingMs);
-        signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (signal.aborted) return;
-      yield create(SubscribeRequestSchema, { ping: { id: id++ } });
-    }
-  }
-
   const leaseCheckMs = options.leaseCheckMs ?? 1000;
-  const holdsLease = async () => (options.lease === undefined ? true : options.lease.hold().catch(() => false));
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      closer.signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   let leaseLost = false;
 
   async function runOnce(fromSlot: bigint | undefined): Promise<void> {
     const stream = new AbortController();
     const signal = AbortSignal.any([stream.signal, closer.signal]);
     // Another replica took the fee lease: this one stops subscribing (its window follows the log).
-    const leaseCheck =
-      options.lease === undefined
-        ? undefined
-        : setInterval(() => {
-            void holdsLease().then((held) => {
-              if (held) return;
-              leaseLost = true;
-              stream.abort();
-            });
-          }, leaseCheckMs);
-    leaseCheck?.unref();
+    const stopLeaseWatch = watchLease(options.lease, leaseCheckMs, () => {
+      leaseLost = true;
+      stream.abort();
+    });
     try {
-      const updates = client.subscribe(requests(fromSlot, signal), {
+      const updates = client.subscribe(pingingRequests(requestFor(fromSlot), pingMs, signal), {
         signal,
         ...(options.token === undefined ? {} : { headers: { "x-token": options.token } }),
       });
@@ -187,7 +156,7 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
         for (const listener of listeners) listener(block);
       }
     } finally {
-      clearInterval(leaseCheck);
+      stopLeaseWatch();
       stream.abort();
       connected = false;
     }
@@ -197,8 +166,8 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     let delay = baseDelayMs;
     let first = true;
     while (!closer.signal.aborted) {
-      if (!(await holdsLease())) {
-        await sleep(leaseCheckMs);
+      if (!(await holdsLease(options.lease))) {
+        await abortableSleep(leaseCheckMs, closer.signal);
         continue;
       }
       const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;

@@ -27,6 +27,8 @@ import {
   type SubscribeRequest,
   SubscribeRequestSchema,
 } from "../../gen/geyser/geyser_pb.js";
+import { abortableSleep, holdsLease, pingingRequests, watchLease } from "./geyser-stream.ts";
+import type { StreamLease } from "./geyser-stream.ts";
 import { redactUrl } from "./metrics.ts";
 import type { SignatureFeed, SignatureListener } from "./signature-feed.ts";
 
@@ -52,7 +54,7 @@ export interface GeyserSourceOptions {
    * the others stay down (polling, PubSub) and hear of the statuses through the shared store. Checked before
    * each subscription and every `leaseCheckMs` (default 1,000 ms) while subscribed.
    */
-  lease?: { hold(): Promise<boolean> };
+  lease?: StreamLease;
   leaseCheckMs?: number;
   now?: () => number;
 }
@@ -207,53 +209,20 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     });
   }
 
-  async function* requests(fromSlot: bigint | undefined, signal: AbortSignal): AsyncGenerator<SubscribeRequest> {
-    yield requestFor(fromSlot);
-    let id = 1;
-    while (!signal.aborted) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pingMs);
-        signal.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (signal.aborted) return;
-      yield create(SubscribeRequestSchema, { ping: { id: id++ } });
-    }
-  }
-
   const leaseCheckMs = options.leaseCheckMs ?? 1000;
-  const holdsLease = async () => (options.lease === undefined ? true : options.lease.hold().catch(() => false));
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      closer.signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   let leaseLost = false;
 
   async function runOnce(fromSlot: bigint | undefined): Promise<void> {
     const stream = new AbortController();
     const signal = AbortSignal.any([stream.signal, closer.signal]);
     // Another replica took the lease: this one stops subscribing.
-    const leaseCheck =
-      options.lease === undefined
-        ? undefined
-        : setInterval(() => {
-            void holdsLease().then((held) => {
-              if (held) return;
-              leaseLost = true;
-              stream.abort();
-            });
-          }, leaseCheckMs);
-    leaseCheck?.unref();
+    const stopLeaseWatch = watchLease(options.lease, leaseCheckMs, () => {
+      leaseLost = true;
+      stream.abort();
+    });
     stats.subscriptions++;
     try {
-      const updates = client.subscribe(requests(fromSlot, signal), {
+      const updates = client.subscribe(pingingRequests(requestFor(fromSlot), pingMs, signal), {
         signal,
         ...(options.token === undefined ? {} : { headers: { "x-token": options.token } }),
       });
@@ -285,7 +254,7 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
         }
       }
     } finally {
-      clearInterval(leaseCheck);
+      stopLeaseWatch();
       stream.abort();
       connected = false;
     }
@@ -295,8 +264,8 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     let delay = baseDelayMs;
     let first = true;
     while (!closer.signal.aborted) {
-      if (!(await holdsLease())) {
-        await sleep(leaseCheckMs);
+      if (!(await holdsLease(options.lease))) {
+        await abortableSleep(leaseCheckMs, closer.signal);
         continue;
       }
       const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;

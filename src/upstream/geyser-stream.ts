@@ -1,0 +1,64 @@
+/**
+ * What both Geyser subscriptions (geyser-source.ts: statuses; geyser-blocks.ts: blocks) do alike: the
+ * request stream that opens with the filters and then pings, a sleep that ends early on close, and the
+ * fleet lease that decides whether this replica subscribes at all.
+ */
+import { create } from "@bufbuild/protobuf";
+import { type SubscribeRequest, SubscribeRequestSchema } from "../../gen/geyser/geyser_pb.js";
+
+/** A lease of fleet-wide work (store/lease.ts); none: this process always holds it. */
+export interface StreamLease {
+  hold(): Promise<boolean>;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/** The client side of `Subscribe`: `first` (the filters), then a ping every `pingMs` until `signal` aborts. */
+export async function* pingingRequests(
+  first: SubscribeRequest,
+  pingMs: number,
+  signal: AbortSignal,
+): AsyncGenerator<SubscribeRequest> {
+  yield first;
+  let id = 1;
+  while (!signal.aborted) {
+    await abortableSleep(pingMs, signal);
+    if (signal.aborted) return;
+    yield create(SubscribeRequestSchema, { ping: { id: id++ } });
+  }
+}
+
+/** Whether this replica holds `lease` now (a failed check counts as not). */
+export async function holdsLease(lease: StreamLease | undefined): Promise<boolean> {
+  return lease === undefined ? true : lease.hold().catch(() => false);
+}
+
+/**
+ * While subscribed: checks `lease` every `everyMs` and calls `onLost` once it is gone (another replica
+ * subscribes then). Returns the stop function; nothing to watch without a lease.
+ */
+export function watchLease(lease: StreamLease | undefined, everyMs: number, onLost: () => void): () => void {
+  if (lease === undefined) return () => {};
+  const timer = setInterval(() => {
+    void holdsLease(lease).then((held) => {
+      if (!held) onLost();
+    });
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

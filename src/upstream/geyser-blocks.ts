@@ -16,7 +16,7 @@
  * gap over JSON-RPC (its parent links show it).
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { Code, createClient } from "@connectrpc/connect";
 import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
@@ -26,7 +26,7 @@ import {
   SubscribeRequestSchema,
   type SubscribeUpdateBlock,
 } from "../../gen/geyser/geyser_pb.js";
-import { abortableSleep, holdsLease, pingingRequests, watchLease } from "./geyser-stream.ts";
+import { pingingRequests, resubscribe } from "./geyser-stream.ts";
 import type { StreamLease } from "./geyser-stream.ts";
 
 /** Options of {@link createGeyserBlocks}. */
@@ -128,17 +128,7 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     });
   }
 
-  const leaseCheckMs = options.leaseCheckMs ?? 1000;
-  let leaseLost = false;
-
-  async function runOnce(fromSlot: bigint | undefined): Promise<void> {
-    const stream = new AbortController();
-    const signal = AbortSignal.any([stream.signal, closer.signal]);
-    // Another replica took the fee lease: this one stops subscribing (its window follows the log).
-    const stopLeaseWatch = watchLease(options.lease, leaseCheckMs, () => {
-      leaseLost = true;
-      stream.abort();
-    });
+  async function runOnce(fromSlot: bigint | undefined, signal: AbortSignal): Promise<void> {
     try {
       const updates = client.subscribe(pingingRequests(requestFor(fromSlot), pingMs, signal), {
         signal,
@@ -156,43 +146,33 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
         for (const listener of listeners) listener(block);
       }
     } finally {
-      stopLeaseWatch();
-      stream.abort();
       connected = false;
     }
   }
 
-  void (async () => {
-    let delay = baseDelayMs;
-    let first = true;
-    while (!closer.signal.aborted) {
-      if (!(await holdsLease(options.lease))) {
-        await abortableSleep(leaseCheckMs, closer.signal);
-        continue;
-      }
+  let first = true;
+  resubscribe({
+    closer: closer.signal,
+    ...(options.lease === undefined ? {} : { lease: options.lease }),
+    leaseCheckMs: options.leaseCheckMs ?? 1000,
+    baseDelayMs,
+    maxDelayMs,
+    leaseLostReason: "fee lease lost: another replica subscribes",
+    subscribe(signal) {
       const fromSlot = stats.lastSlot === undefined ? undefined : stats.lastSlot + 1n;
       if (!first) {
         stats.reconnects++;
         stats.lastFromSlot = fromSlot;
       }
       first = false;
-      let reason = "stream ended";
-      leaseLost = false;
-      try {
-        await runOnce(fromSlot);
-        delay = baseDelayMs;
-      } catch (error) {
-        if (closer.signal.aborted) break;
-        const connectError = ConnectError.from(error);
-        reason = leaseLost ? "fee lease lost: another replica subscribes" : `stream failed: ${connectError.message}`;
-        // The server keeps only so many slots: start from its tip instead (the follower fills the gap).
-        if (connectError.code === Code.OutOfRange) stats.lastSlot = undefined;
-      }
+      return runOnce(fromSlot, signal);
+    },
+    ended(reason, error) {
+      // The server keeps only so many slots: start from its tip instead (the follower fills the gap).
+      if (error?.code === Code.OutOfRange) stats.lastSlot = undefined;
       checkHealth(reason);
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      delay = Math.min(delay * 2, maxDelayMs);
-    }
-  })();
+    },
+  });
 
   return {
     healthy,

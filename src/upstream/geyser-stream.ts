@@ -4,6 +4,7 @@
  * fleet lease that decides whether this replica subscribes at all.
  */
 import { create } from "@bufbuild/protobuf";
+import { ConnectError } from "@connectrpc/connect";
 import { type SubscribeRequest, SubscribeRequestSchema } from "../../gen/geyser/geyser_pb.js";
 
 /** A lease of fleet-wide work (store/lease.ts); none: this process always holds it. */
@@ -61,4 +62,59 @@ export function watchLease(lease: StreamLease | undefined, everyMs: number, onLo
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** Options of {@link resubscribe}. */
+export interface ResubscribeOptions {
+  /** Ends the loop. */
+  closer: AbortSignal;
+  /** In a fleet: subscribe only while holding it, checked before each subscription and every `leaseCheckMs`. */
+  lease?: StreamLease;
+  leaseCheckMs: number;
+  /** Backoff between subscriptions: first step and cap (doubling; back to the first after a clean end). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** The reason given when the lease went to another replica. */
+  leaseLostReason: string;
+  /** One subscription, until it ends (returns) or fails (throws); `signal` aborts it. */
+  subscribe(signal: AbortSignal): Promise<void>;
+  /** After each subscription: why it ended, and the error when it failed (OutOfRange: restart from the tip). */
+  ended(reason: string, error: ConnectError | undefined): void;
+}
+
+/** Subscribes again and again, with backoff, while this replica holds the lease, until `closer` aborts. */
+export function resubscribe(options: ResubscribeOptions): void {
+  const { closer } = options;
+  void (async () => {
+    let delay = options.baseDelayMs;
+    while (!closer.aborted) {
+      if (!(await holdsLease(options.lease))) {
+        await abortableSleep(options.leaseCheckMs, closer);
+        continue;
+      }
+      const attempt = new AbortController();
+      let leaseLost = false;
+      // Another replica took the lease: this one stops subscribing.
+      const stopLeaseWatch = watchLease(options.lease, options.leaseCheckMs, () => {
+        leaseLost = true;
+        attempt.abort();
+      });
+      let reason = "stream ended";
+      let failure: ConnectError | undefined;
+      try {
+        await options.subscribe(AbortSignal.any([attempt.signal, closer]));
+        delay = options.baseDelayMs;
+      } catch (error) {
+        if (closer.aborted) break;
+        failure = ConnectError.from(error);
+        reason = leaseLost ? options.leaseLostReason : `stream failed: ${failure.message}`;
+      } finally {
+        stopLeaseWatch();
+        attempt.abort();
+      }
+      options.ended(reason, failure);
+      await abortableSleep(delay, closer);
+      delay = Math.min(delay * 2, options.maxDelayMs);
+    }
+  })();
 }

@@ -509,8 +509,10 @@ function binnedHindsightOf(sends: SendRecord[]): bigint | undefined {
  * How much the overpay ratio (median fee of the `recommended` sends over the hindsight fee) owes to which sends
  * happened to land: the ratio recomputed over `RESAMPLES` resamples of the scored sends (drawn with replacement, a
  * fixed seed), as its 10th, 50th and 90th percentiles and the share of resamples above 1.2 ("inf" where no group
- * landed >= 90% or only the recommended fee is positive). Where the landing share is flat near 90% over a range
- * of fees, the hindsight fee can fall anywhere in that range, and one run's ratio says little on its own.
+ * landed >= 90% or only the recommended fee is positive). It is the spread within one run's sends only: the 12
+ * sends of a batch share a quote and a slot (so it understates it), and the market's drift from run to run is
+ * not in it. On congested it shows how often the overall figure falls to the other sends' own (much lower)
+ * hindsight fee instead of being lifted by the hot account's failures.
  */
 const RESAMPLES = 400;
 function ratioSpread(sends: SendRecord[]): { p10: number; p50: number; p90: number; over: number } | undefined {

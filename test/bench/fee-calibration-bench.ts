@@ -542,7 +542,9 @@ function ratioSpread(sends: SendRecord[]): { p10: number; p50: number; p90: numb
 const spreadText = (s: ReturnType<typeof ratioSpread>) =>
   s === undefined
     ? "n/a"
-    : `p10 ${s.p10.toFixed(2)}, p50 ${s.p50.toFixed(2)}, p90 ${s.p90.toFixed(2)}; above 1.2 in ${(100 * s.over).toFixed(0)}%`;
+    : `p10 ${fixed(s.p10)}, p50 ${fixed(s.p50)}, p90 ${fixed(s.p90)}; above 1.2 in ${(100 * s.over).toFixed(0)}%`;
+/** A ratio to two decimals; "inf" where there was no hindsight fee or it was 0 below a positive fee. */
+const fixed = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "inf");
 
 /** A median fee over the hindsight fee, as printed: "n/a" without a hindsight fee; 0 over 0 counts as 1. */
 function ratioOf(medianPrice: bigint, hindsight: bigint | undefined): string {

@@ -74,8 +74,8 @@ export const ERROR_REASONS = {
     description: "A tip was asked for, but the chain has no block engine configured (SOLGATE_JITO_URL) to take it.",
   },
   TIP_LEVELS_UNKNOWN: {
-    code: Code.FailedPrecondition,
-    httpStatus: 422,
+    code: Code.Unavailable,
+    httpStatus: 503,
     description:
       "A tip level was asked for, but no landed tips are known yet; give lamports, or retry after the delay given.",
     retryable: true,

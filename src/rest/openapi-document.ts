@@ -76,7 +76,10 @@ export function buildOpenApiDocument(raw: Json, services: readonly DescService[]
   return doc;
 }
 
-/** Applies message rules to a message's schema: oneofs become nullable properties; presence means nullable. */
+/**
+ * Applies message rules to a message's schema: oneofs become nullable properties, at most one of them set;
+ * presence means nullable.
+ */
 function fixMessageSchema(schema: Json, desc: DescMessage): void {
   const properties = (schema.properties ?? {}) as Record<string, Json>;
   // The plugin models a oneof as `oneOf` (or `allOf` of groups); the REST form has every member as a nullable property.
@@ -93,6 +96,21 @@ function fixMessageSchema(schema: Json, desc: DescMessage): void {
     const property = properties[field.jsonName];
     if (property !== undefined && hasPresence(field)) property.nullable = true;
   }
+  // At most one member of a oneof is set (a null member is absent): two set together are refused
+  // (`invalid_parameter`), so the schema says so.
+  const exclusive: Json[] = [];
+  for (const oneof of desc.oneofs) {
+    const names = oneof.fields.map((f) => f.jsonName).filter((name) => properties[name] !== undefined);
+    for (let i = 0; i < names.length; i++)
+      for (let j = i + 1; j < names.length; j++) {
+        const both = [names[i]!, names[j]!];
+        exclusive.push({
+          required: both,
+          properties: Object.fromEntries(both.map((name) => [name, { not: { type: "null" } }])),
+        });
+      }
+  }
+  if (exclusive.length > 0) schema.not = exclusive.length === 1 ? exclusive[0] : { anyOf: exclusive };
 }
 
 /** The request body's properties carry their fields' rules; fields a request must carry are `required`. */

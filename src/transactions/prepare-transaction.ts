@@ -187,7 +187,8 @@ export function createPreparer(options: PreparerOptions): Preparer {
 
   return {
     async prepare(request) {
-      // A bad tip is refused before anything is read.
+      // A transaction that does not decode is refused as such first; then a bad tip, before anything is read.
+      decodeWireTransaction(request.wire);
       const tip = request.tip === undefined ? undefined : await resolveTip(request.tip, options.tips, tipMaxLamports);
       const decompiled = await decompile(request.wire);
       const { signers } = decompiled;

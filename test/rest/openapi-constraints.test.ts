@@ -10,6 +10,7 @@ import { getOption, isFieldSet, ScalarType } from "@bufbuild/protobuf";
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { field as fieldRules, StringRulesSchema } from "../../gen/buf/validate/validate_pb.js";
 import { OPENAPI_PATH } from "../../src/rest/rest-handler.ts";
+import { parseMessage } from "../../src/rest/rest-json.ts";
 import { SOLGATE_SERVICES } from "../../src/server/routes.ts";
 
 type Json = Record<string, any>;
@@ -88,5 +89,58 @@ describe("the OpenAPI document carries the contract's validation rules", () => {
     expect(limit.schema).toMatchObject({ minimum: 1, maximum: 1000 });
     // addresses (7 paths incl. the watch's signature), limits (5), size, match, 3 transactions
     expect(checked.length).toBeGreaterThanOrEqual(18);
+  });
+});
+
+/** Every message the services take or answer, by type name (walked from the methods' inputs and outputs). */
+function messagesOfServices(): Map<string, DescMessage> {
+  const out = new Map<string, DescMessage>();
+  const visit = (desc: DescMessage) => {
+    if (out.has(desc.typeName)) return;
+    out.set(desc.typeName, desc);
+    for (const field of desc.fields) if (field.message !== undefined) visit(field.message);
+  };
+  for (const service of SOLGATE_SERVICES)
+    for (const method of service.methods) {
+      visit(method.input);
+      visit(method.output);
+    }
+  return out;
+}
+
+describe("a oneof's members are exclusive in the document as in the REST parser", () => {
+  const schemas = doc.components.schemas as Json;
+  const messages = messagesOfServices();
+  const withOneofs = Object.keys(schemas)
+    .map((name) => ({ name, desc: messages.get(name) }))
+    // Messages the REST form writes as objects (shorthands such as PriorityFee's "auto" | number are not).
+    .filter((m) => m.desc !== undefined && schemas[m.name].properties !== undefined)
+    .filter((m) => m.desc!.oneofs.some((o) => o.fields.length > 1));
+
+  it("finds the request oneofs (Tip's level or lamports)", () => {
+    expect(withOneofs.map((m) => m.name)).toContain("solgate.v1.Tip");
+  });
+
+  for (const { name, desc } of withOneofs) {
+    it(`${name}: two members set together violate the schema and are refused`, () => {
+      for (const oneof of desc!.oneofs) {
+        const [a, b] = oneof.fields;
+        const clauses: Json[] = schemas[name].not?.anyOf ?? (schemas[name].not ? [schemas[name].not] : []);
+        const forbids = clauses.some(
+          (c) =>
+            [a!.jsonName, b!.jsonName].every((n) => c.required?.includes(n)) &&
+            [a!.jsonName, b!.jsonName].every((n) => c.properties?.[n]?.not?.type === "null"),
+        );
+        expect(forbids, `${name}: ${a!.jsonName} with ${b!.jsonName}`).toBe(true);
+      }
+    });
+  }
+
+  it("the REST parser refuses Tip with both members, and takes one with the other null", () => {
+    const tip = messages.get("solgate.v1.Tip")!;
+    expect(() => parseMessage(tip, { lamports: 5000, level: "p50" }, "tip")).toThrow(/cannot be set together/);
+    expect(parseMessage(tip, { lamports: 5000, level: null }, "tip")).toEqual({
+      choice: { case: "lamports", value: 5000n },
+    });
   });
 });

@@ -140,7 +140,17 @@ describe("before any tip landed", () => {
         { headers },
       ),
     );
-    expect(got).toEqual({ code: Code.FailedPrecondition, reason: "TIP_LEVELS_UNKNOWN" });
+    expect(got).toEqual({ code: Code.Unavailable, reason: "TIP_LEVELS_UNKNOWN" });
+  });
+
+  it("a transaction that does not decode is refused as such before its tip is looked at", async () => {
+    const got = await refusal(
+      clients(withEngine).tx.prepareTransaction(
+        { transaction: new Uint8Array(10).fill(7), tip: { choice: { case: "level", value: TipLevel.P50 } } },
+        { headers },
+      ),
+    );
+    expect(got).toEqual({ code: Code.InvalidArgument, reason: "INVALID_TRANSACTION" });
   });
 });
 

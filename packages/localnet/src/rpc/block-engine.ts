@@ -1,8 +1,9 @@
 /**
  * A Jito block engine on the localnet's port, as Jito's own JSON-RPC client (`jito-js-rpc`) calls it:
  * `POST /api/v1/bundles` (sendBundle, getBundleStatuses, getInflightBundleStatuses, getTipAccounts),
- * `POST /api/v1/transactions` (sendTransaction; `?bundleOnly=true` sends it as a one-transaction bundle
- * and answers its id in the `x-bundle-id` header) and `GET /api/v1/bundles/tip_floor` (the shape of
+ * `POST /api/v1/transactions` (sendTransaction: as Jito's, the transaction goes on as a regular one AND as a
+ * one-transaction bundle, which then bids by its tip; `?bundleOnly=true`: as the bundle alone; either way
+ * the bundle's id is answered in the `x-bundle-id` header when it was buffered) and `GET /api/v1/bundles/tip_floor` (the shape of
  * Jito's tip-floor feed, from tips that landed here). Bundles are packed by the chain (chain/bundles.ts).
  */
 import { decodeWirePayload } from "../wire/binary-encoding.ts";
@@ -55,6 +56,8 @@ export interface BlockEngine {
   transactions: MethodTable;
   /** `/api/v1/transactions?bundleOnly=true`. */
   bundleOnlyTransactions: MethodTable;
+  /** Does the engine know this bundle id (buffered, landed or failed)? */
+  knows(id: string): boolean;
   tipFloor(): object[];
 }
 
@@ -207,10 +210,23 @@ export function createBlockEngine(deps: BlockEngineDeps): BlockEngine {
           return decodeTransaction(decodeWirePayload(String(params[0]), encoding, VERSIONED_TRANSACTION_TYPE))
             .signatureStrings[0];
         }
-        return deps.sendTransaction(params, ctx);
+        const signature = deps.sendTransaction(params, ctx);
+        // Jito's sendTransaction also submits the transaction as a bundle: in the bundle stage it bids by
+        // its tip per unit, beside its copy in the banking buffer, which bids by its fees alone; whichever
+        // runs first lands, the other is then a duplicate. One the bundle checks refuse (no tip of at least
+        // the minimum: it could not win an auction; Jito tops it up, which the tip floor here would misread
+        // as a zero tip) goes on as a regular transaction only.
+        try {
+          const [tx] = checkedBundle([params[0]], configParam(params[1]));
+          chain.submitBundle([tx!]);
+        } catch {
+          // Not bundled; the regular send stands.
+        }
+        return signature;
       },
     },
     bundleOnlyTransactions: { sendTransaction: sendAsBundle },
+    knows: (id) => chain.bundles.get(id) !== undefined,
     tipFloor() {
       const tip = chain.slotAt("processed");
       const landed = chain.bundles.landedTips(tip > TIP_FLOOR_SLOTS ? tip - TIP_FLOOR_SLOTS : 0n);
@@ -257,8 +273,7 @@ export function blockEngineRoutes(
     [`${BLOCK_ENGINE_PATH}/bundles`]: { post: async (body) => ({ body: await bundles.handleBody(body) }) },
     [`${BLOCK_ENGINE_PATH}/transactions`]: {
       async post(body, query) {
-        if (query.get("bundleOnly") !== "true") return { body: await transactions.handleBody(body) };
-        const out = await bundleOnly.handleBody(body);
+        const out = await (query.get("bundleOnly") === "true" ? bundleOnly : transactions).handleBody(body);
         // Jito answers the bundle's id in a header; a one-transaction bundle's id follows from the signature.
         let signature: unknown;
         try {
@@ -266,8 +281,10 @@ export function blockEngineRoutes(
         } catch {
           signature = undefined;
         }
-        return typeof signature === "string"
-          ? { body: out, headers: { "x-bundle-id": bundleId([signature]) } }
+        const id = typeof signature === "string" ? bundleId([signature]) : undefined;
+        // bundleOnly: always (a bundle the engine then lost still got its id); otherwise when it was bundled.
+        return id !== undefined && (query.get("bundleOnly") === "true" || engine.knows(id))
+          ? { body: out, headers: { "x-bundle-id": id } }
           : { body: out };
       },
     },

@@ -4,6 +4,7 @@
  * send-only ports drop at their own rates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { address, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
@@ -132,6 +133,62 @@ describe("bundles in the block packing", () => {
     );
     expect(failed.reason).toMatch(/expired/);
     expect(await slotsOf(tooBig.map((t) => t.signature))).toEqual([null, null, null, null, null]);
+  });
+
+  it("the block engine's sendTransaction (no bundleOnly) also bids as a bundle by its tip, as Jito's does", async () => {
+    // Jito's sendTransaction sends the transaction as a regular one AND submits it as a bundle (bundleOnly:
+    // the bundle alone). So a tipped transaction sent there competes by its tip; the same sent to the node
+    // competes by its fees alone.
+    const payers = await Promise.all(Array.from({ length: 4 }, () => fundedSigner(net)));
+    const tipper = await fundedSigner(net);
+    const bh = await blockhash();
+    const regular = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) =>
+        transfer(payers[i % 4]!, (await generateKeyPairSigner()).address, 5_000_000n + BigInt(i), 1_000_000n, bh),
+      ),
+    );
+    // No priority fee, a 5,000,000-lamport tip: it outbids every transfer as a bundle, and none as a transaction.
+    const viaEngine = await transfer(tipper, (await generateKeyPairSigner()).address, 6_000_000n, 0n, bh, 5_000_000n);
+    const viaNode = await transfer(tipper, (await generateKeyPairSigner()).address, 6_000_001n, 0n, bh, 5_000_000n);
+    await net.handle.control({ freeze: true });
+    const frozenAt = Number((await net.call("getSlot", [{ commitment: "processed" }])).result);
+    let bundleHeader: string | null;
+    try {
+      for (const tx of regular) {
+        const r = await net.call("sendTransaction", [tx.base64, { encoding: "base64", skipPreflight: true }]);
+        expect(r.error).toBeUndefined();
+      }
+      expect(
+        (await net.call("sendTransaction", [viaNode.base64, { encoding: "base64", skipPreflight: true }])).result,
+      ).toBe(viaNode.signature);
+      const response = await fetch(`${net.handle.blockEngineUrl}/transactions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "sendTransaction",
+          params: [viaEngine.base64, { encoding: "base64", skipPreflight: true }],
+        }),
+      });
+      expect(((await response.json()) as any).result).toBe(viaEngine.signature);
+      bundleHeader = response.headers.get("x-bundle-id");
+    } finally {
+      await net.handle.control({ freeze: false });
+    }
+    const all = [...regular, viaEngine, viaNode].map((t) => t.signature);
+    await waitFor("all landed", async () => (await slotsOf(all)).every((s) => s !== null), 20_000);
+    const regularSlots = (await slotsOf(regular.map((t) => t.signature))) as number[];
+    const [engineSlot, nodeSlot] = (await slotsOf([viaEngine.signature, viaNode.signature])) as number[];
+    expect(Math.max(...regularSlots)).toBeGreaterThan(frozenAt + 2);
+    // The engine's copy went as a bundle too: first block, its id in x-bundle-id as Jito answers it.
+    expect(engineSlot).toBe(frozenAt + 1);
+    expect(bundleHeader).toBe(createHash("sha256").update(viaEngine.signature).digest("hex"));
+    // The node's copy (no fee per unit) waited behind the transfers.
+    expect(nodeSlot!).toBeGreaterThanOrEqual(Math.max(...regularSlots));
+    // It landed once: the regular copy, behind it in the buffer, was then a duplicate.
+    const landedAt = (await net.call("getSignatureStatuses", [[viaEngine.signature]])).result.value[0];
+    expect(landedAt.err).toBeNull();
   });
 
   it("the block engine's sendTransaction drops at the engine's rate, not the node's", async () => {

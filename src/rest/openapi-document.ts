@@ -10,6 +10,7 @@
  * statuses (from the error catalogue), and the SSE watch. Pure: document in, document out.
  */
 import type { DescEnum, DescField, DescMessage, DescService } from "@bufbuild/protobuf";
+import { ScalarType } from "@bufbuild/protobuf";
 import { ERROR_REASONS } from "../errors.ts";
 import { isRequiredField, schemaConstraints } from "../request-validation.ts";
 import { enumWords } from "./rest-json.ts";
@@ -95,6 +96,8 @@ function fixMessageSchema(schema: Json, desc: DescMessage): void {
   for (const field of desc.fields) {
     const property = properties[field.jsonName];
     if (property !== undefined && hasPresence(field)) property.nullable = true;
+    // An unsigned field takes no negative number (the REST parser refuses one), whatever its rules say.
+    if (property !== undefined && isUnsigned(field) && property.minimum === undefined) property.minimum = 0;
   }
   // At most one member of a oneof is set (a null member is absent): two set together are refused
   // (`invalid_parameter`), so the schema says so.
@@ -150,6 +153,18 @@ function setConstraints(schema: Json, constraints: Record<string, unknown>): voi
   // The plugin appends rules it cannot map to the description (`bytes.const = []`); the keywords say them.
   if (typeof schema.description === "string")
     schema.description = schema.description.replace(/\n[a-z0-9_]+\.[a-z_]+ = .*$/s, "");
+}
+
+const UNSIGNED: ReadonlySet<ScalarType> = new Set([
+  ScalarType.UINT32,
+  ScalarType.UINT64,
+  ScalarType.FIXED32,
+  ScalarType.FIXED64,
+]);
+
+/** Whether a singular field is an unsigned integer. */
+function isUnsigned(field: DescField): boolean {
+  return field.fieldKind === "scalar" && UNSIGNED.has(field.scalar);
 }
 
 /** Whether the REST form renders the field as `null` when absent. */

@@ -144,3 +144,28 @@ describe("a oneof's members are exclusive in the document as in the REST parser"
     });
   });
 });
+
+describe("an unsigned field takes no negative number, in the document as in the REST parser", () => {
+  const schemas = doc.components.schemas as Json;
+  const unsigned = [...messagesOfServices()].flatMap(([name, desc]) =>
+    desc.fields
+      .filter((f) => f.fieldKind === "scalar" && [ScalarType.UINT32, ScalarType.UINT64].includes(f.scalar))
+      .filter((f) => schemas[name]?.properties?.[f.jsonName] !== undefined)
+      .map((f) => ({ name, field: f })),
+  );
+
+  it("finds them (Tip.lamports among them)", () => {
+    expect(unsigned.map((u) => `${u.name}.${u.field.jsonName}`)).toContain("solgate.v1.Tip.lamports");
+  });
+
+  it("every one says minimum 0 or more, and the parser refuses -1", () => {
+    for (const { name, field } of unsigned) {
+      const property = schemas[name].properties[field.jsonName];
+      // A shorthand may write it as a string of digits (TokenAmount.raw), which no negative number matches.
+      if (property.type === "string") expect(property.pattern, `${name}.${field.jsonName}`).toBe("^[0-9]+$");
+      else expect(property.minimum ?? -1, `${name}.${field.jsonName}`).toBeGreaterThanOrEqual(0);
+    }
+    const tip = messagesOfServices().get("solgate.v1.Tip")!;
+    expect(() => parseMessage(tip, { lamports: -1 }, "tip")).toThrow(/must be an integer from 0/);
+  });
+});

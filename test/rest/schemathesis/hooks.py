@@ -4,7 +4,7 @@ The document carries every rule of the contract's buf.validate annotations (leng
 ranges, counts). A few checks need more than JSON Schema can say, and stay in the server after the
 annotation pass: that base58 decodes to exactly 32 bytes (an address) or 64 bytes (a signature), a match
 filter's offset bound and decoded size, an opaque cursor's contents, and a transaction's wire format and
-signatures; and one rule across two query parameters (at most 4 filters, `size` and `match` together),
+signatures, and a tip over the server's configured ceiling; and one rule across two query parameters (at most 4 filters, `size` and `match` together),
 which OpenAPI parameters cannot state. A schema-valid request refused for one of those reasons, with its documented 400 reason and
 field, is not a looseness of the document; only that "schema-valid request rejected" failure is dropped
 here, each case named. Every other check (5xx, response shapes, negative data accepted, ...) stands.
@@ -27,6 +27,8 @@ def _beyond_schema(body):
         return True  # base58 of 32-44 characters that does not decode to 32 bytes
     if code == "invalid_parameter" and field == "signature" and "must be 64 bytes" in message:
         return True  # base58 of 64-88 characters that does not decode to 64 bytes
+    if code == "tip_over_ceiling":
+        return True  # the ceiling is the server's setting (SOLGATE_TIP_MAX_LAMPORTS), not the contract's
     if code == "invalid_parameter" and field == "cursor":
         return True  # cursors are opaque and signed by the server
     if code == "invalid_parameter" and field == "match" and ("offset must be" in message or "decode to at most" in message):

@@ -7,6 +7,7 @@
 package solgatev1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -926,7 +927,7 @@ var File_solgate_v1_fee_proto protoreflect.FileDescriptor
 const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\n" +
 	"\x14solgate/v1/fee.proto\x12\n" +
-	"solgate.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x92\x03\n" +
+	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x92\x03\n" +
 	"\vFeeEstimate\x129\n" +
 	"\bpriority\x18\x01 \x01(\v2\x1d.solgate.v1.PriorityFeeLevelsR\bpriority\x12.\n" +
 	"\bbase_fee\x18\x02 \x01(\v2\x13.solgate.v1.BaseFeeR\abaseFee\x129\n" +
@@ -974,10 +975,10 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\vsample_size\x18\a \x01(\x04R\n" +
 	"sampleSize\x129\n" +
 	"\n" +
-	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"[\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"e\n" +
 	"\x03Tip\x12,\n" +
-	"\x05level\x18\x01 \x01(\x0e2\x14.solgate.v1.TipLevelH\x00R\x05level\x12\x1c\n" +
-	"\blamports\x18\x02 \x01(\x04H\x00R\blamportsB\b\n" +
+	"\x05level\x18\x01 \x01(\x0e2\x14.solgate.v1.TipLevelH\x00R\x05level\x12&\n" +
+	"\blamports\x18\x02 \x01(\x04B\b\xbaH\x052\x03(\xe8\aH\x00R\blamportsB\b\n" +
 	"\x06choice*~\n" +
 	"\tFeeSource\x12\x1a\n" +
 	"\x16FEE_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n" +

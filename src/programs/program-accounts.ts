@@ -172,7 +172,18 @@ export function createProgramAccounts(
  * than an outage. Anything else passes through.
  */
 function tooBroadOr(error: unknown, query: NormalizedQuery): unknown {
-  const scanRefused = nodeErrorOf(error)?.kind === "scan-refused";
+  const nodeError = nodeErrorOf(error);
+  // The scan's parameters are the client's filters: a node that refuses them (agave 4.4 refuses a token
+  // program's mint or owner match that is not 32 bytes) refused the client's query, with its reason.
+  if (nodeError?.kind === "invalid-params" && isFiltered(query)) {
+    return new SolgateError(
+      "INVALID_PARAMETER",
+      `the node refused these filters: ${nodeError.message.slice(0, 200)}`,
+      { field: "match", programId: query.programId },
+      { cause: error },
+    );
+  }
+  const scanRefused = nodeError?.kind === "scan-refused";
   const timedOutUnfiltered =
     !isFiltered(query) &&
     isSolgateError(error) &&

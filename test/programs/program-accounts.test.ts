@@ -56,6 +56,19 @@ async function rejection(promise: Promise<unknown>): Promise<SolgateError> {
 }
 
 describe("program accounts against the real localnet", () => {
+  it("a token program match the node refuses (a 27-byte mint, as agave 4.4 refuses it) is INVALID_PARAMETER", async () => {
+    const e = await rejection(
+      createProgramAccounts({ upstream }).list({
+        programId: TOKEN_PROGRAM_ID,
+        size: 165n,
+        match: [`0:${gate.mint.slice(0, 37)}`],
+        limit: 3,
+      } as ProgramAccountsQuery),
+    );
+    expect([e.reason, e.details.field]).toEqual(["INVALID_PARAMETER", "match"]);
+    expect(e.message).toMatch(/Incorrect byte length \d+ for SPL token mint filter/);
+  });
+
   it("pages through every holder of a mint exactly once, in address order", async () => {
     // The node's own answer, unpaged, is the reference.
     const direct = await upstream.rpc

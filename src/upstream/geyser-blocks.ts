@@ -26,7 +26,7 @@ import {
   SubscribeRequestSchema,
   type SubscribeUpdateBlock,
 } from "../../gen/geyser/geyser_pb.js";
-import { pingingRequests, resubscribe } from "./geyser-stream.ts";
+import { pingingRequests, resubscribe, silenceAlarm } from "./geyser-stream.ts";
 import type { StreamLease } from "./geyser-stream.ts";
 
 /** Options of {@link createGeyserBlocks}. */
@@ -98,11 +98,10 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     lastFromSlot: undefined,
   };
   let connected = false;
-  let blockAt = Number.NEGATIVE_INFINITY;
   let reported = false;
-  let silenceTimer: NodeJS.Timeout | undefined;
+  const silence = silenceAlarm(silenceMs, now, () => checkHealth(`no block for ${silenceMs} ms`));
 
-  const healthy = () => connected && now() - blockAt < silenceMs;
+  const healthy = () => connected && silence.quietMs() < silenceMs;
 
   function checkHealth(reason: string): void {
     const ok = healthy();
@@ -113,11 +112,8 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
   }
 
   function blockCame(): void {
-    blockAt = now();
+    silence.heard();
     checkHealth("blocks flowing");
-    clearTimeout(silenceTimer);
-    silenceTimer = setTimeout(() => checkHealth(`no block for ${silenceMs} ms`), silenceMs);
-    silenceTimer.unref();
   }
 
   function requestFor(fromSlot: bigint | undefined): SubscribeRequest {
@@ -183,7 +179,7 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
     stats: () => ({ ...stats }),
     close() {
       closer.abort();
-      clearTimeout(silenceTimer);
+      silence.stop();
     },
   };
 }

@@ -27,7 +27,7 @@ import {
   type SubscribeRequest,
   SubscribeRequestSchema,
 } from "../../gen/geyser/geyser_pb.js";
-import { pingingRequests, resubscribe } from "./geyser-stream.ts";
+import { pingingRequests, resubscribe, silenceAlarm } from "./geyser-stream.ts";
 import type { StreamLease } from "./geyser-stream.ts";
 import { redactUrl } from "./metrics.ts";
 import type { SignatureFeed, SignatureListener } from "./signature-feed.ts";
@@ -151,21 +151,20 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     lastFromSlot: undefined,
   };
   let connected = false;
-  let heardAt = 0;
   let reported = false;
-  let silenceTimer: NodeJS.Timeout | undefined;
+  const silence = silenceAlarm(silenceMs, now, () => checkHealth(`no update for ${silenceMs} ms`));
 
   function lagSlots(): number {
     const rpcSlot = tip();
     if (rpcSlot === undefined || stats.lastSlot === undefined || rpcSlot <= stats.lastSlot) return 0;
     return Number(rpcSlot - stats.lastSlot);
   }
-  const healthy = () => connected && now() - heardAt < silenceMs && lagSlots() <= maxLagSlots;
+  const healthy = () => connected && silence.quietMs() < silenceMs && lagSlots() <= maxLagSlots;
 
   /** Reports a change of health once, and tells the followers when the stream can no longer notify them. */
   function checkHealth(reason: string): void {
     const ok = healthy();
-    if (!ok && connected && now() - heardAt < silenceMs) reason = `${lagSlots()} slots behind the JSON-RPC`;
+    if (!ok && connected && silence.quietMs() < silenceMs) reason = `${lagSlots()} slots behind the JSON-RPC`;
     if (ok === reported) return;
     reported = ok;
     if (!ok) {
@@ -178,11 +177,8 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
   }
 
   function heard(): void {
-    heardAt = now();
+    silence.heard();
     checkHealth("stream up");
-    clearTimeout(silenceTimer);
-    silenceTimer = setTimeout(() => checkHealth(`no update for ${silenceMs} ms`), silenceMs);
-    silenceTimer.unref();
   }
 
   function signatureSeen(signature: string): void {
@@ -310,7 +306,7 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     stats: () => ({ ...stats }),
     close() {
       closer.abort();
-      clearTimeout(silenceTimer);
+      silence.stop();
     },
   };
 }

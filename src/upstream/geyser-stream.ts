@@ -12,6 +12,42 @@ export interface StreamLease {
   hold(): Promise<boolean>;
 }
 
+/** Calls `onSilent` once `silenceMs` pass on `now`'s clock with no `heard()`. */
+export interface SilenceAlarm {
+  heard(): void;
+  /** Milliseconds on `now`'s clock since the last `heard()` (Infinity before the first). */
+  quietMs(): number;
+  stop(): void;
+}
+
+/**
+ * A timer can fire before `now` says its time is up (timers run on a monotonic clock, Date.now is
+ * rounded to the millisecond), so an early check re-arms for what is left instead of never firing again.
+ */
+export function silenceAlarm(silenceMs: number, now: () => number, onSilent: () => void): SilenceAlarm {
+  let heardAt = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  const quietMs = () => now() - heardAt;
+  const arm = (ms: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(check, Math.max(1, ms));
+    timer.unref();
+  };
+  function check(): void {
+    const quiet = quietMs();
+    if (quiet < silenceMs) arm(silenceMs - quiet);
+    else onSilent();
+  }
+  return {
+    heard() {
+      heardAt = now();
+      arm(silenceMs);
+    },
+    quietMs,
+    stop: () => clearTimeout(timer),
+  };
+}
+
 /** Resolves after `ms`, or at once when `signal` aborts. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {

@@ -236,6 +236,34 @@ describe("Geyser source on the real localnet", () => {
     expect(geyser.stats().fallbacks).toBe(1);
   });
 
+  it("a silence timer that fires before the clock says 2 s have passed checks again, rather than never", async () => {
+    // Timers run on a monotonic clock and Date.now is rounded: a 2,000 ms timer can find 1,999 ms gone.
+    // Here the source's clock stands still from the freeze until 3 s later, so its first check is early.
+    const relay = await startRelay(new URL(chain.localnet.geyserUrl!));
+    try {
+      let stoppedAt: number | undefined;
+      const reasons: string[] = [];
+      const geyser = createGeyserSource({
+        url: relay.url,
+        token: TOKEN,
+        now: () => stoppedAt ?? Date.now(),
+        onHealth: (ok, reason) => reasons.push(`${ok}:${reason}`),
+      });
+      sources.push(geyser);
+      await until(() => geyser.healthy());
+      relay.freeze();
+      stoppedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(reasons).toEqual(["true:stream up"]);
+      stoppedAt = undefined;
+      await until(() => reasons.includes("false:no update for 2000 ms"), 5000).catch(() => {
+        throw new Error(`no silence reported once the clock moved on; reasons: ${reasons.join(" | ")}`);
+      });
+    } finally {
+      await relay.close();
+    }
+  });
+
   it("a stream gone silent (a relay that stops passing bytes) is down after 2 s with its reason", async () => {
     const relay = await startRelay(new URL(chain.localnet.geyserUrl!));
     try {

@@ -75,11 +75,15 @@ export interface OddsPosition {
 }
 
 /**
- * The score of a priority: its raw odds below the edge; 1 + log2(priority / edge) once every run that cleared at
- * all cleared below it (its raw odds at their most, `rawMax`), so that the score is 1 at the edge itself.
+ * The score of a priority: its raw odds below the edge; 1 + log2(priority / edge) at or past it (or once every run
+ * that cleared at all cleared below it: its raw odds at their most, `rawMax`), so that the score is 1 at the edge
+ * itself. A priority equal to the edge is at the edge although its raw odds are not at their most: the runs whose
+ * cut is the edge's own transaction count it as outbid, but it ties with that transaction (the scheduler takes
+ * equal priorities by arrival). A zero price ties so wherever blocks fill up with unpriced transactions of its
+ * cost; its raw odds then swing with how many runs ended on such a tie, and only its sends can say how it lands.
  */
 export function scoreOf(raw: number, rawMax: number, priority: number, edge: number | undefined): number {
-  if (edge === undefined || raw < rawMax) return raw;
+  if (edge === undefined || (raw < rawMax && priority < edge)) return raw;
   return 1 + Math.log2(Math.max(priority, edge) / edge);
 }
 

@@ -183,8 +183,11 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
         // zero price, or a zero price like the bin below; each side takes its own side's value instead.
         if (sideOf(p[i - 1].x) !== sideOf(p[i].x)) {
           const side = sideOf(score);
-          // Exactly at the edge with no sends made there: the value past it, as for any price that clears every run.
+          // Exactly at the edge with no sends made there: the value past it, as for any price that clears every run,
+          // but no more than its raw odds (a price that ties with the edge's transaction may lose the tie; its raw
+          // odds count every such run as lost, and only sends made at the edge can say better).
           const own = side === sideOf(p[i].x) || (side === 1 && sideOf(p[i].x) === 2) ? p[i] : p[i - 1];
+          if (side === 1 && sideOf(own.x) === 2 && rawOdds < own.y) return { odds: rawOdds, weight: priorWeight };
           return { odds: own.y, weight: own.w };
         }
         const span = p[i].x - p[i - 1].x;

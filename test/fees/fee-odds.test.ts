@@ -3,7 +3,7 @@ import type { PricedTransaction } from "../../src/fees/block-transactions.ts";
 import { createFeeOdds } from "../../src/fees/fee-odds.ts";
 import { createFeeWindow } from "../../src/fees/fee-window.ts";
 import { REFERENCE_CANDIDATE } from "../../src/fees/landing-odds.ts";
-import { transactionCost } from "../../src/fees/transaction-cost.ts";
+import { REFERENCE_SHAPE, transactionCost } from "../../src/fees/transaction-cost.ts";
 
 const levels = { low: 1_000n, medium: 5_000n, high: 20_000n, veryHigh: 100_000n };
 const bounds = { floor: 0n, ceiling: undefined };
@@ -109,5 +109,51 @@ describe("fee odds: quotes, the rule, tracked sends", () => {
     const sure = run(1);
     expect(sure.after.recommended).toBeGreaterThan(plain.after.recommended);
     expect(sure.after.odds.recommended).toBeGreaterThan(plain.after.odds.recommended);
+  });
+
+  it("recommends a zero price where blocks fill with unpriced transactions of its cost and zero-price sends land", () => {
+    // The busy profile's tie: spells of blocks full of unpriced transactions costing what the candidate costs, so
+    // their cut is a zero price's own priority. A zero-price send ties there (taken by arrival), and its sends
+    // land; a price of 1 outbids the tie. The raw odds count the tie as lost and swing with the spells.
+    const same = transactionCost(REFERENCE_SHAPE);
+    const zero = (sig?: Uint8Array): PricedTransaction => ({
+      price: 0n,
+      writable: ["payer"],
+      unitLimit: 200_000,
+      signatures: 1,
+      cost: same,
+      signature: sig,
+    });
+    // Spells grow: a few slots in 20 at first, most slots later, so the zero price's raw odds drift down (from ~0.9
+    // to ~0.3) while its sends keep landing.
+    const spell = (slot: bigint) => (slot < 80n ? slot % 20n < 3n : slot % 10n < 7n);
+    const block = (slot: bigint, landing: PricedTransaction[]) =>
+      spell(slot) ? [...Array.from({ length: 276 - landing.length }, () => zero()), ...landing] : [zero(), ...landing];
+    const odds = createFeeOdds({ windowSlots: 150, minBlocks: 20 });
+    const window = odds.feeding(createFeeWindow({ windowSlots: 150 }));
+    let slot = 1n;
+    for (; slot <= 30n; slot++) window.addBlock(slot, block(slot, []));
+    // 100 slots: each, 5 zero-price sends (49 of 50 land in the next block) and 2 at a price of 1 (all land).
+    let n = 0;
+    for (let round = 0; round < 100; round++, slot++) {
+      const landing: PricedTransaction[] = [];
+      for (let i = 0; i < 5; i++) {
+        const s = signature(n++);
+        odds.track(s, 0n, REFERENCE_CANDIDATE);
+        if (n % 50 !== 0) landing.push(zero(s));
+      }
+      for (let i = 0; i < 2; i++) {
+        const s = signature(n++);
+        odds.track(s, 1n, REFERENCE_CANDIDATE);
+        landing.push({ ...zero(s), price: 1n });
+      }
+      window.addBlock(slot, block(slot, landing));
+    }
+    for (const end = slot + 5n; slot < end; slot++) window.addBlock(slot, block(slot, []));
+    expect(odds.stats().outcomes).toBe(700);
+    const quote = odds.quote({ low: 0n, medium: 1n, high: 1_000n, veryHigh: 10_000n }, REFERENCE_CANDIDATE, bounds)!;
+    // Zero-price sends landed 98%: a zero price is quoted near that and is the recommendation (not 1).
+    expect(quote.odds.low).toBeGreaterThan(0.93);
+    expect(quote.recommended).toBe(0n);
   });
 });

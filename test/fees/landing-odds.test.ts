@@ -200,6 +200,37 @@ describe("block loads and the inclusion curve", () => {
     expect(never.position(1_000_000n)).toEqual({ raw: 0, score: 0 });
   });
 
+  it("puts a price whose priority ties with the edge at the edge (score 1), though ties lower its raw odds", () => {
+    // Blocks that fill up with unpriced transactions of the candidate's own cost (every other spell of 10 slots)
+    // cut at a zero price's own priority: a zero-price candidate ties with the transaction at the cut.
+    const same = transactionCost(REFERENCE_SHAPE);
+    const zero = (): PricedTransaction => ({
+      price: 0n,
+      writable: ["payer"],
+      unitLimit: UNITS,
+      signatures: 1,
+      cost: same,
+    });
+    const loads = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    feed(
+      loads,
+      Array.from({ length: 150 }, (_, i) => (i % 20 < 10 ? [zero()] : Array.from({ length: 276 }, zero))),
+    );
+    const curve = loads.curve(REFERENCE_CANDIDATE)!;
+    expect(curve.edge).toBe(priorityOf(0n, REFERENCE_SHAPE));
+    const free = curve.position(0n);
+    // The runs cut at the tie count the zero price as outbid, so its raw odds are below their most...
+    expect(free.raw).toBeGreaterThan(0.3);
+    expect(free.raw).toBeLessThan(0.9);
+    // ...but it is at the edge: the score is 1 (the sends made there say how it lands), not its raw odds.
+    expect(free.score).toBe(1);
+    // A price of 1 outbids the tie: past the edge.
+    const one = curve.position(1n);
+    expect(one.raw).toBe(1);
+    expect(one.score).toBeGreaterThan(1);
+    expect(one.score).toBeLessThan(1.001);
+  });
+
   it("weighs recent runs more: a market that rose is not read from its cheaper past alone", () => {
     // 100 slots of full blocks bid from 1,000, then 50 bid from 50,000: a price of 20,000 cleared the old runs only.
     const blocks = Array.from({ length: 150 }, (_, i) => fullBlock(i < 100 ? 1000n : 50_000n));

@@ -159,6 +159,9 @@ describe("odds calibration", () => {
     // At the edge itself (score 1: a zero price when every block had room) the odds are those past it, not a
     // mix with the bin below; just below the edge they are the bin below's.
     expect(calibration.apply(1, 1)).toBe(past);
+    // A price that ties with the edge's transaction (score 1, raw odds 0.6: the runs cut at the tie count it as
+    // outbid), with no sends made at the edge yet: its raw odds, not the value past the edge, and the prior's weight.
+    expect(calibration.estimate(0.6, 1)).toEqual({ odds: 0.6, weight: 30 });
     expect(calibration.apply(0.97, 0.97)).toBeCloseTo(calibration.apply(0.95, 0.95), 9);
     expect(calibration.apply(0.97, 0.97)).toBeLessThan(0.6);
   });

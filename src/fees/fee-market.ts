@@ -110,6 +110,11 @@ export interface FeeMarketOptions {
   oddsSlots?: number;
   /** The odds `recommended` must reach within k slots (default 0.9). */
   oddsTarget?: number;
+  /**
+   * How many standard deviations of their uncertainty the odds of `recommended` must clear the target by (default 1;
+   * fee-odds.ts). No environment variable sets it: the calibration bench does, to measure the margin.
+   */
+  oddsConfidence?: number;
   /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and 12M). */
   blockCuLimit?: number;
   accountCuLimit?: number;
@@ -208,6 +213,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     windowSlots: baseWindow.windowSlots,
     withinSlots: options.oddsSlots,
     target: options.oddsTarget,
+    confidence: options.oddsConfidence,
     blockCuLimit: options.blockCuLimit,
     accountCuLimit: options.accountCuLimit,
     minBlocks: options.oddsMinBlocks,

@@ -31,6 +31,9 @@
  * Pacing: at most BENCH_PER_SLOT quotes (batches of BENCH_BATCH sends) per confirmed slot (default 1; 0 = as fast
  * as it goes, as before). Unpaced, 1,200 sends spanned ~30 slots: one stretch of the market decided a profile,
  * and the bench's own ~40 sends per slot (8M requested CU) slowed the localnet's blocks.
+ *
+ * BENCH_CONFIDENCE=x sets the rule's margin (x standard deviations, default 1) in the Solgate it starts, through
+ * test/bench/calibration-gateway.ts (no environment variable of Solgate's sets it).
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -70,6 +73,11 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 12);
  * were ~40 per slot (8M requested CU).
  */
 const PER_SLOT = Number(process.env.BENCH_PER_SLOT ?? 1);
+/**
+ * The rule's margin (fee-odds.ts `confidence`, standard deviations; Solgate's default 1 when unset). Set, Solgate
+ * runs through test/bench/calibration-gateway.ts, which passes it on: users have no setting for it.
+ */
+const CONFIDENCE = process.env.BENCH_CONFIDENCE;
 const KEY = "calibration-bench";
 const CHAIN = "mainnet";
 const SVG_PATH = new URL("../../docs/landing-odds-reliability.svg", import.meta.url);
@@ -144,7 +152,8 @@ async function runProfile(profile: string, seed: number) {
     hotAccount = undefined;
   }
   const port = await freePort();
-  const solgate: ChildProcess = spawn(process.execPath, ["src/main.ts"], {
+  const entry = CONFIDENCE === undefined ? ["src/main.ts"] : ["test/bench/calibration-gateway.ts", CONFIDENCE];
+  const solgate: ChildProcess = spawn(process.execPath, entry, {
     cwd: new URL("../../", import.meta.url),
     env: {
       // The localnet's variables are the localnet's: Solgate's own config would read (and judge) them.
@@ -654,7 +663,9 @@ function report(profile: string, all: SendRecord[]): ProfileReport {
 
 function print(r: ProfileReport): void {
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  console.log(`\n== ${r.profile} ==  (landing within ${K} slots of the confirmed slot at the send)`);
+  console.log(
+    `\n== ${r.profile} ==  (landing within ${K} slots of the confirmed slot at the send; margin ${CONFIDENCE ?? "1 (default)"} sd)`,
+  );
   console.log("quoted odds   sends   mean quoted   observed   |obs-quoted|");
   for (const b of r.buckets) {
     if (b.n === 0) continue;

@@ -77,8 +77,8 @@ describe("blockhash cache on a real localnet, with this process stalled", () => 
     const heightMaxAgeMs = 1000;
     const cache = createBlockhashCache({ rpc: chain.upstream.rpc, heightMaxAgeMs });
     const old = await cache.latest({ commitment: "confirmed" });
-    // Wait until `old` has ~60 blocks left (1.5 s at 25 ms slots), well above the no-call margin of 10.
-    while ((await nodeHeight()) < old.lastValidBlockHeight - 60n) await sleep(10);
+    // Wait until `old` has ~80 blocks left (2 s at 25 ms slots), well above the no-call margin of 10.
+    while ((await nodeHeight()) < old.lastValidBlockHeight - 80n) await sleep(10);
     // A height reading asked for now, whose answer this process reads only after a 2.5 s stall (~100 blocks).
     const reading = await withStallAfterSend(2500, () => cache.latest({ commitment: "processed" }));
     const noted = reading.lastValidBlockHeight - 150n;

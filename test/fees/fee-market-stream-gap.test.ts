@@ -16,8 +16,8 @@ import { createGeyserBlocks } from "../../src/upstream/geyser-blocks.ts";
 import type { GeyserBlocks } from "../../src/upstream/geyser-blocks.ts";
 import { startChainFixture } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
-import { startRelay } from "./tcp-relay.ts";
-import type { TcpRelay } from "./tcp-relay.ts";
+import { startRelay } from "../upstream/tcp-relay.ts";
+import type { TcpRelay } from "../upstream/tcp-relay.ts";
 
 const until = async (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs;

@@ -12,7 +12,7 @@ import { createGeyserBlocks } from "../../src/upstream/geyser-blocks.ts";
 import type { GeyserBlocks } from "../../src/upstream/geyser-blocks.ts";
 import { startChainFixture } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
-import { startRelay } from "./tcp-relay.ts";
+import { startRelay } from "../upstream/tcp-relay.ts";
 
 const until = async (condition: () => boolean, what: string, timeoutMs = 15_000) => {
   const deadline = Date.now() + timeoutMs;

@@ -14,6 +14,7 @@ import { createSignatureFeed } from "../../src/upstream/signature-feed.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 import { refusingUrl } from "./stalled-node.ts";
+import { startRelay as startDownRelay } from "./tcp-relay.ts";
 
 const TOKEN = "geyser-test-token";
 let chain: ChainFixture;
@@ -214,6 +215,48 @@ describe("Geyser source on the real localnet", () => {
       await relay.close();
     }
   });
+
+  it("after a break longer than the server's 150-slot replay: from_slot refused (OutOfRange), resubscribes from the tip", async () => {
+    const relay = await startDownRelay(new URL(chain.localnet.geyserUrl!));
+    try {
+      const health: boolean[] = [];
+      const geyser = createGeyserSource({
+        url: relay.url,
+        token: TOKEN,
+        baseDelayMs: 50,
+        maxDelayMs: 200,
+        onHealth: (ok) => health.push(ok),
+      });
+      sources.push(geyser);
+      await until(() => geyser.healthy() && geyser.stats().blocks >= 3);
+      relay.down();
+      await until(() => !geyser.healthy());
+      const last = geyser.stats().lastSlot!;
+      // 25 ms slots: past the 150 slots the server keeps (and a margin) in about 4.5 s.
+      const node = chain.upstream.rpc;
+      while ((await node.getSlot({ commitment: "processed" }).send()) <= last + 170n) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const reconnects = geyser.stats().reconnects;
+      relay.up();
+      await until(() => geyser.healthy() && geyser.stats().lastSlot! > last + 170n, 20_000);
+      // The reconnect with from_slot = last + 1 was refused, and the next one asked for no replay.
+      expect(geyser.stats().reconnects).toBeGreaterThanOrEqual(reconnects + 2);
+      expect(geyser.stats().lastFromSlot).toBeUndefined();
+      expect(health[0]).toBe(true);
+      expect(health).toContain(false);
+      expect(health.at(-1)).toBe(true);
+      // And it delivers again.
+      const tx = await submit();
+      let notified = false;
+      geyser.follow(tx.signature, "confirmed", new AbortController().signal, { onNotified: () => (notified = true) });
+      await tx.send();
+      await until(() => notified);
+    } finally {
+      relay.down(); // the client's idle HTTP/2 session would keep the relay open
+      await relay.close();
+    }
+  }, 60_000);
 
   it("more than 8 slots behind the JSON-RPC's slot: down with a reason, follow refused; up again when caught up", async () => {
     const reasons: string[] = [];

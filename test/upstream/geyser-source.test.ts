@@ -4,8 +4,6 @@
  * the x-token is sent, a cut connection (a TCP relay in between, closed) reconnects with from_slot = last
  * slot + 1, and a source that is down (a closed port) leaves the follow to the PubSub feed.
  */
-import { createServer, connect } from "node:net";
-import type { AddressInfo, Server, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Base64EncodedWireTransaction, Signature } from "@solana/kit";
 import { createFallbackFeed, createGeyserSource } from "../../src/upstream/geyser-source.ts";
@@ -14,7 +12,7 @@ import { createSignatureFeed } from "../../src/upstream/signature-feed.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 import { refusingUrl } from "./stalled-node.ts";
-import { startRelay as startDownRelay } from "./tcp-relay.ts";
+import { startRelay } from "./tcp-relay.ts";
 
 const TOKEN = "geyser-test-token";
 let chain: ChainFixture;
@@ -57,39 +55,6 @@ async function submit() {
           encoding: "base64",
         })
         .send(),
-  };
-}
-
-/** A TCP relay to `target` whose open connections can be cut. */
-async function startRelay(target: URL): Promise<{ url: string; cut(): void; freeze(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cut: () => {
-      for (const s of sockets) s.destroy();
-    },
-    freeze: () => {
-      for (const s of sockets) {
-        s.unpipe();
-        s.pause();
-      }
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -217,7 +182,7 @@ describe("Geyser source on the real localnet", () => {
   });
 
   it("after a break longer than the server's 150-slot replay: from_slot refused (OutOfRange), resubscribes from the tip", async () => {
-    const relay = await startDownRelay(new URL(chain.localnet.geyserUrl!));
+    const relay = await startRelay(new URL(chain.localnet.geyserUrl!));
     try {
       const health: boolean[] = [];
       const geyser = createGeyserSource({
@@ -253,7 +218,6 @@ describe("Geyser source on the real localnet", () => {
       await tx.send();
       await until(() => notified);
     } finally {
-      relay.down(); // the client's idle HTTP/2 session would keep the relay open
       await relay.close();
     }
   }, 60_000);

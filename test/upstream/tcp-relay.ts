@@ -1,6 +1,7 @@
 /**
- * A TCP relay for tests of a stream's breaks: it forwards to `target` until taken down (open connections cut,
- * new ones refused), and again once brought back up.
+ * A TCP relay for tests of a stream's breaks, between a client and `target`: its open connections can be cut
+ * (the client reconnects through it at once), frozen (bytes stop passing, the connection stays open), or the
+ * relay taken down (open connections cut, new ones refused) and brought back up.
  */
 import { createServer, connect } from "node:net";
 import type { AddressInfo, Server, Socket } from "node:net";
@@ -9,12 +10,18 @@ import type { AddressInfo, Server, Socket } from "node:net";
 export interface TcpRelay {
   /** `http://127.0.0.1:<port>` of the relay. */
   readonly url: string;
+  /** Cuts the open connections; new ones are taken. */
+  cut(): void;
+  /** Stops passing bytes on the open connections, leaving them open. */
+  freeze(): void;
+  /** Cuts the open connections and refuses new ones until `up`. */
   down(): void;
   up(): void;
+  /** Cuts what is open and stops listening. */
   close(): Promise<void>;
 }
 
-/** A TCP relay to `target` that can be taken down (open connections cut, new ones refused) and back up. */
+/** Starts a relay to `target` on a free port. */
 export async function startRelay(target: URL): Promise<TcpRelay> {
   const sockets = new Set<Socket>();
   let up = true;
@@ -33,15 +40,29 @@ export async function startRelay(target: URL): Promise<TcpRelay> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const cut = () => {
+    for (const s of sockets) s.destroy();
+  };
   return {
     url: `http://127.0.0.1:${port}`,
+    cut,
+    freeze() {
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
     down() {
       up = false;
-      for (const s of sockets) s.destroy();
+      cut();
     },
     up() {
       up = true;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        cut();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -45,8 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await market?.stop();
   stream?.close();
-  relay?.down(); // the client's idle HTTP/2 session would keep the relay open
-  await relay?.close();
+  await relay?.close(); // cuts the client's idle HTTP/2 session, which would keep it open
   await chain?.stop();
 });
 

@@ -14,7 +14,8 @@ let net: TestLocalnet;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  net = await startTestLocalnet({ slotMs: 10, confirmSlots: 1, finalizeSlots: 6 });
+  // 50 ms slots: a sample (freeze, reads, a send, thaw) lets at most a block or two pass even on a loaded machine.
+  net = await startTestLocalnet({ slotMs: 50, confirmSlots: 1, finalizeSlots: 6 });
 });
 
 afterAll(async () => {

@@ -147,8 +147,19 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     const exact = known.get(blockhash);
     if (exact !== undefined) return { lastValidBlockHeight: exact, exact: true, commitment: foundAt };
     const bound = foundAt === commitment && latest ? await latest : await fetchLatest(foundAt);
-    const isLatest = bound.blockhash === blockhash;
-    return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: isLatest, commitment: foundAt };
+    if (bound.blockhash === blockhash)
+      return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: true, commitment: foundAt };
+    // Not the newest at that commitment. The read alongside may predate the blockhash (the confirmed bank can
+    // take in the client's processed blockhash between that read and the check), so the bound is the newest
+    // bank's newest blockhash, read after the check: no valid blockhash outlives it.
+    const { value } = await rpc.getLatestBlockhash({ commitment: "processed" }).send();
+    remember({ blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) });
+    const upper = BigInt(value.lastValidBlockHeight);
+    return {
+      lastValidBlockHeight: upper > bound.lastValidBlockHeight ? upper : bound.lastValidBlockHeight,
+      exact: false,
+      commitment: foundAt,
+    };
   }
 
   function cached(blockhash: string): BlockhashValidity | undefined {

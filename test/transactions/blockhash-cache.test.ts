@@ -73,6 +73,19 @@ describe("blockhash cache on a real localnet, with this process stalled", () => 
     }
   });
 
+  it("bounds a blockhash read at processed from above, even when the confirmed bank takes it in during the check", async () => {
+    // The check's first request (the newest confirmed blockhash, read alongside) leaves before the stall and is
+    // answered at once; its isBlockhashValid at confirmed leaves after it, when the confirmed bank has moved
+    // past the client's block (300 ms: 12 slots). That earlier read is older than the client's blockhash unless
+    // the confirmed bank had already taken it in: five tries, each on a new cache and blockhash.
+    for (let i = 0; i < 5; i++) {
+      const cache = createBlockhashCache({ rpc: chain.upstream.rpc });
+      const { value } = await chain.upstream.rpc.getLatestBlockhash({ commitment: "processed" }).send();
+      const validity = await withStallAfterSend(300, () => cache.check(value.blockhash));
+      expect(validity.lastValidBlockHeight).toBeGreaterThanOrEqual(value.lastValidBlockHeight);
+    }
+  });
+
   it("does not take a height read before a stall as fresh after it: a blockhash lapsed meanwhile is not called valid", async () => {
     const heightMaxAgeMs = 1000;
     const cache = createBlockhashCache({ rpc: chain.upstream.rpc, heightMaxAgeMs });

@@ -12,7 +12,7 @@ import { LOCALNET_CHAIN } from "./config.ts";
 import type { ChainConfig, Config } from "./config.ts";
 import { createProgramAccounts } from "./programs/program-accounts.ts";
 import { createFeeMarket } from "./fees/fee-market.ts";
-import { createEngineTipLevels, createObservedTipLevels, withTipLevels } from "./fees/tip-levels.ts";
+import { createEngineTipLevels, createObservedTipLevels } from "./fees/tip-levels.ts";
 import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
 import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
@@ -256,6 +256,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
                 },
               }),
           ...(observedTips === undefined ? {} : { observer: observedTips }),
+          // The tip levels beside the priority levels in every estimate (GetFees, EstimateFees, WatchFees,
+          // PrepareTransaction).
+          tips: tipLevels,
           onError: (err, during) =>
             logger.debug({ err, chain: chain.name, during }, "fee market: upstream read failed"),
         });
@@ -288,8 +291,6 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           offBlock?.();
           return fees.stop();
         });
-        // The fee market's estimates with the tip levels beside (GetFees, EstimateFees, PrepareTransaction).
-        const feesWithTips = withTipLevels(fees, tipLevels);
         const store =
           redis === undefined
             ? undefined
@@ -319,7 +320,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           ...(sendPathConfigs.length === 0
             ? {}
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
-          fees: feesWithTips,
+          fees,
           ...(store === undefined ? {} : { store }),
           ...config.transactions,
           onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
@@ -334,7 +335,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           name: chain.name,
           upstream,
           programs: createProgramAccounts({ upstream }),
-          fees: feesWithTips,
+          fees,
           transactions,
           collections,
           accounts: createAccounts({ upstream }),

@@ -1,7 +1,7 @@
 /**
  * The live feed of one chain's global fee levels (FeeService.WatchFees): the market offers its global
  * estimate after every tick; the feed publishes it when what a client acts on changed (the levels,
- * their odds, the source), at most once per slot, and a heartbeat when nothing was published for a
+ * their odds, the source, the tip levels), at most once per slot, and a heartbeat when nothing was published for a
  * while. Every open watch gets the same event objects, so a transport can encode each one once and
  * hand the bytes to all its streams. One shared promise wakes every waiting watch: a watch costs an
  * async generator and nothing per event.
@@ -39,7 +39,8 @@ export interface FeeFeed {
   watchers(): number;
 }
 
-// What a client acts on: everything but the fields that move with every block (slot, times, sample size).
+// What a client acts on: everything but the fields that move with every block (slot, times, sample size),
+// at any depth (the tip levels' read time and sample size do not count either).
 const MOVING_FIELDS = new Set(["slot", "updatedAt", "windowSlots", "sampleSize"]);
 
 function contentKey(estimate: FeeEstimate): string {

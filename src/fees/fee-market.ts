@@ -38,6 +38,8 @@ import { createLookupTableResolver } from "./lookup-tables.ts";
 import { maxLevels } from "./percentile.ts";
 import type { FeeLevels } from "./percentile.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";
+import { tipLevelsAdder } from "./tip-levels.ts";
+import type { TipLevelSource } from "./tip-levels.ts";
 import { REFERENCE_SHAPE, costShapeOf } from "./transaction-cost.ts";
 
 const NO_PROGRESS: FollowerState = {
@@ -130,6 +132,11 @@ export interface FeeMarketOptions {
   replication?: FleetFollowing;
   /** Sees every block the window takes (tip-levels.ts' observed tips): wraps the window as the odds do. */
   observer?: { feeding(window: FeeWindow): FeeWindow };
+  /**
+   * Jito tip levels, carried beside the priority levels in every estimate (GetFees, EstimateFees and the
+   * watch, which publishes a change of them as it does a change of the levels); absent while it knows none.
+   */
+  tips?: Pick<TipLevelSource, "current">;
   /** Called with background failures (block reads, fallback polls), for logs. */
   onError?: (error: unknown, during: "blocks" | "fallback" | "replication") => void;
   /** A fee watch with nothing new gets a heartbeat after this long (default 15 s). */
@@ -170,7 +177,7 @@ export interface FeeMarket {
   priceFor(level: PriorityLevelName, writable: readonly string[]): bigint | undefined;
   /**
    * The global levels as they move (FeeService.WatchFees): the current estimate at once, then one whenever
-   * the levels, their odds or their source change, at most one per slot, and heartbeats in between;
+   * the levels, their odds, their source or the tip levels change, at most one per slot, and heartbeats in between;
    * until `signal` aborts. Every watch gets the same event objects.
    */
   watch(signal: AbortSignal): AsyncGenerator<FeeFeedEvent>;
@@ -245,6 +252,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   });
 
   const feed = createFeeFeed({ heartbeatMs: options.watchHeartbeatMs, now });
+  const withTips = options.tips === undefined ? (estimate: FeeEstimate) => estimate : tipLevelsAdder(options.tips);
   let lastBlockAttempt = Number.NEGATIVE_INFINITY;
   let lastStreamCheck = Number.NEGATIVE_INFINITY;
   // Stream blocks not applied yet: they arrived during a tick, or after a gap the tick must read first.
@@ -299,7 +307,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     let levels = view.levels;
     if (view.source === "blocks")
       for (const address of accounts) levels = maxLevels(levels, window.account(address)?.levels);
-    return estimateOf(view, levels, accounts, signatures, bounds, quoterFor(candidate));
+    return withTips(estimateOf(view, levels, accounts, signatures, bounds, quoterFor(candidate)));
   }
 
   function forAccounts(writable: readonly string[], signatures = 1): FeeEstimate {
@@ -320,7 +328,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   function global(): FeeEstimate {
     const view = current();
     globalEstimate ??= estimateOf(view, view.levels, [], 1, bounds, quoterFor(REFERENCE_CANDIDATE));
-    return globalEstimate;
+    return withTips(globalEstimate);
   }
 
   /**
@@ -438,7 +446,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       } catch (error) {
         onError(error, "fallback");
       }
-      return estimateOf(current(), maxLevels(result.priority, accountLevels), writable, signatures, bounds);
+      return withTips(estimateOf(current(), maxLevels(result.priority, accountLevels), writable, signatures, bounds));
     },
 
     priceFor(level, writable) {

@@ -189,32 +189,21 @@ export function createObservedTipLevels(options: ObservedTipLevelsOptions = {}):
   };
 }
 
-/** The fee market's answers, as far as tip levels are concerned. */
-interface EstimateSource {
-  global(): FeeEstimate;
-  forAccounts(writable: readonly string[], signatures?: number): FeeEstimate;
-  forTransaction(wire: Uint8Array): Promise<FeeEstimate>;
-}
-
 /**
- * The fee market with tip levels added to its estimates. The same estimate with the same levels is the
- * same object, so that GetFees' converted-once response cache keeps working.
+ * Adds the current tip levels to estimates (the fee market's `tips` option). The same estimate with the same
+ * levels gives the same object, so that GetFees' converted-once response cache keeps working and the fee
+ * feed sees no change where there is none.
  */
-export function withTipLevels<M extends EstimateSource>(market: M, tips: TipLevelSource): M {
+export function tipLevelsAdder(tips: Pick<TipLevelSource, "current">): (estimate: FeeEstimate) => FeeEstimate {
   const added = new WeakMap<FeeEstimate, { tips: TipLevels | undefined; estimate: FeeEstimate }>();
-  function add(estimate: FeeEstimate): FeeEstimate {
+  return (estimate) => {
     const levels = tips.current();
     const known = added.get(estimate);
     if (known !== undefined && known.tips === levels) return known.estimate;
     const withTips: FeeEstimate = levels === undefined ? estimate : { ...estimate, tips: levels };
     added.set(estimate, { tips: levels, estimate: withTips });
     return withTips;
-  }
-  return Object.assign(Object.create(market) as M, {
-    global: () => add(market.global()),
-    forAccounts: (writable: readonly string[], signatures?: number) => add(market.forAccounts(writable, signatures)),
-    forTransaction: async (wire: Uint8Array) => add(await market.forTransaction(wire)),
-  });
+  };
 }
 
 /** The lamports a level stands for now; undefined while the levels are unknown. */

@@ -61,8 +61,12 @@ export interface BlockhashCache {
   cached(blockhash: string): BlockhashValidity | undefined;
   /** Whether the node still accepts `blockhash` (one `isBlockhashValid` call). */
   isValid(blockhash: string, commitment: BlockhashCommitment): Promise<boolean>;
-  /** Records the chain's block height (confirmed commitment) as just observed. */
-  noteBlockHeight(height: bigint): void;
+  /**
+   * Records the chain's block height (confirmed commitment), read by a call made `askedMsAgo` ms ago
+   * (default 0). Its age counts from the question, not from when the answer was read: an answer that waited
+   * while the event loop was busy is as old as the call.
+   */
+  noteBlockHeight(height: bigint, askedMsAgo?: number): void;
 }
 
 /** The error a send with a lapsed blockhash gets. */
@@ -89,12 +93,15 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
   const checksInFlight = new Map<string, Promise<BlockhashValidity>>();
   let height: { value: bigint; at: number } | undefined;
 
-  function noteHeight(value: bigint): void {
-    // Heights only grow; a lower reading (a lagging node behind a failover) does not take one back.
-    height = {
-      value: height && now() - height.at <= heightMaxAgeMs && height.value > value ? height.value : value,
-      at: now(),
-    };
+  /** `value` is a lower bound of the height at `at` (when it was asked for), and so at any time after. */
+  function noteHeight(value: bigint, at: number = now()): void {
+    if (height === undefined || now() - height.at > heightMaxAgeMs) {
+      height = { value, at };
+      return;
+    }
+    // Heights only grow: two lower bounds make one as high as either and as recent as either. A lower
+    // reading (a lagging node behind a failover) does not take one back.
+    height = { value: height.value > value ? height.value : value, at: Math.max(height.at, at) };
   }
 
   function remember(lifetime: BlockhashLifetime): void {
@@ -107,12 +114,14 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     const pending = latestInFlight.get(at);
     if (pending) return pending;
     const promise = (async () => {
+      const asked = now();
       const { value } = await rpc.getLatestBlockhash({ commitment: at }).send();
       const lifetime = { blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
       remember(lifetime);
-      // A node gives its newest blockhash exactly MAX_PROCESSING_AGE blocks of life: this is the height now.
-      if (at !== "finalized") noteHeight(lifetime.lastValidBlockHeight - MAX_PROCESSING_AGE);
-      latestByCommitment.set(at, { value: lifetime, at: now() });
+      // A node gives its newest blockhash exactly MAX_PROCESSING_AGE blocks of life: this was the height
+      // when it was asked (the answer may have waited in the socket while the event loop was busy).
+      if (at !== "finalized") noteHeight(lifetime.lastValidBlockHeight - MAX_PROCESSING_AGE, asked);
+      latestByCommitment.set(at, { value: lifetime, at: asked });
       return lifetime;
     })().finally(() => latestInFlight.delete(at));
     latestInFlight.set(at, promise);
@@ -138,8 +147,19 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     const exact = known.get(blockhash);
     if (exact !== undefined) return { lastValidBlockHeight: exact, exact: true, commitment: foundAt };
     const bound = foundAt === commitment && latest ? await latest : await fetchLatest(foundAt);
-    const isLatest = bound.blockhash === blockhash;
-    return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: isLatest, commitment: foundAt };
+    if (bound.blockhash === blockhash)
+      return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: true, commitment: foundAt };
+    // Not the newest at that commitment. The read alongside may predate the blockhash (the confirmed bank can
+    // take in the client's processed blockhash between that read and the check), so the bound is the newest
+    // bank's newest blockhash, read after the check: no valid blockhash outlives it.
+    const { value } = await rpc.getLatestBlockhash({ commitment: "processed" }).send();
+    remember({ blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) });
+    const upper = BigInt(value.lastValidBlockHeight);
+    return {
+      lastValidBlockHeight: upper > bound.lastValidBlockHeight ? upper : bound.lastValidBlockHeight,
+      exact: false,
+      commitment: foundAt,
+    };
   }
 
   function cached(blockhash: string): BlockhashValidity | undefined {
@@ -171,6 +191,6 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
       return promise;
     },
     isValid,
-    noteBlockHeight: noteHeight,
+    noteBlockHeight: (value, askedMsAgo = 0) => noteHeight(value, now() - askedMsAgo),
   };
 }

@@ -123,7 +123,15 @@ export function createSender(options: SenderOptions): Sender {
       } catch (error) {
         // A blockhash so fresh that only the processed bank knows it is still valid: submit there.
         if (validity !== undefined || !(isSolgateError(error) && error.reason === "BLOCKHASH_EXPIRED")) throw error;
-        if ((await lookup.catch(() => undefined))?.commitment !== "processed") throw error;
+        if (sentAt === "processed") throw error;
+        // The lookup beside it says which: lapsed, or known to the confirmed bank (then too old for its
+        // preflight), and the refusal stands. When the lookup failed, the processed bank's preflight decides
+        // rather than a guess: a blockhash just read at processed is not called expired for an upstream hiccup.
+        const learnt = await lookup.then(
+          (found) => found.commitment,
+          (e: unknown) => (isSolgateError(e) && e.reason === "BLOCKHASH_EXPIRED" ? "lapsed" : "unknown"),
+        );
+        if (learnt !== "processed" && learnt !== "unknown") throw error;
         sentAt = "processed";
         sent = await submit(sentAt);
       }

@@ -392,7 +392,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       if (heightCall !== undefined) {
         try {
           height = BigInt(await heightCall);
-          blockhashes.noteBlockHeight(height);
+          blockhashes.noteBlockHeight(height, now() - t); // as of the call, made at t (its answer may have waited)
         } catch (error) {
           onError(error); // expiry waits for the next reading; the statuses are still applied
         }

@@ -318,19 +318,39 @@ async function calls(gateway: Gateway): Promise<void> {
     !landed.has((await rpc.getSignatureStatuses([airdrop as Signature]).send()).value[0]?.confirmationStatus ?? "")
   )
     await sleep(100);
-  const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
   await localnet.control({ dropRate: 1 });
   const transactions = createClient(TransactionService, createGrpcTransport({ baseUrl }));
   const statusStreams: Promise<void>[] = [];
-  let refused = "";
-  for (let i = 0; i < 20; i++) {
-    const tx = await transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) });
-    try {
-      await transactions.sendTransaction({ transaction: tx.wire, confirm: false }, { headers });
-    } catch (error) {
-      refused = error instanceof Error ? error.message : String(error);
-      continue;
-    }
+  // One blockhash, read just before the sends, and the 20 sends made at once: a blockhash lives ~60 s at
+  // 400 ms slots (the node's preflight refuses it after 144 blocks, 57.6 s), and on a machine this loaded
+  // 20 sends one after the other took over a minute (4-8 s apart, the bench's own event loop busy with the
+  // 10,000 streams; the gateway answered each in 5-1,300 ms): the last ones were refused, rightly, as
+  // BLOCKHASH_EXPIRED. At once, every send has the whole lifetime, and the reading below sees them in flight.
+  const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: "confirmed" }).send();
+  const readAt = performance.now();
+  const txs = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => transferTransaction({ payer, blockhash, lamports: 1_000_000n + BigInt(i) })),
+  );
+  const refusals: string[] = [];
+  const sent = await Promise.all(
+    txs.map(async (tx) => {
+      try {
+        await transactions.sendTransaction({ transaction: tx.wire, confirm: false }, { headers });
+        return true;
+      } catch (error) {
+        // What a refusal needs to be judged: how old the blockhash was, against its last valid block height.
+        const height = await rpc.getBlockHeight({ commitment: "confirmed" }).send();
+        refusals.push(
+          `${error instanceof Error ? error.message : String(error)} (${((performance.now() - readAt) / 1000).toFixed(1)} s ` +
+            `after reading the blockhash; block height ${height}, lastValidBlockHeight ${blockhash.lastValidBlockHeight})`,
+        );
+        return false;
+      }
+    }),
+  );
+  const sendSeconds = (performance.now() - readAt) / 1000;
+  for (const [i, tx] of txs.entries()) {
+    if (!sent[i]) continue;
     for (let j = 0; j < 50; j++)
       statusStreams.push(
         (async () => {
@@ -347,11 +367,15 @@ async function calls(gateway: Gateway): Promise<void> {
   }
   await sleep(2000);
   const withStatus = await callRate(gateway, seconds);
+  // Were the sends still in flight at the end of the reading? (A lapsed blockhash ends them: fewer calls.)
+  const { value: stillValid } = await rpc.isBlockhashValid(blockhash.blockhash, { commitment: "processed" }).send();
   await localnet.control({ dropRate: 0 });
   console.log(
     `   with 1,000 WatchStatus streams added on 20 sends through Solgate kept in flight (the localnet drops them): ` +
-      `${withStatus.total.toFixed(2)} (${withStatus.byMethod}); ${statusStreams.length} streams opened` +
-      (refused === "" ? "" : ` (a send refused: ${refused})`),
+      `${withStatus.total.toFixed(2)} (${withStatus.byMethod}); ${sent.filter(Boolean).length} sends taken in ` +
+      `${sendSeconds.toFixed(1)} s, ${statusStreams.length} streams opened, blockhash ` +
+      `${stillValid ? "still valid" : "lapsed"} at the end of the reading` +
+      (refusals.length === 0 ? "" : `; ${refusals.length} refused, e.g. ${refusals[0]}`),
   );
   abort.abort();
   await Promise.all([...streams, ...statusStreams]);

@@ -66,6 +66,32 @@ describe("publication", () => {
     expect(feed.offer(estimate(13n, 100n, "blocks", { odds: [0.6] }))).toBe(false);
   });
 
+  it("publishes a change of the tip levels in a newer slot, not a new read of the same ones", () => {
+    const tips = (p50: bigint, at: number, sampleSize = 0) => ({
+      tips: {
+        p25: 1_000n,
+        p50,
+        p75: p50,
+        p95: p50,
+        p99: p50,
+        source: "blockEngine",
+        sampleSize,
+        updatedAt: new Date(at),
+      },
+    });
+    const feed = createFeeFeed();
+    feed.offer(estimate(10n, 100n));
+    expect(feed.offer(estimate(11n, 100n, "blocks", tips(5_000n, 1)))).toBe(true); // levels became known
+    expect(feed.offer(estimate(12n, 100n, "blocks", tips(5_000n, 2, 7)))).toBe(false); // read again, same levels
+    expect(feed.offer(estimate(12n, 100n, "blocks", tips(9_000n, 3)))).toBe(true);
+    expect(feed.offer(estimate(12n, 100n, "blocks", tips(12_000n, 4)))).toBe(false); // same slot: waits
+    expect(feed.latest()!.tips!.p50).toBe(9_000n);
+    expect(feed.offer(estimate(13n, 100n, "blocks", tips(12_000n, 4)))).toBe(true);
+    expect(feed.latest()!.tips!.p50).toBe(12_000n);
+    expect(feed.offer(estimate(14n, 100n))).toBe(true); // levels unknown again
+    expect(feed.latest()!.tips).toBeUndefined();
+  });
+
   it("sends a heartbeat with the newest slot after the interval without events", async () => {
     let clock = 0;
     const feed = createFeeFeed({ heartbeatMs: 1000, now: () => clock });

@@ -5,8 +5,6 @@
  * - with the stream killed, the levels keep coming from blocks, now read with getBlock (the fallback);
  * - with the stream back, it reconnects from the slot after the last it saw and getBlock stops again.
  */
-import { createServer, connect } from "node:net";
-import type { AddressInfo, Server, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFeeMarket } from "../../src/fees/fee-market.ts";
 import type { FeeMarket } from "../../src/fees/fee-market.ts";
@@ -14,38 +12,7 @@ import { createGeyserBlocks } from "../../src/upstream/geyser-blocks.ts";
 import type { GeyserBlocks } from "../../src/upstream/geyser-blocks.ts";
 import { startChainFixture } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
-
-/** A TCP relay to `target` that can be taken down (open connections cut, new ones refused) and back up. */
-async function startRelay(target: URL) {
-  const sockets = new Set<Socket>();
-  let up = true;
-  const server: Server = createServer((client) => {
-    if (!up) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    down() {
-      up = false;
-      for (const s of sockets) s.destroy();
-    },
-    up() {
-      up = true;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { startRelay } from "../upstream/tcp-relay.ts";
 
 const until = async (condition: () => boolean, what: string, timeoutMs = 15_000) => {
   const deadline = Date.now() + timeoutMs;
@@ -78,8 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await market?.stop();
   stream?.close();
-  relay?.down(); // the client's idle HTTP/2 session would keep the relay open
-  await relay?.close();
+  await relay?.close(); // cuts the client's idle HTTP/2 session, which would keep it open
   await chain?.stop();
 });
 

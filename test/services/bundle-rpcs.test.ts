@@ -4,7 +4,8 @@
  * gRPC, gRPC-Web and Connect, REST with fetch and SSE for the watch, and @grpc/grpc-js). A tipped bundle whose second
  * transaction spends what the first gave lands whole in one slot; a bundle with a failing member never
  * lands (nothing of it is on the chain) and says why. Every kind of bad bundle is refused with its reason
- * code and the block engine never hears of it.
+ * code and the block engine never hears of it; one that passes Solgate's checks but not the engine's (a lookup
+ * table that does not exist) is BUNDLE_REFUSED with the engine's word, and nothing of it is held or landed.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -529,6 +530,67 @@ describe("bad bundles are refused with their reason, and nothing reaches the blo
     const { value } = await rpc.getSignatureStatuses([...new Set(all)]).send();
     expect(value.every((v) => v === null)).toBe(true);
   }, 90_000);
+
+  it("a bundle the block engine refuses after Solgate's checks passed is BUNDLE_REFUSED, with the engine's word", async () => {
+    // Solgate reads a transaction's lookup tables only to find tip accounts in them (a table that does not
+    // exist holds none); the engine resolves every table and refuses a transaction whose tables do not resolve.
+    const payer = await funded(1);
+    const lifetime = await blockhash();
+    const missingTable = (await generateKeyPairSigner()).address;
+    const refusedBundle = async () => {
+      const to = (await generateKeyPairSigner()).address;
+      return build(
+        payer,
+        [
+          getTransferSolInstruction({ source: payer, destination: to, amount: 1_000_000n }),
+          getTransferSolInstruction({ source: payer, destination: tips[3] as Address, amount: 10_000n }),
+        ],
+        lifetime,
+        { [missingTable]: [to] },
+      );
+    };
+    const overGrpc = await refusedBundle();
+    const overRest = await refusedBundle();
+    const engineWord = "transaction 0: its address lookup tables do not resolve";
+
+    const client = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));
+    const caught = await client
+      .sendBundle({ chain: "localnet", transactions: [overGrpc.wire] }, { headers: t.auth })
+      .then(
+        () => undefined,
+        (e: unknown) => ConnectError.from(e),
+      );
+    const info = caught?.findDetails(ErrorInfoSchema)[0];
+    expect({ code: caught?.code, reason: info?.reason }).toEqual({
+      code: Code.FailedPrecondition,
+      reason: "BUNDLE_REFUSED",
+    });
+    expect(info?.metadata.engineMessage).toBe(engineWord);
+    expect(info?.metadata.bundleId).toBe(bundleIdOf([overGrpc.signature]));
+
+    const res = await fetch(`${t.base}/bundles`, {
+      method: "POST",
+      headers: { ...t.auth, "content-type": "application/json" },
+      body: JSON.stringify({ transactions: [Buffer.from(overRest.wire).toString("base64")] }),
+    });
+    const body = (await res.json()) as { code?: string; details?: Record<string, unknown> };
+    expect({ status: res.status, code: body.code, engineMessage: body.details?.engineMessage }).toEqual({
+      status: 422,
+      code: "bundle_refused",
+      engineMessage: engineWord,
+    });
+
+    // Nothing of either was forwarded: the engine holds neither bundle, and neither transaction is on the chain.
+    const answer = (await engineCall("getInflightBundleStatuses", [
+      [bundleIdOf([overGrpc.signature]), bundleIdOf([overRest.signature])],
+    ])) as { result: { value: { status: string }[] } };
+    expect(answer.result.value.map((v) => v.status)).toEqual(["Invalid", "Invalid"]);
+    await new Promise((r) => setTimeout(r, 500)); // ten 50 ms slots, had anything been buffered
+    const { value } = await rpc
+      .getSignatureStatuses([overGrpc.signature as Signature, overRest.signature as Signature])
+      .send();
+    expect(value).toEqual([null, null]);
+  }, 60_000);
 
   it("GetBundleStatus: an unknown id is NOT_FOUND, a malformed one INVALID_PARAMETER", async () => {
     const client = createClient(TransactionService, createGrpcTransport({ baseUrl: t.url }));

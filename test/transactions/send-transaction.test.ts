@@ -3,6 +3,8 @@
  * upstream: sends that confirm with the exact fee, fail in simulation or on chain, expire, are
  * deduplicated, or come back from a stale blockhash or a bad signature.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPairSigner } from "@solana/kit";
 import type { Blockhash, KeyPairSigner, Signature } from "@solana/kit";
@@ -223,11 +225,11 @@ describe("SendTransaction core on a real localnet", () => {
 
   describe("a blockhash Solgate has not seen", () => {
     // A second core with its own upstream, whose attempts are written down in order; its blockhash cache starts empty.
-    async function freshCore() {
+    async function freshCore(rpcUrl = chain.localnet.rpcUrl) {
       const timeline: string[] = [];
       const upstream = createUpstream({
         chain: "localnet",
-        rpcUrls: [chain.localnet.rpcUrl],
+        rpcUrls: [rpcUrl],
         metrics: {
           onCall: (method) => timeline.push(`call ${method}`),
           onResult: (method) => timeline.push(`result ${method}`),
@@ -279,5 +281,51 @@ describe("SendTransaction core on a real localnet", () => {
         await close();
       }
     });
+
+    it("is submitted at processed when only the processed bank knows it, even when the lookup beside it fails", async () => {
+      // Between the core and the node, a proxy that answers every isBlockhashValid with HTTP 503 (the one fault
+      // the localnet cannot aim at one method): the lookup fails, the submissions pass.
+      const proxy = await startProxyRefusing("isBlockhashValid", chain.localnet.rpcUrl);
+      const { fresh, timeline, close } = await freshCore(proxy.url);
+      await chain.localnet.control({ freeze: true });
+      try {
+        const { value } = await chain.upstream.rpc.getLatestBlockhash({ commitment: "processed" }).send();
+        const tx = await transferTransaction({ payer, lamports: 1_000_000n, blockhash: value });
+        const result = await fresh.send({ wire: tx.wire, confirm: false });
+        expect(result.state).toBe("submitted");
+        expect(proxy.refused()).toBeGreaterThan(0);
+        // Refused by the confirmed bank's preflight (too new for it), then taken by the processed bank's.
+        expect(timeline.filter((e) => e === "call sendTransaction")).toHaveLength(2);
+        await chain.localnet.control({ freeze: false });
+        await chain.waitConfirmed(tx.signature);
+      } finally {
+        await chain.localnet.control({ freeze: false });
+        await close();
+        await proxy.close();
+      }
+    });
   });
 });
+
+/** An HTTP proxy to `target` that answers JSON-RPC calls of `method` with 503 and forwards the rest. */
+async function startProxyRefusing(method: string, target: string) {
+  let refused = 0;
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (body.toString("utf8").includes(`"method":"${method}"`)) {
+      refused++;
+      res.writeHead(503).end();
+      return;
+    }
+    const answer = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body });
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    refused: () => refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -4,8 +4,6 @@
  * the x-token is sent, a cut connection (a TCP relay in between, closed) reconnects with from_slot = last
  * slot + 1, and a source that is down (a closed port) leaves the follow to the PubSub feed.
  */
-import { createServer, connect } from "node:net";
-import type { AddressInfo, Server, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Base64EncodedWireTransaction, Signature } from "@solana/kit";
 import { createFallbackFeed, createGeyserSource } from "../../src/upstream/geyser-source.ts";
@@ -14,6 +12,7 @@ import { createSignatureFeed } from "../../src/upstream/signature-feed.ts";
 import { startChainFixture, transferTransaction } from "../transactions/chain-fixture.ts";
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 import { refusingUrl } from "./stalled-node.ts";
+import { startRelay } from "./tcp-relay.ts";
 
 const TOKEN = "geyser-test-token";
 let chain: ChainFixture;
@@ -56,39 +55,6 @@ async function submit() {
           encoding: "base64",
         })
         .send(),
-  };
-}
-
-/** A TCP relay to `target` whose open connections can be cut. */
-async function startRelay(target: URL): Promise<{ url: string; cut(): void; freeze(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cut: () => {
-      for (const s of sockets) s.destroy();
-    },
-    freeze: () => {
-      for (const s of sockets) {
-        s.unpipe();
-        s.pause();
-      }
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
   };
 }
 
@@ -214,6 +180,47 @@ describe("Geyser source on the real localnet", () => {
       await relay.close();
     }
   });
+
+  it("after a break longer than the server's 150-slot replay: from_slot refused (OutOfRange), resubscribes from the tip", async () => {
+    const relay = await startRelay(new URL(chain.localnet.geyserUrl!));
+    try {
+      const health: boolean[] = [];
+      const geyser = createGeyserSource({
+        url: relay.url,
+        token: TOKEN,
+        baseDelayMs: 50,
+        maxDelayMs: 200,
+        onHealth: (ok) => health.push(ok),
+      });
+      sources.push(geyser);
+      await until(() => geyser.healthy() && geyser.stats().blocks >= 3);
+      relay.down();
+      await until(() => !geyser.healthy());
+      const last = geyser.stats().lastSlot!;
+      // 25 ms slots: past the 150 slots the server keeps (and a margin) in about 4.5 s.
+      const node = chain.upstream.rpc;
+      while ((await node.getSlot({ commitment: "processed" }).send()) <= last + 170n) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const reconnects = geyser.stats().reconnects;
+      relay.up();
+      await until(() => geyser.healthy() && geyser.stats().lastSlot! > last + 170n, 20_000);
+      // The reconnect with from_slot = last + 1 was refused, and the next one asked for no replay.
+      expect(geyser.stats().reconnects).toBeGreaterThanOrEqual(reconnects + 2);
+      expect(geyser.stats().lastFromSlot).toBeUndefined();
+      expect(health[0]).toBe(true);
+      expect(health).toContain(false);
+      expect(health.at(-1)).toBe(true);
+      // And it delivers again.
+      const tx = await submit();
+      let notified = false;
+      geyser.follow(tx.signature, "confirmed", new AbortController().signal, { onNotified: () => (notified = true) });
+      await tx.send();
+      await until(() => notified);
+    } finally {
+      await relay.close();
+    }
+  }, 60_000);
 
   it("more than 8 slots behind the JSON-RPC's slot: down with a reason, follow refused; up again when caught up", async () => {
     const reasons: string[] = [];

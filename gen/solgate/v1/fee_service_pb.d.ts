@@ -131,7 +131,8 @@ export declare type WatchFeesResponse = Message<"solgate.v1.WatchFeesResponse"> 
    */
   event: {
     /**
-     * The global estimate, as GetFees answers it: sent at once, then after every change of the levels.
+     * The global estimate, as GetFees answers it (tip levels included): sent at once, then after every change of
+     * the levels or the tip levels.
      *
      * @generated from field: solgate.v1.FeeEstimate estimate = 1;
      */
@@ -202,8 +203,8 @@ export declare const FeeService: GenService<{
   },
   /**
    * Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
-   * odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
-   * Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+   * odds, or their source, or the tip levels) change, at most one per slot; a heartbeat while nothing changes.
+   * Also served as Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
    *
    * @generated from rpc solgate.v1.FeeService.WatchFees
    */

@@ -336,7 +336,8 @@ type isWatchFeesResponse_Event interface {
 }
 
 type WatchFeesResponse_Estimate struct {
-	// The global estimate, as GetFees answers it: sent at once, then after every change of the levels.
+	// The global estimate, as GetFees answers it (tip levels included): sent at once, then after every change of
+	// the levels or the tip levels.
 	Estimate *FeeEstimate `protobuf:"bytes,1,opt,name=estimate,proto3,oneof"`
 }
 

@@ -35,8 +35,8 @@ type FeeServiceClient interface {
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(ctx context.Context, in *EstimateFeesRequest, opts ...grpc.CallOption) (*EstimateFeesResponse, error)
 	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
-	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
-	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	// odds, or their source, or the tip levels) change, at most one per slot; a heartbeat while nothing changes.
+	// Also served as Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
 	WatchFees(ctx context.Context, in *WatchFeesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchFeesResponse], error)
 }
 
@@ -98,8 +98,8 @@ type FeeServiceServer interface {
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(context.Context, *EstimateFeesRequest) (*EstimateFeesResponse, error)
 	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
-	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
-	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	// odds, or their source, or the tip levels) change, at most one per slot; a heartbeat while nothing changes.
+	// Also served as Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
 	WatchFees(*WatchFeesRequest, grpc.ServerStreamingServer[WatchFeesResponse]) error
 	mustEmbedUnimplementedFeeServiceServer()
 }

@@ -48,8 +48,8 @@ type FeeServiceClient interface {
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(context.Context, *connect.Request[v1.EstimateFeesRequest]) (*connect.Response[v1.EstimateFeesResponse], error)
 	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
-	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
-	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	// odds, or their source, or the tip levels) change, at most one per slot; a heartbeat while nothing changes.
+	// Also served as Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
 	WatchFees(context.Context, *connect.Request[v1.WatchFeesRequest]) (*connect.ServerStreamForClient[v1.WatchFeesResponse], error)
 }
 
@@ -117,8 +117,8 @@ type FeeServiceHandler interface {
 	// Returns the fee levels for one draft transaction, from the accounts it write-locks.
 	EstimateFees(context.Context, *connect.Request[v1.EstimateFeesRequest]) (*connect.Response[v1.EstimateFeesResponse], error)
 	// Streams the global fee levels: the current estimate at once, then a new one whenever the levels (or their
-	// odds, or their source) change, at most one per slot; a heartbeat while nothing changes. Also served as
-	// Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
+	// odds, or their source, or the tip levels) change, at most one per slot; a heartbeat while nothing changes.
+	// Also served as Server-Sent Events at `GET /v1/{chain}/network/fees/stream`.
 	WatchFees(context.Context, *connect.Request[v1.WatchFeesRequest], *connect.ServerStream[v1.WatchFeesResponse]) error
 }
 

@@ -51,6 +51,11 @@ describe("fee market", () => {
     expect(market.global()).toMatchObject({ source: "none", priority: undefined, slot: 1n });
   });
 
+  it("passes the odds' margin on to the rule (oddsConfidence: the calibration bench sets it), and refuses a negative one", () => {
+    expect(() => setup({ oddsConfidence: -1 })).toThrow(/confidence must be at least 0, got -1/);
+    expect(() => setup({ oddsConfidence: 0.5 })).not.toThrow();
+  });
+
   it("computes nearest-rank levels over the window, with recommended = medium within floor and ceiling", async () => {
     const { node, market } = setup({ recommendedFloor: 7_000n, recommendedCeiling: 1_000_000n });
     const prices = [0n, 0n, 1_000n, 5_000n, 10_000n, 20_000n, 50_000n, 2_000_000n];

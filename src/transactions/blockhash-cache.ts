@@ -110,20 +110,24 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     if (known.size > maxEntries) known.delete(known.keys().next().value as string);
   }
 
+  /** One `getLatestBlockhash` call, remembered with what it says of the height. */
+  async function readLatest(at: BlockhashCommitment): Promise<BlockhashLifetime> {
+    const asked = now();
+    const { value } = await rpc.getLatestBlockhash({ commitment: at }).send();
+    const lifetime = { blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
+    remember(lifetime);
+    // A node gives its newest blockhash exactly MAX_PROCESSING_AGE blocks of life: this was the height
+    // when it was asked (the answer may have waited in the socket while the event loop was busy).
+    if (at !== "finalized") noteHeight(lifetime.lastValidBlockHeight - MAX_PROCESSING_AGE, asked);
+    latestByCommitment.set(at, { value: lifetime, at: asked });
+    return lifetime;
+  }
+
+  /** {@link readLatest}, sharing a call already in flight. */
   function fetchLatest(at: BlockhashCommitment): Promise<BlockhashLifetime> {
     const pending = latestInFlight.get(at);
     if (pending) return pending;
-    const promise = (async () => {
-      const asked = now();
-      const { value } = await rpc.getLatestBlockhash({ commitment: at }).send();
-      const lifetime = { blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
-      remember(lifetime);
-      // A node gives its newest blockhash exactly MAX_PROCESSING_AGE blocks of life: this was the height
-      // when it was asked (the answer may have waited in the socket while the event loop was busy).
-      if (at !== "finalized") noteHeight(lifetime.lastValidBlockHeight - MAX_PROCESSING_AGE, asked);
-      latestByCommitment.set(at, { value: lifetime, at: asked });
-      return lifetime;
-    })().finally(() => latestInFlight.delete(at));
+    const promise = readLatest(at).finally(() => latestInFlight.delete(at));
     latestInFlight.set(at, promise);
     return promise;
   }
@@ -151,13 +155,12 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
       return { lastValidBlockHeight: bound.lastValidBlockHeight, exact: true, commitment: foundAt };
     // Not the newest at that commitment. The read alongside may predate the blockhash (the confirmed bank can
     // take in the client's processed blockhash between that read and the check), so the bound is the newest
-    // bank's newest blockhash, read after the check: no valid blockhash outlives it.
-    const { value } = await rpc.getLatestBlockhash({ commitment: "processed" }).send();
-    remember({ blockhash: String(value.blockhash), lastValidBlockHeight: BigInt(value.lastValidBlockHeight) });
-    const upper = BigInt(value.lastValidBlockHeight);
+    // bank's newest blockhash, read after the check (a call of its own, not one already in flight): no valid
+    // blockhash outlives it.
+    const newest = await readLatest("processed");
     return {
-      lastValidBlockHeight: upper > bound.lastValidBlockHeight ? upper : bound.lastValidBlockHeight,
-      exact: false,
+      lastValidBlockHeight: newest.lastValidBlockHeight,
+      exact: newest.blockhash === blockhash,
       commitment: foundAt,
     };
   }

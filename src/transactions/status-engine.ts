@@ -439,7 +439,27 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
+  // What this replica last answered per signature (bounded): an answer never goes back. Through a failover the
+  // store can lag what this replica already said (a record read from the chain while the store was away, or a
+  // status update the promoted replica never got), and a client must not see `confirmed` turn into `submitted`.
+  const answered = new Map<string, StatusRecord>();
+
   async function record(signature: string): Promise<StatusRecord | undefined> {
+    const found = await currentRecord(signature);
+    const before = answered.get(signature);
+    if (found === undefined) {
+      // Something seen in a block stays found; a send only submitted may have been forgotten (its admission
+      // failed, so the client may send it again).
+      return before !== undefined && before.state !== "submitted" ? before : undefined;
+    }
+    if (before !== undefined && isAdvance(found.state, before.state)) return before;
+    answered.delete(signature);
+    answered.set(signature, found);
+    if (answered.size > 10_000) answered.delete(answered.keys().next().value as string);
+    return found;
+  }
+
+  async function currentRecord(signature: string): Promise<StatusRecord | undefined> {
     // With the shared store away, the chain still answers for anything that reached a block; for the rest,
     // the answer is that the store cannot be read, never "not found": it may well hold a send still in flight.
     let unreadable: unknown;
@@ -547,7 +567,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       return existing;
     },
     tracked: (signature) => store.get(signature),
-    forget: (signature) => store.delete(signature),
+    forget(signature) {
+      answered.delete(signature);
+      return store.delete(signature);
+    },
     async noteLanded(signature) {
       // Read again: a tick may have moved the record on meanwhile.
       const current = await store.get(signature);

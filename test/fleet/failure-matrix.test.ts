@@ -19,7 +19,7 @@ import { startChainFixture, transferTransaction } from "../transactions/chain-fi
 import type { ChainFixture } from "../transactions/chain-fixture.ts";
 import { startRelay } from "../upstream/tcp-relay.ts";
 import { FLEET_KEY, restSend, startGatewayProcess, startHaproxy } from "./fleet-harness.ts";
-import type { GatewayProcess, Proxy } from "./fleet-harness.ts";
+import type { GatewayProcess, Proxy as Haproxy } from "./fleet-harness.ts";
 
 const CHAIN = "matrix";
 const RANK: Record<string, number> = { submitted: 0, processed: 1, confirmed: 2, finalized: 3, failed: 3, expired: 3 };
@@ -225,7 +225,7 @@ describe("the failure matrix", () => {
       });
     const gateways = await Promise.all([start(), start(), start()]);
     cleanups.push(() => Promise.all(gateways.map((g) => g.kill())));
-    let proxy: Proxy = await startHaproxy(gateways.map((g) => g.port));
+    let proxy: Haproxy = await startHaproxy(gateways.map((g) => g.port));
     cleanups.push(() => proxy.kill());
     const payer = await fixture.funded(100);
     await fixture.localnet.control({ dropRate: 0.5 });

@@ -18,7 +18,7 @@ import type { TransactionErrorJson } from "../wire/transaction-error.ts";
 import { produceBlockAfter, type BlockProducerDeps } from "./block-producer.ts";
 import { createBlockhashWindow, MAX_PROCESSING_AGE } from "./blockhash-window.ts";
 import { createBlockStore, type Block, type TransactionRecord } from "./block-store.ts";
-import { isNonceValid } from "./durable-nonce.ts";
+import { nextDurableNonceAfter, nonceToAdvance, type NonceUse } from "./durable-nonce.ts";
 import type { EpochScheduleParams } from "./epoch-schedule.ts";
 import { createExecutor, type ExecutionOutcome, type Executor } from "./executor.ts";
 import { createFaucet } from "./faucet.ts";
@@ -267,14 +267,20 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       ? staticAccountKeys(tx.message)
       : resolveAccountKeys(tx.message, readForLookup, tip.slot);
 
-  const nonceValid = (tx: DecodedTransaction): boolean => isNonceValid(tx, (address) => executor.readAccount(address));
+  /**
+   * The nonce account `tx` advances in the bank whose last blockhash is `blockhash`, or null (no valid
+   * nonce transaction). `strict`: the leader's exact-size check, which simulations skip.
+   */
+  const nonceOf = (tx: DecodedTransaction, blockhash: string, strict: boolean): NonceUse | null =>
+    nonceToAdvance(tx, (address, key) => executor.readAccount(address, key), nextDurableNonceAfter(blockhash), strict);
 
   const heightOfSlot = (slot: bigint): bigint => blocks.get(slot)?.blockHeight ?? tip.blockHeight - (tip.slot - slot);
 
   const isLifetimeValid = (tx: DecodedTransaction, slot: bigint, maxAge = MAX_PROCESSING_AGE): boolean => {
     const produced = window.heightOf(tx.message.recentBlockhash);
     const height = heightOfSlot(slot);
-    return (produced !== undefined && produced <= height && height <= produced + maxAge) || nonceValid(tx);
+    if (produced !== undefined && produced <= height && height <= produced + maxAge) return true;
+    return nonceOf(tx, blocks.get(slot)?.blockhash ?? tip.blockhash, false) !== null;
   };
 
   const producerDeps: BlockProducerDeps = {
@@ -289,7 +295,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     accountCostLimit: options.accountCostLimit,
     setClock: genesis.setClock,
     accountKeys,
-    isNonceValid: nonceValid,
+    // While a block is produced, `tip` is still its parent, whose blockhash is the bank's last.
+    nonceOf: (tx) => nonceOf(tx, tip.blockhash, true),
     onTouched: (addresses, keys, slot) => notifyTouched({ addresses, keys, slot }),
     bundles,
   };

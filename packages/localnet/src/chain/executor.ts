@@ -16,6 +16,14 @@ import { transactionFee } from "../wire/fees.ts";
 import { transactionErrorToJson, type TransactionErrorJson } from "../wire/transaction-error.ts";
 import { isHiddenAccount } from "../cluster/sysvars.ts";
 import { isTokenAccount, tokenBalance, type TokenBalanceJson } from "./token-balances.ts";
+import {
+  advancedNonceData,
+  correctAdvancedNonce,
+  nextDurableNonceAfter,
+  nonceWriteIndexes,
+  type NonceUse,
+} from "./durable-nonce.ts";
+import { feePayerError } from "./fee-payer.ts";
 
 /** One inner instruction in compiled form. */
 export interface InnerInstruction {
@@ -69,9 +77,10 @@ export interface ExecutionOutcome {
 export interface Executor {
   /**
    * Executes and commits (the state changes when `committed`). `sigVerify` false skips the
-   * signature check for bytes already verified (a preflight that passed).
+   * signature check for bytes already verified (a preflight that passed). `nonce`: the nonce account
+   * of a nonce transaction (durable-nonce.ts), advanced even when the transaction fails.
    */
-  execute(tx: DecodedTransaction, keys: AccountKeys, sigVerify?: boolean): ExecutionOutcome;
+  execute(tx: DecodedTransaction, keys: AccountKeys, sigVerify?: boolean, nonce?: NonceUse | null): ExecutionOutcome;
   /** Simulates without changing state. */
   simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
   /** Simulates and returns only the error (null on success): the cheap path for preflight checks. */
@@ -250,6 +259,7 @@ export function createExecutor(svm: LiteSvm): Executor {
     pre: Snapshot,
     fee: bigint,
     commit: boolean,
+    nonce: NonceUse | null,
   ): ExecutionOutcome {
     const payerKey = keys.keyBytes[0]!;
     // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer): their data length.
@@ -262,6 +272,7 @@ export function createExecutor(svm: LiteSvm): Executor {
           new Account(payer.lamports() - fee, payer.data(), payer.owner(), payer.executable(), payer.rentEpoch()),
         );
       }
+      if (nonce !== null) advanceNonce(nonce);
     }
     const postBalances = [...pre.lamports];
     postBalances[0] = postBalances[0]! - fee;
@@ -283,7 +294,55 @@ export function createExecutor(svm: LiteSvm): Executor {
     };
   }
 
-  function run(tx: DecodedTransaction, keys: AccountKeys, simulate: boolean, sigVerify: boolean): ExecutionOutcome {
+  /** The value an advance stores now: LiteSVM's latest blockhash is the bank's last (a produced block's parent's). */
+  const nextDurableNonce = () => nextDurableNonceAfter(svm.latestBlockhash());
+
+  /** agave's rollback nonce account: as loaded (less the fee when it paid it), its nonce advanced. */
+  function advanceNonce(nonce: NonceUse): void {
+    const account = svm.getAccount(nonce.key);
+    if (account === null) return;
+    const data = advancedNonceData(account.data(), nextDurableNonce());
+    svm.setAccount(
+      nonce.key,
+      new Account(account.lamports(), data, account.owner(), account.executable(), account.rentEpoch()),
+    );
+  }
+
+  /** Replaces LiteSVM's nonce value in the accounts a successful transaction advanced or initialized. */
+  function correctNonces(tx: DecodedTransaction, keys: AccountKeys, postAccounts?: Map<string, AccountSnapshot>): void {
+    for (const index of nonceWriteIndexes(tx.message)) {
+      if (postAccounts !== undefined) {
+        const post = postAccounts.get(keys.keys[index]!);
+        const data = post && correctAdvancedNonce(tx.message, post.owner, post.data, nextDurableNonce());
+        if (post && data) post.data = data;
+        continue;
+      }
+      const key = keys.keyBytes[index]!;
+      const account = svm.getAccount(key);
+      if (account === null) continue;
+      const data = correctAdvancedNonce(tx.message, ownerName(account.owner()), account.data(), nextDurableNonce());
+      if (data !== null) {
+        svm.setAccount(
+          key,
+          new Account(account.lamports(), data, account.owner(), account.executable(), account.rentEpoch()),
+        );
+      }
+    }
+  }
+
+  /** Did the fee payer fail agave's validation (then nothing was processed, whatever LiteSVM's error says)? */
+  function payerRefused(keys: AccountKeys, fee: bigint): boolean {
+    const payer = peek(keys.keys[0]!, keys.keyBytes[0]!);
+    return feePayerError(payer, fee, (size) => svm.minimumBalanceForRentExemption(BigInt(size))) !== null;
+  }
+
+  function run(
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    simulate: boolean,
+    sigVerify: boolean,
+    nonce: NonceUse | null,
+  ): ExecutionOutcome {
     const pre = snapshot(keys, null);
     const fee = transactionFee(tx.message);
     svm.setSigverify(sigVerify);
@@ -306,7 +365,7 @@ export function createExecutor(svm: LiteSvm): Executor {
     // A load failure after the fee payer paid (LiteSVM checks the payer first): fees-only.
     if (typeof err === "string" && FEES_ONLY_ERRORS.has(err) && pre.lamports[0]! >= fee) {
       const loadErr = err === "MaxLoadedAccountsDataSizeExceeded" ? err : (programLoadError(tx, keys) ?? err);
-      return feesOnly(tx, keys, loadErr, pre, fee, !simulate);
+      return feesOnly(tx, keys, loadErr, pre, fee, !simulate, nonce);
     }
     const meta = failed
       ? (result as FailedTransactionMetadata).meta()
@@ -318,7 +377,11 @@ export function createExecutor(svm: LiteSvm): Executor {
     let post: Snapshot;
     let postAccounts: Map<string, AccountSnapshot> | undefined;
     if (simulate) {
-      committed = err === null || isCommittedFailure(err);
+      // LiteSVM's InsufficientFundsForRent may be the fee payer's, before anything ran: not processed.
+      committed =
+        err === null ||
+        (isCommittedFailure(err) &&
+          !(typeof err === "object" && "InsufficientFundsForRent" in err && payerRefused(keys, fee)));
       if (!failed) {
         postAccounts = new Map();
         for (const entry of (result as SimulatedTransactionInfo).postAccounts()) {
@@ -331,6 +394,7 @@ export function createExecutor(svm: LiteSvm): Executor {
             rentEpoch: a.rentEpoch(),
           });
         }
+        correctNonces(tx, keys, postAccounts);
         post = snapshot(keys, pre, postAccounts);
       } else {
         post = { ...pre, lamports: [...pre.lamports] };
@@ -339,6 +403,8 @@ export function createExecutor(svm: LiteSvm): Executor {
     } else {
       const payerAfter = svm.getBalance(keys.keyBytes[0]!) ?? 0n;
       committed = err === null || payerAfter !== pre.lamports[0];
+      if (err === null) correctNonces(tx, keys);
+      else if (committed && nonce !== null) advanceNonce(nonce);
       post = committed ? snapshot(keys, pre) : pre;
     }
     return {
@@ -370,9 +436,9 @@ export function createExecutor(svm: LiteSvm): Executor {
   }
 
   return {
-    execute: (tx, keys, sigVerify = true) => run(tx, keys, false, sigVerify),
+    execute: (tx, keys, sigVerify = true, nonce = null) => run(tx, keys, false, sigVerify, nonce),
     check,
-    simulate: (tx, keys, sigVerify) => run(tx, keys, true, sigVerify),
+    simulate: (tx, keys, sigVerify) => run(tx, keys, true, sigVerify, null),
     readAccount,
   };
 }

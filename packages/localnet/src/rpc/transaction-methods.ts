@@ -151,12 +151,14 @@ export function createTransactionMethods({
   };
 
   /**
-   * The checks agave's bank runs before executing (age and status cache), then LiteSVM's
+   * The checks agave's bank runs before executing (age, then status cache), then LiteSVM's
    * simulation. Returns the error to report, or null.
    */
   const preExecutionError = (tx: DecodedTransaction, slot: bigint): TransactionErrorJson | null => {
-    if (seenBy(tx.signatureStrings[0]!, slot)) return "AlreadyProcessed";
+    // agave checks the age (or the nonce) before its status cache: a landed nonce transaction sent
+    // again is BlockhashNotFound, its nonce having moved.
     if (!chain.isLifetimeValid(tx, slot, SIMULATION_MAX_AGE)) return "BlockhashNotFound";
+    if (seenBy(tx.signatureStrings[0]!, slot)) return "AlreadyProcessed";
     return null;
   };
 

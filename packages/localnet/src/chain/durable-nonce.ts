@@ -84,9 +84,31 @@ export function durableNonceIndex(message: DecodedMessage): number | null {
 }
 
 /**
+ * agave's `load_message_nonce_data`: the nonce account instruction 0 advances, when it is an
+ * initialized, current-version System nonce account holding the message's blockhash; else null.
+ * `strict` is the leader's check that the account is exactly a nonce account's size (agave's banking
+ * stage; simulations and getFeeForMessage skip it).
+ */
+export function heldNonce(
+  message: DecodedMessage,
+  read: NonceAccountReader,
+  strict: boolean,
+): (NonceUse & { authority: Uint8Array }) | null {
+  const index = durableNonceIndex(message);
+  if (index === null) return null;
+  const address = message.staticKeys[index]!;
+  const key = message.staticKeyBytes[index]!;
+  const account = read(address, key);
+  if (account === null) return null;
+  if (strict && account.data.length !== NONCE_ACCOUNT_SIZE) return null;
+  const nonce = initializedNonce(account.owner, account.data);
+  if (nonce === null || !sameBytes(nonce.durableNonce, blockhashBytes(message))) return null;
+  return { index, address, key, authority: nonce.authority };
+}
+
+/**
  * The nonce account `tx` advances, or null when it is no valid nonce transaction now (BlockhashNotFound).
- * `nextDurableNonce` is the value an advance would store in this bank; `strict` is the leader's check
- * that the account is exactly a nonce account's size (agave's banking stage; simulations skip it).
+ * `nextDurableNonce` is the value an advance would store in this bank.
  */
 export function nonceToAdvance(
   tx: DecodedTransaction,
@@ -95,24 +117,16 @@ export function nonceToAdvance(
   strict: boolean,
 ): NonceUse | null {
   const { message } = tx;
-  const index = durableNonceIndex(message);
-  if (index === null) return null;
-  const blockhash = blockhashBytes(message);
   // A nonce advanced in this bank already holds the next value: it cannot be advanced again here.
-  if (sameBytes(blockhash, nextDurableNonce)) return null;
-  const address = message.staticKeys[index]!;
-  const key = message.staticKeyBytes[index]!;
-  const account = read(address, key);
-  if (account === null) return null;
-  if (strict && account.data.length !== NONCE_ACCOUNT_SIZE) return null;
-  const nonce = initializedNonce(account.owner, account.data);
-  if (nonce === null || !sameBytes(nonce.durableNonce, blockhash)) return null;
+  if (sameBytes(blockhashBytes(message), nextDurableNonce)) return null;
+  const held = heldNonce(message, read, strict);
+  if (held === null) return null;
   // The authority must be a signer among instruction 0's accounts (`get_ix_signers(0)`).
   const signers = message.header.numRequiredSignatures;
   const signed = message.instructions[0]!.accounts.some(
-    (i) => i < signers && sameBytes(message.staticKeyBytes[i]!, nonce.authority),
+    (i) => i < signers && sameBytes(message.staticKeyBytes[i]!, held.authority),
   );
-  return signed ? { index, address, key } : null;
+  return signed ? { index: held.index, address: held.address, key: held.key } : null;
 }
 
 /** The nonce account's data advanced to `nextDurableNonce` (authority kept), as the rollback accounts hold it. */

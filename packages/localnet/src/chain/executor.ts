@@ -81,8 +81,8 @@ export interface Executor {
    * of a nonce transaction (durable-nonce.ts), advanced even when the transaction fails.
    */
   execute(tx: DecodedTransaction, keys: AccountKeys, sigVerify?: boolean, nonce?: NonceUse | null): ExecutionOutcome;
-  /** Simulates without changing state. */
-  simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
+  /** Simulates without changing state (`nonce` as for `execute`). */
+  simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean, nonce?: NonceUse | null): ExecutionOutcome;
   /** Simulates and returns only the error (null on success): the cheap path for preflight checks. */
   check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null;
   /** Reads one account (null when it does not exist). */
@@ -262,8 +262,10 @@ export function createExecutor(svm: LiteSvm): Executor {
     nonce: NonceUse | null,
   ): ExecutionOutcome {
     const payerKey = keys.keyBytes[0]!;
-    // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer): their data length.
+    // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer, and a nonce account
+    // apart from it): their data length.
     const payerDataSize = svm.getAccount(payerKey)?.data().length ?? 0;
+    const nonceDataSize = nonce !== null && nonce.index !== 0 ? (svm.getAccount(nonce.key)?.data().length ?? 0) : 0;
     if (commit) {
       const payer = svm.getAccount(payerKey);
       if (payer !== null && payer.lamports() === pre.lamports[0]) {
@@ -289,7 +291,7 @@ export function createExecutor(svm: LiteSvm): Executor {
       postBalances,
       preTokenBalances: pre.tokens,
       postTokenBalances: pre.tokens,
-      loadedAccountsDataSize: payerDataSize,
+      loadedAccountsDataSize: payerDataSize + nonceDataSize,
       costUnits: costUnits(tx, keys, 0n, pre.loadedSize),
     };
   }
@@ -438,7 +440,7 @@ export function createExecutor(svm: LiteSvm): Executor {
   return {
     execute: (tx, keys, sigVerify = true, nonce = null) => run(tx, keys, false, sigVerify, nonce),
     check,
-    simulate: (tx, keys, sigVerify) => run(tx, keys, true, sigVerify, null),
+    simulate: (tx, keys, sigVerify, nonce = null) => run(tx, keys, true, sigVerify, nonce),
     readAccount,
   };
 }

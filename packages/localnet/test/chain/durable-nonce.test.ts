@@ -357,6 +357,13 @@ describe("a nonce transaction whose accounts fail to load is fees-only (SIMD-019
         [advance(nonce.address, authority), ...(await instructions(nonce.address))],
         value,
       );
+      const simulated = (
+        await net.call("simulateTransaction", [tx.base64, { encoding: "base64", commitment: "processed" }])
+      ).result.value;
+      expect(simulated.err).toBe(error);
+      expect(simulated.fee).toBe(10000);
+      // agave 3.0's size of a fees-only transaction: its rollback accounts' data (the nonce's 80 bytes).
+      expect(simulated.loadedAccountsDataSize).toBe(80);
       const before = await balanceOf(net, payer.address);
       await sendUnchecked(net, tx);
       const record = await landed(net, tx.signature);
@@ -455,4 +462,29 @@ describe("two transactions on one nonce in one block (SIMD-0083): the first runs
       expect((await readNonce(net, nonce.address)).nonce).toBe(durableNonceOf(block.previousBlockhash));
     });
   }
+});
+
+describe("getFeeForMessage prices a durable-nonce message (agave's load_message_nonce_data)", () => {
+  it("answers the fee while the nonce account holds the message's blockhash, null once it moved", async () => {
+    const nonce = await createNonceAccount(net, payer, authority.address);
+    const value = (await readNonce(net, nonce.address)).nonce;
+    const tx = await nonceTransaction(
+      payer,
+      [advance(nonce.address, authority), price(1_000_000n), await transfer(payer, EMPTY_RENT)],
+      value,
+    );
+    // The message follows the signatures (one byte of count: fewer than 128 of them).
+    const wire = Buffer.from(tx.base64, "base64");
+    const message = wire.subarray(1 + 64 * wire[0]!).toString("base64");
+    const priced = (await net.call("getFeeForMessage", [message, { commitment: "processed" }])).result.value;
+    const simulated = (
+      await net.call("simulateTransaction", [tx.base64, { encoding: "base64", commitment: "processed" }])
+    ).result.value;
+    expect(simulated.err).toBeNull();
+    expect(priced).toBe(simulated.fee);
+    expect(priced).toBeGreaterThan(10000);
+    await sendUnchecked(net, tx);
+    expect((await landed(net, tx.signature)).meta.fee).toBe(priced);
+    expect((await net.call("getFeeForMessage", [message, { commitment: "processed" }])).result.value).toBeNull();
+  });
 });

@@ -142,15 +142,39 @@ export function advancedNonceData(data: Uint8Array, nextDurableNonce: Uint8Array
  * instructions write: where LiteSVM stores its own nonce value (a nonce set through a cross-program
  * invocation is not looked for).
  */
-export function nonceWriteIndexes(message: DecodedMessage): number[] {
+export function nonceWriteIndexes(message: DecodedMessage, advancesOnly = false): number[] {
   const indexes: number[] = [];
   for (const ix of message.instructions) {
     if (message.staticKeys[ix.programIdIndex] !== SYSTEM_PROGRAM || ix.data.length < 4) continue;
     const tag = u32At(ix.data, 0);
     const index = ix.accounts[0];
-    if ((tag === ADVANCE_NONCE_ACCOUNT || tag === INITIALIZE_NONCE_ACCOUNT) && index !== undefined) indexes.push(index);
+    if (index === undefined) continue;
+    if (tag === ADVANCE_NONCE_ACCOUNT || (tag === INITIALIZE_NONCE_ACCOUNT && !advancesOnly)) indexes.push(index);
   }
   return indexes;
+}
+
+/**
+ * An AdvanceNonceAccount instruction fails (NonceBlockhashNotExpired) in agave when the stored nonce is
+ * the bank's next value, in LiteSVM when it is sha256("DURABLE_NONCE" || the transaction's blockhash).
+ * Where the two disagree (a nonce advanced earlier in this block, or in the block whose parent's
+ * blockhash the transaction uses), returns the data for the account to hold while LiteSVM runs, so
+ * that LiteSVM decides as agave does; null when they agree.
+ */
+export function nonceDataForAdvance(
+  message: DecodedMessage,
+  owner: string,
+  data: Uint8Array,
+  nextDurableNonce: Uint8Array,
+): Uint8Array | null {
+  const nonce = initializedNonce(owner, data);
+  if (nonce === null) return null;
+  const liteSvmValue = durableNonceFrom(blockhashBytes(message));
+  const agaveRefuses = sameBytes(nonce.durableNonce, nextDurableNonce);
+  if (agaveRefuses === sameBytes(nonce.durableNonce, liteSvmValue)) return null;
+  const stand = new Uint8Array(data);
+  stand.set(agaveRefuses ? liteSvmValue : nextDurableNonce, DURABLE_NONCE);
+  return stand;
 }
 
 /**

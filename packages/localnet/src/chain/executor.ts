@@ -11,7 +11,7 @@ import bs58 from "bs58";
 import { Account, FailedTransactionMetadata } from "litesvm/dist/internal.js";
 import type { LiteSvm, SimulatedTransactionInfo, TransactionMetadata } from "litesvm/dist/internal.js";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
-import type { AccountKeys } from "../wire/account-keys.ts";
+import { staticAccountKeys, type AccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";
 import { transactionErrorToJson, type TransactionErrorJson } from "../wire/transaction-error.ts";
 import { isHiddenAccount } from "../cluster/sysvars.ts";
@@ -20,6 +20,7 @@ import {
   advancedNonceData,
   correctAdvancedNonce,
   nextDurableNonceAfter,
+  nonceDataForAdvance,
   nonceWriteIndexes,
   type NonceUse,
 } from "./durable-nonce.ts";
@@ -332,6 +333,39 @@ export function createExecutor(svm: LiteSvm): Executor {
     }
   }
 
+  /**
+   * Makes LiteSVM's AdvanceNonceAccount check agree with agave's (durable-nonce.ts `nonceDataForAdvance`)
+   * for the run; returns what puts the accounts back: after a simulation, the originals; after an
+   * execution, the original data wherever the stand-in is still held (the instruction did not advance).
+   */
+  function standInNonces(tx: DecodedTransaction, keys: AccountKeys): (simulated: boolean) => void {
+    const stood: { key: Uint8Array; original: Account; stand: Uint8Array }[] = [];
+    for (const index of nonceWriteIndexes(tx.message, true)) {
+      const key = keys.keyBytes[index];
+      const original = key && svm.getAccount(key);
+      if (!key || !original || stood.some((s) => s.key === key)) continue;
+      const stand = nonceDataForAdvance(tx.message, ownerName(original.owner()), original.data(), nextDurableNonce());
+      if (stand === null) continue;
+      svm.setAccount(
+        key,
+        new Account(original.lamports(), stand, original.owner(), original.executable(), original.rentEpoch()),
+      );
+      stood.push({ key, original, stand });
+    }
+    return (simulated) => {
+      for (const { key, original, stand } of stood) {
+        const now = svm.getAccount(key);
+        if (simulated || now === null) svm.setAccount(key, original);
+        else if (Buffer.compare(now.data(), stand) === 0) {
+          svm.setAccount(
+            key,
+            new Account(now.lamports(), original.data(), now.owner(), now.executable(), now.rentEpoch()),
+          );
+        }
+      }
+    };
+  }
+
   /** Did the fee payer fail agave's validation (then nothing was processed, whatever LiteSVM's error says)? */
   function payerRefused(keys: AccountKeys, fee: bigint): boolean {
     const payer = peek(keys.keys[0]!, keys.keyBytes[0]!);
@@ -347,6 +381,7 @@ export function createExecutor(svm: LiteSvm): Executor {
   ): ExecutionOutcome {
     const pre = snapshot(keys, null);
     const fee = transactionFee(tx.message);
+    const putBack = standInNonces(tx, keys);
     svm.setSigverify(sigVerify);
     let result;
     try {
@@ -361,6 +396,7 @@ export function createExecutor(svm: LiteSvm): Executor {
       }
     } finally {
       if (!sigVerify) svm.setSigverify(true);
+      putBack(simulate);
     }
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? transactionErrorToJson((result as FailedTransactionMetadata).err()) : null;
@@ -425,6 +461,7 @@ export function createExecutor(svm: LiteSvm): Executor {
   }
 
   function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
+    const putBack = standInNonces(tx, staticAccountKeys(tx.message));
     svm.setSigverify(sigVerify);
     try {
       const result =
@@ -434,6 +471,7 @@ export function createExecutor(svm: LiteSvm): Executor {
       return result instanceof FailedTransactionMetadata ? transactionErrorToJson(result.err()) : null;
     } finally {
       if (!sigVerify) svm.setSigverify(true);
+      putBack(true);
     }
   }
 

@@ -488,3 +488,47 @@ describe("getFeeForMessage prices a durable-nonce message (agave's load_message_
     expect((await net.call("getFeeForMessage", [message, { commitment: "processed" }])).result.value).toBeNull();
   });
 });
+
+describe("an AdvanceNonceAccount instruction in a transaction with a recent blockhash (a client cancelling a ladder)", () => {
+  it("advances a nonce last advanced in the block whose parent's blockhash the transaction uses", async () => {
+    const nonce = await createNonceAccount(net, payer, authority.address);
+    const value = (await readNonce(net, nonce.address)).nonce;
+    const rung = await nonceTransaction(payer, [advance(nonce.address, authority), price(1n)], value);
+    await sendUnchecked(net, rung);
+    const landedRung = await landed(net, rung.signature);
+    // That parent's blockhash is still recent: the cancel uses it.
+    const parent = (await blockAt(landedRung.slot)).previousBlockhash;
+    const cancel = await nonceTransaction(payer, [advance(nonce.address, authority)], parent);
+    const sent = await sendChecked(net, cancel);
+    expect(sent.error).toBeUndefined();
+    const record = await landed(net, cancel.signature);
+    expect(record.meta.err).toBeNull();
+    expect((await readNonce(net, nonce.address)).nonce).toBe(
+      durableNonceOf((await blockAt(record.slot)).previousBlockhash),
+    );
+  });
+
+  it("fails a second advance in one block (NonceBlockhashNotExpired), whichever recent blockhash it uses", async () => {
+    const nonce = await createNonceAccount(net, payer, authority.address);
+    // A recent blockhash that is not the next block's parent's.
+    const slot = (await net.call("getSlot", [{ commitment: "confirmed" }])).result;
+    const older = (await blockAt(slot - 1)).blockhash;
+    const first = await nonceTransaction(payer, [advance(nonce.address, authority), price(1_000n)], older);
+    const second = await nonceTransaction(payer, [advance(nonce.address, authority), price(1n)], older);
+    await net.handle.control({ freeze: true });
+    try {
+      await sendUnchecked(net, first);
+      await sendUnchecked(net, second);
+    } finally {
+      await net.handle.control({ freeze: false });
+    }
+    const ran = await landed(net, first.signature);
+    const failed = await landed(net, second.signature);
+    expect(failed.slot).toBe(ran.slot);
+    expect(ran.meta.err).toBeNull();
+    expect(failed.meta.err).toEqual({ InstructionError: [0, { Custom: 7 }] });
+    expect((await readNonce(net, nonce.address)).nonce).toBe(
+      durableNonceOf((await blockAt(ran.slot)).previousBlockhash),
+    );
+  });
+});

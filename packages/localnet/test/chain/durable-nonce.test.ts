@@ -263,6 +263,13 @@ describe("what makes a nonce transaction (anything else is BlockhashNotFound: no
     // The same transaction again: the nonce moved, so agave's age check (before its status cache) refuses it.
     const again = await sendChecked(net, tx);
     expect(again.error?.data?.err).toBe("BlockhashNotFound");
+    // Another rung on the old value: refused by preflight; sent without it, dropped uncharged.
+    const rung = await nonceTransaction(
+      payer,
+      [advance(files.valid.address, authority), price(5_000n), await transfer(payer, EMPTY_RENT)],
+      files.valid.nonce,
+    );
+    await expectRefused(rung, payer.address, files.valid.address);
   });
 });
 

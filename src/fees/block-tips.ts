@@ -1,16 +1,13 @@
 /**
- * Jito tips in a block's transactions: the lamports of top-level System transfers to one of Jito's tip
- * accounts named as a static key (what a block engine counts as a bundle's tip; a tip through a lookup
+ * Jito tips in a block's transactions: the lamports of top-level System transfers (src/solana/jito-tips.ts
+ * says which) to one of Jito's tip accounts named as a static key (what a block engine counts as a bundle's tip; a tip through a lookup
  * table or a CPI is not seen). A byte walk over the wire message, like block-transactions.ts' scan, so that
  * a mainnet block's ~1,500 transactions cost no full decode; only a transfer's destination is compared.
  */
 import { getShortU16Decoder } from "@solana/kit";
 import { JITO_TIP_ACCOUNT_KEYS } from "../solana/jito-tip-accounts.ts";
-
-const KEY_BYTES = 32;
-const SIGNATURE_BYTES = 64;
-// A System Transfer's data: u32 instruction index 2, then u64 lamports (little-endian).
-const TRANSFER_BYTES = 12;
+import { isSystemProgramKey, transferDestinationPosition, transferLamports } from "../solana/jito-tips.ts";
+import { KEY_BYTES, keyEqualsAt, SIGNATURE_BYTES } from "../solana/wire-bytes.ts";
 const shortU16 = getShortU16Decoder();
 
 /** Reads a compact-u16 at `at`: [value, next offset], or undefined when the bytes end first. */
@@ -21,17 +18,6 @@ function shortVecAt(wire: Uint8Array, at: number): [number, number] | undefined 
   } catch {
     return undefined;
   }
-}
-
-function keyIs(wire: Uint8Array, at: number, key: Uint8Array): boolean {
-  for (let i = 0; i < KEY_BYTES; i++) if (wire[at + i] !== key[i]) return false;
-  return true;
-}
-
-// The System program's key is 32 zero bytes.
-function isSystemProgram(wire: Uint8Array, at: number): boolean {
-  for (let i = 0; i < KEY_BYTES; i++) if (wire[at + i] !== 0) return false;
-  return true;
 }
 
 /**
@@ -62,22 +48,15 @@ export function tipOfWire(wire: Uint8Array): bigint {
     const data = shortVecAt(wire, accountsAt + accounts[0]);
     if (data === undefined || data[1] + data[0] > wire.length) return 0n;
     const dataAt = data[1];
-    if (
-      data[0] === TRANSFER_BYTES &&
-      accounts[0] >= 2 &&
-      wire[dataAt] === 2 &&
-      wire[dataAt + 1] === 0 &&
-      wire[dataAt + 2] === 0 &&
-      wire[dataAt + 3] === 0 &&
-      isSystemProgram(wire, keysAt + program * KEY_BYTES)
-    ) {
-      const destination = wire[accountsAt + 1]!;
+    const position = transferDestinationPosition(wire, dataAt, data[0], accounts[0]);
+    if (position >= 0 && isSystemProgramKey(wire, keysAt + program * KEY_BYTES)) {
+      const destination = wire[accountsAt + position]!;
       // An index past the static keys is an account from a lookup table: not a tip Jito counts.
       if (
         destination < keyCount &&
-        JITO_TIP_ACCOUNT_KEYS.some((key) => keyIs(wire, keysAt + destination * KEY_BYTES, key))
+        JITO_TIP_ACCOUNT_KEYS.some((key) => keyEqualsAt(wire, keysAt + destination * KEY_BYTES, key))
       )
-        tip += Buffer.from(wire.buffer, wire.byteOffset + dataAt + 4, 8).readBigUInt64LE(0);
+        tip += transferLamports(wire, dataAt);
     }
     at = dataAt + data[0];
   }

@@ -11,6 +11,7 @@ import { getBase58Encoder } from "@solana/kit";
 import { base58OfKey } from "../solana/base58-key.ts";
 import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budget.ts";
 import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
+import { KEY_BYTES, keyEqualsAt, SIGNATURE_BYTES } from "../solana/wire-bytes.ts";
 import { tipOfWire } from "./block-tips.ts";
 import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
 
@@ -18,8 +19,6 @@ import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transac
 const VOTE_KEY = Uint8Array.from(getBase58Encoder().encode(VOTE_PROGRAM));
 const COMPUTE_BUDGET_KEY = Uint8Array.from(getBase58Encoder().encode(COMPUTE_BUDGET_PROGRAM));
 const BUILTIN_KEYS = [...COST_MODEL_BUILTINS].map((program) => Uint8Array.from(getBase58Encoder().encode(program)));
-const KEY_BYTES = 32;
-const SIGNATURE_BYTES = 64;
 
 /** One non-vote transaction as the fee market sees it. */
 export interface PricedTransaction {
@@ -160,7 +159,7 @@ export function scanTransaction(wire: Uint8Array): ScannedTransaction | undefine
     const keyAt = keysAt + program * KEY_BYTES;
     tallyInstruction(
       tally,
-      (key) => keyEquals(wire, keyAt, key),
+      (key) => keyEqualsAt(wire, keyAt, key),
       wire.subarray(reader.offset, reader.offset + dataLength),
     );
     reader.offset += dataLength;
@@ -259,11 +258,6 @@ export function pricedTransaction(
     signatures: scanned.signatures,
     signature,
   };
-}
-
-function keyEquals(wire: Uint8Array, at: number, key: Uint8Array): boolean {
-  for (let i = 0; i < KEY_BYTES; i++) if (wire[at + i] !== key[i]) return false;
-  return true;
 }
 
 function readShortVec(bytes: Uint8Array, reader: { offset: number }): number | undefined {

@@ -12,13 +12,10 @@ import type { SubscribeUpdateBlock, SubscribeUpdateTransactionInfo } from "../..
 import type { Message } from "../../gen/geyser/solana-storage_pb.js";
 import { base58OfKey } from "../solana/base58-key.ts";
 import { JITO_TIP_ACCOUNT_KEYS } from "../solana/jito-tip-accounts.ts";
+import { isSystemProgramKey, transferDestinationPosition, transferLamports } from "../solana/jito-tips.ts";
+import { KEY_BYTES, SIGNATURE_BYTES } from "../solana/wire-bytes.ts";
 import { finishTally, newInstructionTally, pricedTransaction, tallyInstruction } from "./block-transactions.ts";
 import type { BlockPrices, PricedTransaction, ScannedTransaction } from "./block-transactions.ts";
-
-const KEY_BYTES = 32;
-const SIGNATURE_BYTES = 64;
-// A System Transfer's data: u32 instruction index 2, then u64 lamports (little-endian).
-const TRANSFER_BYTES = 12;
 
 /** A stream block as the follower takes it: where it sits in the chain, and its prices. */
 export interface StreamBlock {
@@ -100,18 +97,17 @@ function scanStreamTransaction(entry: SubscribeUpdateTransactionInfo): ScannedTr
 
 /**
  * Lamports tipped to Jito's tip accounts, as `tipOfWire` counts them (block-tips.ts): top-level System
- * transfers whose destination is a tip account named as a static key. The message is already checked.
+ * transfers (src/solana/jito-tips.ts) whose destination is a tip account named as a static key. The message is already checked.
  */
 function tipOfMessage(message: Message): bigint {
   let tip = 0n;
   const keys = message.accountKeys;
   for (const { programIdIndex, accounts, data } of message.instructions) {
-    if (data.length !== TRANSFER_BYTES || accounts.length < 2 || data[0] !== 2 || data[1] || data[2] || data[3])
-      continue;
-    if (!keys[programIdIndex]!.every((byte) => byte === 0)) continue; // the System program: 32 zero bytes
-    const destination = keys[accounts[1]!];
+    const position = transferDestinationPosition(data, 0, data.length, accounts.length);
+    if (position < 0 || !isSystemProgramKey(keys[programIdIndex]!, 0)) continue;
+    const destination = keys[accounts[position]!];
     if (destination !== undefined && JITO_TIP_ACCOUNT_KEYS.some((key) => bytesEqual(destination, key)))
-      tip += Buffer.from(data.buffer, data.byteOffset + 4, 8).readBigUInt64LE(0);
+      tip += transferLamports(data, 0);
   }
   return tip;
 }

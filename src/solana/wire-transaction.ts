@@ -7,11 +7,11 @@ import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
 import { getCompiledTransactionMessageDecoder } from "@solana/kit";
 import type { CompiledTransactionMessage, CompiledTransactionMessageWithLifetime } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
+import { SIGNATURE_BYTES } from "./wire-bytes.ts";
 
 /** The largest transaction a Solana node accepts (IPv6 MTU minus headers). */
 export const MAX_TRANSACTION_BYTES = 1232;
 
-const SIGNATURE_BYTES = 64;
 const base58 = getBase58Decoder();
 const base58Bytes = getBase58Encoder();
 const messageDecoder = getCompiledTransactionMessageDecoder();

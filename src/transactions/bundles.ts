@@ -19,6 +19,8 @@ import { createHash } from "node:crypto";
 import { address, getBase58Decoder } from "@solana/kit";
 import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
+import { transferDestinationPosition, transferLamports } from "../solana/jito-tips.ts";
+import { SYSTEM_PROGRAM } from "../solana/program-ids.ts";
 import { assertSignaturesValid, decodeWireTransaction } from "../solana/wire-transaction.ts";
 import type { DecodedTransaction } from "../solana/wire-transaction.ts";
 import { BlockEngineRefusal } from "../upstream/block-engine.ts";
@@ -32,7 +34,6 @@ export const MAX_BUNDLE_TRANSACTIONS = 5;
 /** The least tip the block engine takes. */
 export const MIN_TIP_LAMPORTS = 1000n;
 
-const SYSTEM_PROGRAM = "11111111111111111111111111111111";
 const base58 = getBase58Decoder();
 
 /** The bundle id as Jito derives it: SHA-256 of the first signatures (base58) joined by commas, hex. */
@@ -40,19 +41,18 @@ export function bundleIdOf(signatures: readonly string[]): string {
   return createHash("sha256").update(signatures.join(",")).digest("hex");
 }
 
-/** A top-level System transfer: its destination's account index and lamports. */
+/** A top-level System transfer (src/solana/jito-tips.ts says which): its destination's account index and lamports. */
 function transfersOf(tx: DecodedTransaction): { destinationIndex: number; lamports: bigint }[] {
   const { staticAccounts, instructions } = tx.message;
   const out: { destinationIndex: number; lamports: bigint }[] = [];
   for (const ix of instructions) {
-    if (String(staticAccounts[ix.programAddressIndex]) !== SYSTEM_PROGRAM) continue;
+    if (staticAccounts[ix.programAddressIndex] !== SYSTEM_PROGRAM) continue;
     const data = ix.data;
     const accounts = ix.accountIndices ?? [];
-    // Transfer: u32 LE 2, then u64 LE lamports; accounts [from, to].
-    if (data === undefined || data.length !== 12 || accounts.length < 2) continue;
-    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    if (view.getUint32(0, true) !== 2) continue;
-    out.push({ destinationIndex: accounts[1] as number, lamports: view.getBigUint64(4, true) });
+    if (data === undefined) continue;
+    const position = transferDestinationPosition(data, 0, data.length, accounts.length);
+    if (position < 0) continue;
+    out.push({ destinationIndex: accounts[position] as number, lamports: transferLamports(data, 0) });
   }
   return out;
 }

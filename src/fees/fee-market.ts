@@ -34,7 +34,7 @@ import type { StreamBlock } from "./geyser-block.ts";
 import type { FeeWindowStats } from "./fee-window.ts";
 import { REFERENCE_CANDIDATE } from "./landing-odds.ts";
 import type { Candidate } from "./landing-odds.ts";
-import { createLookupTableResolver } from "./lookup-tables.ts";
+import { createLookupTableResolver } from "../solana/lookup-tables.ts";
 import { maxLevels } from "./percentile.ts";
 import type { FeeLevels } from "./percentile.ts";
 import { fetchRecentFeeLevels } from "./recent-fees.ts";

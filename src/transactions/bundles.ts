@@ -16,9 +16,9 @@
  * lapsed blockhash) says so with its reason at the first read that can tell.
  */
 import { createHash } from "node:crypto";
-import { address, getBase58Decoder } from "@solana/kit";
 import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
+import { createLookupTableResolver, type LookupTableResolver } from "../solana/lookup-tables.ts";
 import { transferDestinationPosition, transferLamports } from "../solana/jito-tips.ts";
 import { SYSTEM_PROGRAM } from "../solana/program-ids.ts";
 import { assertSignaturesValid, decodeWireTransaction } from "../solana/wire-transaction.ts";
@@ -33,8 +33,6 @@ import type { StatusRecord } from "./transaction-status.ts";
 export const MAX_BUNDLE_TRANSACTIONS = 5;
 /** The least tip the block engine takes. */
 export const MIN_TIP_LAMPORTS = 1000n;
-
-const base58 = getBase58Decoder();
 
 /** The bundle id as Jito derives it: SHA-256 of the first signatures (base58) joined by commas, hex. */
 export function bundleIdOf(signatures: readonly string[]): string {
@@ -57,8 +55,8 @@ function transfersOf(tx: DecodedTransaction): { destinationIndex: number; lampor
   return out;
 }
 
-/** Resolves the addresses of lookup tables (for the lookup-table check). */
-export type LookupTableReader = (tables: readonly string[]) => Promise<Map<string, readonly string[]>>;
+/** Resolves the addresses a message loads from lookup tables (for the lookup-table check). */
+export type LookupTableReader = Pick<LookupTableResolver, "loadedOf">;
 
 /** Options of {@link createBundles}. */
 export interface BundlesOptions {
@@ -193,33 +191,11 @@ export function createBundles(options: BundlesOptions): Bundles {
 
     const tips = new Set(await engineCall(() => engine.tipAccounts()));
     // Tip accounts reached through lookup tables: the tables' addresses, read once.
-    const tables = [
-      ...new Set(
-        txs.flatMap((tx) =>
-          (tx.message.version === 0 ? (tx.message.addressTableLookups ?? []) : []).map((l) =>
-            String(l.lookupTableAddress),
-          ),
-        ),
-      ),
-    ];
-    const tableAddresses =
-      tables.length === 0 ? new Map<string, readonly string[]>() : await options.lookupTables(tables);
+    const loadedByTx = await Promise.all(txs.map((tx) => loadedAddressesOf(tx)));
     let tipped = false;
     txs.forEach((tx, index) => {
       const statics = tx.message.staticAccounts.map(String);
-      const loaded: string[] = [];
-      if (tx.message.version === 0) {
-        const lookups = tx.message.addressTableLookups ?? [];
-        // Loaded accounts come writable first (every table), then read-only, as the runtime orders them.
-        for (const l of lookups) {
-          const table = tableAddresses.get(String(l.lookupTableAddress)) ?? [];
-          for (const i of l.writableIndexes) loaded.push(table[i] ?? "");
-        }
-        for (const l of lookups) {
-          const table = tableAddresses.get(String(l.lookupTableAddress)) ?? [];
-          for (const i of l.readonlyIndexes) loaded.push(table[i] ?? "");
-        }
-      }
+      const loaded = loadedByTx[index]!;
       if (loaded.some((a) => tips.has(a))) {
         throw new SolgateError(
           "BUNDLE_TIP_IN_LOOKUP_TABLE",
@@ -240,6 +216,21 @@ export function createBundles(options: BundlesOptions): Bundles {
       );
     }
     return { txs, lastValidBlockHeight };
+  }
+
+  /**
+   * The addresses a member loads from lookup tables. A table that does not exist, is not one, or lacks an
+   * index loads nothing here: the chain refuses that transaction, and the block engine the bundle; this
+   * check only looks for tip accounts.
+   */
+  async function loadedAddressesOf(tx: DecodedTransaction): Promise<readonly string[]> {
+    try {
+      const { writable, readonly } = await options.lookupTables.loadedOf(tx.message);
+      return [...writable, ...readonly];
+    } catch (error) {
+      if (error instanceof SolgateError && error.reason === "INVALID_TRANSACTION") return [];
+      throw error;
+    }
   }
 
   const sent = new Map<string, SentBundle>();
@@ -513,27 +504,7 @@ function engineRecord(
   }
 }
 
-/** A lookup table's addresses from its account data (a 56-byte header, then 32-byte addresses). */
-export function lookupTableAddressesOf(data: Uint8Array): string[] {
-  const out: string[] = [];
-  for (let o = 56; o + 32 <= data.length; o += 32) out.push(base58.decode(data.subarray(o, o + 32)));
-  return out;
-}
-
-/** A {@link LookupTableReader} over the chain's RPC (one getMultipleAccounts). */
+/** A {@link LookupTableReader} over the chain's RPC: the checked, cached resolver of src/solana/lookup-tables.ts. */
 export function lookupTablesFromRpc(rpc: Rpc<GetMultipleAccountsApi>): LookupTableReader {
-  return async (tables) => {
-    const { value } = await rpc
-      .getMultipleAccounts(
-        tables.map((t) => address(t)),
-        { encoding: "base64" },
-      )
-      .send();
-    const out = new Map<string, readonly string[]>();
-    value.forEach((account, i) => {
-      if (account !== null)
-        out.set(tables[i] as string, lookupTableAddressesOf(Buffer.from(account.data[0], "base64")));
-    });
-    return out;
-  };
+  return createLookupTableResolver({ rpc });
 }

@@ -30,7 +30,7 @@ import type {
   TransactionMessageWithLifetime,
 } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
-import { createLookupTableResolver } from "../fees/lookup-tables.ts";
+import { createLookupTableResolver } from "../solana/lookup-tables.ts";
 import type { FeeEstimate } from "../fees/fee-market.ts";
 import { MAX_COMPUTE_UNITS, computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
 import { MAX_TRANSACTION_BYTES, decodeWireTransaction } from "../solana/wire-transaction.ts";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Address } from "@solana/kit";
-import { createLookupTableResolver, decodeLookupTable } from "../../src/fees/lookup-tables.ts";
+import { createLookupTableResolver, decodeLookupTable } from "../../src/solana/lookup-tables.ts";
 import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "../../src/solana/program-ids.ts";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
-import { createScriptedNode, lookupTableData, pricedTransaction, randomAddress } from "./scripted-node.ts";
+import { createScriptedNode, lookupTableData, pricedTransaction, randomAddress } from "../fees/scripted-node.ts";
 
 describe("lookup tables", () => {
   it("decodes the 56-byte header then 32-byte addresses, and refuses anything else", () => {

@@ -4,10 +4,10 @@
  * so a cached copy is right for every index it holds; an index past its end means "refetch once".
  */
 import type { Address, GetMultipleAccountsApi, Rpc } from "@solana/kit";
-import { base58OfKey } from "../solana/base58-key.ts";
+import { base58OfKey } from "./base58-key.ts";
 import { SolgateError } from "../errors.ts";
-import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "../solana/program-ids.ts";
-import type { CompiledMessage } from "../solana/wire-transaction.ts";
+import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "./program-ids.ts";
+import type { CompiledMessage } from "./wire-transaction.ts";
 
 /** Bytes before the first address: type u32, deactivation slot u64, last extended slot u64 and its start index u8, authority Option<Pubkey>, padding u16. */
 export const LOOKUP_TABLE_HEADER_BYTES = 56;
@@ -34,6 +34,12 @@ export interface LookupTableResolver {
    * @throws SolgateError INVALID_TRANSACTION when a table does not exist, is not a lookup table, or lacks an index.
    */
   writableOf(message: CompiledMessage): Promise<string[]>;
+  /**
+   * Every address `message` loads from its tables, in the runtime's order: the writable ones of every table,
+   * then the read-only ones. Legacy messages load none.
+   * @throws SolgateError INVALID_TRANSACTION as {@link writableOf}.
+   */
+  loadedOf(message: CompiledMessage): Promise<{ writable: string[]; readonly: string[] }>;
   /** The addresses a table holds, from cache or the upstream; `fresh` skips the cache. */
   tableAddresses(table: string, fresh?: boolean): Promise<readonly string[]>;
   /** Tables cached now. */
@@ -150,43 +156,50 @@ export function createLookupTableResolver(options: LookupTableResolverOptions): 
     return out;
   }
 
+  async function loadedOf(message: CompiledMessage): Promise<{ writable: string[]; readonly: string[] }> {
+    if (message.version !== 0 || !message.addressTableLookups?.length) return { writable: [], readonly: [] };
+    const lookups = message.addressTableLookups;
+    let tables = await load(
+      lookups.map((l) => String(l.lookupTableAddress)),
+      false,
+    );
+    const short = lookups.filter((l) => {
+      const size = tables.get(String(l.lookupTableAddress))!.length;
+      return [...l.writableIndexes, ...l.readonlyIndexes].some((i) => i >= size);
+    });
+    if (short.length > 0) {
+      // The table may have been extended since it was cached.
+      const fresh = await load(
+        short.map((l) => String(l.lookupTableAddress)),
+        true,
+      );
+      tables = new Map([...tables, ...fresh]);
+    }
+    const writable: string[] = [];
+    const readonly: string[] = [];
+    for (const lookup of lookups) {
+      const table = String(lookup.lookupTableAddress);
+      const addresses = tables.get(table)!;
+      for (const index of [...lookup.writableIndexes, ...lookup.readonlyIndexes]) {
+        if (index >= addresses.length) {
+          throw new SolgateError(
+            "INVALID_TRANSACTION",
+            `address lookup table ${table} has ${addresses.length} addresses; the transaction uses index ${index}`,
+            { table, index },
+          );
+        }
+      }
+      for (const index of lookup.writableIndexes) writable.push(addresses[index]);
+      for (const index of lookup.readonlyIndexes) readonly.push(addresses[index]);
+    }
+    return { writable, readonly };
+  }
+
   return {
     async writableOf(message) {
-      if (message.version !== 0 || !message.addressTableLookups?.length) return [];
-      const lookups = message.addressTableLookups;
-      let tables = await load(
-        lookups.map((l) => String(l.lookupTableAddress)),
-        false,
-      );
-      const short = lookups.filter((l) => {
-        const size = tables.get(String(l.lookupTableAddress))!.length;
-        return [...l.writableIndexes, ...l.readonlyIndexes].some((i) => i >= size);
-      });
-      if (short.length > 0) {
-        // The table may have been extended since it was cached.
-        const fresh = await load(
-          short.map((l) => String(l.lookupTableAddress)),
-          true,
-        );
-        tables = new Map([...tables, ...fresh]);
-      }
-      const writable: string[] = [];
-      for (const lookup of lookups) {
-        const table = String(lookup.lookupTableAddress);
-        const addresses = tables.get(table)!;
-        for (const index of [...lookup.writableIndexes, ...lookup.readonlyIndexes]) {
-          if (index >= addresses.length) {
-            throw new SolgateError(
-              "INVALID_TRANSACTION",
-              `address lookup table ${table} has ${addresses.length} addresses; the transaction uses index ${index}`,
-              { table, index },
-            );
-          }
-        }
-        for (const index of lookup.writableIndexes) writable.push(addresses[index]);
-      }
-      return writable;
+      return (await loadedOf(message)).writable;
     },
+    loadedOf,
     async tableAddresses(table, fresh = false) {
       return (await load([table], fresh)).get(table)!;
     },

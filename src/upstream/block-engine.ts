@@ -5,6 +5,7 @@
  * to a block engine.
  */
 import * as v from "valibot";
+import { jitoEndpointOf } from "../solana/jito-endpoint.ts";
 
 /** Options of {@link createBlockEngine}. */
 export interface BlockEngineOptions {
@@ -94,11 +95,7 @@ const lamportsOfSol = (sol: number): bigint => BigInt(Math.round(sol * 1e9));
 
 /** Creates a block engine client. */
 export function createBlockEngine(options: BlockEngineOptions): BlockEngine {
-  const url = new URL(options.url);
-  const auth = options.auth ?? url.searchParams.get("uuid") ?? undefined;
-  url.searchParams.delete("uuid");
-  const base = url.toString().replace(/\/+$/, "");
-  const api = /\/api\/v1$/.test(base) ? base : `${base}/api/v1`;
+  const { api, auth } = jitoEndpointOf(options.url, options.auth);
   const ttl = options.tipAccountsTtlMs ?? 600_000;
   const timeoutMs = options.timeoutMs ?? 5000;
   let tips: { at: number; accounts: Promise<readonly string[]> } | undefined;

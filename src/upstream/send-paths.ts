@@ -13,6 +13,7 @@
 import * as v from "valibot";
 import { getBase58Decoder } from "@solana/kit";
 import type { Rpc, SolanaRpcApi } from "@solana/kit";
+import { jitoEndpointOf } from "../solana/jito-endpoint.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
 import type { BreakerState, EndpointBreaker } from "./endpoint-breaker.ts";
 import { redactUrl } from "./metrics.ts";
@@ -99,17 +100,8 @@ interface Path {
 /** The URL a path's `sendTransaction` goes to, and its auth header. */
 function endpointOf(config: SendPathConfig): { endpoint: string; auth?: string } {
   if (config.kind === "rpc") return { endpoint: config.url };
-  const url = new URL(config.url);
-  // An auth UUID may ride in the URL (`?uuid=...`), as Jito's examples put it.
-  const auth = config.auth ?? url.searchParams.get("uuid") ?? undefined;
-  url.searchParams.delete("uuid");
-  const base = url.toString().replace(/\/+$/, "");
-  // The base may be given as the host, as `.../api/v1`, or as the transactions endpoint itself.
-  const endpoint = /\/api\/v1\/transactions$/.test(base)
-    ? base
-    : /\/api\/v1$/.test(base)
-      ? `${base}/transactions`
-      : `${base}/api/v1/transactions`;
+  const { api, auth } = jitoEndpointOf(config.url, config.auth);
+  const endpoint = `${api}/transactions`;
   return { endpoint, ...(auth === undefined ? {} : { auth }) };
 }
 

@@ -1,13 +1,7 @@
 /**
- * Jito bundles' core (transport-free): the checks a bundle passes before anything is forwarded, its id,
- * the send to the block engine and its status. Nothing is forwarded unless every check passed, and the
- * bundle goes in one sendBundle call, so nothing is half-sent.
- *
- * Checks, each refusal its own reason: 1-5 transactions (BUNDLE_TOO_LARGE); every one decodes and its
- * signatures verify (INVALID_TRANSACTION); no duplicates (BUNDLE_DUPLICATE_TRANSACTION); every
- * blockhash fresh (BLOCKHASH_EXPIRED); at least one top-level System transfer of >= 1,000 lamports to a
- * tip account named in the message itself (BUNDLE_NO_TIP); no transfer whose destination comes from a
- * lookup table that holds a tip account (BUNDLE_TIP_IN_LOOKUP_TABLE).
+ * Jito bundles' core (transport-free): a bundle's id, the send to the block engine and its status. The checks
+ * a bundle passes first are bundle-checks.ts's: nothing is forwarded unless every check passed, and the bundle
+ * goes in one sendBundle call, so nothing is half-sent.
  *
  * Status (see {@link BundleState}): the block engine's word (`getInflightBundleStatuses`: Pending, Landed,
  * Failed, Invalid), then the transactions' own records from the status engine (confirmed, finalized).
@@ -18,45 +12,18 @@
 import { createHash } from "node:crypto";
 import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
-import { createLookupTableResolver, type LookupTableResolver } from "../solana/lookup-tables.ts";
-import { transferDestinationPosition, transferLamports } from "../solana/jito-tips.ts";
-import { SYSTEM_PROGRAM } from "../solana/program-ids.ts";
-import { assertSignaturesValid, decodeWireTransaction } from "../solana/wire-transaction.ts";
-import type { DecodedTransaction } from "../solana/wire-transaction.ts";
+import { createLookupTableResolver } from "../solana/lookup-tables.ts";
 import { BlockEngineRefusal } from "../upstream/block-engine.ts";
 import type { BlockEngine, InflightBundleStatus } from "../upstream/block-engine.ts";
+import { checkBundle, type LookupTableReader } from "./bundle-checks.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { toBase64Wire } from "./chain-calls.ts";
 import type { StatusRecord } from "./transaction-status.ts";
-
-/** The most transactions a bundle holds (Jito's limit). */
-export const MAX_BUNDLE_TRANSACTIONS = 5;
-/** The least tip the block engine takes. */
-export const MIN_TIP_LAMPORTS = 1000n;
 
 /** The bundle id as Jito derives it: SHA-256 of the first signatures (base58) joined by commas, hex. */
 export function bundleIdOf(signatures: readonly string[]): string {
   return createHash("sha256").update(signatures.join(",")).digest("hex");
 }
-
-/** A top-level System transfer (src/solana/jito-tips.ts says which): its destination's account index and lamports. */
-function transfersOf(tx: DecodedTransaction): { destinationIndex: number; lamports: bigint }[] {
-  const { staticAccounts, instructions } = tx.message;
-  const out: { destinationIndex: number; lamports: bigint }[] = [];
-  for (const ix of instructions) {
-    if (staticAccounts[ix.programAddressIndex] !== SYSTEM_PROGRAM) continue;
-    const data = ix.data;
-    const accounts = ix.accountIndices ?? [];
-    if (data === undefined) continue;
-    const position = transferDestinationPosition(data, 0, data.length, accounts.length);
-    if (position < 0) continue;
-    out.push({ destinationIndex: accounts[position] as number, lamports: transferLamports(data, 0) });
-  }
-  return out;
-}
-
-/** Resolves the addresses a message loads from lookup tables (for the lookup-table check). */
-export type LookupTableReader = Pick<LookupTableResolver, "loadedOf">;
 
 /** Options of {@link createBundles}. */
 export interface BundlesOptions {
@@ -147,91 +114,6 @@ export function isFinalBundleState(state: BundleState): boolean {
 export function createBundles(options: BundlesOptions): Bundles {
   const unavailable = () =>
     new SolgateError("BUNDLES_UNAVAILABLE", "this chain has no block engine configured (SOLGATE_JITO_URL)");
-
-  async function check(
-    wires: readonly Uint8Array[],
-    engine: BlockEngine,
-  ): Promise<{ txs: DecodedTransaction[]; lastValidBlockHeight: bigint | undefined }> {
-    if (wires.length === 0 || wires.length > MAX_BUNDLE_TRANSACTIONS) {
-      throw new SolgateError(
-        "BUNDLE_TOO_LARGE",
-        `a bundle holds 1 to ${MAX_BUNDLE_TRANSACTIONS} transactions; this one holds ${wires.length}`,
-        { count: wires.length },
-      );
-    }
-    const txs = wires.map((wire, index) => {
-      try {
-        const tx = decodeWireTransaction(wire);
-        assertSignaturesValid(tx);
-        return tx;
-      } catch (e) {
-        if (e instanceof SolgateError) {
-          throw new SolgateError(e.reason, `transaction ${index}: ${e.message}`, { ...e.details, index });
-        }
-        throw e;
-      }
-    });
-    const seen = new Set<string>();
-    txs.forEach((tx, index) => {
-      if (seen.has(tx.signature)) {
-        throw new SolgateError("BUNDLE_DUPLICATE_TRANSACTION", `transaction ${index} repeats an earlier one`, {
-          index,
-          signature: tx.signature,
-        });
-      }
-      seen.add(tx.signature);
-    });
-    // The least last valid height of the bundle's blockhashes (exact or an upper bound), for its record.
-    let lastValidBlockHeight: bigint | undefined;
-    for (const blockhash of new Set(txs.map((tx) => tx.blockhash))) {
-      const validity = await options.blockhashes.check(blockhash);
-      if (lastValidBlockHeight === undefined || validity.lastValidBlockHeight < lastValidBlockHeight)
-        lastValidBlockHeight = validity.lastValidBlockHeight;
-    }
-
-    const tips = new Set(await engineCall(() => engine.tipAccounts()));
-    // Tip accounts reached through lookup tables: the tables' addresses, read once.
-    const loadedByTx = await Promise.all(txs.map((tx) => loadedAddressesOf(tx)));
-    let tipped = false;
-    txs.forEach((tx, index) => {
-      const statics = tx.message.staticAccounts.map(String);
-      const loaded = loadedByTx[index]!;
-      if (loaded.some((a) => tips.has(a))) {
-        throw new SolgateError(
-          "BUNDLE_TIP_IN_LOOKUP_TABLE",
-          `transaction ${index} reaches a tip account through an address lookup table; name it in the message itself`,
-          { index },
-        );
-      }
-      for (const t of transfersOf(tx)) {
-        const to = statics[t.destinationIndex];
-        if (to !== undefined && tips.has(to) && t.lamports >= MIN_TIP_LAMPORTS) tipped = true;
-      }
-    });
-    if (!tipped) {
-      throw new SolgateError(
-        "BUNDLE_NO_TIP",
-        `no transaction transfers at least ${MIN_TIP_LAMPORTS} lamports to a tip account (getTipAccounts)`,
-        { minimumLamports: MIN_TIP_LAMPORTS },
-      );
-    }
-    return { txs, lastValidBlockHeight };
-  }
-
-  /**
-   * The addresses a member loads from lookup tables. A table that does not exist, is not one, or lacks an
-   * index loads nothing here: the chain refuses that transaction, and the block engine the bundle; this
-   * check only looks for tip accounts.
-   */
-  async function loadedAddressesOf(tx: DecodedTransaction): Promise<readonly string[]> {
-    try {
-      const { writable, readonly } = await options.lookupTables.loadedOf(tx.message);
-      return [...writable, ...readonly];
-    } catch (error) {
-      if (error instanceof SolgateError && error.reason === "INVALID_TRANSACTION") return [];
-      throw error;
-    }
-  }
 
   const sent = new Map<string, SentBundle>();
   const maxRemembered = options.maxRemembered ?? 10_000;
@@ -365,7 +247,11 @@ export function createBundles(options: BundlesOptions): Bundles {
     async send(wires) {
       const engine = options.engine;
       if (engine === undefined) throw unavailable();
-      const { txs, lastValidBlockHeight } = await check(wires, engine);
+      const { txs, lastValidBlockHeight } = await checkBundle(wires, {
+        blockhashes: options.blockhashes,
+        lookupTables: options.lookupTables,
+        tipAccounts: () => engineCall(() => engine.tipAccounts()),
+      });
       const signatures = txs.map((tx) => tx.signature);
       const bundleId = bundleIdOf(signatures);
       const blockhashes = [...new Set(txs.map((tx) => tx.blockhash))];

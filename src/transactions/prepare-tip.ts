@@ -17,7 +17,7 @@ import { getTransferSolInstruction } from "@solana-program/system";
 import { SolgateError } from "../errors.ts";
 import { TIP_LEVELS } from "../fees/tip-levels.ts";
 import type { TipLevelName, TipLevelSource } from "../fees/tip-levels.ts";
-import { MIN_TIP_LAMPORTS } from "./bundles.ts";
+import { MIN_TIP_LAMPORTS } from "./bundle-checks.ts";
 
 /** A checked tip request. */
 export type TipChoice =

@@ -16,6 +16,7 @@ import { noopUpstreamMetrics, redactUrl } from "./metrics.ts";
 import { createSignatureFeed, webSocketUrlFor } from "./signature-feed.ts";
 import { createGeyserBlocks, type GeyserBlocks } from "./geyser-blocks.ts";
 import { createFallbackFeed, createGeyserSource, type GeyserSource } from "./geyser-source.ts";
+import type { GeyserSubscriptionOptions, StreamLease } from "./geyser-subscription.ts";
 import type { SignatureFeed } from "./signature-feed.ts";
 import type { UpstreamMetrics } from "./metrics.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
@@ -296,25 +297,23 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         });
 
   if (options.geyserUrl !== undefined) assertUrl(options.geyserUrl, options.chain, ["http:", "https:"]);
+  const { geyserUrl } = options;
+  // Both Geyser streams share the endpoint and token; each has its own lease and health line.
+  const geyserOptions = (lease: StreamLease | undefined, onHealth: GeyserSubscriptionOptions["onHealth"]) => ({
+    url: geyserUrl!,
+    ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
+    ...(lease === undefined ? {} : { lease }),
+    ...(onHealth === undefined ? {} : { onHealth }),
+  });
   const geyser =
-    options.geyserUrl === undefined
+    geyserUrl === undefined
       ? undefined
-      : createGeyserSource({
-          url: options.geyserUrl,
-          ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
-          ...(options.geyserLease === undefined ? {} : { lease: options.geyserLease }),
-          ...(options.onGeyserHealth === undefined ? {} : { onHealth: options.onGeyserHealth }),
-        });
+      : createGeyserSource(geyserOptions(options.geyserLease, options.onGeyserHealth));
   const signatures = geyser === undefined ? pubsub : createFallbackFeed(geyser, pubsub);
   const geyserBlocks =
-    options.geyserUrl === undefined
+    geyserUrl === undefined
       ? undefined
-      : createGeyserBlocks({
-          url: options.geyserUrl,
-          ...(options.geyserToken === undefined ? {} : { token: options.geyserToken }),
-          ...(options.geyserBlocksLease === undefined ? {} : { lease: options.geyserBlocksLease }),
-          ...(options.onGeyserBlocksHealth === undefined ? {} : { onHealth: options.onGeyserBlocksHealth }),
-        });
+      : createGeyserBlocks(geyserOptions(options.geyserBlocksLease, options.onGeyserBlocksHealth));
 
   return {
     chain: options.chain,

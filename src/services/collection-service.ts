@@ -19,7 +19,9 @@ const STANDARDS: Record<NftStandard, TokenStandard> = {
 };
 
 /** The Connect implementation of CollectionService. */
-export function createCollectionServiceImpl(deps: { chains: ChainRegistry }): ServiceImpl<typeof CollectionService> {
+export function createCollectionServiceImpl(deps: {
+  chains: ChainRegistry;
+}): Partial<ServiceImpl<typeof CollectionService>> {
   return {
     async getCollection(req, ctx) {
       const collection = await deps.chains.resolve(req.chain).collections.get(req.address, ctx.signal);

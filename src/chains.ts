@@ -8,6 +8,7 @@ import type { ProgramAccounts } from "./programs/program-accounts.ts";
 import type { Transactions } from "./transactions/transactions.ts";
 import type { FeeMarket } from "./fees/fee-market.ts";
 import type { Collections } from "./collections/collections.ts";
+import type { CollectionFeed } from "./collections/feed/collection-feed.ts";
 import type { Accounts } from "./accounts/accounts.ts";
 import type { Wallets } from "./wallets/wallets.ts";
 import type { TokenHolders } from "./tokens/token-holders.ts";
@@ -26,6 +27,8 @@ export interface ChainContext {
   readonly fees: FeeMarket;
   /** NFT collections and their verified members. */
   readonly collections: Collections;
+  /** The collections' change feed (WatchCollection); absent where none is built (tests of other cores). */
+  readonly collectionFeed?: CollectionFeed;
   /** Single accounts, decoded. */
   readonly accounts: Accounts;
   /** What wallets hold: token balances and NFTs. */

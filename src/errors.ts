@@ -177,6 +177,18 @@ export const ERROR_REASONS = {
     httpStatus: 500,
     description: "An unexpected error inside Solgate; it is logged with the request id.",
   },
+  COLLECTION_CURSOR_INVALID: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A collection feed cursor is not one this server gave out for this collection (malformed, another collection's, or ahead of the log).",
+  },
+  COLLECTION_CURSOR_EXPIRED: {
+    code: Code.FailedPrecondition,
+    httpStatus: 410,
+    description:
+      "A collection feed cursor points before the oldest event the log still holds (or into a log that is gone); `oldestCursor` is where the log now begins. Re-read the collection, then watch from there.",
+  },
 } as const satisfies Record<string, ErrorReasonSpec>;
 
 /** A stable error reason. */

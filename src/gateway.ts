@@ -17,6 +17,8 @@ import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
 import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
 import { createOffchainJson } from "./collections/offchain-json.ts";
+import { createCollectionFeed } from "./collections/feed/collection-feed.ts";
+import { createMemoryEventLog } from "./collections/feed/event-log.ts";
 import { createApiKeyChecker } from "./server/auth.ts";
 import { createRateLimiter } from "./server/rate-limit.ts";
 import type { Logger } from "./server/logger.ts";
@@ -331,6 +333,19 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           { upstream, market, offchain },
           redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `${chainKeyPrefix(chain.name)}count:`) },
         );
+        // The change feed reads blocks only once a collection is watched. Its log is this process's own.
+        const feedConfig = config.collectionFeed ?? DEFAULT_FEED;
+        const collectionFeed = createCollectionFeed({
+          upstream,
+          collections,
+          log: createMemoryEventLog({
+            retentionMs: feedConfig.retentionMs,
+            maxEventsPerCollection: feedConfig.maxEventsPerCollection,
+          }),
+          heartbeatMs: feedConfig.heartbeatMs,
+          onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
+        });
+        cleanups.push(() => collectionFeed.stop());
         return {
           name: chain.name,
           upstream,
@@ -338,6 +353,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           fees,
           transactions,
           collections,
+          collectionFeed,
           accounts: createAccounts({ upstream }),
           wallets: createWallets({ upstream }),
           tokens: createTokenHolders({ upstream }),
@@ -478,6 +494,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     throw e;
   }
 }
+
+/** The collection feed's settings where the configuration has none (tests that build a Config by hand). */
+const DEFAULT_FEED = { retentionMs: 24 * 3_600_000, maxEventsPerCollection: 100_000, heartbeatMs: 15_000 };
 
 /** How often grpc.health's per-service statuses are brought in step with readiness. */
 const READINESS_SYNC_MS = 500;

@@ -185,7 +185,7 @@ export const ERROR_REASONS = {
   },
   COLLECTION_CURSOR_EXPIRED: {
     code: Code.FailedPrecondition,
-    httpStatus: 410,
+    httpStatus: 409,
     description:
       "A collection feed cursor points before the oldest event the log still holds (or into a log that is gone); `oldestCursor` is where the log now begins. Re-read the collection, then watch from there.",
   },

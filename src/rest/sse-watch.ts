@@ -117,7 +117,7 @@ const WATCH_COLLECTION: SseWatch = {
       "(`event`: the kind, `MEMBER_ADDED`, `MEMBER_REMOVED`, `MEMBER_TRANSFERRED` or `FLOOR_CHANGED`; `id`: the " +
       "event's cursor; `data`: the CollectionEvent in REST form, with `kind`, `sequence` and `cursor`). `?cursor=` " +
       "or the `Last-Event-ID` header resumes after that event; without either, from now on. A cursor older than the " +
-      "log is refused (`COLLECTION_CURSOR_EXPIRED`, 410), a malformed one too (`COLLECTION_CURSOR_INVALID`, 400). " +
+      "log is refused (`COLLECTION_CURSOR_EXPIRED`, 409), a malformed one too (`COLLECTION_CURSOR_INVALID`, 400). " +
       "While nothing changes, heartbeat comments (`: heartbeat slot=N`) keep proxies from closing it.",
     dataSchema: "solgate.v1.CollectionEvent",
     data: "`event: <kind>` with `id: <cursor>` and a CollectionEvent as `data`, per change; heartbeats as comments.",

@@ -167,6 +167,11 @@ export interface Config {
    * idle watch gets a heartbeat.
    */
   collectionFeed?: { retentionMs: number; maxEventsPerCollection: number; heartbeatMs: number };
+  /**
+   * Webhooks: how long a delivery is retried, and whether URLs may be http or reach private and loopback
+   * addresses (tests only: the guard of off-chain metadata applies otherwise).
+   */
+  webhooks?: { retryPeriodMs: number; allowPrivateUrls: boolean };
 }
 
 /** One API key as configured. */
@@ -494,6 +499,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retentionMs: int("SOLGATE_FEED_RETENTION_HOURS", 24, 1, 24 * 30) * 3_600_000,
       maxEventsPerCollection: int("SOLGATE_FEED_MAX_EVENTS", 100_000, 100, 10_000_000),
       heartbeatMs: int("SOLGATE_FEED_HEARTBEAT_MS", 15_000, 100, 300_000),
+    },
+    webhooks: {
+      retryPeriodMs: int("SOLGATE_WEBHOOK_RETRY_HOURS", 24, 24, 24 * 30) * 3_600_000,
+      allowPrivateUrls: get("SOLGATE_WEBHOOK_ALLOW_PRIVATE_URLS") === "1",
     },
     production,
     warnings,

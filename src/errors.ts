@@ -189,6 +189,17 @@ export const ERROR_REASONS = {
     description:
       "A collection feed cursor points before the oldest event the log still holds (or into a log that is gone); `oldestCursor` is where the log now begins. Re-read the collection, then watch from there.",
   },
+  WEBHOOK_URL_REFUSED: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A webhook URL is not delivered to: not https, credentials in it, or a host that is not a public address (the off-chain metadata guard).",
+  },
+  WEBHOOK_NOT_FOUND: {
+    code: Code.NotFound,
+    httpStatus: 404,
+    description: "No webhook with this id belongs to the calling API key (another key's webhook is not visible).",
+  },
 } as const satisfies Record<string, ErrorReasonSpec>;
 
 /** A stable error reason. */

@@ -19,6 +19,8 @@ import { createSharedMarketBudget } from "./collections/market/market-budget.ts"
 import { createOffchainJson } from "./collections/offchain-json.ts";
 import { createCollectionFeed } from "./collections/feed/collection-feed.ts";
 import { createMemoryEventLog } from "./collections/feed/event-log.ts";
+import { createWebhooks } from "./collections/feed/webhooks.ts";
+import { Counter } from "prom-client";
 import { createApiKeyChecker } from "./server/auth.ts";
 import { createRateLimiter } from "./server/rate-limit.ts";
 import type { Logger } from "./server/logger.ts";
@@ -170,6 +172,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"),
       budget,
     );
+    const webhookAttempts = new Counter({
+      name: "solgate_webhook_attempts_total",
+      help: "Webhook delivery attempts by outcome (delivered, failed and retried, gone: 410 disabled it, given-up).",
+      labelNames: ["chain", "outcome"],
+      registers: [metrics.registry],
+    });
     const contexts: ChainContext[] = await Promise.all(
       chainConfigs.map(async (chain) => {
         // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
@@ -346,6 +354,13 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
         });
         cleanups.push(() => collectionFeed.stop());
+        const webhooks = createWebhooks({
+          feed: collectionFeed,
+          retryPeriodMs: (config.webhooks ?? DEFAULT_WEBHOOKS).retryPeriodMs,
+          allowPrivateUrls: (config.webhooks ?? DEFAULT_WEBHOOKS).allowPrivateUrls,
+          onAttempt: (outcome) => webhookAttempts.inc({ chain: chain.name, outcome }),
+        });
+        cleanups.push(() => webhooks.stop());
         return {
           name: chain.name,
           upstream,
@@ -354,6 +369,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           transactions,
           collections,
           collectionFeed,
+          webhooks,
           accounts: createAccounts({ upstream }),
           wallets: createWallets({ upstream }),
           tokens: createTokenHolders({ upstream }),
@@ -497,6 +513,9 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
 
 /** The collection feed's settings where the configuration has none (tests that build a Config by hand). */
 const DEFAULT_FEED = { retentionMs: 24 * 3_600_000, maxEventsPerCollection: 100_000, heartbeatMs: 15_000 };
+
+/** The webhooks' settings where the configuration has none. */
+const DEFAULT_WEBHOOKS = { retryPeriodMs: 24 * 3_600_000, allowPrivateUrls: false };
 
 /** How often grpc.health's per-service statuses are brought in step with readiness. */
 const READINESS_SYNC_MS = 500;

@@ -44,7 +44,7 @@ export function buildOpenApiDocument(raw: Json, services: readonly DescService[]
       if (shorthand?.note !== undefined) schema.description = `${schema.description ?? ""} ${shorthand.note}`.trim();
     }
   }
-  // Only what the server serves: a service in the contract but not served yet (WebhookService) is left out.
+  // Only what the server serves: a service in the contract but not served is left out.
   const paths = doc.paths as Record<string, Record<string, Json>>;
   for (const [path, item] of Object.entries(paths)) {
     for (const [verb, operation] of Object.entries(item))

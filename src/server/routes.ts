@@ -13,6 +13,8 @@ import { createCollectionServiceImpl } from "../services/collection-service.ts";
 import { createAccountServiceImpl } from "../services/account-service.ts";
 import { createWalletServiceImpl } from "../services/wallet-service.ts";
 import { createTokenServiceImpl } from "../services/token-service.ts";
+import { createWebhookServiceImpl } from "../services/webhook-service.ts";
+import { WebhookService } from "../../gen/solgate/v1/webhook_service_pb.js";
 import { AccountService } from "../../gen/solgate/v1/account_service_pb.js";
 import { WalletService } from "../../gen/solgate/v1/wallet_service_pb.js";
 import { TokenService } from "../../gen/solgate/v1/token_service_pb.js";
@@ -30,6 +32,7 @@ export const SOLGATE_SERVICES = [
   AccountService,
   WalletService,
   TokenService,
+  WebhookService,
 ] as const;
 
 /** Dependencies of the routes. */
@@ -47,6 +50,7 @@ export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void 
     router.service(AccountService, createAccountServiceImpl({ chains: deps.chains }));
     router.service(WalletService, createWalletServiceImpl({ chains: deps.chains }));
     router.service(TokenService, createTokenServiceImpl({ chains: deps.chains }));
+    router.service(WebhookService, createWebhookServiceImpl({ chains: deps.chains }));
   };
 }
 

@@ -5,6 +5,8 @@ import { timestampFromDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { CollectionService, WatchCollectionRequest } from "../../gen/solgate/v1/collection_service_pb.js";
 import type { WatchCollectionResponseSchema } from "../../gen/solgate/v1/collection_service_pb.js";
 import { CollectionEventKind, EventCommitment } from "../../gen/solgate/v1/collection_event_pb.js";
+import type { CollectionEventSchema } from "../../gen/solgate/v1/collection_event_pb.js";
+import type { FeedEvent } from "../collections/feed/event-log.ts";
 import type { FeedEventKind, WatchMessage } from "../collections/feed/collection-feed.ts";
 import { SolgateError } from "../errors.ts";
 import { TokenStandard } from "../../gen/solgate/v1/collection_pb.js";
@@ -22,13 +24,15 @@ const STANDARDS: Record<NftStandard, TokenStandard> = {
   CORE: TokenStandard.CORE,
 };
 
-const KINDS: Record<FeedEventKind, CollectionEventKind> = {
+/** The feed's kinds as the contract's enum (shared with WebhookService). */
+export const KINDS: Record<FeedEventKind, CollectionEventKind> = {
   MEMBER_ADDED: CollectionEventKind.MEMBER_ADDED,
   MEMBER_REMOVED: CollectionEventKind.MEMBER_REMOVED,
   MEMBER_TRANSFERRED: CollectionEventKind.MEMBER_TRANSFERRED,
   FLOOR_CHANGED: CollectionEventKind.FLOOR_CHANGED,
 };
-const FEED_KINDS = new Map(Object.entries(KINDS).map(([name, kind]) => [kind, name as FeedEventKind]));
+/** The contract's enum as the feed's kinds. */
+export const FEED_KINDS = new Map(Object.entries(KINDS).map(([name, kind]) => [kind, name as FeedEventKind]));
 
 /** WatchCollection's messages, for the router and the SSE route alike. */
 export async function* watchCollectionEvents(
@@ -44,29 +48,28 @@ export async function* watchCollectionEvents(
 
 function toWatchMessage(message: WatchMessage): MessageInitShape<typeof WatchCollectionResponseSchema> {
   if ("heartbeat" in message) return { message: { case: "heartbeat", value: message.heartbeat } };
-  const e = message.event;
+  return { message: { case: "event", value: toCollectionEvent(message.event) } };
+}
+
+/** A feed event as the contract's CollectionEvent (shared with WebhookService's deliveries). */
+export function toCollectionEvent(e: FeedEvent): MessageInitShape<typeof CollectionEventSchema> {
   return {
-    message: {
-      case: "event",
-      value: {
-        collection: e.collection,
-        kind: KINDS[e.kind],
-        sequence: e.sequence,
-        cursor: e.cursor,
-        slot: e.slot,
-        signature: e.signature,
-        instructionIndex: e.instructionIndex,
-        ...(e.innerIndex === undefined ? {} : { innerInstructionIndex: e.innerIndex }),
-        commitment: EventCommitment.CONFIRMED,
-        verifiedSize: e.verifiedSize,
-        assetId: e.asset,
-        compressed: e.compressed,
-        owner: e.owner,
-        previousOwner: e.previousOwner,
-        ...(e.time === undefined ? {} : { time: timestampFromMs(e.time) }),
-        instruction: e.instruction,
-      },
-    },
+    collection: e.collection,
+    kind: KINDS[e.kind],
+    sequence: e.sequence,
+    cursor: e.cursor,
+    slot: e.slot,
+    signature: e.signature,
+    instructionIndex: e.instructionIndex,
+    ...(e.innerIndex === undefined ? {} : { innerInstructionIndex: e.innerIndex }),
+    commitment: EventCommitment.CONFIRMED,
+    verifiedSize: e.verifiedSize,
+    assetId: e.asset,
+    compressed: e.compressed,
+    owner: e.owner,
+    previousOwner: e.previousOwner,
+    ...(e.time === undefined ? {} : { time: timestampFromMs(e.time) }),
+    instruction: e.instruction,
   };
 }
 

@@ -76,3 +76,21 @@ describe("WatchCollection as Server-Sent Events", () => {
     expect(((await response.json()) as { code: string }).code).toBe("not_found");
   });
 });
+
+describe("WebhookService over REST", () => {
+  it("a URL to a loopback address: 400 WEBHOOK_URL_REFUSED; an unknown webhook id: 404 WEBHOOK_NOT_FOUND", async () => {
+    const created = await fetch(`${gw.base}/webhooks`, {
+      method: "POST",
+      headers: { ...headers(), "content-type": "application/json" },
+      body: JSON.stringify({ url: "https://127.0.0.1/hook", collections: [collection()] }),
+    });
+    expect(created.status).toBe(400);
+    expect(((await created.json()) as { code: string }).code).toBe("webhook_url_refused");
+    const gone = await fetch(`${gw.base}/webhooks/wh_none`, { method: "DELETE", headers: headers() });
+    expect(gone.status).toBe(404);
+    expect(((await gone.json()) as { code: string }).code).toBe("webhook_not_found");
+    const listed = await fetch(`${gw.base}/webhooks`, { headers: headers() });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toEqual({ webhooks: [] });
+  });
+});

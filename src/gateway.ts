@@ -351,6 +351,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             maxEventsPerCollection: feedConfig.maxEventsPerCollection,
           }),
           heartbeatMs: feedConfig.heartbeatMs,
+          ...(Object.keys(config.market.floorSources).length === 0 ? {} : { market }),
           onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
         });
         cleanups.push(() => collectionFeed.stop());

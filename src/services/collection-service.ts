@@ -70,6 +70,8 @@ export function toCollectionEvent(e: FeedEvent): MessageInitShape<typeof Collect
     previousOwner: e.previousOwner,
     ...(e.time === undefined ? {} : { time: timestampFromMs(e.time) }),
     instruction: e.instruction,
+    ...(e.floor === undefined ? {} : { floorPrice: toFloorMessage(e.floor) }),
+    ...(e.previousFloor === undefined ? {} : { previousFloorPrice: toFloorMessage(e.previousFloor) }),
   };
 }
 

@@ -21,6 +21,7 @@ import { SolgateError } from "../../errors.ts";
 import type { DasClient } from "../../upstream/upstream.ts";
 import { isVerifiedMember } from "../asset-mapping.ts";
 import type { Collections } from "../collections.ts";
+import type { FloorPrice, FloorPriceLookup } from "../market/market-source.ts";
 import { createCollectionsDas } from "../das-client.ts";
 import { createLruCache } from "../lru-cache.ts";
 import { scanMembers } from "../member-scan.ts";
@@ -56,6 +57,9 @@ export interface CollectionFeedOptions {
   heartbeatMs?: number;
   /** The most slots read in one catch-up (default 9,000, about an hour); older ones are dropped and counted. */
   maxCatchUpSlots?: number;
+  /** Floor prices: with one, FLOOR_CHANGED events (read every `floorPollMs`, default 60 s). */
+  market?: FloorPriceLookup;
+  floorPollMs?: number;
   /** Verified members read when a collection is first watched (default 100,000). */
   maxSeedMembers?: number;
   onError?: (error: unknown, during: string) => void;
@@ -93,6 +97,8 @@ export interface CollectionFeed {
 
 interface Followed {
   size: bigint;
+  /** The last floor read; undefined before the first. */
+  floor?: FloorPrice;
   /** Verified members: asset id -> owner ("" when not known). */
   members: Map<string, string>;
 }
@@ -155,6 +161,36 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
   });
 
   let running: Promise<void> | undefined;
+  let floorsRunning: Promise<void> | undefined;
+  async function floorLoop(market: FloorPriceLookup): Promise<void> {
+    while (!stopping.signal.aborted) {
+      for (const [collection, state] of followed) {
+        const floor = await market.floorPrice(collection);
+        if (floor === null || floor.lamports === state.floor?.lamports) continue;
+        const previous = state.floor;
+        state.floor = floor;
+        // The first floor read is where the feed starts, not a change.
+        if (previous === undefined) continue;
+        append({
+          collection,
+          kind: "FLOOR_CHANGED",
+          slot: 0n,
+          signature: "",
+          instructionIndex: 0,
+          verifiedSize: state.size,
+          asset: "",
+          compressed: false,
+          owner: "",
+          previousOwner: "",
+          time: Date.now(),
+          instruction: "",
+          floor,
+          previousFloor: previous,
+        });
+      }
+      await sleep(options.floorPollMs ?? 60_000, stopping.signal);
+    }
+  }
   const stopping = new AbortController();
   async function loop(): Promise<void> {
     while (!stopping.signal.aborted) {
@@ -306,6 +342,7 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
     }
     const state = await pending;
     if (!followed.has(collection)) followed.set(collection, state);
+    if (options.market !== undefined) floorsRunning ??= floorLoop(options.market);
   }
 
   return {
@@ -324,6 +361,7 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
     async stop() {
       stopping.abort();
       await running;
+      await floorsRunning;
     },
   };
 

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { SolgateError } from "../../errors.ts";
+import type { FloorPrice } from "../market/market-source.ts";
 import { decodeFeedCursor, encodeFeedCursor } from "./feed-cursor.ts";
 
 /** An event's content, as the feed makes it; the log adds its sequence and cursor. */
@@ -27,6 +28,9 @@ export interface FeedEventBody {
   /** Unix ms of the block, or of when a floor change was seen. */
   readonly time: number | undefined;
   readonly instruction: string;
+  /** FLOOR_CHANGED: the floor now, and the one before (absent the first time one is seen). */
+  readonly floor?: FloorPrice;
+  readonly previousFloor?: FloorPrice;
 }
 
 /** An event in the log. */

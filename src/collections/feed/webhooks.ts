@@ -19,6 +19,7 @@ import { SolgateError } from "../../errors.ts";
 import { httpGet, HttpGetError, isNonPublicAddress } from "../http-get.ts";
 import type { CollectionFeed, FeedEventKind } from "./collection-feed.ts";
 import type { FeedEvent } from "./event-log.ts";
+import type { FloorPrice } from "../market/market-source.ts";
 
 /** A registered webhook, as listed. */
 export interface WebhookInfo {
@@ -320,6 +321,17 @@ export function eventJson(event: FeedEvent): Record<string, unknown> {
     previousOwner: event.previousOwner,
     ...(event.time === undefined ? {} : { time: new Date(event.time).toISOString() }),
     instruction: event.instruction,
+    ...(event.floor === undefined ? {} : { floorPrice: floorJson(event.floor) }),
+    ...(event.previousFloor === undefined ? {} : { previousFloorPrice: floorJson(event.previousFloor) }),
+  };
+}
+
+function floorJson(floor: FloorPrice): Record<string, unknown> {
+  return {
+    lamports: floor.lamports.toString(),
+    sol: floor.sol,
+    updatedAt: floor.updatedAt.toISOString(),
+    source: floor.source,
   };
 }
 

@@ -32,6 +32,9 @@ import { decodeWireTransaction } from "../../../src/solana/wire-transaction.ts";
 import { createUpstream } from "../../../src/upstream/upstream.ts";
 import type { Upstream } from "../../../src/upstream/upstream.ts";
 import { startCollectionWorld } from "../collection-world.ts";
+import { json, startHttpFixture } from "../http-fixture.ts";
+import { createFloorPrices } from "../../../src/collections/market/floor-prices.ts";
+import { createMagicEdenSource } from "../../../src/collections/market/magic-eden.ts";
 import type { CollectionWorld } from "../collection-world.ts";
 import { createHash } from "node:crypto";
 
@@ -329,3 +332,48 @@ describe("events from blocks", () => {
 function staticKeys(e: ReturnType<typeof entry>): string[] {
   return [...decodeWireTransaction(Buffer.from(e.transaction[0], "base64")).message.staticAccounts];
 }
+
+describe("FLOOR_CHANGED", () => {
+  it("a new floor from the configured marketplace (Magic Eden's stats API on a fixture) is an event; an unchanged one is not", async () => {
+    const me = await startHttpFixture();
+    const stats = (lamports: number) => json({ symbol: "sentinels", floorPrice: lamports, listedCount: 3 });
+    me.routes.set("/v2/collections/sentinels/stats", stats(1_500_000_000));
+    const floorLog = createMemoryEventLog({ retentionMs: 3_600_000, maxEventsPerCollection: 100 });
+    const floors = createCollectionFeed({
+      upstream,
+      collections: createCollections({ upstream }),
+      log: floorLog,
+      market: createFloorPrices({
+        sources: [createMagicEdenSource({ url: me.url })],
+        collections: { [world.generated.mint]: { source: "magiceden", id: "sentinels" } },
+        ttlMs: 20,
+        timeoutMs: 2000,
+      }),
+      floorPollMs: 30,
+      heartbeatMs: 200,
+    });
+    const done = new AbortController();
+    try {
+      const stream = await floors.watch(world.generated.mint, "", ["FLOOR_CHANGED"], done.signal);
+      // The first read is the baseline; wait until it was made, then move the floor.
+      const deadline = Date.now() + 20_000;
+      while (me.hitsOf("/v2/collections/sentinels/stats") === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      me.routes.set("/v2/collections/sentinels/stats", stats(1_250_000_000));
+      const [changed] = await take(stream, 1);
+      expect(changed).toMatchObject({
+        kind: "FLOOR_CHANGED",
+        collection: world.generated.mint,
+        floor: { lamports: 1_250_000_000n, source: "magiceden" },
+        previousFloor: { lamports: 1_500_000_000n },
+        slot: 0n,
+        signature: "",
+      });
+      expect(floorLog.newest(world.generated.mint)?.sequence).toBe(1n);
+    } finally {
+      done.abort();
+      await floors.stop();
+      await me.close();
+    }
+  });
+});

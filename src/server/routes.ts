@@ -9,7 +9,7 @@ import { createProgramServiceImpl } from "../services/program-service.ts";
 import { createTransactionServiceImpl, watchBundleEvents, watchStatusEvents } from "../services/transaction-service.ts";
 import { streamRoute, type StreamRoute } from "./grpc-stream-path.ts";
 import { createFeeServiceImpl, watchFeesEvents } from "../services/fee-service.ts";
-import { createCollectionServiceImpl } from "../services/collection-service.ts";
+import { createCollectionServiceImpl, watchCollectionEvents } from "../services/collection-service.ts";
 import { createAccountServiceImpl } from "../services/account-service.ts";
 import { createWalletServiceImpl } from "../services/wallet-service.ts";
 import { createTokenServiceImpl } from "../services/token-service.ts";
@@ -71,6 +71,10 @@ export function createStreamRoutes(deps: RoutesDeps): StreamRoute[] {
     streamRoute({
       method: FeeService.method.watchFees,
       handle: (request, signal) => watchFeesEvents(deps.chains, request, signal),
+    }),
+    streamRoute({
+      method: CollectionService.method.watchCollection,
+      handle: (request, signal) => watchCollectionEvents(deps.chains, request, signal),
     }),
   ];
 }

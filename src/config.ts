@@ -166,7 +166,7 @@ export interface Config {
    * (at least 24 h by default), the most it keeps per collection (memory stays bounded), and how often an
    * idle watch gets a heartbeat.
    */
-  collectionFeed?: { retentionMs: number; maxEventsPerCollection: number; heartbeatMs: number };
+  collectionFeed?: { retentionMs: number; maxEventsPerCollection: number; heartbeatMs: number; maxCollections: number };
   /**
    * Webhooks: how long a delivery is retried, and whether URLs may be http or reach private and loopback
    * addresses (tests only: the guard of off-chain metadata applies otherwise).
@@ -499,6 +499,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retentionMs: int("SOLGATE_FEED_RETENTION_HOURS", 24, 1, 24 * 30) * 3_600_000,
       maxEventsPerCollection: int("SOLGATE_FEED_MAX_EVENTS", 100_000, 100, 10_000_000),
       heartbeatMs: int("SOLGATE_FEED_HEARTBEAT_MS", 15_000, 100, 300_000),
+      maxCollections: int("SOLGATE_FEED_MAX_COLLECTIONS", 1000, 1, 100_000),
     },
     webhooks: {
       retryPeriodMs: int("SOLGATE_WEBHOOK_RETRY_HOURS", 24, 24, 24 * 30) * 3_600_000,

@@ -200,6 +200,12 @@ export const ERROR_REASONS = {
     httpStatus: 404,
     description: "No webhook with this id belongs to the calling API key (another key's webhook is not visible).",
   },
+  COLLECTION_FEED_FULL: {
+    code: Code.ResourceExhausted,
+    httpStatus: 429,
+    description:
+      "The server follows as many collections as it may (SOLGATE_FEED_MAX_COLLECTIONS); a collection it already follows can still be watched.",
+  },
 } as const satisfies Record<string, ErrorReasonSpec>;
 
 /** A stable error reason. */

@@ -351,6 +351,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             maxEventsPerCollection: feedConfig.maxEventsPerCollection,
           }),
           heartbeatMs: feedConfig.heartbeatMs,
+          maxCollections: feedConfig.maxCollections,
           ...(Object.keys(config.market.floorSources).length === 0 ? {} : { market }),
           onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
         });
@@ -513,7 +514,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
 }
 
 /** The collection feed's settings where the configuration has none (tests that build a Config by hand). */
-const DEFAULT_FEED = { retentionMs: 24 * 3_600_000, maxEventsPerCollection: 100_000, heartbeatMs: 15_000 };
+const DEFAULT_FEED = {
+  retentionMs: 24 * 3_600_000,
+  maxEventsPerCollection: 100_000,
+  heartbeatMs: 15_000,
+  maxCollections: 1000,
+};
 
 /** The webhooks' settings where the configuration has none. */
 const DEFAULT_WEBHOOKS = { retryPeriodMs: 24 * 3_600_000, allowPrivateUrls: false };

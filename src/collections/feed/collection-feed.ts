@@ -60,6 +60,8 @@ export interface CollectionFeedOptions {
   /** Floor prices: with one, FLOOR_CHANGED events (read every `floorPollMs`, default 60 s). */
   market?: FloorPriceLookup;
   floorPollMs?: number;
+  /** Collections followed at most (default 1,000): each holds its members in memory, and is followed for good. */
+  maxCollections?: number;
   /** Verified members read when a collection is first watched (default 100,000). */
   maxSeedMembers?: number;
   onError?: (error: unknown, during: string) => void;
@@ -81,7 +83,7 @@ export interface CollectionFeed {
    * The collection's events after `cursor` (none before now when empty), then new ones as they come, with
    * heartbeats between, until `signal` aborts.
    * @throws SolgateError INVALID_ADDRESS, NOT_FOUND (no such collection), COLLECTION_CURSOR_INVALID,
-   *   COLLECTION_CURSOR_EXPIRED, and the upstream's errors while the collection is first read.
+   *   COLLECTION_CURSOR_EXPIRED, COLLECTION_FEED_FULL, and the upstream's errors while the collection is first read.
    */
   watch(
     collection: string,
@@ -334,6 +336,12 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
   async function follow(collection: string, signal: AbortSignal): Promise<void> {
     if (followed.has(collection)) return;
     let pending = seeding.get(collection);
+    if (pending === undefined && followed.size + seeding.size >= (options.maxCollections ?? 1000))
+      throw new SolgateError(
+        "COLLECTION_FEED_FULL",
+        "this server follows as many collections as it may; watch one it already follows, or ask its operator",
+        { maxCollections: options.maxCollections ?? 1000 },
+      );
     if (pending === undefined) {
       // Blocks are read from before the members are, so no change falls between the two.
       running ??= loop();

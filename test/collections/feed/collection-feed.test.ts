@@ -162,6 +162,27 @@ describe("WatchCollection refusals", () => {
   });
 });
 
+describe("bounds", () => {
+  it("past the collections it may follow, a watch of a new one: COLLECTION_FEED_FULL; a followed one still watches", async () => {
+    const small = createCollectionFeed({
+      upstream,
+      collections: createCollections({ upstream }),
+      log: createMemoryEventLog({ retentionMs: 3_600_000, maxEventsPerCollection: 10 }),
+      maxCollections: 1,
+    });
+    const done = new AbortController();
+    try {
+      await small.watch(world.generated.mint, "", [], done.signal);
+      const e = await refusal(small.watch(world.smb.mint, "", [], done.signal));
+      expect(e.reason).toBe("COLLECTION_FEED_FULL");
+      await small.watch(world.generated.mint, "", [], done.signal);
+    } finally {
+      done.abort();
+      await small.stop();
+    }
+  });
+});
+
 describe("events from blocks", () => {
   const collection = () => world.generated.mint;
   const spoofMetadata = () => world.metadata.get(world.manifest.spoofs.unverifiedMembers[0]!)!;

@@ -168,7 +168,11 @@ describe("webhooks", () => {
     expect(() =>
       new Webhook(`whsec_${randomBytes(24).toString("base64")}`).verify(got[0]!.body, got[0]!.headers),
     ).toThrow();
-    const { deliveries } = webhooks.deliveries("key-a", webhook.id, 10, "");
+    // The receiver has the request before the sender has its answer: wait for the states to settle.
+    const deliveries = await until(() => {
+      const page = webhooks.deliveries("key-a", webhook.id, 10, "").deliveries;
+      return page.length === 2 && page.every((d) => d.state === "DELIVERED") ? page : undefined;
+    });
     expect(deliveries.map((d) => [d.event.kind, d.state, d.attempts])).toEqual([
       ["MEMBER_REMOVED", "DELIVERED", 1],
       ["MEMBER_ADDED", "DELIVERED", 3],

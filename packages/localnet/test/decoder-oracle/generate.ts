@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import bs58 from "bs58";
 import { startLocalnet } from "../../src/launcher.ts";
 import { parseJson, stringifyJson } from "../../src/rpc/json.ts";
+import { ZSTD_INPUTS, zstdInputData } from "./zstd-inputs.ts";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const VOTE = "Vote111111111111111111111111111111111111111";
@@ -475,8 +476,15 @@ async function main() {
     ...BASE64_INPUTS.map((text) => JSON.stringify({ base64: text })),
     JSON.stringify({ featureSet: true }),
     JSON.stringify({ blsFromSeed: DEFAULT_VOTE_SEED.toString("hex") }),
+    ...ZSTD_INPUTS.map((input) =>
+      JSON.stringify({ zstd: Buffer.from(zstdInputData(input)).toString("base64"), ...input.slice }),
+    ),
+    JSON.stringify({ genesisAccounts: true }),
+    JSON.stringify({ epochSchedule: null }),
+    JSON.stringify({ epochSchedule: 64 }),
   ];
-  const out = execFileSync(`${HERE}target/release/decoder-oracle`, {
+  const target = process.env.CARGO_TARGET_DIR ?? `${HERE}target`;
+  const out = execFileSync(`${target}/release/decoder-oracle`, {
     input: lines.join("\n"),
     maxBuffer: 64 * 1024 * 1024,
   })
@@ -492,6 +500,16 @@ async function main() {
   const at = cases.length + BASE64_INPUTS.length;
   const { featureSet } = parseJson(out[at]!) as { featureSet: number };
   const { blsPubkey } = parseJson(out[at + 1]!) as { blsPubkey: string };
+  const zstd = ZSTD_INPUTS.map((input, i) => {
+    const { zstd: frame } = parseJson(out[at + 2 + i]!) as { zstd: string };
+    const sha256 = createHash("sha256").update(frame).digest("hex");
+    return frame.length > 16_384 ? { ...input, frameSha256: sha256 } : { ...input, frame };
+  });
+  const genesisAccounts = parseJson(out[at + 2 + ZSTD_INPUTS.length]!);
+  const epochSchedules = {
+    default: parseJson(out[at + 3 + ZSTD_INPUTS.length]!),
+    slotsPerEpoch64: parseJson(out[at + 4 + ZSTD_INPUTS.length]!),
+  };
   const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
   const body = JSON.stringify(
     {
@@ -500,6 +518,9 @@ async function main() {
       defaultVoteAccountBls: { seed: DEFAULT_VOTE_SEED.toString("hex"), blsPubkey },
       cases: expected,
       base64,
+      zstd,
+      genesisAccounts,
+      epochSchedules,
     },
     (_k, v) => (typeof v === "bigint" ? raw(v.toString()) : v),
     1,

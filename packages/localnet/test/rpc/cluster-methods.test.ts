@@ -18,7 +18,8 @@ let payer: KeyPairSigner;
 let identity: string;
 
 beforeAll(async () => {
-  net = await startTestLocalnet();
+  // Epochs of 32 slots (no warm-up), so epoch credits and boundaries come within the test.
+  net = await startTestLocalnet({ slotsPerEpoch: 32 });
   payer = await fundedSigner(net);
   identity = (await net.call("getIdentity")).result.identity;
 }, 30_000);

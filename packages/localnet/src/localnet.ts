@@ -16,6 +16,9 @@
 import type { Address } from "@solana/kit";
 import { createAccountIndex, createAccountMethods, type AccountIndex } from "./accounts/index.ts";
 import { encodeAccount } from "./accounts/encode-account.ts";
+import { genesisOwnedAddresses } from "./loading/genesis-precedence.ts";
+
+const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111" as Address;
 import { liveMintLookup } from "./accounts/services.ts";
 import { createChain, type Chain } from "./chain/chain.ts";
 import type { LocalnetConfig } from "./config.ts";
@@ -134,8 +137,9 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   chain.frozen = config.faults.freeze;
   const world: LocalnetWorld = { chain, index, faults };
   await hooks.seed?.(world);
-  // After the world, so a loaded account replaces a seeded one at the same address.
-  loadFiles(chain, config.loading);
+  // After the world, so a loaded account replaces a seeded one at the same address; under genesis,
+  // so it replaces none of the accounts solana-test-validator's genesis writes over the user's.
+  loadFiles(chain, config.loading, genesisOwnedAddresses(chain));
 
   const mints = liveMintLookup(index.store);
   let listenAddress = "";
@@ -145,17 +149,22 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       chain,
       faults: pathFaults,
       lagSlots,
-      encodeAccount: (_address, account, encoding) =>
+      // With its address, as getAccountInfo encodes it: the vote and sysvar parsers need it.
+      encodeAccount: (address, account, encoding) =>
         account === null
           ? null
-          : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
+          : encodeAccount({ ...account, address, owner: account.owner as Address }, encoding, undefined, mints),
     });
   const methods: MethodTable = {
     ...createChainMethods({ chain, lagSlots }),
     ...transactionMethods(faults),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
-    ...createClusterMethods({ chain, listenAddress: () => listenAddress }),
+    ...createClusterMethods({
+      chain,
+      listenAddress: () => listenAddress,
+      voteAccounts: () => index.byOwner(VOTE_PROGRAM),
+    }),
     ...createInflationMethods({ chain }),
     ...createSupplyMethods({ index }),
     ...createSignatureMethods({ chain }),

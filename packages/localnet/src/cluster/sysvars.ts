@@ -88,6 +88,8 @@ export function writeGenesisSysvars(svm: LiteSvm): string[] {
       config,
       bs58.decode(CONFIG_PROGRAM),
       false,
+      // agave 4.4's add_genesis_stake_config_account leaves it at Account::default()'s, which
+      // solana-account 5 (agave 4.4's) makes u64::MAX; it was 0 with solana-account 4 (agave 4.3).
       U64_MAX,
     ),
   );

@@ -21,6 +21,7 @@ import {
   u64Param,
   withContext,
 } from "./params.ts";
+import { parseVote } from "../accounts/parse-vote.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type MethodContext, type MethodTable } from "./protocol.ts";
 
 /** agave's DELINQUENT_VALIDATOR_SLOT_DISTANCE. */
@@ -49,15 +50,67 @@ const decode58 = (text: string): Uint8Array | null => {
   }
 };
 
+/** agave's `RpcVoteAccountInfo`. */
+interface VoteAccountInfo {
+  activatedStake: bigint;
+  commission: number;
+  epochCredits: unknown[][];
+  epochVoteAccount: boolean;
+  inflationRewardsCommissionBps: number;
+  lastVote: bigint;
+  nodePubkey: string;
+  rootSlot: bigint;
+  votePubkey: string;
+}
+
+/**
+ * A vote account other than the node's, read from its vote state as agave's `VoteStateView` reads it
+ * (null when it does not deserialize: agave's stakes cache holds no such account). It has no stake
+ * (the localnet delegates only to its own), and it counts as an epoch vote account, as one present
+ * at genesis does.
+ */
+function otherVoteAccount(address: string, data: Uint8Array): VoteAccountInfo | null {
+  const parsed = parseVote(data, address);
+  if (parsed === null) return null;
+  const info = parsed.info as {
+    nodePubkey: string;
+    votes: { slot: number | bigint }[];
+    rootSlot: number | bigint | null;
+    epochCredits: { epoch: number | bigint; credits: string; previousCredits: string }[];
+    inflationRewardsCommissionBps: number;
+    commission: number;
+  };
+  const last = info.votes[info.votes.length - 1];
+  return {
+    activatedStake: 0n,
+    commission: info.commission,
+    epochCredits: info.epochCredits
+      .slice(-EPOCH_CREDITS_HISTORY)
+      .map((c) => [BigInt(c.epoch), BigInt(c.credits), BigInt(c.previousCredits)]),
+    epochVoteAccount: true,
+    inflationRewardsCommissionBps: info.inflationRewardsCommissionBps,
+    lastVote: last === undefined ? 0n : BigInt(last.slot),
+    nodePubkey: info.nodePubkey,
+    rootSlot: info.rootSlot === null ? 0n : BigInt(info.rootSlot),
+    votePubkey: address,
+  };
+}
+
 /** What these methods need. */
 export interface ClusterMethodDeps {
   chain: Chain;
+  /** Every account the Vote program owns (the account index's). */
+  voteAccounts?: () => Iterable<{ readonly address: string; readonly data: Uint8Array }>;
   /** `host:port` the server listens on (known once it listens): the node's rpc and pubsub address. */
   listenAddress(): string;
 }
 
 /** Creates the cluster method table. */
-export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps): MethodTable {
+export function createClusterMethods({
+  chain,
+  listenAddress,
+  voteAccounts = () => [],
+}: ClusterMethodDeps): MethodTable {
   const { cluster } = chain;
   const schedule = chain.epochSchedule;
   const identity = cluster.identity.address;
@@ -107,9 +160,12 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
       const slot = ctx.slotAt(commitmentField(config));
       const current: unknown[] = [];
       const delinquent: unknown[] = [];
+      // agave's bank.vote_accounts(): every vote account the bank holds, the node's own and any other
+      // (loaded from a file or created by a transaction), each from its own vote state.
+      const infos: VoteAccountInfo[] = [];
       if (votePubkey === undefined || votePubkey === cluster.voteAccount.address) {
         const vote = cluster.voteAt(slot);
-        const info = {
+        infos.push({
           activatedStake: cluster.activatedStake,
           // agave 4.4 (commission_rate_in_basis_points active, SIMD-0291): the percent is the vote
           // state's basis points rounded up, at most 255; the basis points are given beside it.
@@ -123,10 +179,18 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
           nodePubkey: identity,
           rootSlot: vote.rootSlot ?? 0n,
           votePubkey: cluster.voteAccount.address,
-        };
-        const isCurrent = slot >= distance ? vote.lastVote > slot - distance : vote.lastVote > 0n;
+        });
+      }
+      for (const account of voteAccounts()) {
+        if (account.address === cluster.voteAccount.address) continue;
+        if (votePubkey !== undefined && account.address !== votePubkey) continue;
+        const info = otherVoteAccount(account.address, account.data);
+        if (info !== null) infos.push(info);
+      }
+      for (const info of infos) {
+        const isCurrent = slot >= distance ? info.lastVote > slot - distance : info.lastVote > 0n;
         if (isCurrent) current.push(info);
-        else if (keepUnstaked || cluster.activatedStake > 0n) delinquent.push(info);
+        else if (keepUnstaked || info.activatedStake > 0n) delinquent.push(info);
       }
       return { current, delinquent };
     },

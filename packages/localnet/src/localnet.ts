@@ -17,6 +17,7 @@ import type { Address } from "@solana/kit";
 import { createAccountIndex, createAccountMethods, type AccountIndex } from "./accounts/index.ts";
 import { encodeAccount } from "./accounts/encode-account.ts";
 import { genesisOwnedAddresses } from "./loading/genesis-precedence.ts";
+import { reserveNodeSockets, type NodeSocketRole, type NodeSockets } from "./cluster/node-sockets.ts";
 
 const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111" as Address;
 import { liveMintLookup } from "./accounts/services.ts";
@@ -72,6 +73,8 @@ export interface Localnet extends LocalnetWorld {
   geyserUrl?: string;
   /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
   loaded: Promise<void>;
+  /** `host:port` of the node's reserved gossip, TVU, TPU and repair sockets (getClusterNodes). */
+  nodeSockets: Readonly<Record<NodeSocketRole, string>>;
   close(): Promise<void>;
 }
 
@@ -143,6 +146,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
 
   const mints = liveMintLookup(index.store);
   let listenAddress = "";
+  let nodeSockets: NodeSockets | undefined;
   const lagSlots = () => faults.get().lagSlots;
   const transactionMethods = (pathFaults: Faults) =>
     createTransactionMethods({
@@ -164,6 +168,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       chain,
       listenAddress: () => listenAddress,
       voteAccounts: () => index.byOwner(VOTE_PROGRAM),
+      nodeSockets: () => nodeSockets?.addresses,
     }),
     ...createInflationMethods({ chain }),
     ...createSupplyMethods({ index }),
@@ -236,6 +241,10 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       });
   }
   const port = await server.listen(config.port, config.host);
+  nodeSockets = await reserveNodeSockets(config.host).catch(async (e) => {
+    await server.close();
+    throw e;
+  });
   // agave's PubSub port (the RPC port + 1) when asked for; PubSub stays on the RPC port as well.
   const pubsubPort = config.pubsubPort === undefined ? undefined : createPubsubPort(onUpgrade);
   let wsPort = port;
@@ -243,6 +252,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     if (pubsubPort) wsPort = await pubsubPort.listen(config.pubsubPort!, config.host);
   } catch (e) {
     await server.close();
+    await nodeSockets.close();
     throw e;
   }
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -292,11 +302,17 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     sendUrls,
     geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
+    nodeSockets: nodeSockets.addresses,
     async close() {
       chain.stop();
       pubsub.close();
       await geyser?.close();
-      await Promise.all([server.close(), pubsubPort?.close(), ...sendServers.map((sendServer) => sendServer.close())]);
+      await Promise.all([
+        server.close(),
+        pubsubPort?.close(),
+        nodeSockets?.close(),
+        ...sendServers.map((sendServer) => sendServer.close()),
+      ]);
     },
   };
 }

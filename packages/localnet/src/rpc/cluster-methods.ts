@@ -22,6 +22,8 @@ import {
   withContext,
 } from "./params.ts";
 import { parseVote } from "../accounts/parse-vote.ts";
+import type { NodeSocketRole } from "../cluster/node-sockets.ts";
+import { shredVersionOf } from "../cluster/shred-version.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type MethodContext, type MethodTable } from "./protocol.ts";
 
 /** agave's DELINQUENT_VALIDATOR_SLOT_DISTANCE. */
@@ -99,6 +101,8 @@ function otherVoteAccount(address: string, data: Uint8Array): VoteAccountInfo | 
 /** What these methods need. */
 export interface ClusterMethodDeps {
   chain: Chain;
+  /** The node's reserved gossip, TVU, TPU and repair sockets (`host:port`), once bound. */
+  nodeSockets?: () => Readonly<Record<NodeSocketRole, string>> | undefined;
   /** Every account the Vote program owns (the account index's). */
   voteAccounts?: () => Iterable<{ readonly address: string; readonly data: Uint8Array }>;
   /** `host:port` the server listens on (known once it listens): the node's rpc and pubsub address. */
@@ -110,10 +114,12 @@ export function createClusterMethods({
   chain,
   listenAddress,
   voteAccounts = () => [],
+  nodeSockets = () => undefined,
 }: ClusterMethodDeps): MethodTable {
   const { cluster } = chain;
   const schedule = chain.epochSchedule;
   const identity = cluster.identity.address;
+  const shredVersion = shredVersionOf(chain.block(chain.genesisSlot)!.blockhash);
 
   /**
    * agave's leader schedule cache (`LeaderScheduleCache`, which getSlotLeaders and getLeaderSchedule
@@ -282,25 +288,26 @@ export function createClusterMethods({
     getClusterNodes(params) {
       expectArity(params, 0, 0);
       const address = listenAddress();
-      // One node, this one. Only its RPC and PubSub sockets exist; gossip, TVU, TPU and repair are
-      // not served by the localnet, so they are absent (null), never a port nobody listens on.
+      // One node, this one, with the sockets agave's Node binds: gossip, TVU, QUIC TPU and TPU-forwards,
+      // TPU-vote and serve-repair are bound (nodeSockets) though not served; agave 4.4 binds no UDP TPU.
+      const sockets = nodeSockets();
       return [
         {
           // agave 4.4: the node's client (solana-version's ClientId, "Agave" for agave's own build).
           clientId: "Agave",
           featureSet: FEATURE_SET,
-          gossip: null,
+          gossip: sockets?.gossip ?? null,
           pubkey: identity,
           pubsub: address,
           rpc: address,
-          serveRepair: null,
-          shredVersion: SHRED_VERSION,
+          serveRepair: sockets?.serveRepair ?? null,
+          shredVersion,
           tpu: null,
           tpuForwards: null,
-          tpuForwardsQuic: null,
-          tpuQuic: null,
-          tpuVote: null,
-          tvu: null,
+          tpuForwardsQuic: sockets?.tpuForwardsQuic ?? null,
+          tpuQuic: sockets?.tpuQuic ?? null,
+          tpuVote: sockets?.tpuVote ?? null,
+          tvu: sockets?.tvu ?? null,
           version: API_VERSION,
         },
       ];
@@ -345,6 +352,3 @@ export function createClusterMethods({
     },
   };
 }
-
-/** The shred version a node reports (derived from the genesis hash on a real cluster; fixed here). */
-const SHRED_VERSION = 1;

@@ -464,6 +464,14 @@ export const BASE64_INPUTS = [
   "AQID",
 ];
 
+/** Genesis hashes for compute_shred_version: the default hash, mainnet-beta's, and a spread of others. */
+const SHRED_HASHES = [
+  "11111111111111111111111111111111",
+  "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+  ...Array.from({ length: 8 }, (_, i) => bs58.encode(createHash("sha256").update(`shred ${i}`).digest())),
+  bs58.encode(new Uint8Array(32).fill(0xff)),
+];
+
 async function main() {
   const cases = [...(await live()), ...crafted(), ...loaderCases()];
   execFileSync("cargo", ["build", "--release", "--quiet", "--ignore-rust-version"], {
@@ -482,6 +490,7 @@ async function main() {
     JSON.stringify({ genesisAccounts: true }),
     JSON.stringify({ epochSchedule: null }),
     JSON.stringify({ epochSchedule: 64 }),
+    ...SHRED_HASHES.map((hash) => JSON.stringify({ shredVersion: hash })),
   ];
   const target = process.env.CARGO_TARGET_DIR ?? `${HERE}target`;
   const out = execFileSync(`${target}/release/decoder-oracle`, {
@@ -510,6 +519,10 @@ async function main() {
     default: parseJson(out[at + 3 + ZSTD_INPUTS.length]!),
     slotsPerEpoch64: parseJson(out[at + 4 + ZSTD_INPUTS.length]!),
   };
+  const shredVersions = SHRED_HASHES.map((hash, i) => ({
+    hash,
+    ...(parseJson(out[at + 5 + ZSTD_INPUTS.length + i]!) as { shredVersion: number }),
+  }));
   const raw = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
   const body = JSON.stringify(
     {
@@ -521,6 +534,7 @@ async function main() {
       zstd,
       genesisAccounts,
       epochSchedules,
+      shredVersions,
     },
     (_k, v) => (typeof v === "bigint" ? raw(v.toString()) : v),
     1,

@@ -17,6 +17,8 @@
 //! (`{address: {lamports, owner, rentEpoch, data}}`, data in base64).
 //! A line `{"epochSchedule": null | n}` answers the epoch schedule solana-test-validator sets:
 //! `EpochSchedule::without_warmup()`, or `EpochSchedule::custom(n, n, false)` for `--slots-per-epoch n`.
+//! A line `{"shredVersion": base58 hash}` answers `{"shredVersion": n}`: `compute_shred_version` of that
+//! genesis hash with no hard forks (`Some(&HardForks::default())`, as the validator passes them).
 use {
     base64::{prelude::BASE64_STANDARD, Engine},
     serde_json::{json, Value},
@@ -94,6 +96,12 @@ fn answer(line: &str) -> Result<Value, String> {
             UiAccountData::Binary(text, UiAccountEncoding::Base64Zstd) => Ok(json!({ "zstd": text })),
             _ => Err("not encoded as base64+zstd".into()),
         };
+    }
+    if let Some(text) = input["shredVersion"].as_str() {
+        let hash = solana_hash::Hash::from_str(text).map_err(|e| e.to_string())?;
+        let hard_forks = solana_hard_forks::HardForks::default();
+        let version = solana_shred_version::compute_shred_version(&hash, Some(&hard_forks));
+        return Ok(json!({ "shredVersion": version }));
     }
     if let Some(value) = input.get("epochSchedule") {
         let schedule = match value.as_u64() {

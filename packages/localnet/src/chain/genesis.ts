@@ -6,7 +6,7 @@
 import { LiteSVM } from "litesvm";
 import bs58 from "bs58";
 import { Account, Clock, EpochSchedule } from "litesvm";
-import type { LiteSvm } from "litesvm/dist/internal.js";
+import { nativeSvm, type LiteSvm } from "./litesvm-native.ts";
 import { NATIVE_MINT, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
 import type { Block } from "./block-store.ts";
 import { epochOfSlot, type EpochScheduleParams } from "./epoch-schedule.ts";
@@ -42,7 +42,7 @@ export const DEFAULT_SLOTS_PER_EPOCH = 432_000n;
  */
 export function createGenesis(startSlot: bigint, slotsPerEpoch = DEFAULT_SLOTS_PER_EPOCH): Genesis {
   const wrapper = new LiteSVM();
-  const svm = (wrapper as unknown as { inner: LiteSvm }).inner;
+  const svm = nativeSvm(wrapper);
   svm.setBlockhashCheck(false);
   svm.setTransactionHistory(0n);
   svm.setSigverify(true);

@@ -9,7 +9,8 @@
  * 3,480 per byte-year x 2.0): the same rent-exempt minimum either way.
  */
 import bs58 from "bs58";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "../chain/litesvm-native.ts";
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 export const CLOCK_SYSVAR = "SysvarC1ock11111111111111111111111111111111";

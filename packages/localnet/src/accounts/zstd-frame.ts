@@ -26,6 +26,7 @@ export class ZstdFrame {
 
 const pending: ZstdFrame[] = [];
 let settling: Promise<void> = Promise.resolve();
+let inFlight = 0;
 
 /** A frame for `data`, compressed at the next {@link settleZstdFrames}. */
 export function zstdFrame(data: Uint8Array): ZstdFrame {
@@ -56,13 +57,22 @@ export async function compressLikeAgave(data: Uint8Array): Promise<Buffer> {
  * zstd state (a 2 MiB window), and a scan can make thousands.
  */
 export function settleZstdFrames(): Promise<void> | null {
-  if (pending.length === 0) return null;
+  if (pending.length === 0) {
+    // Another caller may have taken this caller's frames into a batch still being compressed (the
+    // queue is shared): wait for every batch in flight.
+    return inFlight === 0 ? null : settling;
+  }
   const batch = pending.splice(0);
-  const run = settling.then(async () => {
-    for (const frame of batch) {
-      frame.text = (await compressLikeAgave(frame.data)).toString("base64");
-    }
-  });
+  inFlight++;
+  const run = settling
+    .then(async () => {
+      for (const frame of batch) {
+        frame.text = (await compressLikeAgave(frame.data)).toString("base64");
+      }
+    })
+    .finally(() => {
+      inFlight--;
+    });
   settling = run.catch(() => {});
   return run;
 }

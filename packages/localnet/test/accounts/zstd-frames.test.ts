@@ -13,7 +13,7 @@ import path from "node:path";
 import { generateKeyPairSigner, type Address } from "@solana/kit";
 import { getCreateAccountInstruction } from "@solana-program/system";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compressLikeAgave } from "../../src/accounts/zstd-frame.ts";
+import { compressLikeAgave, settleZstdFrames, zstdFrame } from "../../src/accounts/zstd-frame.ts";
 import { stringifyJson } from "../../src/rpc/json.ts";
 import { ZSTD_INPUTS, zstdInputData, type ZstdInput } from "../decoder-oracle/zstd-inputs.ts";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
@@ -80,6 +80,19 @@ describe("base64+zstd frames", () => {
       const part = input.slice ? data.subarray(input.slice.offset, input.slice.offset + input.slice.length) : data;
       expectAgaveFrame((await compressLikeAgave(part)).toString("base64"), input.name);
     }
+  });
+
+  it("makes a caller whose frames another caller took wait for them", async () => {
+    // A notification may settle the frames an answer made just before the answer settles its own.
+    const frame = zstdFrame(zstdInputData(ZSTD_INPUTS[2]!));
+    const first = settleZstdFrames();
+    const second = settleZstdFrames();
+    expect(first).not.toBeNull();
+    expect(second).not.toBeNull();
+    await second;
+    expectAgaveFrame(frame.toJSON(), ZSTD_INPUTS[2]!.name);
+    await first;
+    expect(settleZstdFrames()).toBeNull();
   });
 
   it("getAccountInfo and getMultipleAccounts answer agave's frames", async () => {

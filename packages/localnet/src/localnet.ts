@@ -17,6 +17,7 @@ import type { Address } from "@solana/kit";
 import { createAccountIndex, createAccountMethods, type AccountIndex } from "./accounts/index.ts";
 import { encodeAccount } from "./accounts/encode-account.ts";
 import { genesisOwnedAddresses } from "./loading/genesis-precedence.ts";
+import { GENESIS_FEATURE_IDS } from "./cluster/feature-ids.ts";
 import { reserveNodeSockets, type NodeSocketRole, type NodeSockets } from "./cluster/node-sockets.ts";
 
 const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111" as Address;
@@ -131,7 +132,11 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     recordedBlocks,
   });
   const index = createAccountIndex(chain.svm);
-  index.record([chain.faucet as Address, ...(chain.cluster.addresses as Address[])]);
+  index.record([
+    chain.faucet as Address,
+    ...(chain.cluster.addresses as Address[]),
+    ...(GENESIS_FEATURE_IDS as Address[]),
+  ]);
   chain.onAccountsTouched(({ keys }) => index.record(keys));
 
   const faults = createFaults(config.faults, (settings) => {

@@ -8,6 +8,7 @@ import bs58 from "bs58";
 import { Account, Clock, EpochSchedule } from "litesvm";
 import { nativeSvm, type LiteSvm } from "./litesvm-native.ts";
 import { NATIVE_MINT, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
+import { GENESIS_FEATURE_IDS } from "../cluster/feature-ids.ts";
 import type { Block } from "./block-store.ts";
 import { epochOfSlot, type EpochScheduleParams } from "./epoch-schedule.ts";
 
@@ -23,6 +24,9 @@ export interface Genesis {
   /** The genesis block, at `startSlot`, height 0, no transactions. */
   readonly block: Block;
 }
+
+const FEATURE_PROGRAM = bs58.decode("Feature111111111111111111111111111111111111");
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
 
 /** spl-token's `native_mint::ACCOUNT_DATA`: no mint authority, supply 0, 9 decimals, initialized, no freeze authority. */
 function nativeMintData(): Uint8Array {
@@ -52,6 +56,14 @@ export function createGenesis(startSlot: bigint, slotsPerEpoch = DEFAULT_SLOTS_P
     bs58.decode(NATIVE_MINT),
     new Account(1_000_000_000n, nativeMintData(), bs58.decode(TOKEN_PROGRAM), false, 1n),
   );
+  // And a feature account for every feature it activates (runtime genesis_utils' activate_feature):
+  // `Feature { activated_at: Some(0) }`, rent-exempt, owned by the Feature program.
+  const featureData = new Uint8Array(9);
+  featureData[0] = 1;
+  const featureLamports = svm.minimumBalanceForRentExemption(BigInt(featureData.length));
+  for (const id of GENESIS_FEATURE_IDS) {
+    svm.setAccount(bs58.decode(id), new Account(featureLamports, featureData, FEATURE_PROGRAM, false, U64_MAX));
+  }
   svm.setEpochSchedule(new EpochSchedule(slotsPerEpoch, slotsPerEpoch, false, 0n, 0n));
   const es = svm.getEpochSchedule();
   const epochSchedule: EpochScheduleParams = {

@@ -3,8 +3,9 @@
  * from the user's accounts first and then its own written over them: a file at the faucet, the
  * identity, the vote and stake accounts, the native mint, the stake config or the epoch-rewards
  * sysvar changes nothing, while a file at a program's address (SPL, core BPF) replaces it. The
- * native mint and the stake config are compared with what agave's own crates build
- * (test/decoder-oracle, `genesisAccounts`); there is no Token-2022 native mint.
+ * native mint, the stake config and the 288 feature accounts (one per feature solana-test-validator
+ * activates) are compared with what agave's own crates build (test/decoder-oracle, `genesisAccounts`,
+ * `featureAccounts`); there is no Token-2022 native mint.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,7 +26,9 @@ interface OracleAccount {
 // u64-exact: the stake config's rent epoch is u64::MAX.
 const ORACLE = parseJson(readFileSync(new URL("../decoder-oracle/expected.json", import.meta.url), "utf8")) as {
   genesisAccounts: Record<string, OracleAccount>;
+  featureAccounts: Record<string, OracleAccount>;
 };
+const FEATURE = Object.keys(ORACLE.featureAccounts)[0]!;
 
 const NATIVE_MINT = "So11111111111111111111111111111111111111112";
 const TOKEN_2022_NATIVE_MINT = "9pan9bMn5HatX4EJdBwg9VgCa7Uz5HL8N1m5D3NdXejP";
@@ -81,6 +84,7 @@ describe("genesis accounts and loaded files", () => {
       NATIVE_MINT,
       STAKE_CONFIG,
       EPOCH_REWARDS,
+      FEATURE,
     ];
     expect(stake).toHaveLength(1);
     net = await startTestLocalnet({
@@ -102,10 +106,10 @@ describe("genesis accounts and loaded files", () => {
     });
   });
 
-  it("has agave's native mint and stake config, and no Token-2022 native mint", async () => {
-    for (const address of [NATIVE_MINT, STAKE_CONFIG]) {
+  it("has agave's native mint, stake config and feature accounts, and no Token-2022 native mint", async () => {
+    for (const address of [NATIVE_MINT, STAKE_CONFIG, ...Object.keys(ORACLE.featureAccounts)]) {
       const { value } = (await net.call("getAccountInfo", [address, { encoding: "base64" }])).result;
-      const oracle = ORACLE.genesisAccounts[address]!;
+      const oracle = ORACLE.genesisAccounts[address] ?? ORACLE.featureAccounts[address]!;
       const want = { ...oracle, lamports: BigInt(oracle.lamports), rentEpoch: BigInt(oracle.rentEpoch) };
       expect({
         lamports: BigInt(value.lamports),

@@ -17,6 +17,9 @@
 //! (`{address: {lamports, owner, rentEpoch, data}}`, data in base64).
 //! A line `{"epochSchedule": null | n}` answers the epoch schedule solana-test-validator sets:
 //! `EpochSchedule::without_warmup()`, or `EpochSchedule::custom(n, n, false)` for `--slots-per-epoch n`.
+//! A line `{"featureAccounts": true}` answers the feature accounts solana-test-validator's genesis
+//! writes: `activate_feature` for every feature of `FeatureSet::all_enabled()` but alpenglow
+//! (`{id: {lamports, owner, rentEpoch, data}}`).
 //! A line `{"shredVersion": base58 hash}` answers `{"shredVersion": n}`: `compute_shred_version` of that
 //! genesis hash with no hard forks (`Some(&HardForks::default())`, as the validator passes them).
 use {
@@ -96,6 +99,24 @@ fn answer(line: &str) -> Result<Value, String> {
             UiAccountData::Binary(text, UiAccountEncoding::Base64Zstd) => Ok(json!({ "zstd": text })),
             _ => Err("not encoded as base64+zstd".into()),
         };
+    }
+    if input["featureAccounts"].as_bool() == Some(true) {
+        let mut out = serde_json::Map::new();
+        for id in agave_feature_set::FeatureSet::all_enabled().active().keys() {
+            if *id == agave_feature_set::alpenglow::id() {
+                continue;
+            }
+            let lamports = std::cmp::max(
+                Rent::default().minimum_balance(solana_feature_gate_interface::Feature::size_of()),
+                1,
+            );
+            let shared = solana_feature_gate_interface::create_account(
+                &solana_feature_gate_interface::Feature { activated_at: Some(0) },
+                lamports,
+            );
+            out.insert(id.to_string(), account_json(&Account::from(shared)));
+        }
+        return Ok(Value::Object(out));
     }
     if let Some(text) = input["shredVersion"].as_str() {
         let hash = solana_hash::Hash::from_str(text).map_err(|e| e.to_string())?;

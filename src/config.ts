@@ -107,8 +107,13 @@ export interface Config {
     /** Seed the world (collections, token holders, demo wallet) and run background traffic. */
     world: boolean;
     traffic: boolean;
-    /** Follow the localnet's Geyser stream (default true; `SOLGATE_GEYSER_URL=off`: polling and PubSub alone). */
+    /** Follow the localnet's Geyser stream (default true; `SOLGATE_GEYSER_URL=off` or `LOCALNET_GEYSER_PORT=off`: polling and PubSub alone). */
     geyser: boolean;
+    /**
+     * The embedded localnet's Yellowstone gRPC port (`LOCALNET_GEYSER_PORT`; `off`: no Geyser server);
+     * undefined: a free port, named in the banner.
+     */
+    geyserPort?: number | "off";
     /** Send paths of the embedded chain (SOLGATE_SEND_URLS, SOLGATE_JITO_URL, SOLGATE_JITO_AUTH with no SOLGATE_RPC_URL). */
     sendPaths: Pick<ChainConfig, "sendUrls" | "jitoUrl" | "jitoAuth">;
   };
@@ -469,7 +474,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // A person running `npm start` gets a world worth looking at; test runs get an empty chain unless they ask.
       world: bool("LOCALNET_WORLD", get("NODE_ENV") !== "test"),
       traffic: bool("LOCALNET_TRAFFIC", get("NODE_ENV") !== "test"),
-      geyser: geyserUrl !== "off",
+      geyser: geyserUrl !== "off" && get("LOCALNET_GEYSER_PORT") !== "off",
+      ...(get("LOCALNET_GEYSER_PORT") === undefined
+        ? {}
+        : { geyserPort: get("LOCALNET_GEYSER_PORT") === "off" ? "off" : int("LOCALNET_GEYSER_PORT", 0, 0, 65535) }),
       sendPaths: rpcUrl === undefined ? envSendPaths : {},
     },
     demo: bool("SOLGATE_DEMO", localnetEnabled),

@@ -27,10 +27,18 @@ export async function startConfiguredLocalnet(config: Config): Promise<LocalnetH
     logLevel: config.logLevel,
     world: config.localnet.world,
     traffic: config.localnet.traffic,
+    // LOCALNET_GEYSER_PORT reaches the child only through this option: the launcher sets the child's port itself.
+    geyser: geyserServer(config.localnet.geyserPort),
     // Building the default world (10,000 NFTs, 100,000 token holders) without its cache takes tens of
     // seconds on 2 cores; with it, the localnet answers within a second or two and writes it afterwards.
     startTimeoutMs: config.localnet.world ? 180_000 : 30_000,
     // The localnet prints what it seeded and where its manifest and demo keypair are: pass that on.
     onStderr: (text) => process.stderr.write(text),
   });
+}
+
+/** The localnet's Geyser server: on a free port by default, served even when the gateway does not follow it. */
+function geyserServer(port: Config["localnet"]["geyserPort"]): boolean | { port: number } {
+  if (port === "off") return false;
+  return port === undefined ? true : { port };
 }

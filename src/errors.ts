@@ -152,7 +152,7 @@ export const ERROR_REASONS = {
     code: Code.Unavailable,
     httpStatus: 503,
     description:
-      "The fleet's shared store (Redis) is unavailable, so a send could not be recorded and was not taken; retry after the delay given.",
+      "The fleet's shared store (Redis) is unavailable: a send could not be recorded and was not taken, or a status, watch or bundle lookup could not tell whether Solgate took the transaction (the chain does not know it yet), so it is not called not found; retry after the delay given.",
     retryable: true,
   },
   REQUEST_TOO_LARGE: {

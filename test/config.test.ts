@@ -242,6 +242,17 @@ describe("loadConfig", () => {
     expect(problemsOf({ SOLGATE_GEYSER_URL: "http://a.example" })[0]).toMatch(/without SOLGATE_RPC_URL/);
     expect(loadConfig({ NODE_ENV: "test" }).localnet.geyser).toBe(true);
     expect(loadConfig({ NODE_ENV: "test", SOLGATE_GEYSER_URL: "off" }).localnet.geyser).toBe(false);
+    // The embedded localnet's Geyser port: a number, or off (no server, nothing to follow); unset, a free port.
+    expect(loadConfig({ NODE_ENV: "test" }).localnet.geyserPort).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: "test", LOCALNET_GEYSER_PORT: "12000" }).localnet).toMatchObject({
+      geyser: true,
+      geyserPort: 12000,
+    });
+    expect(loadConfig({ NODE_ENV: "test", LOCALNET_GEYSER_PORT: "off" }).localnet).toMatchObject({
+      geyser: false,
+      geyserPort: "off",
+    });
+    expect(problemsOf({ LOCALNET_GEYSER_PORT: "70000" })[0]).toMatch(/LOCALNET_GEYSER_PORT/);
     const chains = file(
       "geyser-chains.json",
       JSON.stringify({

@@ -12,6 +12,7 @@
  */
 import { createClient, createCluster, createSentinel } from "redis";
 import { SolgateError } from "../errors.ts";
+import { SLOT_REDISCOVERY_MEMBER, hasSlotRediscovery, rediscoverSlots } from "./cluster-rediscovery.ts";
 
 /**
  * The commands the stores use, as node-redis' single-server client types them. The cluster and Sentinel
@@ -148,16 +149,18 @@ export async function connectRedis(options: RedisOptions & { connectTimeoutMs?: 
       maxCommandRedirections: 8,
     });
     cluster.on("error", onError);
-    // node-redis learns a new slot map only from MOVED/ASK answers (node-redis #2806): a master that dies
-    // answers nothing, so the client would retry the dead address forever. While any node connection fails,
-    // ask the cluster for its map again (at most every 500 ms), through node-redis' own rediscovery.
-    const slots = (cluster as unknown as { _slots?: { rediscover?(startWith: unknown): Promise<void> } })._slots;
+    // A master that dies answers nothing, so node-redis would never learn the new slot map by itself: while
+    // any node connection fails, ask the cluster for its map again (at most every 500 ms); see
+    // cluster-rediscovery.ts, which also says why this is not optional.
+    if (!hasSlotRediscovery(cluster)) {
+      cluster.destroy();
+      throw new Error(`node-redis no longer has ${SLOT_REDISCOVERY_MEMBER}: see src/store/cluster-rediscovery.ts`);
+    }
     let rediscovering = false;
     cluster.on("node-error", () => {
-      if (rediscovering || typeof slots?.rediscover !== "function") return;
+      if (rediscovering) return;
       rediscovering = true;
-      slots
-        .rediscover({ options: { url: topology.nodes[0] } })
+      rediscoverSlots(cluster, topology.nodes[0] as string)
         .catch(onError)
         .finally(() => setTimeout(() => (rediscovering = false), 500).unref());
     });

@@ -67,6 +67,11 @@ export interface BlockhashCache {
    * while the event loop was busy is as old as the call.
    */
   noteBlockHeight(height: bigint, askedMsAgo?: number): void;
+  /**
+   * A block height the chain has reached (at the configured commitment): one noted recently, else the one a
+   * `getLatestBlockhash` call tells. A lower bound of the height now, so "past a height" read from it is true.
+   */
+  blockHeight(): Promise<bigint>;
 }
 
 /** The error a send with a lapsed blockhash gets. */
@@ -195,5 +200,10 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
     },
     isValid,
     noteBlockHeight: (value, askedMsAgo = 0) => noteHeight(value, now() - askedMsAgo),
+    async blockHeight() {
+      if (height !== undefined && now() - height.at <= heightMaxAgeMs) return height.value;
+      const lifetime = await fetchLatest(commitment);
+      return lifetime.lastValidBlockHeight - MAX_PROCESSING_AGE;
+    },
   };
 }

@@ -269,14 +269,20 @@ export function createBundles(options: BundlesOptions): Bundles {
     }
   }
 
-  /** Whether a blockhash of the bundle has lapsed (the node's word, through the cache). */
+  /**
+   * A blockhash of the bundle that has lapsed (the node's word, through the cache), once the chain is also
+   * past the last valid height the client was told: that height may be an upper bound (a blockhash not
+   * fetched through Solgate), and `expired` below it would contradict it.
+   */
   async function lapsed(bundle: SentBundle): Promise<string | undefined> {
     for (const blockhash of bundle.blockhashes) {
       try {
         await options.blockhashes.check(blockhash);
       } catch (e) {
-        if (e instanceof SolgateError && e.reason === "BLOCKHASH_EXPIRED") return blockhash;
-        throw e;
+        if (!(e instanceof SolgateError && e.reason === "BLOCKHASH_EXPIRED")) throw e;
+        const told = bundle.lastValidBlockHeight;
+        if (told !== undefined && (await options.blockhashes.blockHeight()) <= told) return undefined;
+        return blockhash;
       }
     }
     return undefined;

@@ -439,10 +439,33 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     }
   }
 
+  // What this replica last answered per signature (bounded): an answer never goes back. Through a failover the
+  // store can lag what this replica already said (a record read from the chain while the store was away, or a
+  // status update the promoted replica never got), and a client must not see `confirmed` turn into `submitted`.
+  const answered = new Map<string, StatusRecord>();
+
   async function record(signature: string): Promise<StatusRecord | undefined> {
-    // With the shared store away, the chain still answers for anything that reached a block.
+    const found = await currentRecord(signature);
+    const before = answered.get(signature);
+    if (found === undefined) {
+      // Something seen in a block stays found; a send only submitted may have been forgotten (its admission
+      // failed, so the client may send it again).
+      return before !== undefined && before.state !== "submitted" ? before : undefined;
+    }
+    if (before !== undefined && isAdvance(found.state, before.state)) return before;
+    answered.delete(signature);
+    answered.set(signature, found);
+    if (answered.size > 10_000) answered.delete(answered.keys().next().value as string);
+    return found;
+  }
+
+  async function currentRecord(signature: string): Promise<StatusRecord | undefined> {
+    // With the shared store away, the chain still answers for anything that reached a block; for the rest,
+    // the answer is that the store cannot be read, never "not found": it may well hold a send still in flight.
+    let unreadable: unknown;
     const tracked = await store.get(signature).catch((error: unknown) => {
       onError(error);
+      unreadable = error;
       return undefined;
     });
     if (tracked !== undefined) {
@@ -471,12 +494,16 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       }
     }
     const status = await batcher.lookup(signature);
-    return status === null ? undefined : chain.recordOf(signature, status);
+    if (status !== null) return chain.recordOf(signature, status);
+    if (unreadable !== undefined) throw storeUnreadable(signature, unreadable);
+    return undefined;
   }
 
   /** A signature Solgate did not send joins the polled set while someone watches it. */
   async function follow(signature: string, found: StatusRecord): Promise<void> {
-    if (isTerminalState(found.state) || untracked.has(signature) || (await store.get(signature)) !== undefined) return;
+    if (isTerminalState(found.state) || untracked.has(signature)) return;
+    // A store that cannot be read: followed as a signature Solgate did not send (polled all the same).
+    if ((await store.get(signature).catch(() => undefined)) !== undefined) return;
     if (untracked.size >= maxWatched) {
       throw new SolgateError(
         "RATE_LIMITED",
@@ -540,7 +567,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       return existing;
     },
     tracked: (signature) => store.get(signature),
-    forget: (signature) => store.delete(signature),
+    forget(signature) {
+      answered.delete(signature);
+      return store.delete(signature);
+    },
     async noteLanded(signature) {
       // Read again: a tick may have moved the record on meanwhile.
       const current = await store.get(signature);
@@ -563,6 +593,20 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       void store.lease.release();
     },
   };
+}
+
+/**
+ * A lookup the store could not answer and the chain does not know: whether Solgate took the signature is
+ * unknown, so the client is asked to retry (STORE_UNAVAILABLE), never told it is not found.
+ */
+export function storeUnreadable(signature: string, cause: unknown): SolgateError {
+  const retryAfterMs = isSolgateError(cause) && cause.retryAfterMs !== undefined ? cause.retryAfterMs : 1000;
+  return new SolgateError(
+    "STORE_UNAVAILABLE",
+    `the shared store cannot be read, so whether Solgate took transaction ${signature} is unknown (the chain does not know it yet); retry shortly`,
+    { signature },
+    { cause, retryAfterMs },
+  );
 }
 
 /** What a send waiting for confirmation hears when the upstream is down: it was sent, its fate is unknown. */

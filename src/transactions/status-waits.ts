@@ -4,7 +4,7 @@
  * send (one answer once the send is confirmed, failed or expired). Both let go of everything they
  * hold when their client goes away.
  */
-import { SolgateError } from "../errors.ts";
+import { SolgateError, isSolgateError } from "../errors.ts";
 import { isAdvance, isSettledState, isTerminalState } from "./transaction-status.ts";
 import type { StatusRecord } from "./transaction-status.ts";
 import { createEventQueue } from "./watchers.ts";
@@ -24,6 +24,11 @@ export interface StatusWaitsDeps {
   /** A confirm-and-wait send started waiting on `signature`; the function returned is called when it stops. */
   onWaitStart(signature: string): () => void;
   now(): number;
+  /**
+   * How long a watch opened while the shared store cannot be read waits for it (default 10 s, less when the
+   * client's deadline comes first) before it ends with STORE_UNAVAILABLE.
+   */
+  storeWaitMs?: number;
 }
 
 /** Watch streams and confirm-and-wait sends. */
@@ -58,6 +63,25 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
   const failers = new Set<(error: unknown) => void>();
   let waiting = 0;
 
+  /**
+   * The watch's first record. While the store cannot be read (a failover) and the chain does not know the
+   * signature, it asks again until the store answers, the client goes away or `storeWaitMs` pass; then the
+   * watch ends with STORE_UNAVAILABLE, never with NOT_FOUND.
+   */
+  async function firstRecord(signature: string, signal: AbortSignal | undefined): Promise<StatusRecord | undefined> {
+    const deadline = now() + (deps.storeWaitMs ?? 10_000);
+    for (;;) {
+      try {
+        return await deps.record(signature);
+      } catch (error) {
+        const retryable = isSolgateError(error) && error.reason === "STORE_UNAVAILABLE";
+        if (!retryable || signal?.aborted || now() >= deadline) throw error;
+        await new Promise((r) => setTimeout(r, Math.min(250, Math.max(1, deadline - now()))));
+        if (signal?.aborted) throw error;
+      }
+    }
+  }
+
   async function* watch(signature: string, signal?: AbortSignal): AsyncGenerator<WatchEvent, void, undefined> {
     const queue = createEventQueue<WatchEvent>();
     const watcher: Watcher = {
@@ -75,7 +99,7 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
     signal?.addEventListener("abort", close, { once: true });
     try {
       if (signal?.aborted) return;
-      let last = await deps.record(signature);
+      let last = await firstRecord(signature, signal);
       if (last === undefined) throw notFound(signature);
       await deps.follow(signature, last);
       yield { kind: "record", record: last };

@@ -45,8 +45,9 @@ export type TrackedStep =
 
 /**
  * One step. Success and failure are taken at confirmed commitment or better; expiry only when the
- * send is unseen by a status read that came after the height (or validity check) that proves it lapsed,
- * so a send that landed in its last valid block is never called expired.
+ * send is unseen by a status read that came after a height past its last valid one (or, when that height
+ * was never learnt, after the node said its blockhash lapsed), so a send that landed in its last valid
+ * block is never called expired, nor one whose told last valid height the chain has not passed.
  */
 export function stepTrackedSend(send: TrackedSend, status: SignatureStatusView | null, ctx: StepContext): TrackedStep {
   const updatedAt = new Date(ctx.now);
@@ -72,13 +73,19 @@ export function stepTrackedSend(send: TrackedSend, status: SignatureStatusView |
   }
   // Landed for good: the node's short status cache may simply have moved on.
   if (send.state !== "submitted") return { kind: "none" };
-  const lapsed =
-    (ctx.heightBefore !== undefined &&
-      send.lastValidBlockHeight !== undefined &&
-      ctx.heightBefore > send.lastValidBlockHeight) ||
-    ctx.blockhashLapsed;
-  if (lapsed)
+  // Expired only once the chain is past the last valid height the client was told, even where that is an
+  // upper bound and the node already calls the blockhash dead: a client that saw `expired` while the chain
+  // stood at or below that height would rightly take it for a lie. Only a send whose height was never learnt
+  // takes the node's word alone.
+  const past =
+    ctx.heightBefore !== undefined &&
+    send.lastValidBlockHeight !== undefined &&
+    ctx.heightBefore > send.lastValidBlockHeight;
+  if (past || (ctx.blockhashLapsed && send.lastValidBlockHeight === undefined))
     return { kind: "transition", next: { ...send, wire: NO_BYTES, state: "expired", landed: false, updatedAt } };
+  // Lapsed but not yet past its bound: nothing can land it any more, so it is not sent again (and the node is
+  // asked again a period later, not on every tick).
+  if (ctx.blockhashLapsed) return { kind: "update", next: { ...send, landed: false, lastBroadcastAt: ctx.now } };
   if (ctx.now - send.lastBroadcastAt < ctx.rebroadcastIntervalMs) {
     // Seen before but not now: its block was dropped on a fork.
     return send.landed ? { kind: "update", next: { ...send, landed: false } } : { kind: "none" };

@@ -16,7 +16,7 @@
  * gap over JSON-RPC (its parent links show it).
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, createClient } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
@@ -26,7 +26,7 @@ import {
   SubscribeRequestSchema,
   type SubscribeUpdateBlock,
 } from "../../gen/geyser/geyser_pb.js";
-import { pingingRequests, resubscribe, silenceAlarm } from "./geyser-stream.ts";
+import { isReplayUnavailable, pingingRequests, resubscribe, silenceAlarm } from "./geyser-stream.ts";
 import type { StreamLease } from "./geyser-stream.ts";
 
 /** Options of {@link createGeyserBlocks}. */
@@ -164,8 +164,8 @@ export function createGeyserBlocks(options: GeyserBlocksOptions): GeyserBlocks {
       return runOnce(fromSlot, signal);
     },
     ended(reason, error) {
-      // The server keeps only so many slots: start from its tip instead (the follower fills the gap).
-      if (error?.code === Code.OutOfRange) stats.lastSlot = undefined;
+      // The server keeps only so many slots (or replays none): start from its tip instead.(the follower fills the gap).
+      if (isReplayUnavailable(error)) stats.lastSlot = undefined;
       checkHealth(reason);
     },
   });

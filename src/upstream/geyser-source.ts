@@ -17,7 +17,7 @@
  * server says that slot is out of its replay range).
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, createClient } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import bs58 from "bs58";
 import {
@@ -27,7 +27,7 @@ import {
   type SubscribeRequest,
   SubscribeRequestSchema,
 } from "../../gen/geyser/geyser_pb.js";
-import { pingingRequests, resubscribe, silenceAlarm } from "./geyser-stream.ts";
+import { isReplayUnavailable, pingingRequests, resubscribe, silenceAlarm } from "./geyser-stream.ts";
 import type { StreamLease } from "./geyser-stream.ts";
 import { redactUrl } from "./metrics.ts";
 import type { SignatureFeed, SignatureListener } from "./signature-feed.ts";
@@ -262,8 +262,8 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
       return runOnce(fromSlot, signal);
     },
     ended(reason, error) {
-      // The server keeps only so many slots: start from its tip instead.
-      if (error?.code === Code.OutOfRange) stats.lastSlot = undefined;
+      // The server keeps only so many slots (or replays none): start from its tip instead.
+      if (isReplayUnavailable(error)) stats.lastSlot = undefined;
       checkHealth(reason);
     },
   });

@@ -4,7 +4,7 @@
  * fleet lease that decides whether this replica subscribes at all.
  */
 import { create } from "@bufbuild/protobuf";
-import { ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { type SubscribeRequest, SubscribeRequestSchema } from "../../gen/geyser/geyser_pb.js";
 
 /** A lease of fleet-wide work (store/lease.ts); none: this process always holds it. */
@@ -100,6 +100,20 @@ export function watchLease(lease: StreamLease | undefined, everyMs: number, onLo
   return () => clearInterval(timer);
 }
 
+/**
+ * Whether a subscription failed because its `from_slot` is outside what the server can replay, so that only a
+ * subscription from the tip can succeed. Yellowstone says so as OUT_OF_RANGE, but some released versions send
+ * the same words ("broadcast from N is not available, last available: M") as INTERNAL, and a server without
+ * replay answers "from_slot is not supported": the words decide, whatever the code.
+ */
+export function isReplayUnavailable(error: ConnectError | undefined): boolean {
+  if (error === undefined) return false;
+  if (error.code === Code.OutOfRange) return true;
+  return (
+    /is not available, last available: \d+/.test(error.rawMessage) || error.rawMessage === "from_slot is not supported"
+  );
+}
+
 /** Options of {@link resubscribe}. */
 export interface ResubscribeOptions {
   /** Ends the loop. */
@@ -114,7 +128,7 @@ export interface ResubscribeOptions {
   leaseLostReason: string;
   /** One subscription, until it ends (returns) or fails (throws); `signal` aborts it. */
   subscribe(signal: AbortSignal): Promise<void>;
-  /** After each subscription: why it ended, and the error when it failed (OutOfRange: restart from the tip). */
+  /** After each subscription: why it ended, and the error when it failed ({@link isReplayUnavailable}: restart from the tip). */
   ended(reason: string, error: ConnectError | undefined): void;
 }
 

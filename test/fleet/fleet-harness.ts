@@ -96,12 +96,16 @@ export interface Proxy {
   readonly url: string;
   /** What HAProxy printed (server state changes), for failure messages. */
   output(): string;
+  /** Its front port (to start another on the same one). */
+  readonly port: number;
+  /** SIGKILL. */
+  kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Starts HAProxy with the repository's configuration on a free front port over `gatewayPorts` (three). */
-export async function startHaproxy(gatewayPorts: readonly number[]): Promise<Proxy> {
-  const front = await freePort();
+export async function startHaproxy(gatewayPorts: readonly number[], port?: number): Promise<Proxy> {
+  const front = port ?? (await freePort());
   const child = spawn("haproxy", ["-f", "deploy/haproxy.cfg", "-db"], {
     env: {
       PATH: process.env.PATH ?? "",
@@ -129,7 +133,12 @@ export async function startHaproxy(gatewayPorts: readonly number[]): Promise<Pro
   }
   return {
     url,
+    port: front,
     output: () => output,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;

@@ -5,9 +5,10 @@
  * may ever answer NOT_FOUND for a send any replica took.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import type { Signature } from "@solana/kit";
+import { ErrorInfoSchema, RetryInfoSchema } from "../../gen/google/rpc/error_details_pb.js";
 import { TransactionStatus } from "../../gen/solgate/v1/transaction_pb.js";
 import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { chainKeyPrefix, connectRedis } from "../../src/store/redis.ts";
@@ -216,11 +217,34 @@ describe("one gateway with Redis", () => {
     const g = await gateway(fixture, redis.url);
     const transfers = await signedTransfers(fixture, 8);
     await fixture.localnet.control({ dropRate: 0.5 });
+    // Nothing lands while Redis is away, so that the chain cannot answer for the sends taken.
+    await fixture.localnet.control({ dropRate: 1 });
     const before = await Promise.all(transfers.slice(0, 6).map((t) => restSend(g.url, CHAIN, t.wire)));
     expect(before.map((a) => a.body.status)).toEqual(before.map(() => "submitted"));
     // AOF is written every second: let the records reach the disk, then kill Redis without warning.
     await new Promise((r) => setTimeout(r, 1500));
     await redis.kill();
+
+    // A send taken is never "not found" because the store cannot be read: REST 503 store_unavailable with a
+    // Retry-After; gRPC UNAVAILABLE with reason STORE_UNAVAILABLE and a RetryInfo.
+    const client = createClient(TransactionService, createGrpcTransport({ baseUrl: g.url }));
+    const auth = { headers: { authorization: `Bearer ${FLEET_KEY}` } };
+    for (const t of transfers.slice(0, 6)) {
+      const rest = await fetch(`${g.url}/v1/${CHAIN}/transactions/${t.signature}/status`, auth);
+      expect(rest.status, t.signature).toBe(503);
+      expect(((await rest.json()) as { code: string }).code).toBe("store_unavailable");
+      expect(Number(rest.headers.get("retry-after"))).toBeGreaterThan(0);
+      const grpc = await client.getTransactionStatus({ chain: CHAIN, signature: t.signature }, auth).then(
+        () => undefined,
+        (e: unknown) => ConnectError.from(e),
+      );
+      expect(grpc?.code).toBe(Code.Unavailable);
+      expect(grpc?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("STORE_UNAVAILABLE");
+      expect(grpc?.findDetails(RetryInfoSchema)).toHaveLength(1);
+    }
+    // A watch opened now waits for the store (within its deadline) rather than ending NOT_FOUND.
+    const watched = grpcStatuses(g.url, transfers[0].signature);
+    await new Promise((r) => setTimeout(r, 1000));
 
     const refused = await restSend(g.url, CHAIN, transfers[6].wire);
     expect(refused.httpStatus).toBe(503);
@@ -234,8 +258,10 @@ describe("one gateway with Redis", () => {
       if (Date.now() > deadline) throw new Error("the gateway did not become ready again");
       await new Promise((r) => setTimeout(r, 200));
     }
+    await fixture.localnet.control({ dropRate: 0.5 });
     const after = await Promise.all(transfers.slice(6).map((t) => restSend(g.url, CHAIN, t.wire)));
     expect(after.map((a) => a.body.status)).toEqual(after.map(() => "submitted"));
+    expect((await watched).at(-1)).toBe("FINALIZED");
 
     const signatures = transfers.map((t) => t.signature);
     const final = await followToTheEnd([g.url], signatures, 60_000);

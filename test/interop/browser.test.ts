@@ -150,6 +150,18 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
             );
           expect(lines.map(([level]) => level)).toEqual(["low", "medium", "high", "veryHigh", "recommended"]);
           for (const [, points] of lines) expect(points).toBeGreaterThanOrEqual(2);
+          // The x axis starts at the first slot the page has, not at slot 0 or a full window back: the
+          // leftmost point sits on the axis (PAD.left, 56) even though the page is younger than the window.
+          const leftmost = await page
+            .locator("#fee-chart polyline")
+            .evaluateAll((els) =>
+              Math.min(
+                ...els.flatMap((el) =>
+                  (el.getAttribute("points") ?? "").split(" ").map((p) => Number(p.split(",")[0])),
+                ),
+              ),
+            );
+          expect(leftmost).toBe(56);
         }
       }
       if (landed("TransactionService")) expect(statuses).toContain("FINALIZED");

@@ -26,6 +26,12 @@ export interface RedisTopologyServer {
   killMaster(key?: string): Promise<void>;
   /** A clean, operator-requested failover (`CLUSTER FAILOVER` on the replica, `SENTINEL FAILOVER`); resolves when done. */
   failover(key?: string): Promise<void>;
+  /**
+   * Sentinel only: SIGKILLs the replica (or a sentinel) and starts it again once `downMs` passed; resolves when
+   * it is back (the replica in sync with the master).
+   */
+  killReplica?(downMs: number): Promise<void>;
+  killSentinel?(downMs: number): Promise<void>;
   /** Deletes every key on every master. */
   flush(): Promise<void>;
   stop(): Promise<void>;
@@ -264,6 +270,23 @@ export async function startRedisSentinel(): Promise<RedisTopologyServer> {
       await until("the old master's return as a replica", async () =>
         (await cli(master.port, "info", "replication")).includes("master_link_status:up") ? true : undefined,
       );
+    },
+    async killReplica(downMs) {
+      const port = await masterPort();
+      const replica = data.find((d) => d.port !== port)!;
+      await kill(replica.child);
+      await new Promise((r) => setTimeout(r, downMs));
+      // Started as first configured; the sentinels point it at the current master.
+      await restart(replica);
+      await until("the replica's return", async () =>
+        (await cli(replica.port, "info", "replication")).includes("master_link_status:up") ? true : undefined,
+      );
+    },
+    async killSentinel(downMs) {
+      const sentinel = sentinels[2];
+      await kill(sentinel.child);
+      await new Promise((r) => setTimeout(r, downMs));
+      sentinel.child = await spawnRedis(sentinel.args, "Sentinel ID is");
     },
     async failover() {
       const port = await masterPort();

@@ -38,7 +38,12 @@ describe("stepTrackedSend", () => {
       landed: false,
       wire: new Uint8Array(),
     });
-    expect(stepTrackedSend(send, null, { ...ctx, blockhashLapsed: true }).kind).toBe("transition");
+    // The node calling the blockhash dead is not enough while the chain stands at or below the height the
+    // client was told: the send is only no longer sent. Without a told height, the node's word decides.
+    const lapsed = stepTrackedSend(send, null, { ...ctx, now: 3_000, blockhashLapsed: true });
+    expect(lapsed.kind === "update" && lapsed.next).toMatchObject({ state: "submitted", lastBroadcastAt: 3_000 });
+    const { lastValidBlockHeight: _, ...untold } = send;
+    expect(stepTrackedSend(untold, null, { ...ctx, blockhashLapsed: true }).kind).toBe("transition");
   });
 
   it("rebroadcasts an unseen send once per interval, and not a processed one", () => {

@@ -42,8 +42,12 @@ export function createFeeChart(svg: SVGSVGElement, slots = 150) {
     svg.replaceChildren();
     if (points.length === 0) return;
     const newest = points[points.length - 1].slot;
-    const oldest = newest - BigInt(slots);
-    const x = (slot: bigint) => PAD.left + (Number(slot - oldest) / slots) * (WIDTH - PAD.left - PAD.right);
+    // The axis starts at the first slot the page has (a page opened mid-run has no history to show),
+    // and spans at most the window.
+    const windowStart = newest - BigInt(slots);
+    const oldest = points[0].slot > windowStart ? points[0].slot : windowStart;
+    const span = Math.max(1, Number(newest - oldest));
+    const x = (slot: bigint) => PAD.left + (Number(slot - oldest) / span) * (WIDTH - PAD.left - PAD.right);
     let max = 1n;
     for (const p of points) for (const name of FEE_LINES) if (p.levels[name] > max) max = p.levels[name];
     const top = Math.log10(1 + Number(max));
@@ -57,7 +61,7 @@ export function createFeeChart(svg: SVGSVGElement, slots = 150) {
     };
     text(max.toLocaleString(), PAD.left - 4, PAD.top + 8);
     text("0", PAD.left - 4, HEIGHT - PAD.bottom);
-    text(`slot ${oldest < 0n ? 0n : oldest}`, PAD.left, HEIGHT - 4, "start");
+    text(`slot ${oldest}`, PAD.left, HEIGHT - 4, "start");
     text(`slot ${newest}`, WIDTH - PAD.right, HEIGHT - 4);
     for (const name of FEE_LINES) {
       const coords: string[] = [];

@@ -8,7 +8,8 @@
  * prioritization-fee cache keeps (prioritization-fees.ts); it is stored, its blockhash added to the
  * window, and what fell out of the window forgotten.
  */
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "./litesvm-native.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
@@ -16,6 +17,7 @@ import { blockPrioritizationFees } from "./prioritization-fees.ts";
 import type { BlockhashWindow } from "./blockhash-window.ts";
 import type { Block, BlockStore, TransactionRecord } from "./block-store.ts";
 import type { ExecutionOutcome, Executor } from "./executor.ts";
+import type { NonceUse } from "./durable-nonce.ts";
 import type { SignatureHistory } from "./signature-history.ts";
 import type { TransactionQueue } from "./transaction-queue.ts";
 import {
@@ -43,8 +45,11 @@ export interface BlockProducerDeps {
   setClock(slot: bigint): void;
   /** The transaction's full account list (throws when its lookup tables no longer resolve). */
   accountKeys(tx: DecodedTransaction): AccountKeys;
-  /** Does the transaction use a durable nonce that holds its blockhash? */
-  isNonceValid(tx: DecodedTransaction): boolean;
+  /**
+   * The nonce account of a valid nonce transaction, checked against the state now (a nonce already
+   * advanced in this block no longer matches: SIMD-0083), or null (BlockhashNotFound).
+   */
+  nonceOf(tx: DecodedTransaction): NonceUse | null;
   /** Jito bundles, packed with the transactions in one priority order (bundles.ts). */
   readonly bundles?: BundlePool;
   /** Called with the accounts each committed transaction touched. */
@@ -91,7 +96,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     for (const [i, tx] of bundle.txs.entries()) {
       if (history.has(tx.signatureStrings[0]!))
         return { kind: "failed", reason: `transaction ${i} already processed`, failedIndex: i };
-      if (!window.isValidAt(tx.message.recentBlockhash, blockHeight) && !deps.isNonceValid(tx)) {
+      if (!window.isValidAt(tx.message.recentBlockhash, blockHeight) && deps.nonceOf(tx) === null) {
         expired++;
         return { kind: "failed", reason: `transaction ${i} expired (blockhash not found)`, failedIndex: i };
       }
@@ -118,13 +123,23 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
         if (!saved.has(name)) saved.set(name, { key: keys.keyBytes[j]!, account: svm.getAccount(keys.keyBytes[j]!) });
       });
     }
+    const restore = () => {
+      for (const { key, account } of saved.values()) {
+        svm.setAccount(key, account ?? new Account(0n, new Uint8Array(0), SYSTEM_PROGRAM_KEY, false, 0n));
+      }
+    };
     const outcomes: ExecutionOutcome[] = [];
     for (const [i, tx] of bundle.txs.entries()) {
-      const outcome = executor.execute(tx, allKeys[i]!, true);
+      // Checked again before each member: an earlier one may have advanced the same nonce (SIMD-0083).
+      const recent = window.isValidAt(tx.message.recentBlockhash, blockHeight);
+      const nonce = recent ? null : deps.nonceOf(tx);
+      if (!recent && nonce === null) {
+        restore();
+        return { kind: "failed", reason: `transaction ${i} expired (blockhash not found)`, failedIndex: i };
+      }
+      const outcome = executor.execute(tx, allKeys[i]!, true, nonce);
       if (!outcome.committed || outcome.err !== null) {
-        for (const { key, account } of saved.values()) {
-          svm.setAccount(key, account ?? new Account(0n, new Uint8Array(0), SYSTEM_PROGRAM_KEY, false, 0n));
-        }
+        restore();
         return { kind: "failed", reason: memberErrorText(i, outcome.err, outcome.committed), failedIndex: i };
       }
       outcomes.push(outcome);
@@ -163,7 +178,11 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     const signature = tx.signatureStrings[0]!;
     if (history.has(signature)) return "dropped";
     // The block at `slot` checks against blockhashes up to its parent's; older than 150 blocks: expired.
-    if (!window.isValidAt(tx.message.recentBlockhash, blockHeight) && !deps.isNonceValid(tx)) {
+    // A nonce transaction is checked against the state now (SIMD-0083: one on a nonce advanced earlier
+    // in this block no longer matches and is dropped, uncharged).
+    const recent = window.isValidAt(tx.message.recentBlockhash, blockHeight);
+    const nonce = recent ? null : deps.nonceOf(tx);
+    if (!recent && nonce === null) {
       expired++;
       return "dropped";
     }
@@ -181,7 +200,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     } catch {
       return "dropped"; // lookup tables changed since submission: a leader would drop it too
     }
-    const outcome = executor.execute(tx, keys, !verified);
+    const outcome = executor.execute(tx, keys, !verified, nonce);
     // Not committed: agave removes its reserved cost, and the transaction leaves the buffer.
     if (!outcome.committed) return "dropped";
     commit(tx, keys, outcome, cost, writable);

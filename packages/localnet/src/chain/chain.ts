@@ -10,15 +10,16 @@
  */
 import bs58 from "bs58";
 import type { LiteSVM } from "litesvm";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "./litesvm-native.ts";
 import type { Commitment } from "../rpc/protocol.ts";
-import { decodeTransaction, type DecodedTransaction } from "../wire/decode-transaction.ts";
+import { decodeTransaction, type DecodedMessage, type DecodedTransaction } from "../wire/decode-transaction.ts";
 import { resolveAccountKeys, staticAccountKeys, type AccountKeys } from "../wire/account-keys.ts";
 import type { TransactionErrorJson } from "../wire/transaction-error.ts";
 import { produceBlockAfter, type BlockProducerDeps } from "./block-producer.ts";
 import { createBlockhashWindow, MAX_PROCESSING_AGE } from "./blockhash-window.ts";
 import { createBlockStore, type Block, type TransactionRecord } from "./block-store.ts";
-import { isNonceValid } from "./durable-nonce.ts";
+import { heldNonce, nextDurableNonceAfter, nonceToAdvance, type NonceUse } from "./durable-nonce.ts";
 import type { EpochScheduleParams } from "./epoch-schedule.ts";
 import { createExecutor, type ExecutionOutcome, type Executor } from "./executor.ts";
 import { createFaucet } from "./faucet.ts";
@@ -140,6 +141,8 @@ export interface Chain {
    * defaults to 150; simulations use 144 (agave leaves room for forwarding).
    */
   isLifetimeValid(tx: DecodedTransaction, slot: bigint, maxAge?: bigint): boolean;
+  /** Does the message's nonce account hold its blockhash (agave's `load_message_nonce_data`, for getFeeForMessage)? */
+  holdsNonce(message: DecodedMessage): boolean;
   /** Block height of a held or recent slot. */
   blockHeightAt(slot: bigint): bigint;
   /** `lastValidBlockHeight` of a remembered blockhash. */
@@ -267,14 +270,21 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       ? staticAccountKeys(tx.message)
       : resolveAccountKeys(tx.message, readForLookup, tip.slot);
 
-  const nonceValid = (tx: DecodedTransaction): boolean => isNonceValid(tx, (address) => executor.readAccount(address));
+  /**
+   * The nonce account `tx` advances in the bank whose last blockhash is `blockhash`, or null (no valid
+   * nonce transaction). `strict`: the leader's exact-size check, which simulations skip.
+   */
+  const readNonceAccount = (address: string, key: Uint8Array) => executor.readAccount(address, key);
+  const nonceOf = (tx: DecodedTransaction, blockhash: string, strict: boolean): NonceUse | null =>
+    nonceToAdvance(tx, readNonceAccount, nextDurableNonceAfter(blockhash), strict);
 
   const heightOfSlot = (slot: bigint): bigint => blocks.get(slot)?.blockHeight ?? tip.blockHeight - (tip.slot - slot);
 
   const isLifetimeValid = (tx: DecodedTransaction, slot: bigint, maxAge = MAX_PROCESSING_AGE): boolean => {
     const produced = window.heightOf(tx.message.recentBlockhash);
     const height = heightOfSlot(slot);
-    return (produced !== undefined && produced <= height && height <= produced + maxAge) || nonceValid(tx);
+    if (produced !== undefined && produced <= height && height <= produced + maxAge) return true;
+    return nonceOf(tx, blocks.get(slot)?.blockhash ?? tip.blockhash, false) !== null;
   };
 
   const producerDeps: BlockProducerDeps = {
@@ -289,7 +299,8 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     accountCostLimit: options.accountCostLimit,
     setClock: genesis.setClock,
     accountKeys,
-    isNonceValid: nonceValid,
+    // While a block is produced, `tip` is still its parent, whose blockhash is the bank's last.
+    nonceOf: (tx) => nonceOf(tx, tip.blockhash, true),
     onTouched: (addresses, keys, slot) => notifyTouched({ addresses, keys, slot }),
     bundles,
   };
@@ -361,6 +372,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     firstAvailableBlock: () => blocks.firstAvailable(),
     blockSlots: (from, to) => blocks.slotsBetween(from, to),
     isLifetimeValid,
+    holdsNonce: (message) => heldNonce(message, readNonceAccount, false) !== null,
     blockHeightAt: heightOfSlot,
     lastValidBlockHeight: (blockhash) => window.lastValidBlockHeight(blockhash),
     signatureStatus: (signature) => history.get(signature),
@@ -376,7 +388,14 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
       const id = bundleId(txs.map((tx) => tx.signatureStrings[0]!));
       return bundles.submit(priceBundle(id, txs, price)) ? id : null;
     },
-    simulate: (tx, keys, sigVerify) => executor.simulate(tx, keys, sigVerify),
+    // A blockhash the window does not know may be a nonce; its age is the caller's to check.
+    simulate: (tx, keys, sigVerify) =>
+      executor.simulate(
+        tx,
+        keys,
+        sigVerify,
+        window.heightOf(tx.message.recentBlockhash) === undefined ? nonceOf(tx, tip.blockhash, false) : null,
+      ),
     check: (tx, sigVerify) => executor.check(tx, sigVerify),
     airdrop,
     setAccount(address, account) {

@@ -8,14 +8,23 @@
  * answers bad signatures with `SignatureFailure` rather than aborting, which the fuzz test covers.
  */
 import bs58 from "bs58";
-import { Account, FailedTransactionMetadata } from "litesvm/dist/internal.js";
-import type { LiteSvm, SimulatedTransactionInfo, TransactionMetadata } from "litesvm/dist/internal.js";
+import { Account, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
+import type { LiteSvm, NativeSimulatedTransactionInfo as SimulatedTransactionInfo } from "./litesvm-native.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
-import type { AccountKeys } from "../wire/account-keys.ts";
+import { staticAccountKeys, type AccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";
 import { transactionErrorToJson, type TransactionErrorJson } from "../wire/transaction-error.ts";
 import { isHiddenAccount } from "../cluster/sysvars.ts";
 import { isTokenAccount, tokenBalance, type TokenBalanceJson } from "./token-balances.ts";
+import {
+  advancedNonceData,
+  correctAdvancedNonce,
+  nextDurableNonceAfter,
+  nonceDataForAdvance,
+  nonceWriteIndexes,
+  type NonceUse,
+} from "./durable-nonce.ts";
+import { feePayerError } from "./fee-payer.ts";
 
 /** One inner instruction in compiled form. */
 export interface InnerInstruction {
@@ -69,11 +78,12 @@ export interface ExecutionOutcome {
 export interface Executor {
   /**
    * Executes and commits (the state changes when `committed`). `sigVerify` false skips the
-   * signature check for bytes already verified (a preflight that passed).
+   * signature check for bytes already verified (a preflight that passed). `nonce`: the nonce account
+   * of a nonce transaction (durable-nonce.ts), advanced even when the transaction fails.
    */
-  execute(tx: DecodedTransaction, keys: AccountKeys, sigVerify?: boolean): ExecutionOutcome;
-  /** Simulates without changing state. */
-  simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean): ExecutionOutcome;
+  execute(tx: DecodedTransaction, keys: AccountKeys, sigVerify?: boolean, nonce?: NonceUse | null): ExecutionOutcome;
+  /** Simulates without changing state (`nonce` as for `execute`). */
+  simulate(tx: DecodedTransaction, keys: AccountKeys, sigVerify: boolean, nonce?: NonceUse | null): ExecutionOutcome;
   /** Simulates and returns only the error (null on success): the cheap path for preflight checks. */
   check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null;
   /** Reads one account (null when it does not exist). */
@@ -250,10 +260,13 @@ export function createExecutor(svm: LiteSvm): Executor {
     pre: Snapshot,
     fee: bigint,
     commit: boolean,
+    nonce: NonceUse | null,
   ): ExecutionOutcome {
     const payerKey = keys.keyBytes[0]!;
-    // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer): their data length.
+    // agave 3.0 counts a fees-only transaction's rollback accounts (the fee payer, and a nonce account
+    // apart from it): their data length.
     const payerDataSize = svm.getAccount(payerKey)?.data().length ?? 0;
+    const nonceDataSize = nonce !== null && nonce.index !== 0 ? (svm.getAccount(nonce.key)?.data().length ?? 0) : 0;
     if (commit) {
       const payer = svm.getAccount(payerKey);
       if (payer !== null && payer.lamports() === pre.lamports[0]) {
@@ -262,6 +275,7 @@ export function createExecutor(svm: LiteSvm): Executor {
           new Account(payer.lamports() - fee, payer.data(), payer.owner(), payer.executable(), payer.rentEpoch()),
         );
       }
+      if (nonce !== null) advanceNonce(nonce);
     }
     const postBalances = [...pre.lamports];
     postBalances[0] = postBalances[0]! - fee;
@@ -278,14 +292,96 @@ export function createExecutor(svm: LiteSvm): Executor {
       postBalances,
       preTokenBalances: pre.tokens,
       postTokenBalances: pre.tokens,
-      loadedAccountsDataSize: payerDataSize,
+      loadedAccountsDataSize: payerDataSize + nonceDataSize,
       costUnits: costUnits(tx, keys, 0n, pre.loadedSize),
     };
   }
 
-  function run(tx: DecodedTransaction, keys: AccountKeys, simulate: boolean, sigVerify: boolean): ExecutionOutcome {
+  /** The value an advance stores now: LiteSVM's latest blockhash is the bank's last (a produced block's parent's). */
+  const nextDurableNonce = () => nextDurableNonceAfter(svm.latestBlockhash());
+
+  /** agave's rollback nonce account: as loaded (less the fee when it paid it), its nonce advanced. */
+  function advanceNonce(nonce: NonceUse): void {
+    const account = svm.getAccount(nonce.key);
+    if (account === null) return;
+    const data = advancedNonceData(account.data(), nextDurableNonce());
+    svm.setAccount(
+      nonce.key,
+      new Account(account.lamports(), data, account.owner(), account.executable(), account.rentEpoch()),
+    );
+  }
+
+  /** Replaces LiteSVM's nonce value in the accounts a successful transaction advanced or initialized. */
+  function correctNonces(tx: DecodedTransaction, keys: AccountKeys, postAccounts?: Map<string, AccountSnapshot>): void {
+    for (const index of nonceWriteIndexes(tx.message)) {
+      if (postAccounts !== undefined) {
+        const post = postAccounts.get(keys.keys[index]!);
+        const data = post && correctAdvancedNonce(tx.message, post.owner, post.data, nextDurableNonce());
+        if (post && data) post.data = data;
+        continue;
+      }
+      const key = keys.keyBytes[index]!;
+      const account = svm.getAccount(key);
+      if (account === null) continue;
+      const data = correctAdvancedNonce(tx.message, ownerName(account.owner()), account.data(), nextDurableNonce());
+      if (data !== null) {
+        svm.setAccount(
+          key,
+          new Account(account.lamports(), data, account.owner(), account.executable(), account.rentEpoch()),
+        );
+      }
+    }
+  }
+
+  /**
+   * Makes LiteSVM's AdvanceNonceAccount check agree with agave's (durable-nonce.ts `nonceDataForAdvance`)
+   * for the run; returns what puts the accounts back: after a simulation, the originals; after an
+   * execution, the original data wherever the stand-in is still held (the instruction did not advance).
+   */
+  function standInNonces(tx: DecodedTransaction, keys: AccountKeys): (simulated: boolean) => void {
+    const stood: { key: Uint8Array; original: Account; stand: Uint8Array }[] = [];
+    for (const index of nonceWriteIndexes(tx.message, true)) {
+      const key = keys.keyBytes[index];
+      const original = key && svm.getAccount(key);
+      if (!key || !original || stood.some((s) => s.key === key)) continue;
+      const stand = nonceDataForAdvance(tx.message, ownerName(original.owner()), original.data(), nextDurableNonce());
+      if (stand === null) continue;
+      svm.setAccount(
+        key,
+        new Account(original.lamports(), stand, original.owner(), original.executable(), original.rentEpoch()),
+      );
+      stood.push({ key, original, stand });
+    }
+    return (simulated) => {
+      for (const { key, original, stand } of stood) {
+        const now = svm.getAccount(key);
+        if (simulated || now === null) svm.setAccount(key, original);
+        else if (Buffer.compare(now.data(), stand) === 0) {
+          svm.setAccount(
+            key,
+            new Account(now.lamports(), original.data(), now.owner(), now.executable(), now.rentEpoch()),
+          );
+        }
+      }
+    };
+  }
+
+  /** Did the fee payer fail agave's validation (then nothing was processed, whatever LiteSVM's error says)? */
+  function payerRefused(keys: AccountKeys, fee: bigint): boolean {
+    const payer = peek(keys.keys[0]!, keys.keyBytes[0]!);
+    return feePayerError(payer, fee, (size) => svm.minimumBalanceForRentExemption(BigInt(size))) !== null;
+  }
+
+  function run(
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    simulate: boolean,
+    sigVerify: boolean,
+    nonce: NonceUse | null,
+  ): ExecutionOutcome {
     const pre = snapshot(keys, null);
     const fee = transactionFee(tx.message);
+    const putBack = standInNonces(tx, keys);
     svm.setSigverify(sigVerify);
     let result;
     try {
@@ -300,13 +396,14 @@ export function createExecutor(svm: LiteSvm): Executor {
       }
     } finally {
       if (!sigVerify) svm.setSigverify(true);
+      putBack(simulate);
     }
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? transactionErrorToJson((result as FailedTransactionMetadata).err()) : null;
     // A load failure after the fee payer paid (LiteSVM checks the payer first): fees-only.
     if (typeof err === "string" && FEES_ONLY_ERRORS.has(err) && pre.lamports[0]! >= fee) {
       const loadErr = err === "MaxLoadedAccountsDataSizeExceeded" ? err : (programLoadError(tx, keys) ?? err);
-      return feesOnly(tx, keys, loadErr, pre, fee, !simulate);
+      return feesOnly(tx, keys, loadErr, pre, fee, !simulate, nonce);
     }
     const meta = failed
       ? (result as FailedTransactionMetadata).meta()
@@ -318,7 +415,11 @@ export function createExecutor(svm: LiteSvm): Executor {
     let post: Snapshot;
     let postAccounts: Map<string, AccountSnapshot> | undefined;
     if (simulate) {
-      committed = err === null || isCommittedFailure(err);
+      // LiteSVM's InsufficientFundsForRent may be the fee payer's, before anything ran: not processed.
+      committed =
+        err === null ||
+        (isCommittedFailure(err) &&
+          !(typeof err === "object" && "InsufficientFundsForRent" in err && payerRefused(keys, fee)));
       if (!failed) {
         postAccounts = new Map();
         for (const entry of (result as SimulatedTransactionInfo).postAccounts()) {
@@ -331,6 +432,7 @@ export function createExecutor(svm: LiteSvm): Executor {
             rentEpoch: a.rentEpoch(),
           });
         }
+        correctNonces(tx, keys, postAccounts);
         post = snapshot(keys, pre, postAccounts);
       } else {
         post = { ...pre, lamports: [...pre.lamports] };
@@ -339,6 +441,8 @@ export function createExecutor(svm: LiteSvm): Executor {
     } else {
       const payerAfter = svm.getBalance(keys.keyBytes[0]!) ?? 0n;
       committed = err === null || payerAfter !== pre.lamports[0];
+      if (err === null) correctNonces(tx, keys);
+      else if (committed && nonce !== null) advanceNonce(nonce);
       post = committed ? snapshot(keys, pre) : pre;
     }
     return {
@@ -357,6 +461,7 @@ export function createExecutor(svm: LiteSvm): Executor {
   }
 
   function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
+    const putBack = standInNonces(tx, staticAccountKeys(tx.message));
     svm.setSigverify(sigVerify);
     try {
       const result =
@@ -366,13 +471,14 @@ export function createExecutor(svm: LiteSvm): Executor {
       return result instanceof FailedTransactionMetadata ? transactionErrorToJson(result.err()) : null;
     } finally {
       if (!sigVerify) svm.setSigverify(true);
+      putBack(true);
     }
   }
 
   return {
-    execute: (tx, keys, sigVerify = true) => run(tx, keys, false, sigVerify),
+    execute: (tx, keys, sigVerify = true, nonce = null) => run(tx, keys, false, sigVerify, nonce),
     check,
-    simulate: (tx, keys, sigVerify) => run(tx, keys, true, sigVerify),
+    simulate: (tx, keys, sigVerify, nonce = null) => run(tx, keys, true, sigVerify, nonce),
     readAccount,
   };
 }

@@ -108,7 +108,7 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       return {
         firstNormalEpoch: s.firstNormalEpoch,
         firstNormalSlot: s.firstNormalSlot,
-        leaderScheduleSlotOffset: s.slotsPerEpoch,
+        leaderScheduleSlotOffset: s.leaderScheduleSlotOffset,
         slotsPerEpoch: s.slotsPerEpoch,
         warmup: s.warmup,
       };
@@ -173,7 +173,8 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       const produced = chain.lastValidBlockHeight(message.recentBlockhash);
       const height = chain.blockHeightAt(slot);
       const known = produced !== undefined && produced - MAX_PROCESSING_AGE <= height && height <= produced;
-      return withContext(slot, known ? transactionFee(message) : null);
+      // agave also prices a message whose nonce account holds its blockhash (a durable-nonce message).
+      return withContext(slot, known || chain.holdsNonce(message) ? transactionFee(message) : null);
     },
 
     getRecentPrioritizationFees(params, ctx) {

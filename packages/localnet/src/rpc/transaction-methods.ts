@@ -16,6 +16,7 @@ import {
 } from "../wire/decode-transaction.ts";
 import { transactionErrorText, type TransactionErrorJson } from "../wire/transaction-error.ts";
 import { MAX_PROCESSING_AGE } from "../chain/blockhash-window.ts";
+import { durableNonceIndex } from "../chain/durable-nonce.ts";
 import {
   assertAtLeastConfirmed,
   base58Key,
@@ -155,9 +156,13 @@ export function createTransactionMethods({
    * simulation. Returns the error to report, or null.
    */
   const preExecutionError = (tx: DecodedTransaction, slot: bigint): TransactionErrorJson | null => {
+    const live = chain.isLifetimeValid(tx, slot, SIMULATION_MAX_AGE);
+    // agave checks the age (or the nonce) before its status cache: a landed nonce transaction sent
+    // again is BlockhashNotFound, its nonce having moved. Only nonce transactions are checked in that
+    // order here (see README: a landed one with an expired blockhash stays AlreadyProcessed).
+    if (!live && durableNonceIndex(tx.message) !== null) return "BlockhashNotFound";
     if (seenBy(tx.signatureStrings[0]!, slot)) return "AlreadyProcessed";
-    if (!chain.isLifetimeValid(tx, slot, SIMULATION_MAX_AGE)) return "BlockhashNotFound";
-    return null;
+    return live ? null : "BlockhashNotFound";
   };
 
   const innerInstructionsUi = (outcome: ExecutionOutcome, keys: AccountKeys) =>

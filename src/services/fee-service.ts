@@ -8,7 +8,7 @@ import {
   WatchFeesResponseSchema,
 } from "../../gen/solgate/v1/fee_service_pb.js";
 import type { GetFeesResponse, WatchFeesRequest, WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
-import { FeeEstimateSchema, FeeSource, TipSource } from "../../gen/solgate/v1/fee_pb.js";
+import { FeeEstimateSchema, FeeSource, OddsAnswerSchema, TipSource } from "../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
 import type { FeeEstimate, FeeFeedEvent } from "../fees/fee-market.ts";
@@ -83,16 +83,16 @@ export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceIm
               .then((at) => answerOdds(at, req.withinSlots ?? fees.odds.withinSlots, questions))
           : undefined,
       ]);
-      return {
-        estimate: toFeeEstimateMessage(estimate),
-        odds: odds && {
+      const message = toFeeEstimateMessage(estimate);
+      if (odds !== undefined)
+        message.oddsAnswer = create(OddsAnswerSchema, {
           withinSlots: odds.withinSlots,
           priceOdds: odds.priceOdds,
           cheapestPrice: odds.cheapest?.price,
           cheapestPriceOdds: odds.cheapest?.odds,
           curve: odds.curve.map((point) => ({ price: point.price, odds: point.odds })),
-        },
-      };
+        });
+      return { estimate: message };
     },
 
     watchFees(req, ctx) {

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
-import type { FeeEstimate, OddsAnswer } from "./fee_pb.js";
+import type { FeeEstimate } from "./fee_pb.js";
 
 /**
  * Describes the file solgate/v1/fee_service.proto.
@@ -72,16 +72,16 @@ export declare type EstimateFeesRequest = Message<"solgate.v1.EstimateFeesReques
   transaction: Uint8Array;
 
   /**
-   * A compute-unit price (micro-lamports) to give the landing odds of: `odds.price_odds` is the probability that the
-   * transaction, paying it, lands within `within_slots` slots.
+   * A compute-unit price (micro-lamports) to give the landing odds of: `estimate.odds_answer.price_odds` is the
+   * probability that the transaction, paying it, lands within `within_slots` slots.
    *
    * @generated from field: optional uint64 odds_price = 3;
    */
   oddsPrice?: bigint | undefined;
 
   /**
-   * A landing probability (above 0, below 1) to price: `odds.cheapest_price` is the cheapest compute-unit price
-   * whose odds of landing within `within_slots` slots reach it.
+   * A landing probability (above 0, below 1) to price: `estimate.odds_answer.cheapest_price` is the cheapest
+   * compute-unit price whose odds of landing within `within_slots` slots reach it.
    *
    * @generated from field: optional double target_odds = 4;
    */
@@ -121,13 +121,6 @@ export declare type EstimateFeesResponse = Message<"solgate.v1.EstimateFeesRespo
    * @generated from field: solgate.v1.FeeEstimate estimate = 1;
    */
   estimate?: FeeEstimate | undefined;
-
-  /**
-   * The answers to the request's odds questions; absent when it asked none.
-   *
-   * @generated from field: solgate.v1.OddsAnswer odds = 2;
-   */
-  odds?: OddsAnswer | undefined;
 };
 
 /**

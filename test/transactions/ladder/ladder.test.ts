@@ -13,6 +13,7 @@ import type { Address, KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import { TransactionService } from "../../../gen/solgate/v1/transaction_service_pb.js";
+import { FeeService } from "../../../gen/solgate/v1/fee_service_pb.js";
 import { LadderStatus, RungState } from "../../../gen/solgate/v1/ladder_pb.js";
 import type { LadderRecord } from "../../../gen/solgate/v1/ladder_pb.js";
 import { createChainRegistry } from "../../../src/chains.ts";
@@ -55,6 +56,7 @@ let fees: FeeMarket;
 let core: Transactions;
 let listening: ListeningServer;
 let grpc: Client<typeof TransactionService>;
+let feeClient: Client<typeof FeeService>;
 let base: string;
 let payer: KeyPairSigner;
 const logs = createLogSink();
@@ -98,6 +100,7 @@ beforeAll(async () => {
   listening = await server.listen(0, "127.0.0.1");
   base = `http://127.0.0.1:${listening.port}/v1/localnet`;
   grpc = createClient(TransactionService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${listening.port}` }));
+  feeClient = createClient(FeeService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${listening.port}` }));
   payer = await chain.funded(100);
 }, 60_000);
 
@@ -433,5 +436,60 @@ describe("never two rungs on chain", () => {
   it("an unknown ladder is NOT_FOUND", async () => {
     const id = signatureOf(new Uint8Array(65).fill(7));
     expect(await grpcReason(grpc.getLadderStatus({ id }, { headers }))).toBe("NOT_FOUND");
+  });
+});
+
+describe("EstimateFees answers odds at any price", () => {
+  it("gives the odds at a named price, the cheapest price for a named probability and k, and the curve", async () => {
+    const draft = await draftTransfer(payer);
+    // The odds need 32 blocks in the window: a second or so of the fast localnet.
+    const { estimate } = await waitFor(
+      () =>
+        feeClient.estimateFees(
+          { transaction: draft, oddsPrice: 1_000n, targetOdds: 0.9, withinSlots: 10, curvePoints: 12 },
+          { headers },
+        ),
+      (answer) => answer.estimate?.oddsAnswer?.priceOdds !== undefined,
+    );
+    const answer = estimate!.oddsAnswer!;
+    expect(answer.withinSlots).toBe(10);
+    expect(answer.priceOdds).toBeGreaterThanOrEqual(0);
+    expect(answer.priceOdds).toBeLessThanOrEqual(1);
+    expect(answer.cheapestPrice).toBeDefined();
+    expect(answer.cheapestPriceOdds).toBeGreaterThanOrEqual(0.9);
+    expect(answer.curve).toHaveLength(12);
+    // Not asked, not answered.
+    const plain = await feeClient.estimateFees({ transaction: draft }, { headers });
+    expect(plain.estimate?.oddsAnswer).toBeUndefined();
+    // Over REST, inside the estimate.
+    const { status, json } = await rest("POST", "/network/fees/estimate", {
+      transaction: b64(draft),
+      oddsPrice: 1000,
+      targetOdds: 0.9,
+      withinSlots: 100,
+      curvePoints: 8,
+    });
+    expect(status).toBe(200);
+    const odds = json.oddsAnswer as { withinSlots: number; curve: unknown[]; priceOdds: number };
+    expect(odds.withinSlots).toBe(100);
+    expect(odds.curve).toHaveLength(8);
+    expect(odds.priceOdds).toBeGreaterThanOrEqual(0);
+    // k = 150 needs a window longer than the default 150 slots: refused, saying the most it can answer.
+    const long = await rest("POST", "/network/fees/estimate", { transaction: b64(draft), withinSlots: 150 });
+    expect(long.status).toBe(400);
+    expect(restReason(long.json)).toBe("INVALID_PARAMETER");
+  }, 30_000);
+
+  it("refuses k, a probability or a curve out of range", async () => {
+    const draft = await draftTransfer(payer);
+    expect(await grpcReason(feeClient.estimateFees({ transaction: draft, withinSlots: 151 }, { headers }))).toBe(
+      "INVALID_PARAMETER",
+    );
+    expect(await grpcReason(feeClient.estimateFees({ transaction: draft, targetOdds: 1 }, { headers }))).toBe(
+      "INVALID_PARAMETER",
+    );
+    expect(await grpcReason(feeClient.estimateFees({ transaction: draft, curvePoints: 4 }, { headers }))).toBe(
+      "INVALID_PARAMETER",
+    );
   });
 });

@@ -279,7 +279,10 @@ type FeeEstimate struct {
 	// For a transaction estimate: the accounts it write-locks, whose markets were taken into account.
 	WritableAccounts []string `protobuf:"bytes,8,rep,name=writable_accounts,json=writableAccounts,proto3" json:"writable_accounts,omitempty"`
 	// Jito tip levels beside the priority levels; absent when the service knows no landed tips (never guessed).
-	Tips          *TipLevels `protobuf:"bytes,9,opt,name=tips,proto3" json:"tips,omitempty"`
+	Tips *TipLevels `protobuf:"bytes,9,opt,name=tips,proto3" json:"tips,omitempty"`
+	// The answers to EstimateFees' odds questions (odds at a named price, the cheapest price for a named probability,
+	// the curve); absent unless the request asked one, and never set by GetFees or WatchFees.
+	OddsAnswer    *OddsAnswer `protobuf:"bytes,10,opt,name=odds_answer,json=oddsAnswer,proto3" json:"odds_answer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -373,6 +376,13 @@ func (x *FeeEstimate) GetWritableAccounts() []string {
 func (x *FeeEstimate) GetTips() *TipLevels {
 	if x != nil {
 		return x.Tips
+	}
+	return nil
+}
+
+func (x *FeeEstimate) GetOddsAnswer() *OddsAnswer {
+	if x != nil {
+		return x.OddsAnswer
 	}
 	return nil
 }
@@ -1067,7 +1077,7 @@ var File_solgate_v1_fee_proto protoreflect.FileDescriptor
 const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\n" +
 	"\x14solgate/v1/fee.proto\x12\n" +
-	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x92\x03\n" +
+	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\x03\n" +
 	"\vFeeEstimate\x129\n" +
 	"\bpriority\x18\x01 \x01(\v2\x1d.solgate.v1.PriorityFeeLevelsR\bpriority\x12.\n" +
 	"\bbase_fee\x18\x02 \x01(\v2\x13.solgate.v1.BaseFeeR\abaseFee\x129\n" +
@@ -1079,7 +1089,10 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\vsample_size\x18\a \x01(\x04R\n" +
 	"sampleSize\x12+\n" +
 	"\x11writable_accounts\x18\b \x03(\tR\x10writableAccounts\x12)\n" +
-	"\x04tips\x18\t \x01(\v2\x15.solgate.v1.TipLevelsR\x04tips\"\xd1\x01\n" +
+	"\x04tips\x18\t \x01(\v2\x15.solgate.v1.TipLevelsR\x04tips\x127\n" +
+	"\vodds_answer\x18\n" +
+	" \x01(\v2\x16.solgate.v1.OddsAnswerR\n" +
+	"oddsAnswer\"\xd1\x01\n" +
 	"\x11PriorityFeeLevels\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x04R\x03low\x12\x16\n" +
 	"\x06medium\x18\x02 \x01(\x04R\x06medium\x12\x12\n" +
@@ -1196,17 +1209,18 @@ var file_solgate_v1_fee_proto_depIdxs = []int32{
 	13, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
 	0,  // 3: solgate.v1.FeeEstimate.source:type_name -> solgate.v1.FeeSource
 	9,  // 4: solgate.v1.FeeEstimate.tips:type_name -> solgate.v1.TipLevels
-	6,  // 5: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
-	1,  // 6: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
-	2,  // 7: solgate.v1.TipLevels.source:type_name -> solgate.v1.TipSource
-	13, // 8: solgate.v1.TipLevels.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 9: solgate.v1.Tip.level:type_name -> solgate.v1.TipLevel
-	12, // 10: solgate.v1.OddsAnswer.curve:type_name -> solgate.v1.OddsPoint
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	11, // 5: solgate.v1.FeeEstimate.odds_answer:type_name -> solgate.v1.OddsAnswer
+	6,  // 6: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
+	1,  // 7: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
+	2,  // 8: solgate.v1.TipLevels.source:type_name -> solgate.v1.TipSource
+	13, // 9: solgate.v1.TipLevels.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 10: solgate.v1.Tip.level:type_name -> solgate.v1.TipLevel
+	12, // 11: solgate.v1.OddsAnswer.curve:type_name -> solgate.v1.OddsPoint
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_fee_proto_init() }

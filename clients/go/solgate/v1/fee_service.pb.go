@@ -122,11 +122,11 @@ type EstimateFeesRequest struct {
 	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
 	// The draft transaction in wire format, signed or not (base64 in JSON).
 	Transaction []byte `protobuf:"bytes,2,opt,name=transaction,proto3" json:"transaction,omitempty"`
-	// A compute-unit price (micro-lamports) to give the landing odds of: `odds.price_odds` is the probability that the
-	// transaction, paying it, lands within `within_slots` slots.
+	// A compute-unit price (micro-lamports) to give the landing odds of: `estimate.odds_answer.price_odds` is the
+	// probability that the transaction, paying it, lands within `within_slots` slots.
 	OddsPrice *uint64 `protobuf:"varint,3,opt,name=odds_price,json=oddsPrice,proto3,oneof" json:"odds_price,omitempty"`
-	// A landing probability (above 0, below 1) to price: `odds.cheapest_price` is the cheapest compute-unit price
-	// whose odds of landing within `within_slots` slots reach it.
+	// A landing probability (above 0, below 1) to price: `estimate.odds_answer.cheapest_price` is the cheapest
+	// compute-unit price whose odds of landing within `within_slots` slots reach it.
 	TargetOdds *float64 `protobuf:"fixed64,4,opt,name=target_odds,json=targetOdds,proto3,oneof" json:"target_odds,omitempty"`
 	// The k of the two questions above and of the curve, 1 to 150 (and below the fee window's length); unset means
 	// the server's SOLGATE_FEES_ODDS_SLOTS.
@@ -213,9 +213,7 @@ func (x *EstimateFeesRequest) GetCurvePoints() uint32 {
 type EstimateFeesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The estimate: the maximum of the global levels and those of each account the transaction write-locks.
-	Estimate *FeeEstimate `protobuf:"bytes,1,opt,name=estimate,proto3" json:"estimate,omitempty"`
-	// The answers to the request's odds questions; absent when it asked none.
-	Odds          *OddsAnswer `protobuf:"bytes,2,opt,name=odds,proto3" json:"odds,omitempty"`
+	Estimate      *FeeEstimate `protobuf:"bytes,1,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -253,13 +251,6 @@ func (*EstimateFeesResponse) Descriptor() ([]byte, []int) {
 func (x *EstimateFeesResponse) GetEstimate() *FeeEstimate {
 	if x != nil {
 		return x.Estimate
-	}
-	return nil
-}
-
-func (x *EstimateFeesResponse) GetOdds() *OddsAnswer {
-	if x != nil {
-		return x.Odds
 	}
 	return nil
 }
@@ -467,10 +458,9 @@ const file_solgate_v1_fee_service_proto_rawDesc = "" +
 	"\v_odds_priceB\x0e\n" +
 	"\f_target_oddsB\x0f\n" +
 	"\r_within_slotsB\x0f\n" +
-	"\r_curve_points\"w\n" +
+	"\r_curve_points\"K\n" +
 	"\x14EstimateFeesResponse\x123\n" +
-	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\x12*\n" +
-	"\x04odds\x18\x02 \x01(\v2\x16.solgate.v1.OddsAnswerR\x04odds\"(\n" +
+	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\"(\n" +
 	"\x10WatchFeesRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\"\x8d\x01\n" +
 	"\x11WatchFeesResponse\x125\n" +
@@ -510,25 +500,23 @@ var file_solgate_v1_fee_service_proto_goTypes = []any{
 	(*WatchFeesResponse)(nil),    // 5: solgate.v1.WatchFeesResponse
 	(*FeeHeartbeat)(nil),         // 6: solgate.v1.FeeHeartbeat
 	(*FeeEstimate)(nil),          // 7: solgate.v1.FeeEstimate
-	(*OddsAnswer)(nil),           // 8: solgate.v1.OddsAnswer
 }
 var file_solgate_v1_fee_service_proto_depIdxs = []int32{
 	7, // 0: solgate.v1.GetFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
 	7, // 1: solgate.v1.EstimateFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	8, // 2: solgate.v1.EstimateFeesResponse.odds:type_name -> solgate.v1.OddsAnswer
-	7, // 3: solgate.v1.WatchFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	6, // 4: solgate.v1.WatchFeesResponse.heartbeat:type_name -> solgate.v1.FeeHeartbeat
-	0, // 5: solgate.v1.FeeService.GetFees:input_type -> solgate.v1.GetFeesRequest
-	2, // 6: solgate.v1.FeeService.EstimateFees:input_type -> solgate.v1.EstimateFeesRequest
-	4, // 7: solgate.v1.FeeService.WatchFees:input_type -> solgate.v1.WatchFeesRequest
-	1, // 8: solgate.v1.FeeService.GetFees:output_type -> solgate.v1.GetFeesResponse
-	3, // 9: solgate.v1.FeeService.EstimateFees:output_type -> solgate.v1.EstimateFeesResponse
-	5, // 10: solgate.v1.FeeService.WatchFees:output_type -> solgate.v1.WatchFeesResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	7, // 2: solgate.v1.WatchFeesResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	6, // 3: solgate.v1.WatchFeesResponse.heartbeat:type_name -> solgate.v1.FeeHeartbeat
+	0, // 4: solgate.v1.FeeService.GetFees:input_type -> solgate.v1.GetFeesRequest
+	2, // 5: solgate.v1.FeeService.EstimateFees:input_type -> solgate.v1.EstimateFeesRequest
+	4, // 6: solgate.v1.FeeService.WatchFees:input_type -> solgate.v1.WatchFeesRequest
+	1, // 7: solgate.v1.FeeService.GetFees:output_type -> solgate.v1.GetFeesResponse
+	3, // 8: solgate.v1.FeeService.EstimateFees:output_type -> solgate.v1.EstimateFeesResponse
+	5, // 9: solgate.v1.FeeService.WatchFees:output_type -> solgate.v1.WatchFeesResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_fee_service_proto_init() }

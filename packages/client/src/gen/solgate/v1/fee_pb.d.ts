@@ -79,6 +79,14 @@ export declare type FeeEstimate = Message<"solgate.v1.FeeEstimate"> & {
    * @generated from field: solgate.v1.TipLevels tips = 9;
    */
   tips?: TipLevels | undefined;
+
+  /**
+   * The answers to EstimateFees' odds questions (odds at a named price, the cheapest price for a named probability,
+   * the curve); absent unless the request asked one, and never set by GetFees or WatchFees.
+   *
+   * @generated from field: solgate.v1.OddsAnswer odds_answer = 10;
+   */
+  oddsAnswer?: OddsAnswer | undefined;
 };
 
 /**

@@ -367,6 +367,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       contexts.map((c) => ({
         name: c.name,
         trackedSends: () => c.transactions.stats().inFlightByState,
+        ladders: () => c.transactions.ladders.stats(),
         feeWindowMovedAt: () => {
           const { follower, fallbackAt } = c.fees.status();
           const moved = Math.max(follower.lastMoveAt ?? -1, fallbackAt ?? -1);

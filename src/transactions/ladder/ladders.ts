@@ -126,7 +126,7 @@ export function createLadders(options: LaddersOptions): Ladders {
   async function save(before: Ladder, next: Ladder): Promise<Ladder> {
     const stamped = { ...next, updatedAt: new Date(now()) };
     await store.put(stamped);
-    if (!isOpenLadder(stamped) && isOpenLadder(before))
+    if (isFinalLadder(stamped) && !isFinalLadder(before))
       stats.ended[stamped.state] = (stats.ended[stamped.state] ?? 0) + 1;
     store.publish(stamped);
     return stamped;

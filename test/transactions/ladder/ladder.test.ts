@@ -27,6 +27,7 @@ import { createRoutes, createStreamRoutes } from "../../../src/server/routes.ts"
 import { createServer } from "../../../src/server/server.ts";
 import type { ListeningServer } from "../../../src/server/server.ts";
 import { createRestHandler } from "../../../src/rest/rest-handler.ts";
+import { createMetrics } from "../../../src/server/metrics.ts";
 import { createTransactions } from "../../../src/transactions/transactions.ts";
 import type { Transactions } from "../../../src/transactions/transactions.ts";
 import { createAccounts } from "../../../src/accounts/accounts.ts";
@@ -189,6 +190,25 @@ describe("PrepareLadder -> sign -> SendLadder", () => {
     expect(last?.overpayRatio).toBe(1);
     expect(await onChain(chain, signed.map(signatureOf))).toBe(1);
     expect(await nonceValue(chain, nonce)).not.toBe(before);
+
+    // The overpay as metrics: the fee paid and the cheapest fee beside it, both counted.
+    const metrics = createMetrics();
+    metrics.observeChains([
+      {
+        name: "localnet",
+        trackedSends: () => ({}),
+        feeWindowMovedAt: () => undefined,
+        upstreamHealthy: () => true,
+        ladders: () => core.ladders.stats(),
+      },
+    ]);
+    const scraped = await metrics.registry.metrics();
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}\\{chain="localnet"\\} (\\S+)$`, "m").exec(scraped)?.[1] ?? Number.NaN);
+    expect(value("solgate_ladder_fee_paid_lamports_total")).toBeGreaterThanOrEqual(Number(last?.feePaidLamports));
+    expect(value("solgate_ladder_cheapest_fee_lamports_total")).toBeGreaterThan(0);
+    expect(value("solgate_ladder_overpay_measured_total")).toBeGreaterThanOrEqual(1);
+    expect(scraped).toMatch(/solgate_ladders_ended_total\{chain="localnet",state="finalized"\} [1-9]/);
 
     // The REST shape.
     const { status, json } = await rest("GET", `/transactions/ladder/${id}`);

@@ -56,6 +56,8 @@ export interface Ladder {
   readonly feePaid?: bigint;
   readonly error?: ChainError;
   readonly overpay?: Overpay;
+  /** The slot at which the nonce was first seen moved with no rung seen in a block (see ladders.ts). */
+  readonly nonceMovedAt?: bigint;
   /** Whether the client asked to stop climbing (the status may still move to landed: the chain decides). */
   readonly cancelled: boolean;
   readonly updatedAt: Date;

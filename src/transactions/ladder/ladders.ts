@@ -88,6 +88,9 @@ export interface Ladders {
   stop(): void;
 }
 
+/** Slots the nonce must stand moved, with no rung seen, before the ladder is called NONCE_ADVANCED. */
+const NONCE_SETTLE_SLOTS = 4n;
+
 const RANK: Record<LadderState, number> = {
   pending: 0,
   cancelled: 1,
@@ -227,7 +230,14 @@ export function createLadders(options: LaddersOptions): Ladders {
       },
     );
     const submitted = ladder.rungs.filter((rung) => rung.submittedSlot !== undefined);
-    const { value } = await rpc.getSignatureStatuses(submitted.map((rung) => rung.signature as Signature)).send();
+    const moved = nonce !== ladder.nonce;
+    // Once the nonce moved, the node's history is searched too: a rung that landed must be found.
+    const { value } = await rpc
+      .getSignatureStatuses(
+        submitted.map((rung) => rung.signature as Signature),
+        moved ? { searchTransactionHistory: true } : {},
+      )
+      .send();
     const hit = value.findIndex((status) => status !== null);
     if (hit >= 0) {
       const index = ladder.rungs.indexOf(submitted[hit]);
@@ -239,7 +249,14 @@ export function createLadders(options: LaddersOptions): Ladders {
       });
       return;
     }
-    if (nonce !== ladder.nonce) {
+    if (moved) {
+      // The node may show the new nonce a moment before the status of the rung that moved it: NONCE_ADVANCED only
+      // once the nonce has stood moved for a few slots with no rung seen. Nothing is submitted meanwhile.
+      if (ladder.nonceMovedAt === undefined) {
+        await save(ladder, { ...ladder, nonceMovedAt: slot });
+        return;
+      }
+      if (slot < ladder.nonceMovedAt + NONCE_SETTLE_SLOTS) return;
       await forgetRungs(ladder);
       const dead = ladder.rungs.map((rung) => ({ ...rung, state: "dead" as const }));
       await save(ladder, { ...ladder, state: ladder.cancelled ? "cancelled" : "nonce_advanced", rungs: dead });

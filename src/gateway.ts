@@ -44,6 +44,7 @@ import { createAccounts } from "./accounts/accounts.ts";
 import { createWallets } from "./wallets/wallets.ts";
 import { createTokenHolders } from "./tokens/token-holders.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
+import { createRedisLadderStore } from "./transactions/ladder/redis-ladder-store.ts";
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
@@ -322,6 +323,16 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
           fees,
           ...(store === undefined ? {} : { store }),
+          // Ladders in the fleet's Redis: any replica answers for any ladder, and the climb outlives its replica.
+          ...(redis === undefined
+            ? {}
+            : {
+                ladderStore: await createRedisLadderStore({
+                  redis,
+                  prefix: chainKeyPrefix(chain.name),
+                  onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable ladder message"),
+                }),
+              }),
           ...config.transactions,
           onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
         });

@@ -1,7 +1,9 @@
 /**
- * Where ladders live. One process keeps them in memory; the interface is asynchronous so that a shared store can
- * stand behind it for a fleet (not built yet: see docs/landing.md, "Limits").
+ * Where ladders live: in memory for one process, or in Redis for a fleet (redis-ladder-store.ts), where any replica
+ * answers for any ladder and the lease holder climbs them all, so that a climb outlives the replica that took it.
  */
+import { SOLE_LEASE } from "../../store/lease.ts";
+import type { Lease } from "../../store/lease.ts";
 import { isFinalLadder } from "./ladder-record.ts";
 import type { Ladder } from "./ladder-record.ts";
 
@@ -18,6 +20,8 @@ export interface LadderStore {
   /** Tells listeners about a ladder's new record. */
   publish(ladder: Ladder): void;
   onPublished(listener: (ladder: Ladder) => void): () => void;
+  /** The lease of the climbing: its holder ticks every open ladder of the fleet. */
+  readonly lease: Lease;
 }
 
 /** Options of {@link createMemoryLadderStore}. */
@@ -76,5 +80,6 @@ export function createMemoryLadderStore(options: MemoryLadderStoreOptions = {}):
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    lease: SOLE_LEASE,
   };
 }

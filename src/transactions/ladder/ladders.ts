@@ -302,6 +302,8 @@ export function createLadders(options: LaddersOptions): Ladders {
   }
 
   async function tick(): Promise<void> {
+    // In a fleet one replica climbs every ladder (a climb outlives the replica that took it); the others answer.
+    if (!(await store.lease.hold())) return;
     const open = await store.open();
     if (open.length === 0) return;
     await readSlot();
@@ -430,6 +432,8 @@ export function createLadders(options: LaddersOptions): Ladders {
       running = false;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
+      // Another replica takes the climbing over at once rather than after the lease lapses.
+      void store.lease.release().catch(onError);
     },
   };
 }

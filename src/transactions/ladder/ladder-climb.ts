@@ -6,8 +6,10 @@
  * planned stay lasts (the plan's offsets spread the rungs over the deadline). It makes way when its stay is over and
  * its odds in the time left are below the target; or at once, whatever the plan, when the top rung's odds in the
  * time left less one slot fall below the target: waiting longer would leave even the top rung short of it (a market
- * that jumped, or a deadline closing in). Without odds the plan alone decides.
+ * that jumped, or a deadline closing in); and at once when its own odds in the time left fall below the bottom rung's
+ * floor of meaningful odds (a rung the market has left behind holds nothing up). Without odds the plan alone decides.
  */
+import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
 
 /** What the decision looks at. */
 export interface ClimbView {
@@ -36,5 +38,7 @@ export function shouldClimb(view: ClimbView): boolean {
   if (view.slot >= view.deadlineSlot) return false;
   const stayOver = view.slot >= view.firstSlot + BigInt(view.offsets[view.current + 1]);
   if (stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
+  // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
+  if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
   return view.topOdds !== undefined && view.topOdds < view.target;
 }

@@ -79,6 +79,11 @@ describe("climb rule", () => {
     expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.3, topOdds: 0.5 })).toBe(true);
   });
 
+  it("climbs early off a rung the market left behind (odds below the meaningful floor)", () => {
+    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.05, topOdds: 1 })).toBe(true);
+    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.25, topOdds: 1 })).toBe(false);
+  });
+
   it("never climbs past the top, nor after the deadline", () => {
     expect(shouldClimb({ ...base, current: 3, slot: 118n, currentOdds: 0, topOdds: 0 })).toBe(false);
     expect(shouldClimb({ ...base, slot: 120n, currentOdds: 0, topOdds: 0 })).toBe(false);

@@ -125,6 +125,19 @@ export function createLadders(options: LaddersOptions): Ladders {
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let ticking: Promise<void> | undefined;
+  // One change at a time per ladder in this process (the tick, the first submission, a cancel), each on the record
+  // as it stands: a step working on a copy read before the first submission was saved would write it back unsent.
+  const locks = new Map<string, Promise<unknown>>();
+  function withLock<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = locks.get(id) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const tail = run.catch(() => {});
+    locks.set(id, tail);
+    void tail.then(() => {
+      if (locks.get(id) === tail) locks.delete(id);
+    });
+    return run;
+  }
 
   async function save(before: Ladder, next: Ladder): Promise<Ladder> {
     const stamped = { ...next, updatedAt: new Date(now()) };
@@ -307,9 +320,15 @@ export function createLadders(options: LaddersOptions): Ladders {
     const open = await store.open();
     if (open.length === 0) return;
     await readSlot();
-    for (const ladder of open) {
+    for (const { id } of open) {
       try {
-        await step(ladder);
+        await withLock(id, async () => {
+          const ladder = await store.get(id);
+          // Not yet submitted (SendLadder is at its first submission): nothing to follow.
+          if (ladder === undefined || isFinalLadder(ladder)) return;
+          if (!ladder.rungs.some((rung) => rung.submittedSlot !== undefined)) return;
+          await step(ladder);
+        });
       } catch (error) {
         onError(error);
       }
@@ -335,6 +354,19 @@ export function createLadders(options: LaddersOptions): Ladders {
     const ladder = await store.get(id);
     if (ladder === undefined) throw new SolgateError("NOT_FOUND", `ladder ${id} is not known here`, { id });
     return ladder;
+  }
+
+  async function cancelNow(id: string): Promise<Ladder> {
+    const ladder = await find(id);
+    if (!isOpenLadder(ladder) || ladder.cancelled) return ladder;
+    // Submitted rungs are no longer rebroadcast; they can still land until the client advances the nonce.
+    await forgetRungs(ladder);
+    const next: Ladder = {
+      ...ladder,
+      state: ladder.state === "pending" ? "cancelled" : ladder.state,
+      cancelled: true,
+    };
+    return save(ladder, next);
   }
 
   return {
@@ -364,18 +396,20 @@ export function createLadders(options: LaddersOptions): Ladders {
         cancelled: false,
         updatedAt: new Date(now()),
       };
-      const existing = await store.insert(ladder);
-      if (existing !== undefined) return existing;
-      stats.started++;
-      let rung: Rung;
-      try {
-        rung = await submit(ladder, 0, request.skipPreflight ?? false);
-      } catch (error) {
-        // Nothing was submitted: the ladder never started (the client may fix it and send again).
-        await store.delete(ladder.id);
-        throw error;
-      }
-      return save(ladder, { ...ladder, rungs: ladder.rungs.map((r, i) => (i === 0 ? rung : r)) });
+      return withLock(ladder.id, async () => {
+        const existing = await store.insert(ladder);
+        if (existing !== undefined) return existing;
+        stats.started++;
+        let rung: Rung;
+        try {
+          rung = await submit(ladder, 0, request.skipPreflight ?? false);
+        } catch (error) {
+          // Nothing was submitted: the ladder never started (the client may fix it and send again).
+          await store.delete(ladder.id);
+          throw error;
+        }
+        return save(ladder, { ...ladder, rungs: ladder.rungs.map((r, i) => (i === 0 ? rung : r)) });
+      });
     },
 
     status: find,
@@ -408,17 +442,8 @@ export function createLadders(options: LaddersOptions): Ladders {
       }
     },
 
-    async cancel(id) {
-      const ladder = await find(id);
-      if (!isOpenLadder(ladder) || ladder.cancelled) return ladder;
-      // Submitted rungs are no longer rebroadcast; they can still land until the client advances the nonce.
-      await forgetRungs(ladder);
-      const next: Ladder = {
-        ...ladder,
-        state: ladder.state === "pending" ? "cancelled" : ladder.state,
-        cancelled: true,
-      };
-      return save(ladder, next);
+    cancel(id) {
+      return withLock(id, () => cancelNow(id));
     },
 
     tick: runTick,

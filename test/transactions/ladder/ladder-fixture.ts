@@ -194,7 +194,10 @@ export async function waitFor<T>(read: () => Promise<T>, check: (value: T) => bo
   for (;;) {
     const value = await read();
     if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last: ${String(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms; last: ${JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v))}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
 }

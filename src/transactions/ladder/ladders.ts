@@ -263,8 +263,8 @@ export function createLadders(options: LaddersOptions): Ladders {
       return;
     }
     if (moved) {
-      // The node may show the new nonce a moment before the status of the rung that moved it: NONCE_ADVANCED only
-      // once the nonce has stood moved for a few slots with no rung seen. Nothing is submitted meanwhile.
+      // NONCE_ADVANCED only once the nonce has stood moved for a few slots with no rung found (history searched):
+      // one read must not call a ladder whose rung just landed advanced by someone else. Nothing is submitted meanwhile.
       if (ladder.nonceMovedAt === undefined) {
         await save(ladder, { ...ladder, nonceMovedAt: slot });
         return;

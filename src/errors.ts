@@ -206,6 +206,58 @@ export const ERROR_REASONS = {
     description:
       "The server follows as many collections as it may (SOLGATE_FEED_MAX_COLLECTIONS); a collection it already follows can still be watched.",
   },
+  NONCE_ACCOUNT_NOT_FOUND: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description: "The durable nonce account named for a ladder does not exist; create and initialize it first.",
+  },
+  NONCE_ACCOUNT_INVALID: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The account named as a ladder's nonce is not an initialized nonce account owned by the System program.",
+  },
+  NONCE_AUTHORITY_NOT_SIGNER: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The nonce account's authority is not a signer of the draft, so the rungs could not advance the nonce.",
+  },
+  LADDER_FEE_UNAFFORDABLE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The fee payer cannot pay the ladder's top rung and stay rent-exempt; `required` and `balance` give the lamports.",
+  },
+  LADDER_MESSAGE_MISMATCH: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "The rungs of a ladder differ in more than their compute-unit price; `rung` names the first that does.",
+  },
+  LADDER_NOT_NONCE: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A rung does not advance a durable nonce first (AdvanceNonceAccount as instruction 0), or the rungs advance different nonce accounts.",
+  },
+  LADDER_NONCE_STALE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The rungs' blockhash is not the nonce account's current value: the nonce moved since they were prepared; prepare and sign again.",
+  },
+  LADDER_PRICES_NOT_RISING: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "Two rungs of a ladder carry the same compute-unit price; every rung must pay strictly more than the one below it.",
+  },
+  LADDER_SIGNATURE_INVALID: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "A rung's signature is missing or does not verify; `rung` names it. No rung was submitted.",
+  },
 } as const satisfies Record<string, ErrorReasonSpec>;
 
 /** A stable error reason. */

@@ -48,6 +48,7 @@ import { createAccounts } from "./accounts/accounts.ts";
 import { createWallets } from "./wallets/wallets.ts";
 import { createTokenHolders } from "./tokens/token-holders.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
+import { createRedisLadderStore } from "./transactions/ladder/redis-ladder-store.ts";
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
@@ -332,6 +333,16 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
           fees,
           ...(store === undefined ? {} : { store }),
+          // Ladders in the fleet's Redis: any replica answers for any ladder, and the climb outlives its replica.
+          ...(redis === undefined
+            ? {}
+            : {
+                ladderStore: await createRedisLadderStore({
+                  redis,
+                  prefix: chainKeyPrefix(chain.name),
+                  onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable ladder message"),
+                }),
+              }),
           ...config.transactions,
           onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
         });
@@ -401,6 +412,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       contexts.map((c) => ({
         name: c.name,
         trackedSends: () => c.transactions.stats().inFlightByState,
+        ladders: () => c.transactions.ladders.stats(),
         feeWindowMovedAt: () => {
           const { follower, fallbackAt } = c.fees.status();
           const moved = Math.max(follower.lastMoveAt ?? -1, fallbackAt ?? -1);

@@ -74,8 +74,9 @@ const { values: args } = parseArgs({
   },
 });
 // --ci: the short form CI runs (.ci/run): REST over HTTP/1.1 and gRPC GetFees, 4 s each, failing (exit 1) when
-// either serves under --floor (0.4) x a bare server; a row under it is measured again, up to --tries (3) in
-// all, so that one unlucky run on a shared machine does not fail CI while a real loss fails every try.
+// either serves under --floor (0.4) x the bare server with Solgate's headers (req/s, and CPU per request, bare /
+// gateway); a row under it is measured again, up to --tries (3) in all, so that one unlucky run on a shared
+// machine does not fail CI while a real loss fails every try.
 const CI = args.ci;
 const SECONDS = Number(args.seconds ?? (CI ? "4" : "8"));
 const CONNECTIONS = Number(args.connections);
@@ -580,18 +581,22 @@ async function main(): Promise<void> {
   const ratios = (r: Runs) => ({
     bare: mean(r.gateway, (m) => m.rps) / mean(r.bare, (m) => m.rps),
     min: mean(r.gateway, (m) => m.rps) / mean(r["bare-min"], (m) => m.rps),
+    cpu: mean(r.bare, (m) => m.cpuUs) / mean(r.gateway, (m) => m.cpuUs),
   });
-  // --floor: a row under it (against either baseline) is measured again, alone, up to TRIES in all; the
-  // figures printed are those of its last try.
+  // --floor: a row under it against `bare` (the same bytes and headers, as the issue measures), in req/s or in
+  // CPU per request, is measured again, alone, up to TRIES in all; the figures printed are those of its last
+  // try. Both ratios must hold in one try: a bare server's unlucky seconds can lift a slow gateway's req/s ratio
+  // over the floor (seen with a 50 us busy wait per request: gRPC 0.53 in req/s, 0.36 in CPU), and the CPU
+  // ratio is the steadier of the two. `bare-min` is printed.
   const gated = new Set(["rest-h1", "grpc"]);
   const failing: string[] = [];
   if (FLOOR !== undefined) {
     for (const row of selected.filter((r) => gated.has(r.name))) {
       for (let tryNo = 1; ; tryNo++) {
         const r = ratios(results.get(row.name)!);
-        if (Math.min(r.bare, r.min) >= FLOOR) break;
+        if (r.bare >= FLOOR && r.cpu >= FLOOR) break;
         console.log(
-          `  ${row.name}: ${r.bare.toFixed(2)} x bare, ${r.min.toFixed(2)} x bare-min: under the floor ${FLOOR} (try ${tryNo} of ${TRIES})`,
+          `  ${row.name}: ${r.bare.toFixed(2)} x bare in req/s, ${r.cpu.toFixed(2)} in CPU per request (${r.min.toFixed(2)} x bare-min): under the floor ${FLOOR} (try ${tryNo} of ${TRIES})`,
         );
         if (tryNo === TRIES) {
           failing.push(row.name);
@@ -649,9 +654,12 @@ async function main(): Promise<void> {
   rmSync(tmp, { recursive: true, force: true });
   if (FLOOR !== undefined) {
     if (failing.length > 0) {
-      console.log(`\nFAIL: ${failing.join(", ")} under ${FLOOR} x bare in ${TRIES} tries`);
+      console.log(`\nFAIL: ${failing.join(", ")} under ${FLOOR} x bare (req/s or CPU per request) in ${TRIES} tries`);
       process.exitCode = 1;
-    } else console.log(`\nok: REST (HTTP/1.1) and gRPC GetFees at or above ${FLOOR} x both bare servers`);
+    } else
+      console.log(
+        `\nok: REST (HTTP/1.1) and gRPC GetFees at or above ${FLOOR} x bare, in req/s and in CPU per request`,
+      );
   }
 }
 

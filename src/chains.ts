@@ -8,6 +8,8 @@ import type { ProgramAccounts } from "./programs/program-accounts.ts";
 import type { Transactions } from "./transactions/transactions.ts";
 import type { FeeMarket } from "./fees/fee-market.ts";
 import type { Collections } from "./collections/collections.ts";
+import type { CollectionFeed } from "./collections/feed/collection-feed.ts";
+import type { Webhooks } from "./collections/feed/webhooks.ts";
 import type { Accounts } from "./accounts/accounts.ts";
 import type { Wallets } from "./wallets/wallets.ts";
 import type { TokenHolders } from "./tokens/token-holders.ts";
@@ -26,6 +28,10 @@ export interface ChainContext {
   readonly fees: FeeMarket;
   /** NFT collections and their verified members. */
   readonly collections: Collections;
+  /** The collections' change feed (WatchCollection); absent where none is built (tests of other cores). */
+  readonly collectionFeed?: CollectionFeed;
+  /** HTTP receivers of the feed's events, per API key; absent where none is built. */
+  readonly webhooks?: Webhooks;
   /** Single accounts, decoded. */
   readonly accounts: Accounts;
   /** What wallets hold: token balances and NFTs. */

@@ -166,6 +166,17 @@ export interface Config {
     blockCuLimit: number;
     accountCuLimit: number;
   };
+  /**
+   * The collection change feed (src/collections/feed): how long each collection's log keeps its events
+   * (at least 24 h by default), the most it keeps per collection (memory stays bounded), and how often an
+   * idle watch gets a heartbeat.
+   */
+  collectionFeed?: { retentionMs: number; maxEventsPerCollection: number; heartbeatMs: number; maxCollections: number };
+  /**
+   * Webhooks: how long a delivery is retried, and whether URLs may be http or reach private and loopback
+   * addresses (tests only: the guard of off-chain metadata applies otherwise).
+   */
+  webhooks?: { retryPeriodMs: number; allowPrivateUrls: boolean };
 }
 
 /** One API key as configured. */
@@ -492,6 +503,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", 24_000_000, 1_000_000, 1_000_000_000),
     },
     market: parseMarketConfig(get, problems),
+    collectionFeed: {
+      retentionMs: int("SOLGATE_FEED_RETENTION_HOURS", 24, 1, 24 * 30) * 3_600_000,
+      maxEventsPerCollection: int("SOLGATE_FEED_MAX_EVENTS", 100_000, 100, 10_000_000),
+      heartbeatMs: int("SOLGATE_FEED_HEARTBEAT_MS", 15_000, 100, 300_000),
+      maxCollections: int("SOLGATE_FEED_MAX_COLLECTIONS", 1000, 1, 100_000),
+    },
+    webhooks: {
+      retryPeriodMs: int("SOLGATE_WEBHOOK_RETRY_HOURS", 24, 24, 24 * 30) * 3_600_000,
+      allowPrivateUrls: get("SOLGATE_WEBHOOK_ALLOW_PRIVATE_URLS") === "1",
+    },
     production,
     warnings,
     ...(redis === undefined ? {} : { redis }),

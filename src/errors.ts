@@ -177,6 +177,87 @@ export const ERROR_REASONS = {
     httpStatus: 500,
     description: "An unexpected error inside Solgate; it is logged with the request id.",
   },
+  COLLECTION_CURSOR_INVALID: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A collection feed cursor is not one this server gave out for this collection (malformed, another collection's, or ahead of the log).",
+  },
+  COLLECTION_CURSOR_EXPIRED: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "A collection feed cursor points before the oldest event the log still holds (or into a log that is gone); `oldestCursor` is where the log now begins. Re-read the collection, then watch from there.",
+  },
+  WEBHOOK_URL_REFUSED: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A webhook URL is not delivered to: not https, credentials in it, or a host that is not a public address (the off-chain metadata guard).",
+  },
+  WEBHOOK_NOT_FOUND: {
+    code: Code.NotFound,
+    httpStatus: 404,
+    description: "No webhook with this id belongs to the calling API key (another key's webhook is not visible).",
+  },
+  COLLECTION_FEED_FULL: {
+    code: Code.ResourceExhausted,
+    httpStatus: 429,
+    description:
+      "The server follows as many collections as it may (SOLGATE_FEED_MAX_COLLECTIONS); a collection it already follows can still be watched.",
+  },
+  NONCE_ACCOUNT_NOT_FOUND: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description: "The durable nonce account named for a ladder does not exist; create and initialize it first.",
+  },
+  NONCE_ACCOUNT_INVALID: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The account named as a ladder's nonce is not an initialized nonce account owned by the System program.",
+  },
+  NONCE_AUTHORITY_NOT_SIGNER: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The nonce account's authority is not a signer of the draft, so the rungs could not advance the nonce.",
+  },
+  LADDER_FEE_UNAFFORDABLE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The fee payer cannot pay the ladder's top rung and stay rent-exempt; `required` and `balance` give the lamports.",
+  },
+  LADDER_MESSAGE_MISMATCH: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "The rungs of a ladder differ in more than their compute-unit price; `rung` names the first that does.",
+  },
+  LADDER_NOT_NONCE: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "A rung does not advance a durable nonce first (AdvanceNonceAccount as instruction 0), or the rungs advance different nonce accounts.",
+  },
+  LADDER_NONCE_STALE: {
+    code: Code.FailedPrecondition,
+    httpStatus: 409,
+    description:
+      "The rungs' blockhash is not the nonce account's current value: the nonce moved since they were prepared; prepare and sign again.",
+  },
+  LADDER_PRICES_NOT_RISING: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description:
+      "Two rungs of a ladder carry the same compute-unit price; every rung must pay strictly more than the one below it.",
+  },
+  LADDER_SIGNATURE_INVALID: {
+    code: Code.InvalidArgument,
+    httpStatus: 400,
+    description: "A rung's signature is missing or does not verify; `rung` names it. No rung was submitted.",
+  },
 } as const satisfies Record<string, ErrorReasonSpec>;
 
 /** A stable error reason. */

@@ -17,6 +17,10 @@ import { createCollections } from "./collections/collections.ts";
 import { createMarketFromConfig } from "./collections/market/market-config.ts";
 import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
 import { createOffchainJson } from "./collections/offchain-json.ts";
+import { createCollectionFeed } from "./collections/feed/collection-feed.ts";
+import { createMemoryEventLog } from "./collections/feed/event-log.ts";
+import { createWebhooks } from "./collections/feed/webhooks.ts";
+import { Counter } from "prom-client";
 import { createApiKeyChecker } from "./server/auth.ts";
 import { createRateLimiter } from "./server/rate-limit.ts";
 import type { Logger } from "./server/logger.ts";
@@ -44,6 +48,7 @@ import { createAccounts } from "./accounts/accounts.ts";
 import { createWallets } from "./wallets/wallets.ts";
 import { createTokenHolders } from "./tokens/token-holders.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
+import { createRedisLadderStore } from "./transactions/ladder/redis-ladder-store.ts";
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
@@ -168,6 +173,12 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"),
       budget,
     );
+    const webhookAttempts = new Counter({
+      name: "solgate_webhook_attempts_total",
+      help: "Webhook delivery attempts by outcome (delivered, failed and retried, gone: 410 disabled it, given-up).",
+      labelNames: ["chain", "outcome"],
+      registers: [metrics.registry],
+    });
     const contexts: ChainContext[] = await Promise.all(
       chainConfigs.map(async (chain) => {
         // In a fleet only the holder of the transaction store's lease (the replica doing the fleet-wide status
@@ -322,6 +333,16 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
           fees,
           ...(store === undefined ? {} : { store }),
+          // Ladders in the fleet's Redis: any replica answers for any ladder, and the climb outlives its replica.
+          ...(redis === undefined
+            ? {}
+            : {
+                ladderStore: await createRedisLadderStore({
+                  redis,
+                  prefix: chainKeyPrefix(chain.name),
+                  onError: (err) => logger.warn({ err, chain: chain.name }, "redis: unreadable ladder message"),
+                }),
+              }),
           ...config.transactions,
           onError: (err) => logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
         });
@@ -331,6 +352,28 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           { upstream, market, offchain },
           redis === undefined ? {} : { sharedCounts: createRedisValues(redis, `${chainKeyPrefix(chain.name)}count:`) },
         );
+        // The change feed reads blocks only once a collection is watched. Its log is this process's own.
+        const feedConfig = config.collectionFeed ?? DEFAULT_FEED;
+        const collectionFeed = createCollectionFeed({
+          upstream,
+          collections,
+          log: createMemoryEventLog({
+            retentionMs: feedConfig.retentionMs,
+            maxEventsPerCollection: feedConfig.maxEventsPerCollection,
+          }),
+          heartbeatMs: feedConfig.heartbeatMs,
+          maxCollections: feedConfig.maxCollections,
+          ...(Object.keys(config.market.floorSources).length === 0 ? {} : { market }),
+          onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
+        });
+        cleanups.push(() => collectionFeed.stop());
+        const webhooks = createWebhooks({
+          feed: collectionFeed,
+          retryPeriodMs: (config.webhooks ?? DEFAULT_WEBHOOKS).retryPeriodMs,
+          allowPrivateUrls: (config.webhooks ?? DEFAULT_WEBHOOKS).allowPrivateUrls,
+          onAttempt: (outcome) => webhookAttempts.inc({ chain: chain.name, outcome }),
+        });
+        cleanups.push(() => webhooks.stop());
         return {
           name: chain.name,
           upstream,
@@ -338,6 +381,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
           fees,
           transactions,
           collections,
+          collectionFeed,
+          webhooks,
           accounts: createAccounts({ upstream }),
           wallets: createWallets({ upstream }),
           tokens: createTokenHolders({ upstream }),
@@ -367,6 +412,7 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
       contexts.map((c) => ({
         name: c.name,
         trackedSends: () => c.transactions.stats().inFlightByState,
+        ladders: () => c.transactions.ladders.stats(),
         feeWindowMovedAt: () => {
           const { follower, fallbackAt } = c.fees.status();
           const moved = Math.max(follower.lastMoveAt ?? -1, fallbackAt ?? -1);
@@ -478,6 +524,17 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     throw e;
   }
 }
+
+/** The collection feed's settings where the configuration has none (tests that build a Config by hand). */
+const DEFAULT_FEED = {
+  retentionMs: 24 * 3_600_000,
+  maxEventsPerCollection: 100_000,
+  heartbeatMs: 15_000,
+  maxCollections: 1000,
+};
+
+/** The webhooks' settings where the configuration has none. */
+const DEFAULT_WEBHOOKS = { retryPeriodMs: 24 * 3_600_000, allowPrivateUrls: false };
 
 /** How often grpc.health's per-service statuses are brought in step with readiness. */
 const READINESS_SYNC_MS = 500;

@@ -50,6 +50,8 @@ export interface HttpGetOptions {
   headers?: Record<string, string>;
   /** Permit loopback and private addresses (tests, or a marketplace proxy on the LAN). Default false. */
   allowPrivateNetworks?: boolean;
+  /** POST `body` instead of GET (webhook deliveries, under the same guard); redirects are then not followed. */
+  post?: { body: Buffer; contentType: string };
   signal?: AbortSignal;
 }
 
@@ -137,7 +139,8 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
     if (REDIRECTS.has(response.status)) {
       const location = response.location;
       if (location === undefined) throw new HttpGetError("redirect", "a redirect without a Location");
-      if (hop >= (options.maxRedirects ?? 3)) throw new HttpGetError("redirect", "too many redirects");
+      if (options.post !== undefined || hop >= (options.maxRedirects ?? 3))
+        throw new HttpGetError("redirect", "too many redirects", response.status);
       url = httpUrl(location, url);
       continue;
     }
@@ -161,9 +164,15 @@ function exchange(url: URL, options: HttpGetOptions, signal: AbortSignal): Promi
       return reject(new HttpGetError("private-address", `${host} is not a public address`));
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const post = options.post;
     const req = send(url, {
-      method: "GET",
-      headers: { accept: "application/json", "user-agent": "solgate", ...options.headers },
+      method: post === undefined ? "GET" : "POST",
+      headers: {
+        accept: "application/json",
+        "user-agent": "solgate",
+        ...(post === undefined ? {} : { "content-type": post.contentType, "content-length": String(post.body.length) }),
+        ...options.headers,
+      },
       ...(options.allowPrivateNetworks ? {} : { lookup: publicOnlyLookup as never }),
       agent: false,
     });
@@ -208,7 +217,7 @@ function exchange(url: URL, options: HttpGetOptions, signal: AbortSignal): Promi
         finish(() => reject(err instanceof HttpGetError ? err : new HttpGetError("network", err.message))),
       );
     });
-    req.end();
+    req.end(options.post?.body);
   });
 }
 

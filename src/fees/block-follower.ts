@@ -20,7 +20,8 @@ import type { StreamBlock } from "./geyser-block.ts";
 /** Options of {@link createBlockFollower}. */
 export interface BlockFollowerOptions {
   rpc: Rpc<GetSlotApi & GetBlockApi>;
-  window: FeeWindow;
+  /** Where blocks go: the fee window, or any reader that takes blocks in slot order (the collection feed). */
+  window: Pick<FeeWindow, "windowSlots" | "addBlock" | "advanceTo">;
   /** The most slots read in one tick (default 20); older unread slots are dropped. */
   maxCatchUpSlots?: number;
   /** Slots read up to the tip on the first tick (default `maxCatchUpSlots`, at most the window). */

@@ -3,7 +3,8 @@
  * Transport-free; src/services/fee-service.ts maps it onto the `FeeEstimate` message.
  */
 import { LAMPORTS_PER_SIGNATURE } from "../solana/compute-budget.ts";
-import type { LandingOddsQuote } from "./fee-odds.ts";
+import { SolgateError } from "../errors.ts";
+import type { LandingOddsQuote, OddsAt } from "./fee-odds.ts";
 import type { FeeLevels } from "./percentile.ts";
 import type { TipLevels } from "./tip-levels.ts";
 
@@ -78,5 +79,55 @@ export function baseFeeFor(signatures: number): BaseFee {
     lamportsPerSignature: LAMPORTS_PER_SIGNATURE,
     signatures,
     lamports: LAMPORTS_PER_SIGNATURE * BigInt(signatures),
+  };
+}
+
+/** EstimateFees' odds questions (any may be absent). */
+export interface OddsQuestions {
+  /** A price to give the odds of. */
+  readonly price?: bigint;
+  /** A probability to price. */
+  readonly target?: number;
+  /** How many points of the curve to give (8 to 32). */
+  readonly curvePoints?: number;
+}
+
+/** EstimateFees' odds answers. */
+export interface OddsAnswers {
+  readonly withinSlots: number;
+  readonly priceOdds?: number;
+  readonly cheapest?: { readonly price: bigint; readonly odds: number };
+  readonly curve: readonly { readonly price: bigint; readonly odds: number }[];
+}
+
+/** Whether a request asks any odds question. */
+export function asksOdds(questions: OddsQuestions): boolean {
+  return questions.price !== undefined || questions.target !== undefined || questions.curvePoints !== undefined;
+}
+
+/**
+ * Answers the questions from the odds of one transaction within k slots; undefined odds (too few blocks, fallback)
+ * leave every answer out but k.
+ * @throws SolgateError INVALID_PARAMETER for a target outside (0, 1) or a curve outside 8-32 points.
+ */
+export function answerOdds(
+  at: Pick<OddsAt, "odds" | "cheapest" | "curve"> | undefined,
+  withinSlots: number,
+  questions: OddsQuestions,
+): OddsAnswers {
+  const { target, curvePoints } = questions;
+  if (target !== undefined && !(target > 0 && target < 1))
+    throw new SolgateError("INVALID_PARAMETER", "targetOdds must be above 0 and below 1", { field: "targetOdds" });
+  if (curvePoints !== undefined && !(Number.isInteger(curvePoints) && curvePoints >= 8 && curvePoints <= 32))
+    throw new SolgateError("INVALID_PARAMETER", "curvePoints must be a whole number from 8 to 32", {
+      field: "curvePoints",
+    });
+  if (at === undefined) return { withinSlots, curve: [] };
+  const cheapest = target === undefined ? undefined : at.cheapest(target);
+  return {
+    withinSlots,
+    ...(questions.price === undefined ? {} : { priceOdds: at.odds(questions.price) }),
+    ...(cheapest === undefined ? {} : { cheapest }),
+    curve: curvePoints === undefined ? [] : at.curve(curvePoints),
   };
 }

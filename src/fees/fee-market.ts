@@ -11,6 +11,7 @@
  * nothing (`none`, no levels), never invented numbers. Requests never wait on the upstream, except
  * `forTransaction`, which may read lookup tables (cached) and, in fallback, the accounts' recent fees.
  */
+import { SolgateError } from "../errors.ts";
 import type { SubscribeUpdateBlock } from "../../gen/geyser/geyser_pb.js";
 import type { GetBlockApi, GetMultipleAccountsApi, GetRecentPrioritizationFeesApi, GetSlotApi, Rpc } from "@solana/kit";
 import { computeBudgetOf } from "../solana/compute-budget.ts";
@@ -23,7 +24,7 @@ import { createFeeFallback } from "./fee-fallback.ts";
 import { createFeeFeed } from "./fee-feed.ts";
 import type { FeeFeedEvent } from "./fee-feed.ts";
 import { createFeeOdds } from "./fee-odds.ts";
-import type { FeeOdds, WaitingOdds } from "./fee-odds.ts";
+import type { FeeOdds, OddsAt, WaitingOdds } from "./fee-odds.ts";
 import { createFeeReplication } from "./fee-replication.ts";
 import type { FleetFollowing } from "./fee-replication.ts";
 import { blockSnapshot, estimateOf, fallbackSnapshot } from "./fee-snapshot.ts";
@@ -192,6 +193,13 @@ export interface FeeMarket {
   waiting(wire: Uint8Array): WaitingOdds | undefined;
   /** The odds' k and target. */
   readonly odds: Pick<FeeOdds, "withinSlots" | "target" | "stats">;
+  /**
+   * Odds at any price within any k (default the market's) for a draft (wire bytes; static and lookup-table write
+   * locks, its own cost shape); undefined while blocks cannot say (fallback, or too few blocks yet).
+   * @throws SolgateError INVALID_PARAMETER (field `withinSlots`) for a k outside 1 .. min(150, window - 1);
+   * INVALID_TRANSACTION for bytes that do not decode.
+   */
+  oddsForTransaction(wire: Uint8Array, withinSlots?: number): Promise<OddsAt | undefined>;
   status(): FeeMarketStatus;
 }
 
@@ -484,6 +492,20 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
     },
 
     odds,
+
+    async oddsForTransaction(wire, withinSlots = odds.withinSlots) {
+      const most = Math.min(150, baseWindow.windowSlots - 1);
+      if (!Number.isInteger(withinSlots) || withinSlots < 1 || withinSlots > most) {
+        throw new SolgateError("INVALID_PARAMETER", `withinSlots must be a whole number from 1 to ${most}`, {
+          field: "withinSlots",
+        });
+      }
+      const tx = decodeWireTransaction(wire);
+      const loaded = await lookupTables.writableOf(tx.message);
+      const writable = [...new Set([...staticWritableAccounts(tx.message), ...loaded])];
+      if (!blocksUsable()) return undefined;
+      return odds.at(candidateOfTransaction(wire, writable).candidate, withinSlots);
+    },
 
     status: () => ({
       source: current().source,

@@ -57,6 +57,28 @@ export interface PriceBounds {
   readonly ceiling: bigint | undefined;
 }
 
+/** One point of a landing curve. */
+export interface OddsPoint {
+  readonly price: bigint;
+  readonly odds: number;
+}
+
+/** Odds of one candidate within one k, at any price (EstimateFees' questions, the fee ladder's plan and climb). */
+export interface OddsAt {
+  readonly withinSlots: number;
+  /** Calibrated odds of landing within k slots at `price`. */
+  odds(price: bigint): number;
+  /**
+   * The cheapest price whose odds within k slots reach `goal` (with the rule's confidence margin, as `recommended`
+   * is found), and its odds; undefined when no price up to the model's reach does.
+   */
+  cheapest(goal: number): OddsPoint | undefined;
+  /** The cheapest price whose odds are at least `floor` (no margin): the bottom of a useful range. */
+  cheapestAbove(floor: number): OddsPoint | undefined;
+  /** `points` prices, geometric from the cheapest with any odds to twice the edge's price, each with its odds. */
+  curve(points: number): OddsPoint[];
+}
+
 /** The odds side of one fee market. */
 export interface FeeOdds {
   readonly withinSlots: number;
@@ -79,6 +101,12 @@ export interface FeeOdds {
    * price is below the price that lands now, its odds and that price; otherwise undefined.
    */
   waiting(signature: Uint8Array, price: bigint, candidate: Candidate): WaitingOdds | undefined;
+  /**
+   * Odds at any price within any k (1 to the window's length less one); undefined while odds cannot be estimated.
+   * The correction learnt from sends within the market's own k is applied as it is: a stated approximation for
+   * other k (docs/landing.md).
+   */
+  at(candidate: Candidate, withinSlots: number): OddsAt | undefined;
   /** Outcomes the correction holds, and blocks held (status, tests). */
   stats(): { outcomes: number; blocks: number; watching: number };
 }
@@ -138,7 +166,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
    * the best odds). Prices tried: each step of the raw curve up to the edge, then 1/16 doublings of the priority
    * past the edge up to 2^12 times it; the first that passes is refined by bisection from the one before it.
    */
-  function ruleOf(curve: InclusionCurve, calibration: OddsCalibration): bigint {
+  function ruleOf(curve: InclusionCurve, calibration: OddsCalibration, goal = target): bigint {
     const runs = curve.runMinima.length;
     const steps: bigint[] = [];
     const push = (price: bigint | undefined) => {
@@ -154,13 +182,13 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
     let previous: bigint | undefined;
     for (const price of steps) {
       const { odds, lower } = judge(curve, price, calibration);
-      if (lower >= target) {
+      if (lower >= goal) {
         // Bisect between the last price that failed and this one (odds rise with the price between two steps).
         let low = previous ?? price;
         let high = price;
         while (high - low > 1n && previous !== undefined) {
           const mid = (low + high) / 2n;
-          if (judge(curve, mid, calibration).lower >= target) high = mid;
+          if (judge(curve, mid, calibration).lower >= goal) high = mid;
           else low = mid;
         }
         return high;
@@ -262,6 +290,49 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       const landingPrice = ruleOf(curve, calibration);
       if (price >= landingPrice) return undefined;
       return { odds: oddsOf(curve, price, calibration), landingPrice, price, withinSlots: k };
+    },
+
+    at(candidate, withinSlots) {
+      const calibration = correctionOf(candidate);
+      const curve = loads.curve(candidate, calibration.firstReachable(withinSlots), withinSlots);
+      if (curve === undefined) return undefined;
+      const oddsAt = (price: bigint) => oddsOf(curve, price, calibration);
+      return {
+        withinSlots,
+        odds: oddsAt,
+        cheapest(goal) {
+          const price = ruleOf(curve, calibration, goal);
+          const odds = oddsAt(price);
+          return judge(curve, price, calibration).lower >= goal ? { price, odds } : undefined;
+        },
+        cheapestAbove(floor) {
+          // The raw curve's steps are where the odds change below the edge; past it the score rises with the price.
+          for (let j = 0; j <= curve.runMinima.length; j++) {
+            const price = curve.cheapestClearing(j);
+            if (price === undefined) break;
+            const odds = oddsAt(price);
+            if (odds >= floor) return { price, odds };
+          }
+          if (curve.edge === undefined) return undefined;
+          const price = curve.priceAbove(curve.edge);
+          return price === undefined ? undefined : { price, odds: oddsAt(price) };
+        },
+        curve(points) {
+          const low = curve.cheapestClearing(1) ?? 0n;
+          const high = curve.edge === undefined ? undefined : curve.priceAbove(curve.edge * 2);
+          if (high === undefined) return [];
+          const from = Number(low < 1n ? 1n : low);
+          const to = Math.max(Number(high), from + points);
+          const out: OddsPoint[] = [];
+          for (let i = 0; i < points; i++) {
+            let price = BigInt(Math.round(from * (to / from) ** (i / (points - 1))));
+            // Near 1 the geometric steps round onto each other: step by one then.
+            if (out.length > 0 && price <= out[out.length - 1].price) price = out[out.length - 1].price + 1n;
+            out.push({ price, odds: oddsAt(price) });
+          }
+          return out;
+        },
+      };
     },
 
     stats: () => ({

@@ -132,9 +132,10 @@ export interface BlockLoads {
   contended(writable: readonly string[]): boolean;
   /**
    * The curve for a candidate; undefined while there are too few blocks to estimate. A send at slot s competes
-   * in the blocks of slots s + `firstReachable` .. s + k (default 1: every one of the k).
+   * in the blocks of slots s + `firstReachable` .. s + k (default 1: every one of the k). `withinSlots` asks for
+   * another k than the loads' own (1 to the window's length less one; EstimateFees' odds at any k, the ladder).
    */
-  curve(candidate: Candidate, firstReachable?: number): InclusionCurve | undefined;
+  curve(candidate: Candidate, firstReachable?: number, withinSlots?: number): InclusionCurve | undefined;
 }
 
 /** The candidate GetFees quotes for: the reference shape, no account contention. */
@@ -206,8 +207,11 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
     blocks: () => records.length,
     contended: (writable) => writable.some((address) => records.some((record) => record.accounts.has(address))),
 
-    curve(candidate, firstReachable = 1) {
+    curve(candidate, firstReachable = 1, withinSlots = k) {
+      if (!Number.isInteger(withinSlots) || withinSlots < 1 || withinSlots >= windowSlots)
+        throw new RangeError(`withinSlots must be an integer from 1 to ${windowSlots - 1}, got ${withinSlots}`);
       if (records.length < minBlocks || newest === undefined || first === undefined) return undefined;
+      const k = withinSlots;
       const from = maxBig(first, newest - BigInt(windowSlots) + 1n);
       const slots = Number(newest - from + 1n);
       if (slots < k + 1) return undefined;

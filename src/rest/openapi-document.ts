@@ -44,6 +44,13 @@ export function buildOpenApiDocument(raw: Json, services: readonly DescService[]
       if (shorthand?.note !== undefined) schema.description = `${schema.description ?? ""} ${shorthand.note}`.trim();
     }
   }
+  // Only what the server serves: a service in the contract but not served is left out.
+  const paths = doc.paths as Record<string, Record<string, Json>>;
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [verb, operation] of Object.entries(item))
+      if (methodOf(services, operation.operationId as string) === undefined) delete item[verb];
+    if (Object.keys(item).length === 0) delete paths[path];
+  }
   for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
     for (const operation of Object.values(item)) {
       const method = methodOf(services, operation.operationId as string);

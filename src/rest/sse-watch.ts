@@ -3,7 +3,8 @@
  * EventSource, curl): `GET /v1/{chain}/transactions/{signature}/events` (TransactionService.WatchStatus,
  * each record an `event: status`) and `GET /v1/{chain}/network/fees/stream` (FeeService.WatchFees, each
  * estimate an `event: fees`) and `GET /v1/{chain}/bundles/{bundle_id}/events` (TransactionService.WatchBundle,
- * each record an `event: bundle`). SSE is not a `google.api.http` concept, so these routes are explicit; each
+ * each record an `event: bundle`) and `GET /v1/{chain}/collections/{address}/events` (CollectionService.WatchCollection,
+ * each event's `id` its cursor, so a browser's EventSource resumes by itself). SSE is not a `google.api.http` concept, so these routes are explicit; each
  * calls the same handler as gRPC through the in-process transport, with the message's REST JSON as
  * `data`; heartbeats are SSE comments; the response ends when the stream does; a client that goes away
  * aborts the call, which ends the watch in the core.
@@ -18,6 +19,9 @@ import { BundleStatusRecordSchema, TransactionStatusRecordSchema } from "../../g
 import { FeeService } from "../../gen/solgate/v1/fee_service_pb.js";
 import type { WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
 import { FeeEstimateSchema } from "../../gen/solgate/v1/fee_pb.js";
+import { CollectionService } from "../../gen/solgate/v1/collection_service_pb.js";
+import type { WatchCollectionResponse } from "../../gen/solgate/v1/collection_service_pb.js";
+import { CollectionEventKind, CollectionEventSchema } from "../../gen/solgate/v1/collection_event_pb.js";
 import type { PathTemplate } from "./path-template.ts";
 import type { NodeRequest, NodeResponse } from "../server/http-handler.ts";
 import { compilePathTemplate } from "./path-template.ts";
@@ -31,8 +35,8 @@ export interface SseWatch {
   readonly template: PathTemplate;
   /** The stream it serves. */
   readonly method: DescMethodServerStreaming;
-  /** The request, from the path variables. */
-  readonly input: (variables: Readonly<Record<string, string>>) => MessageInitShape<DescMessage>;
+  /** The request, from the path variables (and, for a watch that resumes, the request's query and headers). */
+  readonly input: (variables: Readonly<Record<string, string>>, req: NodeRequest) => MessageInitShape<DescMessage>;
   /** One stream message as SSE text (an event, or a comment). */
   readonly eventText: (message: never) => string;
   /** The description in the OpenAPI document, its summary, operation id, and the event's data type and text. */
@@ -94,8 +98,34 @@ const WATCH_BUNDLE: SseWatch = {
   },
 };
 
+const WATCH_COLLECTION: SseWatch = {
+  template: compilePathTemplate("/v1/{chain}/collections/{address}/events"),
+  method: CollectionService.method.watchCollection as DescMethodServerStreaming,
+  input: (variables, req) => {
+    // `?cursor=` first; else the `Last-Event-ID` an EventSource sends when it reconnects by itself.
+    const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
+    const lastEventId = req.headers["last-event-id"];
+    const cursor = query.get("cursor") ?? (typeof lastEventId === "string" ? lastEventId : "");
+    return { chain: variables.chain, address: variables.address, cursor };
+  },
+  eventText: collectionEventText,
+  doc: {
+    summary: "WatchCollection (Server-Sent Events)",
+    operationId: "CollectionService_WatchCollectionEvents",
+    description:
+      "CollectionService.WatchCollection as Server-Sent Events: one event per change of the collection, in order " +
+      "(`event`: the kind, `MEMBER_ADDED`, `MEMBER_REMOVED`, `MEMBER_TRANSFERRED` or `FLOOR_CHANGED`; `id`: the " +
+      "event's cursor; `data`: the CollectionEvent in REST form, with `kind`, `sequence` and `cursor`). `?cursor=` " +
+      "or the `Last-Event-ID` header resumes after that event; without either, from now on. A cursor older than the " +
+      "log is refused (`COLLECTION_CURSOR_EXPIRED`, 409), a malformed one too (`COLLECTION_CURSOR_INVALID`, 400). " +
+      "While nothing changes, heartbeat comments (`: heartbeat slot=N`) keep proxies from closing it.",
+    dataSchema: "solgate.v1.CollectionEvent",
+    data: "`event: <kind>` with `id: <cursor>` and a CollectionEvent as `data`, per change; heartbeats as comments.",
+  },
+};
+
 /** The SSE routes, all GET and all of one segment count. */
-export const SSE_WATCHES: readonly SseWatch[] = [WATCH_STATUS, WATCH_FEES, WATCH_BUNDLE];
+export const SSE_WATCHES: readonly SseWatch[] = [WATCH_STATUS, WATCH_FEES, WATCH_BUNDLE, WATCH_COLLECTION];
 
 /** Options of `serveWatchEvents`. */
 export interface WatchEventsCall {
@@ -126,7 +156,7 @@ export async function serveWatchEvents(call: WatchEventsCall): Promise<void> {
       abort.signal,
       undefined,
       call.headers,
-      createAsyncIterable([watch.input(call.variables)]),
+      createAsyncIterable([watch.input(call.variables, call.req)]),
     );
     // The first event (or the error that replaces it) decides the status: a bad signature, an
     // unknown transaction or a missing key is a plain JSON error, not a stream.
@@ -186,6 +216,20 @@ function feesEventText(event: WatchFeesResponse): string {
       return `event: fees\ndata: ${JSON.stringify(renderMessage(FeeEstimateSchema, event.event.value))}\n\n`;
     case "heartbeat":
       return `: heartbeat slot=${event.event.value.slot}\n\n`;
+    default:
+      return ": keep-alive\n\n";
+  }
+}
+
+function collectionEventText(event: WatchCollectionResponse): string {
+  switch (event.message.case) {
+    case "event": {
+      const value = event.message.value;
+      const kind = CollectionEventKind[value.kind] ?? "UNSPECIFIED";
+      return `event: ${kind}\nid: ${value.cursor}\ndata: ${JSON.stringify(renderMessage(CollectionEventSchema, value))}\n\n`;
+    }
+    case "heartbeat":
+      return `: heartbeat slot=${event.message.value.slot}\n\n`;
     default:
       return ": keep-alive\n\n";
   }

@@ -4,14 +4,21 @@
  * that what happens while the stream runs (errors, its end) is seen too, not only its start.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Interceptor, StreamRequest, StreamResponse, UnaryRequest } from "@connectrpc/connect";
+import type { Interceptor, StreamRequest, StreamResponse, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import { SolgateError, toConnectError } from "../errors.ts";
 import { KEY_NAME } from "./auth.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics.ts";
 import { REQUEST_ID_HEADER } from "./request-id.ts";
+import { withoutDeadline } from "./unary-invoker.ts";
 
-/** Maps anything a handler throws, at once or mid-stream, through `toConnectError` (the only mapping). */
+/**
+ * Maps anything a handler throws, at once or mid-stream, through `toConnectError` (the only mapping).
+ *
+ * The interceptors here answer a unary call without an async function of their own (a promise and
+ * microtasks per layer and per call, on a path that serves cached reads: docs/benchmarks.md, "The hot
+ * path"); what they do is the same, a synchronous throw of the layer beneath included.
+ */
 export function createErrorInterceptor(logger: Logger): Interceptor {
   const unexpected =
     (req: { header: Headers; service: { typeName: string }; method: { name: string } }) => (err: unknown) =>
@@ -19,15 +26,27 @@ export function createErrorInterceptor(logger: Logger): Interceptor {
         { err, requestId: req.header.get(REQUEST_ID_HEADER) ?? undefined, procedure: procedureOf(req) },
         "unexpected error; answered INTERNAL",
       );
-  return (next) => async (req) => {
+  return (next) => (req) => {
+    // The logging closure is made only for an error or a stream, not for every call.
+    if (req.stream)
+      return (async () => {
+        try {
+          const res = await next(req);
+          if (!res.stream) return res;
+          return withMessages(res, mapStreamErrors(res.message, unexpected(req)));
+        } catch (e) {
+          throw toConnectError(e, unexpected(req));
+        }
+      })();
+    let res: Promise<UnaryResponse | StreamResponse>;
     try {
-      const res = await next(req);
-      if (!res.stream) return res;
-      return withMessages(res, mapStreamErrors(res.message, unexpected(req)));
+      res = next(req);
     } catch (e) {
-      // The logging closure is made only for an error or a stream, not for every call.
-      throw toConnectError(e, unexpected(req));
+      return Promise.reject(toConnectError(e, unexpected(req)));
     }
+    return res.then(undefined, (e: unknown) => {
+      throw toConnectError(e, unexpected(req));
+    }) as never;
   };
 }
 
@@ -55,19 +74,32 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
     };
     logger.info(fields, "rpc");
   };
-  return (next) => async (req) => {
-    const started = performance.now();
-    let res;
-    try {
-      res = await next(req);
-    } catch (e) {
-      recordCall(req, started, e);
-      throw e;
-    }
+  const observed = (req: UnaryRequest | StreamRequest, started: number, res: UnaryResponse | StreamResponse) => {
     if (!res.stream) {
       recordCall(req, started, undefined);
       return res;
     }
+    return observedStream(req, started, res);
+  };
+  return (next) => (req) => {
+    const started = performance.now();
+    let res: Promise<UnaryResponse | StreamResponse>;
+    try {
+      res = next(req);
+    } catch (e) {
+      recordCall(req, started, e);
+      return Promise.reject(e);
+    }
+    return res.then(
+      (r) => observed(req, started, r),
+      (e: unknown) => {
+        recordCall(req, started, e);
+        throw e;
+      },
+    ) as never;
+  };
+
+  function observedStream(req: UnaryRequest | StreamRequest, started: number, res: StreamResponse): StreamResponse {
     const source = res.message;
     return withMessages(
       res,
@@ -96,7 +128,7 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
         }
       })(),
     );
-  };
+  }
 }
 
 /**
@@ -104,10 +136,10 @@ export function createObserveInterceptor(options: { logger: Logger; metrics?: Me
  * to another replica. Unary calls are left to finish on their own.
  */
 export function createDrainInterceptor(drain: AbortSignal): Interceptor {
-  return (next) => async (req) => {
-    const res = await next(req);
-    if (!res.stream) return res;
-    return withMessages(res, endOnAbort(res.message, drain));
+  return (next) => (req) => {
+    // A unary call gets a unary answer: nothing to end.
+    if (!req.stream) return next(req);
+    return next(req).then((res) => (res.stream ? withMessages(res, endOnAbort(res.message, drain)) : res));
   };
 }
 
@@ -119,7 +151,8 @@ export function createDrainInterceptor(drain: AbortSignal): Interceptor {
  */
 export function createDeadlineInterceptor(): Interceptor {
   return (next) => (req) => {
-    if (req.stream) return next(req);
+    // An in-process or lean-path call made without a deadline has a signal that never says DEADLINE_EXCEEDED.
+    if (req.stream || withoutDeadline(req)) return next(req);
     const { signal } = req;
     return new Promise((resolve, reject) => {
       const onAbort = () => {

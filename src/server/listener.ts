@@ -190,14 +190,24 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     // An idle session (no open stream) is sent a GOAWAY after the idle timeout, whatever frames (PINGs,
     // SETTINGS) it sends, and cut a grace later; a long, quiet stream keeps its session alive. The timer
     // counts open streams, not frames, so what keeps a session is a call in progress and nothing else.
+    // One timer per session at most, left running while streams come and go: a client that opens one stream
+    // at a time would otherwise cost a setTimeout and a clearTimeout per call. When it fires, it reaps a session
+    // idle for the whole timeout, waits out the rest of one that turned idle since, and leaves a busy one (its
+    // last stream's close arms it again).
     let open = 0;
+    let idleSince = 0;
     let timer: NodeJS.Timeout | undefined;
-    const reap = () => {
-      if (conn === undefined) session.close();
+    const check = () => {
+      timer = undefined;
+      if (open > 0 || session.closed) return;
+      const left = idleSince + options.idleTimeoutMs - Date.now();
+      if (left > 0) timer = setTimeout(check, left);
+      else if (conn === undefined) session.close();
       else goAway(conn, Math.min(IDLE_GRACE_MS, options.idleTimeoutMs));
     };
     const armIdle = () => {
-      timer = setTimeout(reap, options.idleTimeoutMs);
+      idleSince = Date.now();
+      timer ??= setTimeout(check, options.idleTimeoutMs);
     };
     // One function per session, not a closure per stream (a stream closes once).
     const onStreamClose = () => {
@@ -207,7 +217,6 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
     session.on("stream", (stream) => {
       open++;
       busier(conn);
-      clearTimeout(timer);
       stream.on("close", onStreamClose);
     });
     session.once("close", () => clearTimeout(timer));

@@ -48,6 +48,18 @@ export interface ChainGauges {
   geyser?(): { healthy: boolean; lagSlots: number; reconnects: number; fallbacks: number; delivered: number };
   /** The chain's Geyser block stream (processed blocks for the fee market), when it has one. */
   geyserBlocks?(): { healthy: boolean; reconnects: number; fallbacks: number; blocks: number };
+  /**
+   * The chain's fee ladders since start: started, ended by final state, rungs submitted, and over the landed
+   * ladders whose block was read, the fees paid and the cheapest fees that landed beside them (overpay).
+   */
+  ladders?(): {
+    started: number;
+    ended: Readonly<Record<string, number>>;
+    rungsSubmitted: number;
+    feePaidLamports: bigint;
+    cheapestFeeLamports: bigint;
+    overpayMeasured: number;
+  };
 }
 
 /** Calls counted since the last scrape, for one label set of a counter. */
@@ -216,6 +228,55 @@ export function createMetrics(registry: Registry = new Registry()): Metrics {
     collect() {
       this.reset();
       for (const chain of chains) this.set({ chain: chain.name }, chain.upstreamHealthy() ? 1 : 0);
+    },
+  });
+  // Fee ladders: cumulative counts kept by each chain's ladders core, read at scrape time.
+  const ladderCounter = (
+    name: string,
+    help: string,
+    read: (l: ReturnType<NonNullable<ChainGauges["ladders"]>>) => number | bigint,
+  ) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ["chain"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const chain of chains) {
+          const ladders = chain.ladders?.();
+          if (ladders !== undefined) this.inc({ chain: chain.name }, Number(read(ladders)));
+        }
+      },
+    });
+  ladderCounter("solgate_ladders_started_total", "Fee ladders taken (SendLadder), by chain.", (l) => l.started);
+  ladderCounter("solgate_ladder_rungs_submitted_total", "Ladder rungs submitted, by chain.", (l) => l.rungsSubmitted);
+  ladderCounter(
+    "solgate_ladder_fee_paid_lamports_total",
+    "Fees paid by landed ladders whose block was read, by chain (compare with solgate_ladder_cheapest_fee_lamports_total).",
+    (l) => l.feePaidLamports,
+  );
+  ladderCounter(
+    "solgate_ladder_cheapest_fee_lamports_total",
+    "For the same landed ladders: the fee each would have paid at the cheapest price that landed in its block on its accounts.",
+    (l) => l.cheapestFeeLamports,
+  );
+  ladderCounter(
+    "solgate_ladder_overpay_measured_total",
+    "Landed ladders whose overpay was measured, by chain.",
+    (l) => l.overpayMeasured,
+  );
+  new Counter({
+    name: "solgate_ladders_ended_total",
+    help: "Fee ladders ended, by chain and final state (a landed ladder counts once, when finalized or failed).",
+    labelNames: ["chain", "state"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const chain of chains) {
+        for (const [state, count] of Object.entries(chain.ladders?.().ended ?? {}))
+          this.inc({ chain: chain.name, state }, count);
+      }
     },
   });
   const statusGauge = (

@@ -160,9 +160,9 @@ function invalidBody(input: DescMessage, problem: string): SolgateError {
 
 /** Throws the gate's INVALID_ARGUMENT for a request whose body did not decode. Runs after auth. */
 export function createGateInterceptor(): Interceptor {
-  return (next) => async (req) => {
+  return (next) => (req) => {
     const bad = req.contextValues.get(BAD_BODY);
-    if (bad !== undefined) throw toConnectError(bad);
+    if (bad !== undefined) return Promise.reject(toConnectError(bad));
     return next(req);
   };
 }

@@ -10,10 +10,14 @@ import { assertValidRequest } from "../request-validation.ts";
 
 /** Refuses requests that break the annotations, with Solgate's reasons (see src/request-validation.ts). */
 export function createValidationInterceptor(): Interceptor {
-  return (next) => async (req) => {
+  return (next) => (req) => {
     const input = req.method.input as DescMessage;
     if (!req.stream) {
-      check(input, req.message);
+      try {
+        check(input, req.message);
+      } catch (e) {
+        return Promise.reject(e);
+      }
       return next(req);
     }
     if (req.method.methodKind !== "server_streaming") return next(req);

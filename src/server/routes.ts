@@ -9,10 +9,12 @@ import { createProgramServiceImpl } from "../services/program-service.ts";
 import { createTransactionServiceImpl, watchBundleEvents, watchStatusEvents } from "../services/transaction-service.ts";
 import { streamRoute, type StreamRoute } from "./grpc-stream-path.ts";
 import { createFeeServiceImpl, watchFeesEvents } from "../services/fee-service.ts";
-import { createCollectionServiceImpl } from "../services/collection-service.ts";
+import { createCollectionServiceImpl, watchCollectionEvents } from "../services/collection-service.ts";
 import { createAccountServiceImpl } from "../services/account-service.ts";
 import { createWalletServiceImpl } from "../services/wallet-service.ts";
 import { createTokenServiceImpl } from "../services/token-service.ts";
+import { createWebhookServiceImpl } from "../services/webhook-service.ts";
+import { WebhookService } from "../../gen/solgate/v1/webhook_service_pb.js";
 import { AccountService } from "../../gen/solgate/v1/account_service_pb.js";
 import { WalletService } from "../../gen/solgate/v1/wallet_service_pb.js";
 import { TokenService } from "../../gen/solgate/v1/token_service_pb.js";
@@ -30,6 +32,7 @@ export const SOLGATE_SERVICES = [
   AccountService,
   WalletService,
   TokenService,
+  WebhookService,
 ] as const;
 
 /** Dependencies of the routes. */
@@ -47,6 +50,7 @@ export function createRoutes(deps: RoutesDeps): (router: ConnectRouter) => void 
     router.service(AccountService, createAccountServiceImpl({ chains: deps.chains }));
     router.service(WalletService, createWalletServiceImpl({ chains: deps.chains }));
     router.service(TokenService, createTokenServiceImpl({ chains: deps.chains }));
+    router.service(WebhookService, createWebhookServiceImpl({ chains: deps.chains }));
   };
 }
 
@@ -67,6 +71,10 @@ export function createStreamRoutes(deps: RoutesDeps): StreamRoute[] {
     streamRoute({
       method: FeeService.method.watchFees,
       handle: (request, signal) => watchFeesEvents(deps.chains, request, signal),
+    }),
+    streamRoute({
+      method: CollectionService.method.watchCollection,
+      handle: (request, signal) => watchCollectionEvents(deps.chains, request, signal),
     }),
   ];
 }

@@ -169,6 +169,14 @@ function chainOf(spec: MethodImplSpec & { kind: "unary" }, interceptors: readonl
 const noTimeout = (): undefined => undefined;
 
 /**
+ * Whether `req` is a call of this invoker (REST, the lean unary path) whose context has no deadline: its
+ * signal aborts only when the client goes away, never with DEADLINE_EXCEEDED (the deadline interceptor's case).
+ */
+export function withoutDeadline(req: UnaryRequest): boolean {
+  return (req as UnaryRequest & { [CONTEXT]?: CallContext })[CONTEXT]?.timeoutMs === noTimeout;
+}
+
+/**
  * A unary call's handler context: the caller's header object and signal as they are (no copies, no linked
  * abort controller), a deadline only if the caller has one, and response header and trailer objects made
  * on first use (a cached read whose implementation sets none makes none).

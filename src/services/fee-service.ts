@@ -8,10 +8,11 @@ import {
   WatchFeesResponseSchema,
 } from "../../gen/solgate/v1/fee_service_pb.js";
 import type { GetFeesResponse, WatchFeesRequest, WatchFeesResponse } from "../../gen/solgate/v1/fee_service_pb.js";
-import { FeeEstimateSchema, FeeSource, TipSource } from "../../gen/solgate/v1/fee_pb.js";
+import { FeeEstimateSchema, FeeSource, OddsAnswerSchema, TipSource } from "../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate as FeeEstimateMessage } from "../../gen/solgate/v1/fee_pb.js";
 import type { ChainRegistry } from "../chains.ts";
 import type { FeeEstimate, FeeFeedEvent } from "../fees/fee-market.ts";
+import { answerOdds, asksOdds } from "../fees/fee-estimate.ts";
 import { shareResponse } from "./shared-response.ts";
 
 const TIP_SOURCES = { blockEngine: TipSource.BLOCK_ENGINE, blocks: TipSource.BLOCKS } as const;
@@ -72,8 +73,26 @@ export function createFeeServiceImpl(deps: { chains: ChainRegistry }): ServiceIm
     },
 
     async estimateFees(req) {
-      const estimate = await deps.chains.resolve(req.chain).fees.forTransaction(req.transaction);
-      return { estimate: toFeeEstimateMessage(estimate) };
+      const fees = deps.chains.resolve(req.chain).fees;
+      const questions = { price: req.oddsPrice, target: req.targetOdds, curvePoints: req.curvePoints };
+      const [estimate, odds] = await Promise.all([
+        fees.forTransaction(req.transaction),
+        asksOdds(questions) || req.withinSlots !== undefined
+          ? fees
+              .oddsForTransaction(req.transaction, req.withinSlots)
+              .then((at) => answerOdds(at, req.withinSlots ?? fees.odds.withinSlots, questions))
+          : undefined,
+      ]);
+      const message = toFeeEstimateMessage(estimate);
+      if (odds !== undefined)
+        message.oddsAnswer = create(OddsAnswerSchema, {
+          withinSlots: odds.withinSlots,
+          priceOdds: odds.priceOdds,
+          cheapestPrice: odds.cheapest?.price,
+          cheapestPriceOdds: odds.cheapest?.odds,
+          curve: odds.curve.map((point) => ({ price: point.price, odds: point.odds })),
+        });
+      return { estimate: message };
     },
 
     watchFees(req, ctx) {

@@ -4,6 +4,7 @@ import { create, fromJson } from "@bufbuild/protobuf";
 import { GetTransactionStatusResponseSchema } from "../../gen/solgate/v1/transaction_service_pb.js";
 import type { GetTransactionStatusResponse } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { shareResponse } from "./shared-response.ts";
+import { ladderHandlers } from "./ladder-handlers.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
@@ -133,6 +134,7 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
     watchBundle(req, ctx) {
       return watchBundleEvents(deps.chains, req, ctx.signal);
     },
+    ...ladderHandlers(deps),
   };
 }
 

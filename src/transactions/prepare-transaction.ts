@@ -17,12 +17,14 @@ import {
   setTransactionMessageComputeUnitLimit,
   setTransactionMessageComputeUnitPrice,
   setTransactionMessageLifetimeUsingBlockhash,
+  setTransactionMessageLifetimeUsingDurableNonce,
 } from "@solana/kit";
 import type {
   Address,
   AddressesByLookupTableAddress,
   Blockhash,
   GetMultipleAccountsApi,
+  Nonce,
   Rpc,
   SimulateTransactionApi,
   TransactionMessage,
@@ -55,6 +57,11 @@ export interface PrepareRequest {
   readonly replaceComputeBudget?: boolean;
   /** A Jito tip to add (prepare-tip.ts); none when undefined. */
   readonly tip?: TipChoice;
+  /**
+   * A durable nonce to use as the lifetime (a fee ladder's rungs): AdvanceNonceAccount goes first, and the nonce's
+   * value is the blockhash. The caller has read and checked the nonce account.
+   */
+  readonly durableNonce?: { readonly nonceAccount: string; readonly authority: string; readonly nonce: string };
   readonly signal?: AbortSignal;
 }
 
@@ -193,7 +200,20 @@ export function createPreparer(options: PreparerOptions): Preparer {
       const decompiled = await decompile(request.wire);
       const { signers } = decompiled;
       // The tip goes in before the simulation and the fee estimate: its units and its write lock count.
-      const draft = tip === undefined ? decompiled.message : withTipTransfer(decompiled.message, tip);
+      const tipped = tip === undefined ? decompiled.message : withTipTransfer(decompiled.message, tip);
+      const nonce = request.durableNonce;
+      // Set before the simulation: a durable-nonce message is simulated as it will run (the nonce checked).
+      const draft: Draft =
+        nonce === undefined
+          ? tipped
+          : setTransactionMessageLifetimeUsingDurableNonce(
+              {
+                nonce: nonce.nonce as Nonce,
+                nonceAccountAddress: nonce.nonceAccount as Address,
+                nonceAuthorityAddress: nonce.authority as Address,
+              },
+              tipped,
+            );
       const replace = request.replaceComputeBudget ?? false;
       const writable = writableAccountsOf(draft);
       const estimate = fees?.forAccounts(writable, signers);

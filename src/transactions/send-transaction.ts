@@ -30,6 +30,12 @@ export interface SendRequest {
   readonly skipPreflight?: boolean;
   /** The request's signal: a client that goes away stops the wait (the send itself goes on). */
   readonly signal?: AbortSignal;
+  /**
+   * A durable-nonce transaction (a fee ladder's rung): its "blockhash" is a nonce value that never lapses by
+   * height, so no lifetime is looked up and the send never expires by blockhash. It is rebroadcast until its
+   * caller ends it (`Transactions.forget`), which the ladder does once the nonce has moved or its climb is over.
+   */
+  readonly durableNonce?: boolean;
 }
 
 /** What a send did. */
@@ -82,7 +88,8 @@ export function createSender(options: SenderOptions): Sender {
   // Admissions under way, so that a concurrent duplicate joins instead of racing.
   const admitting = new Map<string, Promise<TrackedSend>>();
 
-  async function admit(tx: DecodedTransaction, skipPreflight: boolean): Promise<TrackedSend> {
+  async function admit(tx: DecodedTransaction, skipPreflight: boolean, durableNonce: boolean): Promise<TrackedSend> {
+    if (durableNonce) return admitDurable(tx, skipPreflight);
     // Usually known without a call (a blockhash seen through getLatestBlockhash, a recent block height).
     const known = blockhashes.cached(tx.blockhash);
     // Otherwise only the node can say. Its preflight checks the blockhash anyway, so the lookup runs
@@ -155,6 +162,35 @@ export function createSender(options: SenderOptions): Sender {
     return { ...send, ...lifetime };
   }
 
+  /** A durable-nonce send: no lifetime to learn (an exact "never"), submitted once at the configured commitment. */
+  async function admitDurable(tx: DecodedTransaction, skipPreflight: boolean): Promise<TrackedSend> {
+    const expectedFee = expectedFeeOf(tx);
+    const send: TrackedSend = {
+      signature: tx.signature,
+      state: "submitted",
+      updatedAt: new Date(now()),
+      wire: tx.wire.slice(),
+      blockhash: tx.blockhash,
+      expiryExact: true,
+      commitment,
+      ...(expectedFee === undefined ? {} : { expectedFee }),
+      landed: false,
+      lastBroadcastAt: now(),
+      broadcasts: 1,
+    };
+    const existing = await engine.track(send);
+    if (existing !== undefined) return existing;
+    try {
+      const sent = await sendWire(rpc, tx.wire, { commitment, blockhash: tx.blockhash, preflight: !skipPreflight });
+      if (sent === "already-processed") await engine.noteLanded(tx.signature);
+      else fees?.trackSend?.(tx.wire);
+    } catch (error) {
+      await engine.forget(tx.signature);
+      throw error;
+    }
+    return send;
+  }
+
   return {
     async send(request) {
       const tx = decodeWireTransaction(request.wire);
@@ -172,7 +208,9 @@ export function createSender(options: SenderOptions): Sender {
         // Looked up again: another request may have started admitting it while the store answered.
         let admission = admitting.get(tx.signature);
         if (admission === undefined) {
-          admission = admit(tx, request.skipPreflight ?? false).finally(() => admitting.delete(tx.signature));
+          admission = admit(tx, request.skipPreflight ?? false, request.durableNonce ?? false).finally(() =>
+            admitting.delete(tx.signature),
+          );
           admitting.set(tx.signature, admission);
         }
         tracked = await admission;

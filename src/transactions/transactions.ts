@@ -28,6 +28,11 @@ import { createMemoryTransactionStore } from "./transaction-store.ts";
 import type { TransactionStore } from "./transaction-store.ts";
 import type { StatusRecord } from "./transaction-status.ts";
 import type { WatchEvent } from "./watchers.ts";
+import { createLadders } from "./ladder/ladders.ts";
+import type { Ladders } from "./ladder/ladders.ts";
+import { createLadderPreparer } from "./ladder/prepare-ladder.ts";
+import type { LadderOddsSource, PrepareLadderRequest, PreparedLadder } from "./ladder/prepare-ladder.ts";
+import type { LadderStore } from "./ladder/ladder-store.ts";
 
 /** Options of {@link createTransactions}. */
 export interface TransactionsOptions {
@@ -42,8 +47,15 @@ export interface TransactionsOptions {
   sendPaths?: SendPaths;
   /** The chain's Jito block engine, for bundles (none: bundles are refused with BUNDLES_UNAVAILABLE). */
   blockEngine?: BlockEngine;
-  /** The chain's fee market, when there is one. */
-  fees?: PrepareFeeSource;
+  /** The chain's fee market, when there is one (its odds at any price price fee ladders). */
+  fees?: PrepareFeeSource & {
+    readonly oddsForTransaction?: LadderOddsSource["oddsForTransaction"];
+    readonly odds?: { readonly target: number };
+  };
+  /** Where fee ladders live (default: in memory). */
+  ladderStore?: LadderStore;
+  /** Fee ladders' tick (default 200 ms, or `pollIntervalMs` when shorter). */
+  ladderPollIntervalMs?: number;
   /** Tip levels for PrepareTransaction's tips (used with `blockEngine`, whose tip accounts are paid). */
   tipLevels?: TipLevelSource;
   /** The ceiling on a prepared tip, in lamports (SOLGATE_TIP_MAX_LAMPORTS; default prepare-tip.ts'). */
@@ -77,6 +89,8 @@ export interface Transactions {
   send(request: SendRequest): Promise<SendOutcome>;
   /** @see createPreparer */
   prepare(request: PrepareRequest): Promise<PrepareOutcome>;
+  /** Stops tracking (and rebroadcasting) a send: a fee ladder's rung that can no longer land, or need not. */
+  forget(signature: string): Promise<void>;
   /**
    * Where a signature stands.
    * @throws SolgateError INVALID_PARAMETER for a malformed signature, NOT_FOUND when unknown.
@@ -93,6 +107,10 @@ export interface Transactions {
   readonly blockhashes: BlockhashCache;
   /** Jito bundles (src/transactions/bundles.ts). */
   readonly bundles: Bundles;
+  /** Fee ladders (src/transactions/ladder/). */
+  readonly ladders: Ladders;
+  /** PrepareLadder (src/transactions/ladder/prepare-ladder.ts). */
+  prepareLadder(request: PrepareLadderRequest): Promise<PreparedLadder>;
   start(): void;
   stop(): void;
 }
@@ -175,10 +193,40 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
   });
 
+  const fees = options.fees;
+  const ladderOdds: LadderOddsSource | undefined =
+    fees?.oddsForTransaction === undefined
+      ? undefined
+      : {
+          oddsForTransaction: (wire, k) => fees.oddsForTransaction!(wire, k),
+          forAccounts: (w, n) => fees.forAccounts(w, n),
+        };
+  const ladderTarget = fees?.odds?.target;
+  const ladderPreparer = createLadderPreparer({
+    rpc: options.upstream.rpc,
+    preparer,
+    ...(ladderOdds === undefined ? {} : { fees: ladderOdds }),
+    ...(ladderTarget === undefined ? {} : { target: ladderTarget }),
+    newestSlot: () => engine.newestSlot(),
+  });
+  const ladders = createLadders({
+    rpc,
+    sender: { send: (request) => sender.send(request), forget: (signature) => engine.forget(signature) },
+    ...(ladderOdds === undefined ? {} : { fees: ladderOdds }),
+    ...(ladderTarget === undefined ? {} : { target: ladderTarget }),
+    ...(options.ladderStore === undefined ? {} : { store: options.ladderStore }),
+    pollIntervalMs: options.ladderPollIntervalMs ?? Math.min(200, options.pollIntervalMs ?? 200),
+    ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+    onError: options.onError,
+  });
+
   return {
     bundles,
+    ladders,
+    prepareLadder: (request) => ladderPreparer.prepare(request),
     send: (request) => sender.send(request),
     prepare: (request) => preparer.prepare(request),
+    forget: (signature) => engine.forget(signature),
     async status(signature) {
       assertIsTransactionSignature(signature);
       const record = await engine.record(signature);
@@ -200,9 +248,13 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     newestSlot: () => engine.newestSlot(),
     stats: () => engine.stats(),
     blockhashes,
-    start: () => engine.start(),
+    start() {
+      engine.start();
+      ladders.start();
+    },
     stop() {
       offStream?.();
+      ladders.stop();
       engine.stop();
     },
   };

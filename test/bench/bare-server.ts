@@ -7,9 +7,10 @@
  *
  *   npx node test/bench/bare-server.ts <routes.json>     (prints {"h1":port,"h2":port} on stdout)
  *
- * routes.json: { "key": "...", "routes": [{ "method", "path", "contentType", "status", "headers", "body"
- * (base64), "trailers"? }] }: a route is chosen by method, path and request content-type (gRPC, gRPC-Web and
- * Connect share a path). The request body is read (and dropped) before answering, as a server must.
+ * routes.json: { "key": "...", "requestId"?: false, "routes": [{ "method", "path", "contentType", "status",
+ * "headers", "body" (base64), "trailers"? }] }: a route is chosen by method, path and request content-type (gRPC,
+ * gRPC-Web and Connect share a path). The request body is read (and dropped) before answering, as a server must.
+ * `requestId: false` sends no `x-request-id` (the baseline that sends only what HTTP needs).
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,7 +31,8 @@ interface RecordedRoute {
 
 const file = process.argv[2];
 if (file === undefined) throw new Error("usage: bare-server.ts <routes.json>");
-const spec = JSON.parse(readFileSync(file, "utf8")) as { key: string; routes: RecordedRoute[] };
+const spec = JSON.parse(readFileSync(file, "utf8")) as { key: string; requestId?: boolean; routes: RecordedRoute[] };
+const withRequestId = spec.requestId !== false;
 const checker = createApiKeyChecker([spec.key]);
 const routes = new Map(
   spec.routes.map((r) => [`${r.method} ${r.path} ${r.contentType}`, { ...r, bytes: Buffer.from(r.body, "base64") }]),
@@ -50,7 +52,11 @@ const h1 = http.createServer((req, res) => {
       return;
     }
     res
-      .writeHead(route.status, { ...route.headers, "x-request-id": randomUUID(), "content-length": route.bytes.length })
+      .writeHead(route.status, {
+        ...route.headers,
+        ...(withRequestId ? { "x-request-id": randomUUID() } : {}),
+        "content-length": route.bytes.length,
+      })
       .end(route.bytes);
   });
 });
@@ -72,7 +78,7 @@ h2.on("stream", (stream, headers) => {
     }
     const trailers = route.trailers;
     stream.respond(
-      { ":status": route.status, ...route.headers, "x-request-id": randomUUID() },
+      { ":status": route.status, ...route.headers, ...(withRequestId ? { "x-request-id": randomUUID() } : {}) },
       trailers === undefined ? {} : { waitForTrailers: true },
     );
     if (trailers !== undefined) stream.on("wantTrailers", () => stream.sendTrailers(trailers));

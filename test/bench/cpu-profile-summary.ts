@@ -5,10 +5,23 @@
  * With --inclusive, also the functions of Solgate's own code (src/) with the most time spent in them and in
  * what they call (a function on the stack twice counts once).
  *
- *   npx node test/bench/cpu-profile-summary.ts <file.cpuprofile> [--top 25] [--inclusive]
+ * With --windows <windows.json> (hot-path-bench.ts --profile writes it beside the profile), only the samples
+ * taken while the bench measured the gateway count (its start-up and the baselines' turns left out); --row
+ * narrows them to one row's. The profile's timestamps and the bench's are the same monotonic clock. With
+ * windows, each line also says how many microseconds of the process's time that is per request (the samples'
+ * intervals summed over the requests h2load completed in those windows).
+ *
+ *   npx node test/bench/cpu-profile-summary.ts <file.cpuprofile> [--top 25] [--inclusive] [--windows <file> [--row grpc]]
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+
+interface Window {
+  row: string;
+  fromUs: number;
+  toUs: number;
+  requests: number;
+}
 
 interface ProfileNode {
   id: number;
@@ -19,13 +32,41 @@ interface ProfileNode {
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "25" }, inclusive: { type: "boolean", default: false } },
+  options: {
+    top: { type: "string", default: "25" },
+    inclusive: { type: "boolean", default: false },
+    windows: { type: "string" },
+    row: { type: "string" },
+  },
 });
 if (positionals.length === 0) throw new Error("usage: cpu-profile-summary.ts <file.cpuprofile> [--top 25]");
-const profile = JSON.parse(readFileSync(positionals[0], "utf8")) as { nodes: ProfileNode[]; samples: number[] };
+const profile = JSON.parse(readFileSync(positionals[0], "utf8")) as {
+  nodes: ProfileNode[];
+  samples: number[];
+  startTime: number;
+  timeDeltas: number[];
+};
+const windows =
+  values.windows === undefined
+    ? undefined
+    : (JSON.parse(readFileSync(values.windows, "utf8")) as Window[]).filter(
+        (w) => values.row === undefined || w.row === values.row,
+      );
+if (windows?.length === 0) throw new Error(`no window for row ${values.row} in ${values.windows}`);
+// Microseconds per node: each sample stands for the interval since the one before it (shares are of time).
 const hits = new Map<number, number>();
-for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
-const total = profile.samples.length;
+let samples = 0;
+let total = 0;
+let at = profile.startTime;
+for (let i = 0; i < profile.samples.length; i++) {
+  at += profile.timeDeltas[i];
+  if (windows !== undefined && !windows.some((w) => at >= w.fromUs && at <= w.toUs)) continue;
+  const id = profile.samples[i];
+  hits.set(id, (hits.get(id) ?? 0) + profile.timeDeltas[i]);
+  total += profile.timeDeltas[i];
+  samples++;
+}
+const requests = windows?.reduce((s, w) => s + (w.requests ?? 0), 0) ?? 0;
 const idle = new Set(["(idle)", "(program)"]);
 
 const byFunction = new Map<string, number>();
@@ -48,8 +89,11 @@ for (const node of profile.nodes) {
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + n);
 }
 const busy = total - [...idle].reduce((s, k) => s + (byPackage.get(k) ?? 0), 0);
-const pct = (n: number) => `${((100 * n) / busy).toFixed(1).padStart(5)}%`;
-console.log(`${total} samples, ${busy} busy (shares below are of busy samples)`);
+const pct = (n: number) =>
+  `${((100 * n) / busy).toFixed(1).padStart(5)}%${requests > 0 ? ` ${(n / requests).toFixed(2).padStart(6)} us/req` : ""}`;
+console.log(
+  `${samples} samples, ${(total / 1e6).toFixed(2)} s, ${(busy / 1e6).toFixed(2)} s busy (shares below are of busy time)${requests > 0 ? `; ${requests} requests, ${(busy / requests).toFixed(1)} us busy per request` : ""}`,
+);
 console.log("\ntop self time by function:");
 for (const [k, n] of [...byFunction]
   .filter(([k]) => !idle.has(k.split(" ")[0]))

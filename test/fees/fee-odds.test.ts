@@ -157,3 +157,53 @@ describe("fee odds: quotes, the rule, tracked sends", () => {
     expect(quote.recommended).toBe(0n);
   });
 });
+
+describe("fee odds at any price and any k (EstimateFees, the fee ladder)", () => {
+  /** Blocks that alternate: full from 50,000 up every other slot, empty in between. */
+  function alternating() {
+    const odds = createFeeOdds({ windowSlots: 60, minBlocks: 20 });
+    const window = odds.feeding(createFeeWindow({ windowSlots: 60 }));
+    for (let slot = 1n; slot <= 50n; slot++) window.addBlock(slot, slot % 4n === 0n ? [] : full(50_000n));
+    return odds;
+  }
+
+  it("gives no odds before enough blocks", () => {
+    const odds = createFeeOdds({ windowSlots: 60, minBlocks: 20 });
+    expect(odds.at(REFERENCE_CANDIDATE, 4)).toBeUndefined();
+  });
+
+  it("rises with k at a cheap price, and a cheap price reaches the target only when k is long enough", () => {
+    const odds = alternating();
+    // One empty block in every four: within 1 slot a cheap send lands ~1/4 of the time, within 4 always.
+    const one = odds.at(REFERENCE_CANDIDATE, 1)!;
+    const four = odds.at(REFERENCE_CANDIDATE, 4)!;
+    expect(one.withinSlots).toBe(1);
+    expect(one.odds(10n)).toBeGreaterThan(0.1);
+    expect(one.odds(10n)).toBeLessThan(0.5);
+    expect(four.odds(10n)).toBe(1);
+    // The cheapest price for 0.9: within 4 slots nearly free; within 1 slot past the full blocks' bids.
+    expect(four.cheapest(0.9)!.price).toBeLessThan(1_000n);
+    expect(one.cheapest(0.9)!.price).toBeGreaterThan(50_000n);
+    expect(one.cheapest(0.9)!.odds).toBeGreaterThanOrEqual(0.9);
+    // The bottom of a useful range: the cheapest price with at least the odds asked.
+    expect(one.cheapestAbove(0.2)!.odds).toBeGreaterThanOrEqual(0.2);
+  });
+
+  it("draws the curve: the points asked for, prices rising, odds never falling", () => {
+    const odds = alternating();
+    for (const points of [8, 16, 32]) {
+      const curve = odds.at(REFERENCE_CANDIDATE, 2)!.curve(points);
+      expect(curve).toHaveLength(points);
+      for (let i = 1; i < curve.length; i++) {
+        expect(curve[i].price).toBeGreaterThan(curve[i - 1].price);
+        expect(curve[i].odds).toBeGreaterThanOrEqual(curve[i - 1].odds);
+      }
+    }
+  });
+
+  it("refuses a k the window cannot answer", () => {
+    const odds = alternating();
+    expect(() => odds.at(REFERENCE_CANDIDATE, 0)).toThrow(RangeError);
+    expect(() => odds.at(REFERENCE_CANDIDATE, 60)).toThrow(RangeError);
+  });
+});

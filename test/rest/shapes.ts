@@ -103,6 +103,14 @@ export const FEE_ESTIMATE: Shape = {
   windowSlots: "number",
   sampleSize: "number",
   writableAccounts: ["string"],
+  // EstimateFees' odds answers (null unless the request asked an odds question).
+  oddsAnswer: nullable({
+    withinSlots: "number",
+    priceOdds: nullable("number"),
+    cheapestPrice: nullable("number"),
+    cheapestPriceOdds: nullable("number"),
+    curve: [{ price: "number", odds: "number" }],
+  }),
   tips: nullable({
     p25: "number",
     p50: "number",

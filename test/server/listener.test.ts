@@ -189,6 +189,38 @@ describe("connection hygiene", () => {
     expect(await closesWithin(session, 4000)).toBe(true);
   });
 
+  it("counts a session's idle time from its last stream: one that was busy again since is kept for the rest", async () => {
+    // One idle timer per session, left running while streams come and go: when it fires it must wait out the
+    // rest of a session that turned idle again after it was armed, not reap it then.
+    listener = await listen(
+      {
+        handler: (_req, res) => res.end("ok"),
+        socketTimeoutMs: 10_000,
+        idleTimeoutMs: 3000,
+        maxConnectionsPerIp: 10,
+        maxConnections: 10,
+        maxStreamsPerSession: 10,
+      },
+      0,
+      "127.0.0.1",
+    );
+    const session = http2.connect(`http://127.0.0.1:${listener.port}`);
+    clients.push(session);
+    session.on("error", () => {});
+    const call = () =>
+      new Promise<void>((resolve, reject) => {
+        const req = session.request({ ":path": "/" });
+        req.on("error", reject);
+        req.resume();
+        req.on("close", resolve);
+      });
+    await call(); // idle from here: the timer is armed for 3 s
+    await new Promise((r) => setTimeout(r, 1000));
+    await call(); // idle again from here: 3 s more, past the first timer's end
+    expect(await closesWithin(session, 2000)).toBe(false);
+    expect(await closesWithin(session, 5000)).toBe(true);
+  }, 20_000);
+
   it("refuses connections past the per-address cap and keeps serving other addresses", async () => {
     const url = await start({ maxConnectionsPerIp: 5 });
     const flood = Array.from({ length: 5 }, () => pinger(url, FLOODER));

@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Collection, Nft } from "./collection_pb.js";
+import type { CollectionEvent, CollectionEventKind } from "./collection_event_pb.js";
 
 /**
  * Describes the file solgate/v1/collection_service.proto.
@@ -134,6 +135,111 @@ export declare type ListCollectionNftsResponse = Message<"solgate.v1.ListCollect
 export declare const ListCollectionNftsResponseSchema: GenMessage<ListCollectionNftsResponse>;
 
 /**
+ * Asks to follow one collection's changes.
+ *
+ * @generated from message solgate.v1.WatchCollectionRequest
+ */
+export declare type WatchCollectionRequest = Message<"solgate.v1.WatchCollectionRequest"> & {
+  /**
+   * The chain to read; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The collection NFT's mint address (base58, 32 bytes).
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * The cursor of the last event handled: the stream resumes after it. Empty: from now on.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+
+  /**
+   * The kinds of event wanted; empty means every kind. Sequences stay those of the whole log, so a filtered
+   * stream shows gaps where other kinds were left out.
+   *
+   * @generated from field: repeated solgate.v1.CollectionEventKind kinds = 4;
+   */
+  kinds: CollectionEventKind[];
+};
+
+/**
+ * Describes the message solgate.v1.WatchCollectionRequest.
+ * Use `create(WatchCollectionRequestSchema)` to create a new message.
+ */
+export declare const WatchCollectionRequestSchema: GenMessage<WatchCollectionRequest>;
+
+/**
+ * One message of a collection watch.
+ *
+ * @generated from message solgate.v1.WatchCollectionResponse
+ */
+export declare type WatchCollectionResponse = Message<"solgate.v1.WatchCollectionResponse"> & {
+  /**
+   * The message.
+   *
+   * @generated from oneof solgate.v1.WatchCollectionResponse.message
+   */
+  message: {
+    /**
+     * A change of the collection.
+     *
+     * @generated from field: solgate.v1.CollectionEvent event = 1;
+     */
+    value: CollectionEvent;
+    case: "event";
+  } | {
+    /**
+     * Sent while nothing changes, to keep the stream alive through proxies.
+     *
+     * @generated from field: solgate.v1.CollectionHeartbeat heartbeat = 2;
+     */
+    value: CollectionHeartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message solgate.v1.WatchCollectionResponse.
+ * Use `create(WatchCollectionResponseSchema)` to create a new message.
+ */
+export declare const WatchCollectionResponseSchema: GenMessage<WatchCollectionResponse>;
+
+/**
+ * Keeps an idle collection watch alive.
+ *
+ * @generated from message solgate.v1.CollectionHeartbeat
+ */
+export declare type CollectionHeartbeat = Message<"solgate.v1.CollectionHeartbeat"> & {
+  /**
+   * The newest slot the feed has read.
+   *
+   * @generated from field: uint64 slot = 1;
+   */
+  slot: bigint;
+
+  /**
+   * The cursor of the newest event in the collection's log; empty when it holds none.
+   *
+   * @generated from field: string cursor = 2;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message solgate.v1.CollectionHeartbeat.
+ * Use `create(CollectionHeartbeatSchema)` to create a new message.
+ */
+export declare const CollectionHeartbeatSchema: GenMessage<CollectionHeartbeat>;
+
+/**
  * Reads NFT collections and their verified members.
  *
  * @generated from service solgate.v1.CollectionService
@@ -158,6 +264,20 @@ export declare const CollectionService: GenService<{
     methodKind: "unary";
     input: typeof ListCollectionNftsRequestSchema;
     output: typeof ListCollectionNftsResponseSchema;
+  },
+  /**
+   * Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
+   * new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
+   * at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+   * log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
+   * `GET /v1/{chain}/collections/{address}/events`.
+   *
+   * @generated from rpc solgate.v1.CollectionService.WatchCollection
+   */
+  watchCollection: {
+    methodKind: "server_streaming";
+    input: typeof WatchCollectionRequestSchema;
+    output: typeof WatchCollectionResponseSchema;
   },
 }>;
 

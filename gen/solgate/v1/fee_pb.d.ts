@@ -79,6 +79,14 @@ export declare type FeeEstimate = Message<"solgate.v1.FeeEstimate"> & {
    * @generated from field: solgate.v1.TipLevels tips = 9;
    */
   tips?: TipLevels | undefined;
+
+  /**
+   * The answers to EstimateFees' odds questions (odds at a named price, the cheapest price for a named probability,
+   * the curve); absent unless the request asked one, and never set by GetFees or WatchFees.
+   *
+   * @generated from field: solgate.v1.OddsAnswer odds_answer = 10;
+   */
+  oddsAnswer?: OddsAnswer | undefined;
 };
 
 /**
@@ -385,6 +393,84 @@ export declare type Tip = Message<"solgate.v1.Tip"> & {
  * Use `create(TipSchema)` to create a new message.
  */
 export declare const TipSchema: GenMessage<Tip>;
+
+/**
+ * Landing odds at prices a client names, for one transaction (EstimateFees).
+ *
+ * @generated from message solgate.v1.OddsAnswer
+ */
+export declare type OddsAnswer = Message<"solgate.v1.OddsAnswer"> & {
+  /**
+   * The k the answers are for: the slots within which the transaction must land.
+   *
+   * @generated from field: uint32 within_slots = 1;
+   */
+  withinSlots: number;
+
+  /**
+   * The odds of landing within k slots at the request's `odds_price`; absent when it named none, or while the
+   * model has too few blocks to say.
+   *
+   * @generated from field: optional double price_odds = 2;
+   */
+  priceOdds?: number | undefined;
+
+  /**
+   * The cheapest compute-unit price (micro-lamports) whose odds within k slots reach the request's `target_odds`;
+   * absent when it named none, while the model has too few blocks, or when no price up to the model's reach does.
+   *
+   * @generated from field: optional uint64 cheapest_price = 3;
+   */
+  cheapestPrice?: bigint | undefined;
+
+  /**
+   * The odds reached at `cheapest_price`.
+   *
+   * @generated from field: optional double cheapest_price_odds = 4;
+   */
+  cheapestPriceOdds?: number | undefined;
+
+  /**
+   * The landing curve: `curve_points` prices from the cheapest with any odds to the first past the model's edge,
+   * each with its odds within k slots, ascending. Empty unless asked for, or while the model has too few blocks.
+   *
+   * @generated from field: repeated solgate.v1.OddsPoint curve = 5;
+   */
+  curve: OddsPoint[];
+};
+
+/**
+ * Describes the message solgate.v1.OddsAnswer.
+ * Use `create(OddsAnswerSchema)` to create a new message.
+ */
+export declare const OddsAnswerSchema: GenMessage<OddsAnswer>;
+
+/**
+ * One point of a landing curve.
+ *
+ * @generated from message solgate.v1.OddsPoint
+ */
+export declare type OddsPoint = Message<"solgate.v1.OddsPoint"> & {
+  /**
+   * A compute-unit price, in micro-lamports.
+   *
+   * @generated from field: uint64 price = 1;
+   */
+  price: bigint;
+
+  /**
+   * The probability of landing within k slots at that price (0 to 1).
+   *
+   * @generated from field: double odds = 2;
+   */
+  odds: number;
+};
+
+/**
+ * Describes the message solgate.v1.OddsPoint.
+ * Use `create(OddsPointSchema)` to create a new message.
+ */
+export declare const OddsPointSchema: GenMessage<OddsPoint>;
 
 /**
  * Where fee levels come from.

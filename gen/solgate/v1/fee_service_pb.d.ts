@@ -70,6 +70,37 @@ export declare type EstimateFeesRequest = Message<"solgate.v1.EstimateFeesReques
    * @generated from field: bytes transaction = 2;
    */
   transaction: Uint8Array;
+
+  /**
+   * A compute-unit price (micro-lamports) to give the landing odds of: `estimate.odds_answer.price_odds` is the
+   * probability that the transaction, paying it, lands within `within_slots` slots.
+   *
+   * @generated from field: optional uint64 odds_price = 3;
+   */
+  oddsPrice?: bigint | undefined;
+
+  /**
+   * A landing probability (above 0, below 1) to price: `estimate.odds_answer.cheapest_price` is the cheapest
+   * compute-unit price whose odds of landing within `within_slots` slots reach it.
+   *
+   * @generated from field: optional double target_odds = 4;
+   */
+  targetOdds?: number | undefined;
+
+  /**
+   * The k of the two questions above and of the curve, 1 to 150 (and below the fee window's length); unset means
+   * the server's SOLGATE_FEES_ODDS_SLOTS.
+   *
+   * @generated from field: optional uint32 within_slots = 5;
+   */
+  withinSlots?: number | undefined;
+
+  /**
+   * How many points of the landing curve to return, 8 to 32; unset returns none.
+   *
+   * @generated from field: optional uint32 curve_points = 6;
+   */
+  curvePoints?: number | undefined;
 };
 
 /**

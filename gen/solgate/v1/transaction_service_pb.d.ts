@@ -6,6 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import type { Message } from "@bufbuild/protobuf";
 import type { FeeEstimate, PriorityFee, Tip, TipLevel } from "./fee_pb.js";
 import type { BundleStatusRecord, Lamports, SendResult, TransactionStatusRecord } from "./transaction_pb.js";
+import type { LadderRecord, PreparedRung } from "./ladder_pb.js";
 
 /**
  * Describes the file solgate/v1/transaction_service.proto.
@@ -542,6 +543,348 @@ export declare type PreparedTip = Message<"solgate.v1.PreparedTip"> & {
 export declare const PreparedTipSchema: GenMessage<PreparedTip>;
 
 /**
+ * An unsigned draft and a durable nonce to plan a fee ladder on.
+ *
+ * @generated from message solgate.v1.PrepareLadderRequest
+ */
+export declare type PrepareLadderRequest = Message<"solgate.v1.PrepareLadderRequest"> & {
+  /**
+   * The chain to prepare for; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The draft transaction in wire format, legacy or v0, with or without signatures (base64 in JSON). Its
+   * compute-budget instructions and lifetime are replaced; its other instructions are kept as they are.
+   *
+   * @generated from field: bytes transaction = 2;
+   */
+  transaction: Uint8Array;
+
+  /**
+   * The durable nonce account the rungs advance (base58). It must exist, be an initialized nonce account, and its
+   * authority must be a signer of the draft.
+   *
+   * @generated from field: string nonce_account = 3;
+   */
+  nonceAccount: string;
+
+  /**
+   * How many rungs, 2 to 8; unset means 4.
+   *
+   * @generated from field: optional uint32 rungs = 4;
+   */
+  rungs?: number | undefined;
+
+  /**
+   * The slots within which the ladder means to land, counted from the first submission, 4 to 150; unset means 20.
+   *
+   * @generated from field: optional uint32 deadline_slots = 5;
+   */
+  deadlineSlots?: number | undefined;
+
+  /**
+   * The landing probability the top rung must reach by the deadline, above 0 and below 1; unset means the
+   * server's SOLGATE_FEES_TARGET.
+   *
+   * @generated from field: optional double target = 6;
+   */
+  target?: number | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.PrepareLadderRequest.
+ * Use `create(PrepareLadderRequestSchema)` to create a new message.
+ */
+export declare const PrepareLadderRequestSchema: GenMessage<PrepareLadderRequest>;
+
+/**
+ * The planned ladder: unsigned rungs to sign (each with the signers the draft needs) and pass to SendLadder.
+ *
+ * @generated from message solgate.v1.PrepareLadderResponse
+ */
+export declare type PrepareLadderResponse = Message<"solgate.v1.PrepareLadderResponse"> & {
+  /**
+   * The rungs, cheapest first.
+   *
+   * @generated from field: repeated solgate.v1.PreparedRung rungs = 1;
+   */
+  rungs: PreparedRung[];
+
+  /**
+   * The nonce value set as every rung's blockhash.
+   *
+   * @generated from field: string nonce = 2;
+   */
+  nonce: string;
+
+  /**
+   * The compute-unit limit every rung sets.
+   *
+   * @generated from field: uint32 compute_unit_limit = 3;
+   */
+  computeUnitLimit: number;
+
+  /**
+   * The deadline, in slots, the plan assumes.
+   *
+   * @generated from field: uint32 deadline_slots = 4;
+   */
+  deadlineSlots: number;
+
+  /**
+   * The target the plan assumes.
+   *
+   * @generated from field: double target = 5;
+   */
+  target: number;
+
+  /**
+   * The slot the plan counts from (the newest slot Solgate had seen).
+   *
+   * @generated from field: uint64 slot = 6;
+   */
+  slot: bigint;
+};
+
+/**
+ * Describes the message solgate.v1.PrepareLadderResponse.
+ * Use `create(PrepareLadderResponseSchema)` to create a new message.
+ */
+export declare const PrepareLadderResponseSchema: GenMessage<PrepareLadderResponse>;
+
+/**
+ * Signed rungs to climb.
+ *
+ * @generated from message solgate.v1.SendLadderRequest
+ */
+export declare type SendLadderRequest = Message<"solgate.v1.SendLadderRequest"> & {
+  /**
+   * The chain to send to; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The signed rungs in wire format (base64 in JSON), 2 to 8, cheapest first, each paying a strictly higher
+   * compute-unit price than the one before it.
+   *
+   * @generated from field: repeated bytes transactions = 2;
+   */
+  transactions: Uint8Array[];
+
+  /**
+   * The slots within which the ladder means to land, from the first submission, 4 to 150; unset means 20.
+   *
+   * @generated from field: optional uint32 deadline_slots = 3;
+   */
+  deadlineSlots?: number | undefined;
+
+  /**
+   * The landing probability the climb keeps, above 0 and below 1; unset means the server's SOLGATE_FEES_TARGET.
+   *
+   * @generated from field: optional double target = 4;
+   */
+  target?: number | undefined;
+
+  /**
+   * Whether to skip the node's simulation before each submission (default false: a rung that would fail is
+   * refused unsent, and the first with SIMULATION_FAILED). Skipped, a failing rung lands, pays its fee and advances
+   * the nonce: the ladder ends FAILED.
+   *
+   * @generated from field: bool skip_preflight = 5;
+   */
+  skipPreflight: boolean;
+};
+
+/**
+ * Describes the message solgate.v1.SendLadderRequest.
+ * Use `create(SendLadderRequestSchema)` to create a new message.
+ */
+export declare const SendLadderRequestSchema: GenMessage<SendLadderRequest>;
+
+/**
+ * The ladder as taken.
+ *
+ * @generated from message solgate.v1.SendLadderResponse
+ */
+export declare type SendLadderResponse = Message<"solgate.v1.SendLadderResponse"> & {
+  /**
+   * Its record right after the first submission (usually pending).
+   *
+   * @generated from field: solgate.v1.LadderRecord ladder = 1;
+   */
+  ladder?: LadderRecord | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.SendLadderResponse.
+ * Use `create(SendLadderResponseSchema)` to create a new message.
+ */
+export declare const SendLadderResponseSchema: GenMessage<SendLadderResponse>;
+
+/**
+ * Asks where a ladder stands.
+ *
+ * @generated from message solgate.v1.GetLadderStatusRequest
+ */
+export declare type GetLadderStatusRequest = Message<"solgate.v1.GetLadderStatusRequest"> & {
+  /**
+   * The chain to read; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The ladder id (base58), as SendLadder answered it.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message solgate.v1.GetLadderStatusRequest.
+ * Use `create(GetLadderStatusRequestSchema)` to create a new message.
+ */
+export declare const GetLadderStatusRequestSchema: GenMessage<GetLadderStatusRequest>;
+
+/**
+ * Where the ladder stands.
+ *
+ * @generated from message solgate.v1.GetLadderStatusResponse
+ */
+export declare type GetLadderStatusResponse = Message<"solgate.v1.GetLadderStatusResponse"> & {
+  /**
+   * The record.
+   *
+   * @generated from field: solgate.v1.LadderRecord ladder = 1;
+   */
+  ladder?: LadderRecord | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.GetLadderStatusResponse.
+ * Use `create(GetLadderStatusResponseSchema)` to create a new message.
+ */
+export declare const GetLadderStatusResponseSchema: GenMessage<GetLadderStatusResponse>;
+
+/**
+ * Asks to follow a ladder.
+ *
+ * @generated from message solgate.v1.WatchLadderRequest
+ */
+export declare type WatchLadderRequest = Message<"solgate.v1.WatchLadderRequest"> & {
+  /**
+   * The chain to read; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The ladder id (base58), as SendLadder answered it.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message solgate.v1.WatchLadderRequest.
+ * Use `create(WatchLadderRequestSchema)` to create a new message.
+ */
+export declare const WatchLadderRequestSchema: GenMessage<WatchLadderRequest>;
+
+/**
+ * One event of a ladder watch.
+ *
+ * @generated from message solgate.v1.WatchLadderResponse
+ */
+export declare type WatchLadderResponse = Message<"solgate.v1.WatchLadderResponse"> & {
+  /**
+   * The event.
+   *
+   * @generated from oneof solgate.v1.WatchLadderResponse.event
+   */
+  event: {
+    /**
+     * The ladder's record, sent at once and after every change.
+     *
+     * @generated from field: solgate.v1.LadderRecord ladder = 1;
+     */
+    value: LadderRecord;
+    case: "ladder";
+  } | {
+    /**
+     * Sent while nothing changes, to keep the stream alive through proxies.
+     *
+     * @generated from field: solgate.v1.Heartbeat heartbeat = 2;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message solgate.v1.WatchLadderResponse.
+ * Use `create(WatchLadderResponseSchema)` to create a new message.
+ */
+export declare const WatchLadderResponseSchema: GenMessage<WatchLadderResponse>;
+
+/**
+ * Asks to stop a ladder's climb.
+ *
+ * @generated from message solgate.v1.CancelLadderRequest
+ */
+export declare type CancelLadderRequest = Message<"solgate.v1.CancelLadderRequest"> & {
+  /**
+   * The chain; empty means the server's default chain.
+   *
+   * @generated from field: string chain = 1;
+   */
+  chain: string;
+
+  /**
+   * The ladder id (base58), as SendLadder answered it.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message solgate.v1.CancelLadderRequest.
+ * Use `create(CancelLadderRequestSchema)` to create a new message.
+ */
+export declare const CancelLadderRequestSchema: GenMessage<CancelLadderRequest>;
+
+/**
+ * The ladder after the cancel.
+ *
+ * @generated from message solgate.v1.CancelLadderResponse
+ */
+export declare type CancelLadderResponse = Message<"solgate.v1.CancelLadderResponse"> & {
+  /**
+   * The record: CANCELLED unless the ladder had already ended. Rungs already submitted can still land until the
+   * client advances the nonce.
+   *
+   * @generated from field: solgate.v1.LadderRecord ladder = 1;
+   */
+  ladder?: LadderRecord | undefined;
+};
+
+/**
+ * Describes the message solgate.v1.CancelLadderResponse.
+ * Use `create(CancelLadderResponseSchema)` to create a new message.
+ */
+export declare const CancelLadderResponseSchema: GenMessage<CancelLadderResponse>;
+
+/**
  * Lands signed transactions and follows them to the end.
  *
  * @generated from service solgate.v1.TransactionService
@@ -618,6 +961,70 @@ export declare const TransactionService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchBundleRequestSchema;
     output: typeof WatchBundleResponseSchema;
+  },
+  /**
+   * Plans a fee ladder for an unsigned draft: 2 to 8 unsigned transactions, identical except for their compute-unit
+   * price, each advancing the given durable nonce first (AdvanceNonceAccount as instruction 0, the nonce's stored
+   * value as the blockhash) with the compute budget PrepareTransaction would set. Prices come from the landing-odds
+   * model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the top rung reaches the
+   * target within the slots left when it would be sent. Refused when the nonce account is missing or not an
+   * initialized nonce, when its authority is not a signer of the draft, or when the fee payer cannot afford the top
+   * rung.
+   *
+   * @generated from rpc solgate.v1.TransactionService.PrepareLadder
+   */
+  prepareLadder: {
+    methodKind: "unary";
+    input: typeof PrepareLadderRequestSchema;
+    output: typeof PrepareLadderResponseSchema;
+  },
+  /**
+   * Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
+   * every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
+   * passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
+   * lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+   * can ever land, because they share one durable nonce.
+   *
+   * @generated from rpc solgate.v1.TransactionService.SendLadder
+   */
+  sendLadder: {
+    methodKind: "unary";
+    input: typeof SendLadderRequestSchema;
+    output: typeof SendLadderResponseSchema;
+  },
+  /**
+   * Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it
+   * compares with the cheapest fee that landed in the same block on the same accounts.
+   *
+   * @generated from rpc solgate.v1.TransactionService.GetLadderStatus
+   */
+  getLadderStatus: {
+    methodKind: "unary";
+    input: typeof GetLadderStatusRequestSchema;
+    output: typeof GetLadderStatusResponseSchema;
+  },
+  /**
+   * Streams a ladder's record: the current one at once, then every change, until it is final.
+   *
+   * @generated from rpc solgate.v1.TransactionService.WatchLadder
+   */
+  watchLadder: {
+    methodKind: "server_streaming";
+    input: typeof WatchLadderRequestSchema;
+    output: typeof WatchLadderResponseSchema;
+  },
+  /**
+   * Stops a ladder's climb: no further rung is submitted. A rung already submitted CAN STILL LAND: Solgate cannot
+   * withdraw a transaction from the network. Only advancing the nonce (an AdvanceNonceAccount signed by the nonce
+   * authority, which the client holds) makes that impossible; the ladder then ends NONCE_ADVANCED, or LANDED if a
+   * rung got in first.
+   *
+   * @generated from rpc solgate.v1.TransactionService.CancelLadder
+   */
+  cancelLadder: {
+    methodKind: "unary";
+    input: typeof CancelLadderRequestSchema;
+    output: typeof CancelLadderResponseSchema;
   },
 }>;
 

@@ -16,6 +16,11 @@
 import type { Address } from "@solana/kit";
 import { createAccountIndex, createAccountMethods, type AccountIndex } from "./accounts/index.ts";
 import { encodeAccount } from "./accounts/encode-account.ts";
+import { genesisOwnedAddresses } from "./loading/genesis-precedence.ts";
+import { GENESIS_FEATURE_IDS } from "./cluster/feature-ids.ts";
+import { reserveNodeSockets, type NodeSocketRole, type NodeSockets } from "./cluster/node-sockets.ts";
+
+const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111" as Address;
 import { liveMintLookup } from "./accounts/services.ts";
 import { createChain, type Chain } from "./chain/chain.ts";
 import type { LocalnetConfig } from "./config.ts";
@@ -69,6 +74,8 @@ export interface Localnet extends LocalnetWorld {
   geyserUrl?: string;
   /** Settles once the `load` hook has finished (at once without one); rejects if it failed. */
   loaded: Promise<void>;
+  /** `host:port` of the node's reserved gossip, TVU, TPU and repair sockets (getClusterNodes). */
+  nodeSockets: Readonly<Record<NodeSocketRole, string>>;
   close(): Promise<void>;
 }
 
@@ -125,7 +132,11 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     recordedBlocks,
   });
   const index = createAccountIndex(chain.svm);
-  index.record([chain.faucet as Address, ...(chain.cluster.addresses as Address[])]);
+  index.record([
+    chain.faucet as Address,
+    ...(chain.cluster.addresses as Address[]),
+    ...(GENESIS_FEATURE_IDS as Address[]),
+  ]);
   chain.onAccountsTouched(({ keys }) => index.record(keys));
 
   const faults = createFaults(config.faults, (settings) => {
@@ -134,28 +145,36 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   chain.frozen = config.faults.freeze;
   const world: LocalnetWorld = { chain, index, faults };
   await hooks.seed?.(world);
-  // After the world, so a loaded account replaces a seeded one at the same address.
-  loadFiles(chain, config.loading);
+  // After the world, so a loaded account replaces a seeded one at the same address; under genesis,
+  // so it replaces none of the accounts solana-test-validator's genesis writes over the user's.
+  loadFiles(chain, config.loading, genesisOwnedAddresses(chain));
 
   const mints = liveMintLookup(index.store);
   let listenAddress = "";
+  let nodeSockets: NodeSockets | undefined;
   const lagSlots = () => faults.get().lagSlots;
   const transactionMethods = (pathFaults: Faults) =>
     createTransactionMethods({
       chain,
       faults: pathFaults,
       lagSlots,
-      encodeAccount: (_address, account, encoding) =>
+      // With its address, as getAccountInfo encodes it: the vote and sysvar parsers need it.
+      encodeAccount: (address, account, encoding) =>
         account === null
           ? null
-          : encodeAccount({ ...account, owner: account.owner as Address }, encoding, undefined, mints),
+          : encodeAccount({ ...account, address, owner: account.owner as Address }, encoding, undefined, mints),
     });
   const methods: MethodTable = {
     ...createChainMethods({ chain, lagSlots }),
     ...transactionMethods(faults),
     ...createBlockMethods({ chain }),
     ...createAccountMethods({ index, svm: chain.svm, apiVersion: API_VERSION }),
-    ...createClusterMethods({ chain, listenAddress: () => listenAddress }),
+    ...createClusterMethods({
+      chain,
+      listenAddress: () => listenAddress,
+      voteAccounts: () => index.byOwner(VOTE_PROGRAM),
+      nodeSockets: () => nodeSockets?.addresses,
+    }),
     ...createInflationMethods({ chain }),
     ...createSupplyMethods({ index }),
     ...createSignatureMethods({ chain }),
@@ -227,6 +246,10 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
       });
   }
   const port = await server.listen(config.port, config.host);
+  nodeSockets = await reserveNodeSockets(config.host).catch(async (e) => {
+    await server.close();
+    throw e;
+  });
   // agave's PubSub port (the RPC port + 1) when asked for; PubSub stays on the RPC port as well.
   const pubsubPort = config.pubsubPort === undefined ? undefined : createPubsubPort(onUpgrade);
   let wsPort = port;
@@ -234,6 +257,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     if (pubsubPort) wsPort = await pubsubPort.listen(config.pubsubPort!, config.host);
   } catch (e) {
     await server.close();
+    await nodeSockets.close();
     throw e;
   }
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -283,11 +307,17 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     sendUrls,
     geyserUrl: geyser === undefined ? undefined : `http://${host}:${geyser.port}`,
     loaded,
+    nodeSockets: nodeSockets.addresses,
     async close() {
       chain.stop();
       pubsub.close();
       await geyser?.close();
-      await Promise.all([server.close(), pubsubPort?.close(), ...sendServers.map((sendServer) => sendServer.close())]);
+      await Promise.all([
+        server.close(),
+        pubsubPort?.close(),
+        nodeSockets?.close(),
+        ...sendServers.map((sendServer) => sendServer.close()),
+      ]);
     },
   };
 }

@@ -12,6 +12,8 @@ import { openLedgerDir, LEDGER_FILES, type LedgerDir } from "./ledger/ledger-dir
 import { startLocalnetInProcess, type LocalnetHooks } from "./localnet.ts";
 import { API_VERSION, FEATURE_SET } from "./rpc/params.ts";
 import { createWorldHooks } from "./world/world-hooks.ts";
+import { agaveStartLines } from "./ledger/agave-log.ts";
+import { shredVersionOf } from "./cluster/shred-version.ts";
 
 /** How the process announces itself (see the module comment). */
 export interface RunOptions {
@@ -88,9 +90,18 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
     ...(localnet.geyserUrl === undefined ? [] : [`Yellowstone gRPC URL: ${localnet.geyserUrl}`]),
   ];
   if (ledger) {
-    // solana-version 4.4's as_detailed_string: the feature set as 8 hex digits (3.0 wrote it in decimal).
-    const feat = FEATURE_SET.toString(16).padStart(8, "0");
-    ledger.log(`solana-test-validator ${API_VERSION} (src:solgate; feat:${feat}, client:Solgate)`);
+    // agave's own lines first (what tools grep), then the dashboard's, which carry the PubSub URL.
+    const start = agaveStartLines({
+      version: API_VERSION,
+      featureSet: FEATURE_SET,
+      identity: chain.cluster.identity.address,
+      genesisHash,
+      shredVersion: shredVersionOf(genesisHash),
+      rpc: new URL(localnet.rpcUrl).host,
+      pubsub: new URL(localnet.wsUrl).host,
+      sockets: localnet.nodeSockets,
+    });
+    for (const line of start) ledger.log(line.text, line.target);
     for (const line of facts) ledger.log(line);
   }
   const quiet = config.quiet;

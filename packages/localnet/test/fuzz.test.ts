@@ -26,7 +26,9 @@ const pick = <T>(items: readonly T[]): T => items[randomInt(random, items.length
 
 let net: TestLocalnet;
 beforeAll(async () => {
-  net = await startTestLocalnet({ maxBodyBytes: 16 * 1024 * 1024 });
+  // 32-slot epochs: the malformed calls include getLeaderSchedule, whose answer is one entry per slot
+  // of the epoch (432,000 under the default schedule).
+  net = await startTestLocalnet({ maxBodyBytes: 16 * 1024 * 1024, slotsPerEpoch: 32 });
 });
 afterAll(async () => {
   await net?.stop();

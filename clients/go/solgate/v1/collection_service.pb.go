@@ -261,12 +261,228 @@ func (x *ListCollectionNftsResponse) GetNextCursor() string {
 	return ""
 }
 
+// Asks to follow one collection's changes.
+type WatchCollectionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to read; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The collection NFT's mint address (base58, 32 bytes).
+	Address string `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	// The cursor of the last event handled: the stream resumes after it. Empty: from now on.
+	Cursor string `protobuf:"bytes,3,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// The kinds of event wanted; empty means every kind. Sequences stay those of the whole log, so a filtered
+	// stream shows gaps where other kinds were left out.
+	Kinds         []CollectionEventKind `protobuf:"varint,4,rep,packed,name=kinds,proto3,enum=solgate.v1.CollectionEventKind" json:"kinds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchCollectionRequest) Reset() {
+	*x = WatchCollectionRequest{}
+	mi := &file_solgate_v1_collection_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchCollectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchCollectionRequest) ProtoMessage() {}
+
+func (x *WatchCollectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_collection_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchCollectionRequest.ProtoReflect.Descriptor instead.
+func (*WatchCollectionRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_collection_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *WatchCollectionRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *WatchCollectionRequest) GetAddress() string {
+	if x != nil {
+		return x.Address
+	}
+	return ""
+}
+
+func (x *WatchCollectionRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *WatchCollectionRequest) GetKinds() []CollectionEventKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+// One message of a collection watch.
+type WatchCollectionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message.
+	//
+	// Types that are valid to be assigned to Message:
+	//
+	//	*WatchCollectionResponse_Event
+	//	*WatchCollectionResponse_Heartbeat
+	Message       isWatchCollectionResponse_Message `protobuf_oneof:"message"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchCollectionResponse) Reset() {
+	*x = WatchCollectionResponse{}
+	mi := &file_solgate_v1_collection_service_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchCollectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchCollectionResponse) ProtoMessage() {}
+
+func (x *WatchCollectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_collection_service_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchCollectionResponse.ProtoReflect.Descriptor instead.
+func (*WatchCollectionResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_collection_service_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *WatchCollectionResponse) GetMessage() isWatchCollectionResponse_Message {
+	if x != nil {
+		return x.Message
+	}
+	return nil
+}
+
+func (x *WatchCollectionResponse) GetEvent() *CollectionEvent {
+	if x != nil {
+		if x, ok := x.Message.(*WatchCollectionResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *WatchCollectionResponse) GetHeartbeat() *CollectionHeartbeat {
+	if x != nil {
+		if x, ok := x.Message.(*WatchCollectionResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isWatchCollectionResponse_Message interface {
+	isWatchCollectionResponse_Message()
+}
+
+type WatchCollectionResponse_Event struct {
+	// A change of the collection.
+	Event *CollectionEvent `protobuf:"bytes,1,opt,name=event,proto3,oneof"`
+}
+
+type WatchCollectionResponse_Heartbeat struct {
+	// Sent while nothing changes, to keep the stream alive through proxies.
+	Heartbeat *CollectionHeartbeat `protobuf:"bytes,2,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*WatchCollectionResponse_Event) isWatchCollectionResponse_Message() {}
+
+func (*WatchCollectionResponse_Heartbeat) isWatchCollectionResponse_Message() {}
+
+// Keeps an idle collection watch alive.
+type CollectionHeartbeat struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The newest slot the feed has read.
+	Slot uint64 `protobuf:"varint,1,opt,name=slot,proto3" json:"slot,omitempty"`
+	// The cursor of the newest event in the collection's log; empty when it holds none.
+	Cursor        string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CollectionHeartbeat) Reset() {
+	*x = CollectionHeartbeat{}
+	mi := &file_solgate_v1_collection_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollectionHeartbeat) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollectionHeartbeat) ProtoMessage() {}
+
+func (x *CollectionHeartbeat) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_collection_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollectionHeartbeat.ProtoReflect.Descriptor instead.
+func (*CollectionHeartbeat) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_collection_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CollectionHeartbeat) GetSlot() uint64 {
+	if x != nil {
+		return x.Slot
+	}
+	return 0
+}
+
+func (x *CollectionHeartbeat) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
 var File_solgate_v1_collection_service_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_collection_service_proto_rawDesc = "" +
 	"\n" +
 	"#solgate/v1/collection_service.proto\x12\n" +
-	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bsolgate/v1/collection.proto\"j\n" +
+	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bsolgate/v1/collection.proto\x1a!solgate/v1/collection_event.proto\"j\n" +
 	"\x14GetCollectionRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12<\n" +
 	"\aaddress\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\"O\n" +
@@ -285,11 +501,24 @@ const file_solgate_v1_collection_service_proto_rawDesc = "" +
 	"\x05items\x18\x02 \x03(\v2\x0f.solgate.v1.NftR\x05items\x12$\n" +
 	"\vnext_cursor\x18\x03 \x01(\tH\x00R\n" +
 	"nextCursor\x88\x01\x01B\x0e\n" +
-	"\f_next_cursor2\xbd\x02\n" +
+	"\f_next_cursor\"\xd8\x01\n" +
+	"\x16WatchCollectionRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x12<\n" +
+	"\aaddress\x18\x02 \x01(\tB\"\xbaH\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\aaddress\x12 \n" +
+	"\x06cursor\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x01R\x06cursor\x12H\n" +
+	"\x05kinds\x18\x04 \x03(\x0e2\x1f.solgate.v1.CollectionEventKindB\x11\xbaH\x0e\x92\x01\v\x10\x04\"\a\x82\x01\x04\x10\x01 \x00R\x05kinds\"\x9a\x01\n" +
+	"\x17WatchCollectionResponse\x123\n" +
+	"\x05event\x18\x01 \x01(\v2\x1b.solgate.v1.CollectionEventH\x00R\x05event\x12?\n" +
+	"\theartbeat\x18\x02 \x01(\v2\x1f.solgate.v1.CollectionHeartbeatH\x00R\theartbeatB\t\n" +
+	"\amessage\"A\n" +
+	"\x13CollectionHeartbeat\x12\x12\n" +
+	"\x04slot\x18\x01 \x01(\x04R\x04slot\x12\x16\n" +
+	"\x06cursor\x18\x02 \x01(\tR\x06cursor2\xa0\x03\n" +
 	"\x11CollectionService\x12\x8e\x01\n" +
 	"\rGetCollection\x12 .solgate.v1.GetCollectionRequest\x1a!.solgate.v1.GetCollectionResponse\"8\x82\xd3\xe4\x93\x02/b\n" +
 	"collection\x12!/v1/{chain}/collections/{address}\x90\x02\x01\x12\x96\x01\n" +
-	"\x12ListCollectionNfts\x12%.solgate.v1.ListCollectionNftsRequest\x1a&.solgate.v1.ListCollectionNftsResponse\"1\x82\xd3\xe4\x93\x02(\x12&/v1/{chain}/collections/{address}/nfts\x90\x02\x01B\xad\x01\n" +
+	"\x12ListCollectionNfts\x12%.solgate.v1.ListCollectionNftsRequest\x1a&.solgate.v1.ListCollectionNftsResponse\"1\x82\xd3\xe4\x93\x02(\x12&/v1/{chain}/collections/{address}/nfts\x90\x02\x01\x12a\n" +
+	"\x0fWatchCollection\x12\".solgate.v1.WatchCollectionRequest\x1a#.solgate.v1.WatchCollectionResponse\"\x03\x90\x02\x010\x01B\xad\x01\n" +
 	"\x0ecom.solgate.v1B\x16CollectionServiceProtoP\x01Z:github.com/solgate/solgate/clients/go/solgate/v1;solgatev1\xa2\x02\x03SXX\xaa\x02\n" +
 	"Solgate.V1\xca\x02\n" +
 	"Solgate\\V1\xe2\x02\x16Solgate\\V1\\GPBMetadata\xea\x02\vSolgate::V1b\x06proto3"
@@ -306,27 +535,37 @@ func file_solgate_v1_collection_service_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_collection_service_proto_rawDescData
 }
 
-var file_solgate_v1_collection_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_solgate_v1_collection_service_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_solgate_v1_collection_service_proto_goTypes = []any{
 	(*GetCollectionRequest)(nil),       // 0: solgate.v1.GetCollectionRequest
 	(*GetCollectionResponse)(nil),      // 1: solgate.v1.GetCollectionResponse
 	(*ListCollectionNftsRequest)(nil),  // 2: solgate.v1.ListCollectionNftsRequest
 	(*ListCollectionNftsResponse)(nil), // 3: solgate.v1.ListCollectionNftsResponse
-	(*Collection)(nil),                 // 4: solgate.v1.Collection
-	(*Nft)(nil),                        // 5: solgate.v1.Nft
+	(*WatchCollectionRequest)(nil),     // 4: solgate.v1.WatchCollectionRequest
+	(*WatchCollectionResponse)(nil),    // 5: solgate.v1.WatchCollectionResponse
+	(*CollectionHeartbeat)(nil),        // 6: solgate.v1.CollectionHeartbeat
+	(*Collection)(nil),                 // 7: solgate.v1.Collection
+	(*Nft)(nil),                        // 8: solgate.v1.Nft
+	(CollectionEventKind)(0),           // 9: solgate.v1.CollectionEventKind
+	(*CollectionEvent)(nil),            // 10: solgate.v1.CollectionEvent
 }
 var file_solgate_v1_collection_service_proto_depIdxs = []int32{
-	4, // 0: solgate.v1.GetCollectionResponse.collection:type_name -> solgate.v1.Collection
-	5, // 1: solgate.v1.ListCollectionNftsResponse.items:type_name -> solgate.v1.Nft
-	0, // 2: solgate.v1.CollectionService.GetCollection:input_type -> solgate.v1.GetCollectionRequest
-	2, // 3: solgate.v1.CollectionService.ListCollectionNfts:input_type -> solgate.v1.ListCollectionNftsRequest
-	1, // 4: solgate.v1.CollectionService.GetCollection:output_type -> solgate.v1.GetCollectionResponse
-	3, // 5: solgate.v1.CollectionService.ListCollectionNfts:output_type -> solgate.v1.ListCollectionNftsResponse
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	7,  // 0: solgate.v1.GetCollectionResponse.collection:type_name -> solgate.v1.Collection
+	8,  // 1: solgate.v1.ListCollectionNftsResponse.items:type_name -> solgate.v1.Nft
+	9,  // 2: solgate.v1.WatchCollectionRequest.kinds:type_name -> solgate.v1.CollectionEventKind
+	10, // 3: solgate.v1.WatchCollectionResponse.event:type_name -> solgate.v1.CollectionEvent
+	6,  // 4: solgate.v1.WatchCollectionResponse.heartbeat:type_name -> solgate.v1.CollectionHeartbeat
+	0,  // 5: solgate.v1.CollectionService.GetCollection:input_type -> solgate.v1.GetCollectionRequest
+	2,  // 6: solgate.v1.CollectionService.ListCollectionNfts:input_type -> solgate.v1.ListCollectionNftsRequest
+	4,  // 7: solgate.v1.CollectionService.WatchCollection:input_type -> solgate.v1.WatchCollectionRequest
+	1,  // 8: solgate.v1.CollectionService.GetCollection:output_type -> solgate.v1.GetCollectionResponse
+	3,  // 9: solgate.v1.CollectionService.ListCollectionNfts:output_type -> solgate.v1.ListCollectionNftsResponse
+	5,  // 10: solgate.v1.CollectionService.WatchCollection:output_type -> solgate.v1.WatchCollectionResponse
+	8,  // [8:11] is the sub-list for method output_type
+	5,  // [5:8] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_collection_service_proto_init() }
@@ -335,14 +574,19 @@ func file_solgate_v1_collection_service_proto_init() {
 		return
 	}
 	file_solgate_v1_collection_proto_init()
+	file_solgate_v1_collection_event_proto_init()
 	file_solgate_v1_collection_service_proto_msgTypes[3].OneofWrappers = []any{}
+	file_solgate_v1_collection_service_proto_msgTypes[5].OneofWrappers = []any{
+		(*WatchCollectionResponse_Event)(nil),
+		(*WatchCollectionResponse_Heartbeat)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_collection_service_proto_rawDesc), len(file_solgate_v1_collection_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

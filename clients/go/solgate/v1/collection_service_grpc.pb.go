@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	CollectionService_GetCollection_FullMethodName      = "/solgate.v1.CollectionService/GetCollection"
 	CollectionService_ListCollectionNfts_FullMethodName = "/solgate.v1.CollectionService/ListCollectionNfts"
+	CollectionService_WatchCollection_FullMethodName    = "/solgate.v1.CollectionService/WatchCollection"
 )
 
 // CollectionServiceClient is the client API for CollectionService service.
@@ -33,6 +34,12 @@ type CollectionServiceClient interface {
 	GetCollection(ctx context.Context, in *GetCollectionRequest, opts ...grpc.CallOption) (*GetCollectionResponse, error)
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(ctx context.Context, in *ListCollectionNftsRequest, opts ...grpc.CallOption) (*ListCollectionNftsResponse, error)
+	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
+	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
+	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
+	// `GET /v1/{chain}/collections/{address}/events`.
+	WatchCollection(ctx context.Context, in *WatchCollectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCollectionResponse], error)
 }
 
 type collectionServiceClient struct {
@@ -63,6 +70,25 @@ func (c *collectionServiceClient) ListCollectionNfts(ctx context.Context, in *Li
 	return out, nil
 }
 
+func (c *collectionServiceClient) WatchCollection(ctx context.Context, in *WatchCollectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCollectionResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &CollectionService_ServiceDesc.Streams[0], CollectionService_WatchCollection_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchCollectionRequest, WatchCollectionResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CollectionService_WatchCollectionClient = grpc.ServerStreamingClient[WatchCollectionResponse]
+
 // CollectionServiceServer is the server API for CollectionService service.
 // All implementations must embed UnimplementedCollectionServiceServer
 // for forward compatibility.
@@ -73,6 +99,12 @@ type CollectionServiceServer interface {
 	GetCollection(context.Context, *GetCollectionRequest) (*GetCollectionResponse, error)
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(context.Context, *ListCollectionNftsRequest) (*ListCollectionNftsResponse, error)
+	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
+	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
+	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
+	// `GET /v1/{chain}/collections/{address}/events`.
+	WatchCollection(*WatchCollectionRequest, grpc.ServerStreamingServer[WatchCollectionResponse]) error
 	mustEmbedUnimplementedCollectionServiceServer()
 }
 
@@ -88,6 +120,9 @@ func (UnimplementedCollectionServiceServer) GetCollection(context.Context, *GetC
 }
 func (UnimplementedCollectionServiceServer) ListCollectionNfts(context.Context, *ListCollectionNftsRequest) (*ListCollectionNftsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCollectionNfts not implemented")
+}
+func (UnimplementedCollectionServiceServer) WatchCollection(*WatchCollectionRequest, grpc.ServerStreamingServer[WatchCollectionResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchCollection not implemented")
 }
 func (UnimplementedCollectionServiceServer) mustEmbedUnimplementedCollectionServiceServer() {}
 func (UnimplementedCollectionServiceServer) testEmbeddedByValue()                           {}
@@ -146,6 +181,17 @@ func _CollectionService_ListCollectionNfts_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CollectionService_WatchCollection_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchCollectionRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(CollectionServiceServer).WatchCollection(m, &grpc.GenericServerStream[WatchCollectionRequest, WatchCollectionResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type CollectionService_WatchCollectionServer = grpc.ServerStreamingServer[WatchCollectionResponse]
+
 // CollectionService_ServiceDesc is the grpc.ServiceDesc for CollectionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -162,6 +208,12 @@ var CollectionService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _CollectionService_ListCollectionNfts_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchCollection",
+			Handler:       _CollectionService_WatchCollection_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "solgate/v1/collection_service.proto",
 }

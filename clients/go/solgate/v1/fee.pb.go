@@ -279,7 +279,10 @@ type FeeEstimate struct {
 	// For a transaction estimate: the accounts it write-locks, whose markets were taken into account.
 	WritableAccounts []string `protobuf:"bytes,8,rep,name=writable_accounts,json=writableAccounts,proto3" json:"writable_accounts,omitempty"`
 	// Jito tip levels beside the priority levels; absent when the service knows no landed tips (never guessed).
-	Tips          *TipLevels `protobuf:"bytes,9,opt,name=tips,proto3" json:"tips,omitempty"`
+	Tips *TipLevels `protobuf:"bytes,9,opt,name=tips,proto3" json:"tips,omitempty"`
+	// The answers to EstimateFees' odds questions (odds at a named price, the cheapest price for a named probability,
+	// the curve); absent unless the request asked one, and never set by GetFees or WatchFees.
+	OddsAnswer    *OddsAnswer `protobuf:"bytes,10,opt,name=odds_answer,json=oddsAnswer,proto3" json:"odds_answer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -373,6 +376,13 @@ func (x *FeeEstimate) GetWritableAccounts() []string {
 func (x *FeeEstimate) GetTips() *TipLevels {
 	if x != nil {
 		return x.Tips
+	}
+	return nil
+}
+
+func (x *FeeEstimate) GetOddsAnswer() *OddsAnswer {
+	if x != nil {
+		return x.OddsAnswer
 	}
 	return nil
 }
@@ -922,12 +932,152 @@ func (*Tip_Level) isTip_Choice() {}
 
 func (*Tip_Lamports) isTip_Choice() {}
 
+// Landing odds at prices a client names, for one transaction (EstimateFees).
+type OddsAnswer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The k the answers are for: the slots within which the transaction must land.
+	WithinSlots uint32 `protobuf:"varint,1,opt,name=within_slots,json=withinSlots,proto3" json:"within_slots,omitempty"`
+	// The odds of landing within k slots at the request's `odds_price`; absent when it named none, or while the
+	// model has too few blocks to say.
+	PriceOdds *float64 `protobuf:"fixed64,2,opt,name=price_odds,json=priceOdds,proto3,oneof" json:"price_odds,omitempty"`
+	// The cheapest compute-unit price (micro-lamports) whose odds within k slots reach the request's `target_odds`;
+	// absent when it named none, while the model has too few blocks, or when no price up to the model's reach does.
+	CheapestPrice *uint64 `protobuf:"varint,3,opt,name=cheapest_price,json=cheapestPrice,proto3,oneof" json:"cheapest_price,omitempty"`
+	// The odds reached at `cheapest_price`.
+	CheapestPriceOdds *float64 `protobuf:"fixed64,4,opt,name=cheapest_price_odds,json=cheapestPriceOdds,proto3,oneof" json:"cheapest_price_odds,omitempty"`
+	// The landing curve: `curve_points` prices from the cheapest with any odds to the first past the model's edge,
+	// each with its odds within k slots, ascending. Empty unless asked for, or while the model has too few blocks.
+	Curve         []*OddsPoint `protobuf:"bytes,5,rep,name=curve,proto3" json:"curve,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OddsAnswer) Reset() {
+	*x = OddsAnswer{}
+	mi := &file_solgate_v1_fee_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OddsAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OddsAnswer) ProtoMessage() {}
+
+func (x *OddsAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OddsAnswer.ProtoReflect.Descriptor instead.
+func (*OddsAnswer) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *OddsAnswer) GetWithinSlots() uint32 {
+	if x != nil {
+		return x.WithinSlots
+	}
+	return 0
+}
+
+func (x *OddsAnswer) GetPriceOdds() float64 {
+	if x != nil && x.PriceOdds != nil {
+		return *x.PriceOdds
+	}
+	return 0
+}
+
+func (x *OddsAnswer) GetCheapestPrice() uint64 {
+	if x != nil && x.CheapestPrice != nil {
+		return *x.CheapestPrice
+	}
+	return 0
+}
+
+func (x *OddsAnswer) GetCheapestPriceOdds() float64 {
+	if x != nil && x.CheapestPriceOdds != nil {
+		return *x.CheapestPriceOdds
+	}
+	return 0
+}
+
+func (x *OddsAnswer) GetCurve() []*OddsPoint {
+	if x != nil {
+		return x.Curve
+	}
+	return nil
+}
+
+// One point of a landing curve.
+type OddsPoint struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A compute-unit price, in micro-lamports.
+	Price uint64 `protobuf:"varint,1,opt,name=price,proto3" json:"price,omitempty"`
+	// The probability of landing within k slots at that price (0 to 1).
+	Odds          float64 `protobuf:"fixed64,2,opt,name=odds,proto3" json:"odds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OddsPoint) Reset() {
+	*x = OddsPoint{}
+	mi := &file_solgate_v1_fee_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OddsPoint) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OddsPoint) ProtoMessage() {}
+
+func (x *OddsPoint) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_fee_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OddsPoint.ProtoReflect.Descriptor instead.
+func (*OddsPoint) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_fee_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OddsPoint) GetPrice() uint64 {
+	if x != nil {
+		return x.Price
+	}
+	return 0
+}
+
+func (x *OddsPoint) GetOdds() float64 {
+	if x != nil {
+		return x.Odds
+	}
+	return 0
+}
+
 var File_solgate_v1_fee_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\n" +
 	"\x14solgate/v1/fee.proto\x12\n" +
-	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x92\x03\n" +
+	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcb\x03\n" +
 	"\vFeeEstimate\x129\n" +
 	"\bpriority\x18\x01 \x01(\v2\x1d.solgate.v1.PriorityFeeLevelsR\bpriority\x12.\n" +
 	"\bbase_fee\x18\x02 \x01(\v2\x13.solgate.v1.BaseFeeR\abaseFee\x129\n" +
@@ -939,7 +1089,10 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\vsample_size\x18\a \x01(\x04R\n" +
 	"sampleSize\x12+\n" +
 	"\x11writable_accounts\x18\b \x03(\tR\x10writableAccounts\x12)\n" +
-	"\x04tips\x18\t \x01(\v2\x15.solgate.v1.TipLevelsR\x04tips\"\xd1\x01\n" +
+	"\x04tips\x18\t \x01(\v2\x15.solgate.v1.TipLevelsR\x04tips\x127\n" +
+	"\vodds_answer\x18\n" +
+	" \x01(\v2\x16.solgate.v1.OddsAnswerR\n" +
+	"oddsAnswer\"\xd1\x01\n" +
 	"\x11PriorityFeeLevels\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x04R\x03low\x12\x16\n" +
 	"\x06medium\x18\x02 \x01(\x04R\x06medium\x12\x12\n" +
@@ -979,7 +1132,21 @@ const file_solgate_v1_fee_proto_rawDesc = "" +
 	"\x03Tip\x12,\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x14.solgate.v1.TipLevelH\x00R\x05level\x12&\n" +
 	"\blamports\x18\x02 \x01(\x04B\b\xbaH\x052\x03(\xe8\aH\x00R\blamportsB\b\n" +
-	"\x06choice*~\n" +
+	"\x06choice\"\x9b\x02\n" +
+	"\n" +
+	"OddsAnswer\x12!\n" +
+	"\fwithin_slots\x18\x01 \x01(\rR\vwithinSlots\x12\"\n" +
+	"\n" +
+	"price_odds\x18\x02 \x01(\x01H\x00R\tpriceOdds\x88\x01\x01\x12*\n" +
+	"\x0echeapest_price\x18\x03 \x01(\x04H\x01R\rcheapestPrice\x88\x01\x01\x123\n" +
+	"\x13cheapest_price_odds\x18\x04 \x01(\x01H\x02R\x11cheapestPriceOdds\x88\x01\x01\x12+\n" +
+	"\x05curve\x18\x05 \x03(\v2\x15.solgate.v1.OddsPointR\x05curveB\r\n" +
+	"\v_price_oddsB\x11\n" +
+	"\x0f_cheapest_priceB\x16\n" +
+	"\x14_cheapest_price_odds\"5\n" +
+	"\tOddsPoint\x12\x14\n" +
+	"\x05price\x18\x01 \x01(\x04R\x05price\x12\x12\n" +
+	"\x04odds\x18\x02 \x01(\x01R\x04odds*~\n" +
 	"\tFeeSource\x12\x1a\n" +
 	"\x16FEE_SOURCE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11FEE_SOURCE_BLOCKS\x10\x01\x12)\n" +
@@ -1019,7 +1186,7 @@ func file_solgate_v1_fee_proto_rawDescGZIP() []byte {
 }
 
 var file_solgate_v1_fee_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_solgate_v1_fee_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_solgate_v1_fee_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_solgate_v1_fee_proto_goTypes = []any{
 	(FeeSource)(0),                // 0: solgate.v1.FeeSource
 	(PriorityLevel)(0),            // 1: solgate.v1.PriorityLevel
@@ -1032,24 +1199,28 @@ var file_solgate_v1_fee_proto_goTypes = []any{
 	(*PriorityFee)(nil),           // 8: solgate.v1.PriorityFee
 	(*TipLevels)(nil),             // 9: solgate.v1.TipLevels
 	(*Tip)(nil),                   // 10: solgate.v1.Tip
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(*OddsAnswer)(nil),            // 11: solgate.v1.OddsAnswer
+	(*OddsPoint)(nil),             // 12: solgate.v1.OddsPoint
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
 }
 var file_solgate_v1_fee_proto_depIdxs = []int32{
 	5,  // 0: solgate.v1.FeeEstimate.priority:type_name -> solgate.v1.PriorityFeeLevels
 	7,  // 1: solgate.v1.FeeEstimate.base_fee:type_name -> solgate.v1.BaseFee
-	11, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
+	13, // 2: solgate.v1.FeeEstimate.updated_at:type_name -> google.protobuf.Timestamp
 	0,  // 3: solgate.v1.FeeEstimate.source:type_name -> solgate.v1.FeeSource
 	9,  // 4: solgate.v1.FeeEstimate.tips:type_name -> solgate.v1.TipLevels
-	6,  // 5: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
-	1,  // 6: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
-	2,  // 7: solgate.v1.TipLevels.source:type_name -> solgate.v1.TipSource
-	11, // 8: solgate.v1.TipLevels.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 9: solgate.v1.Tip.level:type_name -> solgate.v1.TipLevel
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	11, // 5: solgate.v1.FeeEstimate.odds_answer:type_name -> solgate.v1.OddsAnswer
+	6,  // 6: solgate.v1.PriorityFeeLevels.odds:type_name -> solgate.v1.LandingOdds
+	1,  // 7: solgate.v1.PriorityFee.level:type_name -> solgate.v1.PriorityLevel
+	2,  // 8: solgate.v1.TipLevels.source:type_name -> solgate.v1.TipSource
+	13, // 9: solgate.v1.TipLevels.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 10: solgate.v1.Tip.level:type_name -> solgate.v1.TipLevel
+	12, // 11: solgate.v1.OddsAnswer.curve:type_name -> solgate.v1.OddsPoint
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_fee_proto_init() }
@@ -1065,13 +1236,14 @@ func file_solgate_v1_fee_proto_init() {
 		(*Tip_Level)(nil),
 		(*Tip_Lamports)(nil),
 	}
+	file_solgate_v1_fee_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_fee_proto_rawDesc), len(file_solgate_v1_fee_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

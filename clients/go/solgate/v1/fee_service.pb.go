@@ -121,7 +121,18 @@ type EstimateFeesRequest struct {
 	// The chain to read; empty means the server's default chain.
 	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
 	// The draft transaction in wire format, signed or not (base64 in JSON).
-	Transaction   []byte `protobuf:"bytes,2,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	Transaction []byte `protobuf:"bytes,2,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	// A compute-unit price (micro-lamports) to give the landing odds of: `estimate.odds_answer.price_odds` is the
+	// probability that the transaction, paying it, lands within `within_slots` slots.
+	OddsPrice *uint64 `protobuf:"varint,3,opt,name=odds_price,json=oddsPrice,proto3,oneof" json:"odds_price,omitempty"`
+	// A landing probability (above 0, below 1) to price: `estimate.odds_answer.cheapest_price` is the cheapest
+	// compute-unit price whose odds of landing within `within_slots` slots reach it.
+	TargetOdds *float64 `protobuf:"fixed64,4,opt,name=target_odds,json=targetOdds,proto3,oneof" json:"target_odds,omitempty"`
+	// The k of the two questions above and of the curve, 1 to 150 (and below the fee window's length); unset means
+	// the server's SOLGATE_FEES_ODDS_SLOTS.
+	WithinSlots *uint32 `protobuf:"varint,5,opt,name=within_slots,json=withinSlots,proto3,oneof" json:"within_slots,omitempty"`
+	// How many points of the landing curve to return, 8 to 32; unset returns none.
+	CurvePoints   *uint32 `protobuf:"varint,6,opt,name=curve_points,json=curvePoints,proto3,oneof" json:"curve_points,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -168,6 +179,34 @@ func (x *EstimateFeesRequest) GetTransaction() []byte {
 		return x.Transaction
 	}
 	return nil
+}
+
+func (x *EstimateFeesRequest) GetOddsPrice() uint64 {
+	if x != nil && x.OddsPrice != nil {
+		return *x.OddsPrice
+	}
+	return 0
+}
+
+func (x *EstimateFeesRequest) GetTargetOdds() float64 {
+	if x != nil && x.TargetOdds != nil {
+		return *x.TargetOdds
+	}
+	return 0
+}
+
+func (x *EstimateFeesRequest) GetWithinSlots() uint32 {
+	if x != nil && x.WithinSlots != nil {
+		return *x.WithinSlots
+	}
+	return 0
+}
+
+func (x *EstimateFeesRequest) GetCurvePoints() uint32 {
+	if x != nil && x.CurvePoints != nil {
+		return *x.CurvePoints
+	}
+	return 0
 }
 
 // The fee levels of the transaction.
@@ -405,10 +444,21 @@ const file_solgate_v1_fee_service_proto_rawDesc = "" +
 	"\x0eGetFeesRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\"F\n" +
 	"\x0fGetFeesResponse\x123\n" +
-	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\"Z\n" +
+	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\"\xe5\x02\n" +
 	"\x13EstimateFeesRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12-\n" +
-	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\"K\n" +
+	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\x12\"\n" +
+	"\n" +
+	"odds_price\x18\x03 \x01(\x04H\x00R\toddsPrice\x88\x01\x01\x12=\n" +
+	"\vtarget_odds\x18\x04 \x01(\x01B\x17\xbaH\x14\x12\x12\x11\x00\x00\x00\x00\x00\x00\xf0?!\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\n" +
+	"targetOdds\x88\x01\x01\x122\n" +
+	"\fwithin_slots\x18\x05 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\x96\x01(\x01H\x02R\vwithinSlots\x88\x01\x01\x121\n" +
+	"\fcurve_points\x18\x06 \x01(\rB\t\xbaH\x06*\x04\x18 (\bH\x03R\vcurvePoints\x88\x01\x01B\r\n" +
+	"\v_odds_priceB\x0e\n" +
+	"\f_target_oddsB\x0f\n" +
+	"\r_within_slotsB\x0f\n" +
+	"\r_curve_points\"K\n" +
 	"\x14EstimateFeesResponse\x123\n" +
 	"\bestimate\x18\x01 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\"(\n" +
 	"\x10WatchFeesRequest\x12\x14\n" +
@@ -475,6 +525,7 @@ func file_solgate_v1_fee_service_proto_init() {
 		return
 	}
 	file_solgate_v1_fee_proto_init()
+	file_solgate_v1_fee_service_proto_msgTypes[2].OneofWrappers = []any{}
 	file_solgate_v1_fee_service_proto_msgTypes[5].OneofWrappers = []any{
 		(*WatchFeesResponse_Estimate)(nil),
 		(*WatchFeesResponse_Heartbeat)(nil),

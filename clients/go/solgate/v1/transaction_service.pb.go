@@ -1068,12 +1068,673 @@ func (x *PreparedTip) GetRaisedToMinimum() bool {
 	return false
 }
 
+// An unsigned draft and a durable nonce to plan a fee ladder on.
+type PrepareLadderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to prepare for; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The draft transaction in wire format, legacy or v0, with or without signatures (base64 in JSON). Its
+	// compute-budget instructions and lifetime are replaced; its other instructions are kept as they are.
+	Transaction []byte `protobuf:"bytes,2,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	// The durable nonce account the rungs advance (base58). It must exist, be an initialized nonce account, and its
+	// authority must be a signer of the draft.
+	NonceAccount string `protobuf:"bytes,3,opt,name=nonce_account,json=nonceAccount,proto3" json:"nonce_account,omitempty"`
+	// How many rungs, 2 to 8; unset means 4.
+	Rungs *uint32 `protobuf:"varint,4,opt,name=rungs,proto3,oneof" json:"rungs,omitempty"`
+	// The slots within which the ladder means to land, counted from the first submission, 4 to 150; unset means 20.
+	DeadlineSlots *uint32 `protobuf:"varint,5,opt,name=deadline_slots,json=deadlineSlots,proto3,oneof" json:"deadline_slots,omitempty"`
+	// The landing probability the top rung must reach by the deadline, above 0 and below 1; unset means the
+	// server's SOLGATE_FEES_TARGET.
+	Target        *float64 `protobuf:"fixed64,6,opt,name=target,proto3,oneof" json:"target,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrepareLadderRequest) Reset() {
+	*x = PrepareLadderRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrepareLadderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrepareLadderRequest) ProtoMessage() {}
+
+func (x *PrepareLadderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrepareLadderRequest.ProtoReflect.Descriptor instead.
+func (*PrepareLadderRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *PrepareLadderRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *PrepareLadderRequest) GetTransaction() []byte {
+	if x != nil {
+		return x.Transaction
+	}
+	return nil
+}
+
+func (x *PrepareLadderRequest) GetNonceAccount() string {
+	if x != nil {
+		return x.NonceAccount
+	}
+	return ""
+}
+
+func (x *PrepareLadderRequest) GetRungs() uint32 {
+	if x != nil && x.Rungs != nil {
+		return *x.Rungs
+	}
+	return 0
+}
+
+func (x *PrepareLadderRequest) GetDeadlineSlots() uint32 {
+	if x != nil && x.DeadlineSlots != nil {
+		return *x.DeadlineSlots
+	}
+	return 0
+}
+
+func (x *PrepareLadderRequest) GetTarget() float64 {
+	if x != nil && x.Target != nil {
+		return *x.Target
+	}
+	return 0
+}
+
+// The planned ladder: unsigned rungs to sign (each with the signers the draft needs) and pass to SendLadder.
+type PrepareLadderResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rungs, cheapest first.
+	Rungs []*PreparedRung `protobuf:"bytes,1,rep,name=rungs,proto3" json:"rungs,omitempty"`
+	// The nonce value set as every rung's blockhash.
+	Nonce string `protobuf:"bytes,2,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// The compute-unit limit every rung sets.
+	ComputeUnitLimit uint32 `protobuf:"varint,3,opt,name=compute_unit_limit,json=computeUnitLimit,proto3" json:"compute_unit_limit,omitempty"`
+	// The deadline, in slots, the plan assumes.
+	DeadlineSlots uint32 `protobuf:"varint,4,opt,name=deadline_slots,json=deadlineSlots,proto3" json:"deadline_slots,omitempty"`
+	// The target the plan assumes.
+	Target float64 `protobuf:"fixed64,5,opt,name=target,proto3" json:"target,omitempty"`
+	// The slot the plan counts from (the newest slot Solgate had seen).
+	Slot          uint64 `protobuf:"varint,6,opt,name=slot,proto3" json:"slot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrepareLadderResponse) Reset() {
+	*x = PrepareLadderResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrepareLadderResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrepareLadderResponse) ProtoMessage() {}
+
+func (x *PrepareLadderResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrepareLadderResponse.ProtoReflect.Descriptor instead.
+func (*PrepareLadderResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *PrepareLadderResponse) GetRungs() []*PreparedRung {
+	if x != nil {
+		return x.Rungs
+	}
+	return nil
+}
+
+func (x *PrepareLadderResponse) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *PrepareLadderResponse) GetComputeUnitLimit() uint32 {
+	if x != nil {
+		return x.ComputeUnitLimit
+	}
+	return 0
+}
+
+func (x *PrepareLadderResponse) GetDeadlineSlots() uint32 {
+	if x != nil {
+		return x.DeadlineSlots
+	}
+	return 0
+}
+
+func (x *PrepareLadderResponse) GetTarget() float64 {
+	if x != nil {
+		return x.Target
+	}
+	return 0
+}
+
+func (x *PrepareLadderResponse) GetSlot() uint64 {
+	if x != nil {
+		return x.Slot
+	}
+	return 0
+}
+
+// Signed rungs to climb.
+type SendLadderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to send to; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The signed rungs in wire format (base64 in JSON), 2 to 8, cheapest first, each paying a strictly higher
+	// compute-unit price than the one before it.
+	Transactions [][]byte `protobuf:"bytes,2,rep,name=transactions,proto3" json:"transactions,omitempty"`
+	// The slots within which the ladder means to land, from the first submission, 4 to 150; unset means 20.
+	DeadlineSlots *uint32 `protobuf:"varint,3,opt,name=deadline_slots,json=deadlineSlots,proto3,oneof" json:"deadline_slots,omitempty"`
+	// The landing probability the climb keeps, above 0 and below 1; unset means the server's SOLGATE_FEES_TARGET.
+	Target *float64 `protobuf:"fixed64,4,opt,name=target,proto3,oneof" json:"target,omitempty"`
+	// Whether to skip the node's simulation before each submission (default false: a rung that would fail is
+	// refused unsent, and the first with SIMULATION_FAILED). Skipped, a failing rung lands, pays its fee and advances
+	// the nonce: the ladder ends FAILED.
+	SkipPreflight bool `protobuf:"varint,5,opt,name=skip_preflight,json=skipPreflight,proto3" json:"skip_preflight,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendLadderRequest) Reset() {
+	*x = SendLadderRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendLadderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendLadderRequest) ProtoMessage() {}
+
+func (x *SendLadderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendLadderRequest.ProtoReflect.Descriptor instead.
+func (*SendLadderRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *SendLadderRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *SendLadderRequest) GetTransactions() [][]byte {
+	if x != nil {
+		return x.Transactions
+	}
+	return nil
+}
+
+func (x *SendLadderRequest) GetDeadlineSlots() uint32 {
+	if x != nil && x.DeadlineSlots != nil {
+		return *x.DeadlineSlots
+	}
+	return 0
+}
+
+func (x *SendLadderRequest) GetTarget() float64 {
+	if x != nil && x.Target != nil {
+		return *x.Target
+	}
+	return 0
+}
+
+func (x *SendLadderRequest) GetSkipPreflight() bool {
+	if x != nil {
+		return x.SkipPreflight
+	}
+	return false
+}
+
+// The ladder as taken.
+type SendLadderResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its record right after the first submission (usually pending).
+	Ladder        *LadderRecord `protobuf:"bytes,1,opt,name=ladder,proto3" json:"ladder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendLadderResponse) Reset() {
+	*x = SendLadderResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendLadderResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendLadderResponse) ProtoMessage() {}
+
+func (x *SendLadderResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendLadderResponse.ProtoReflect.Descriptor instead.
+func (*SendLadderResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SendLadderResponse) GetLadder() *LadderRecord {
+	if x != nil {
+		return x.Ladder
+	}
+	return nil
+}
+
+// Asks where a ladder stands.
+type GetLadderStatusRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to read; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The ladder id (base58), as SendLadder answered it.
+	Id            string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLadderStatusRequest) Reset() {
+	*x = GetLadderStatusRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLadderStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLadderStatusRequest) ProtoMessage() {}
+
+func (x *GetLadderStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLadderStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetLadderStatusRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetLadderStatusRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *GetLadderStatusRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// Where the ladder stands.
+type GetLadderStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record.
+	Ladder        *LadderRecord `protobuf:"bytes,1,opt,name=ladder,proto3" json:"ladder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLadderStatusResponse) Reset() {
+	*x = GetLadderStatusResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLadderStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLadderStatusResponse) ProtoMessage() {}
+
+func (x *GetLadderStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLadderStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetLadderStatusResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetLadderStatusResponse) GetLadder() *LadderRecord {
+	if x != nil {
+		return x.Ladder
+	}
+	return nil
+}
+
+// Asks to follow a ladder.
+type WatchLadderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain to read; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The ladder id (base58), as SendLadder answered it.
+	Id            string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchLadderRequest) Reset() {
+	*x = WatchLadderRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchLadderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchLadderRequest) ProtoMessage() {}
+
+func (x *WatchLadderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchLadderRequest.ProtoReflect.Descriptor instead.
+func (*WatchLadderRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *WatchLadderRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *WatchLadderRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// One event of a ladder watch.
+type WatchLadderResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*WatchLadderResponse_Ladder
+	//	*WatchLadderResponse_Heartbeat
+	Event         isWatchLadderResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchLadderResponse) Reset() {
+	*x = WatchLadderResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchLadderResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchLadderResponse) ProtoMessage() {}
+
+func (x *WatchLadderResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchLadderResponse.ProtoReflect.Descriptor instead.
+func (*WatchLadderResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *WatchLadderResponse) GetEvent() isWatchLadderResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *WatchLadderResponse) GetLadder() *LadderRecord {
+	if x != nil {
+		if x, ok := x.Event.(*WatchLadderResponse_Ladder); ok {
+			return x.Ladder
+		}
+	}
+	return nil
+}
+
+func (x *WatchLadderResponse) GetHeartbeat() *Heartbeat {
+	if x != nil {
+		if x, ok := x.Event.(*WatchLadderResponse_Heartbeat); ok {
+			return x.Heartbeat
+		}
+	}
+	return nil
+}
+
+type isWatchLadderResponse_Event interface {
+	isWatchLadderResponse_Event()
+}
+
+type WatchLadderResponse_Ladder struct {
+	// The ladder's record, sent at once and after every change.
+	Ladder *LadderRecord `protobuf:"bytes,1,opt,name=ladder,proto3,oneof"`
+}
+
+type WatchLadderResponse_Heartbeat struct {
+	// Sent while nothing changes, to keep the stream alive through proxies.
+	Heartbeat *Heartbeat `protobuf:"bytes,2,opt,name=heartbeat,proto3,oneof"`
+}
+
+func (*WatchLadderResponse_Ladder) isWatchLadderResponse_Event() {}
+
+func (*WatchLadderResponse_Heartbeat) isWatchLadderResponse_Event() {}
+
+// Asks to stop a ladder's climb.
+type CancelLadderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chain; empty means the server's default chain.
+	Chain string `protobuf:"bytes,1,opt,name=chain,proto3" json:"chain,omitempty"`
+	// The ladder id (base58), as SendLadder answered it.
+	Id            string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelLadderRequest) Reset() {
+	*x = CancelLadderRequest{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelLadderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelLadderRequest) ProtoMessage() {}
+
+func (x *CancelLadderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelLadderRequest.ProtoReflect.Descriptor instead.
+func (*CancelLadderRequest) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CancelLadderRequest) GetChain() string {
+	if x != nil {
+		return x.Chain
+	}
+	return ""
+}
+
+func (x *CancelLadderRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// The ladder after the cancel.
+type CancelLadderResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record: CANCELLED unless the ladder had already ended. Rungs already submitted can still land until the
+	// client advances the nonce.
+	Ladder        *LadderRecord `protobuf:"bytes,1,opt,name=ladder,proto3" json:"ladder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelLadderResponse) Reset() {
+	*x = CancelLadderResponse{}
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelLadderResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelLadderResponse) ProtoMessage() {}
+
+func (x *CancelLadderResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_solgate_v1_transaction_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelLadderResponse.ProtoReflect.Descriptor instead.
+func (*CancelLadderResponse) Descriptor() ([]byte, []int) {
+	return file_solgate_v1_transaction_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CancelLadderResponse) GetLadder() *LadderRecord {
+	if x != nil {
+		return x.Ladder
+	}
+	return nil
+}
+
 var File_solgate_v1_transaction_service_proto protoreflect.FileDescriptor
 
 const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\n" +
 	"$solgate/v1/transaction_service.proto\x12\n" +
-	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x14solgate/v1/fee.proto\x1a\x1csolgate/v1/transaction.proto\"\xeb\x01\n" +
+	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x14solgate/v1/fee.proto\x1a\x17solgate/v1/ladder.proto\x1a\x1csolgate/v1/transaction.proto\"\xeb\x01\n" +
 	"\x16SendTransactionRequest\x12\x14\n" +
 	"\x05chain\x18\x01 \x01(\tR\x05chain\x12-\n" +
 	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\x12:\n" +
@@ -1136,7 +1797,53 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\x05level\x18\x03 \x01(\x0e2\x14.solgate.v1.TipLevelR\x05level\x12%\n" +
 	"\x0elevel_lamports\x18\x04 \x01(\x04R\rlevelLamports\x12\x18\n" +
 	"\aclamped\x18\x05 \x01(\bR\aclamped\x12*\n" +
-	"\x11raised_to_minimum\x18\x06 \x01(\bR\x0fraisedToMinimum2\x99\a\n" +
+	"\x11raised_to_minimum\x18\x06 \x01(\bR\x0fraisedToMinimum\"\xe3\x02\n" +
+	"\x14PrepareLadderRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x12-\n" +
+	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\x12J\n" +
+	"\rnonce_account\x18\x03 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\fnonceAccount\x12$\n" +
+	"\x05rungs\x18\x04 \x01(\rB\t\xbaH\x06*\x04\x18\b(\x02H\x00R\x05rungs\x88\x01\x01\x126\n" +
+	"\x0edeadline_slots\x18\x05 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\x96\x01(\x04H\x01R\rdeadlineSlots\x88\x01\x01\x124\n" +
+	"\x06target\x18\x06 \x01(\x01B\x17\xbaH\x14\x12\x12\x11\x00\x00\x00\x00\x00\x00\xf0?!\x00\x00\x00\x00\x00\x00\x00\x00H\x02R\x06target\x88\x01\x01B\b\n" +
+	"\x06_rungsB\x11\n" +
+	"\x0f_deadline_slotsB\t\n" +
+	"\a_target\"\xde\x01\n" +
+	"\x15PrepareLadderResponse\x12.\n" +
+	"\x05rungs\x18\x01 \x03(\v2\x18.solgate.v1.PreparedRungR\x05rungs\x12\x14\n" +
+	"\x05nonce\x18\x02 \x01(\tR\x05nonce\x12,\n" +
+	"\x12compute_unit_limit\x18\x03 \x01(\rR\x10computeUnitLimit\x12%\n" +
+	"\x0edeadline_slots\x18\x04 \x01(\rR\rdeadlineSlots\x12\x16\n" +
+	"\x06target\x18\x05 \x01(\x01R\x06target\x12\x12\n" +
+	"\x04slot\x18\x06 \x01(\x04R\x04slot\"\x96\x02\n" +
+	"\x11SendLadderRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x128\n" +
+	"\ftransactions\x18\x02 \x03(\fB\x14\xbaH\x11\xc8\x01\x01\x92\x01\v\b\x02\x10\b\"\x05z\x03\x18\xd0\tR\ftransactions\x126\n" +
+	"\x0edeadline_slots\x18\x03 \x01(\rB\n" +
+	"\xbaH\a*\x05\x18\x96\x01(\x04H\x00R\rdeadlineSlots\x88\x01\x01\x124\n" +
+	"\x06target\x18\x04 \x01(\x01B\x17\xbaH\x14\x12\x12\x11\x00\x00\x00\x00\x00\x00\xf0?!\x00\x00\x00\x00\x00\x00\x00\x00H\x01R\x06target\x88\x01\x01\x12%\n" +
+	"\x0eskip_preflight\x18\x05 \x01(\bR\rskipPreflightB\x11\n" +
+	"\x0f_deadline_slotsB\t\n" +
+	"\a_target\"F\n" +
+	"\x12SendLadderResponse\x120\n" +
+	"\x06ladder\x18\x01 \x01(\v2\x18.solgate.v1.LadderRecordR\x06ladder\"e\n" +
+	"\x16GetLadderStatusRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x125\n" +
+	"\x02id\x18\x02 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$R\x02id\"K\n" +
+	"\x17GetLadderStatusResponse\x120\n" +
+	"\x06ladder\x18\x01 \x01(\v2\x18.solgate.v1.LadderRecordR\x06ladder\"a\n" +
+	"\x12WatchLadderRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x125\n" +
+	"\x02id\x18\x02 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$R\x02id\"\x89\x01\n" +
+	"\x13WatchLadderResponse\x122\n" +
+	"\x06ladder\x18\x01 \x01(\v2\x18.solgate.v1.LadderRecordH\x00R\x06ladder\x125\n" +
+	"\theartbeat\x18\x02 \x01(\v2\x15.solgate.v1.HeartbeatH\x00R\theartbeatB\a\n" +
+	"\x05event\"b\n" +
+	"\x13CancelLadderRequest\x12\x14\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x125\n" +
+	"\x02id\x18\x02 \x01(\tB%\xbaH\"\xc8\x01\x01r\x1d\x10@\x18X2\x17^[1-9A-HJ-NP-Za-km-z]+$R\x02id\"H\n" +
+	"\x14CancelLadderResponse\x120\n" +
+	"\x06ladder\x18\x01 \x01(\v2\x18.solgate.v1.LadderRecordR\x06ladder2\xa9\f\n" +
 	"\x12TransactionService\x12\x8c\x01\n" +
 	"\x0fSendTransaction\x12\".solgate.v1.SendTransactionRequest\x1a#.solgate.v1.SendTransactionResponse\"0\x82\xd3\xe4\x93\x02*:\x01*b\x06result\"\x1d/v1/{chain}/transactions/send\x12\xa9\x01\n" +
 	"\x14GetTransactionStatus\x12'.solgate.v1.GetTransactionStatusRequest\x1a(.solgate.v1.GetTransactionStatusResponse\">\x82\xd3\xe4\x93\x025b\x06record\x12+/v1/{chain}/transactions/{signature}/status\x90\x02\x01\x12U\n" +
@@ -1145,7 +1852,13 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\n" +
 	"SendBundle\x12\x1d.solgate.v1.SendBundleRequest\x1a\x1e.solgate.v1.SendBundleResponse\"&\x82\xd3\xe4\x93\x02 :\x01*b\x06bundle\"\x13/v1/{chain}/bundles\x12\x8e\x01\n" +
 	"\x0fGetBundleStatus\x12\".solgate.v1.GetBundleStatusRequest\x1a#.solgate.v1.GetBundleStatusResponse\"2\x82\xd3\xe4\x93\x02)b\x06bundle\x12\x1f/v1/{chain}/bundles/{bundle_id}\x90\x02\x01\x12U\n" +
-	"\vWatchBundle\x12\x1e.solgate.v1.WatchBundleRequest\x1a\x1f.solgate.v1.WatchBundleResponse\"\x03\x90\x02\x010\x01B\xae\x01\n" +
+	"\vWatchBundle\x12\x1e.solgate.v1.WatchBundleRequest\x1a\x1f.solgate.v1.WatchBundleResponse\"\x03\x90\x02\x010\x01\x12\x8b\x01\n" +
+	"\rPrepareLadder\x12 .solgate.v1.PrepareLadderRequest\x1a!.solgate.v1.PrepareLadderResponse\"5\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/{chain}/transactions/ladder/prepare\x90\x02\x01\x12\x7f\n" +
+	"\n" +
+	"SendLadder\x12\x1d.solgate.v1.SendLadderRequest\x1a\x1e.solgate.v1.SendLadderResponse\"2\x82\xd3\xe4\x93\x02,:\x01*b\x06ladder\"\x1f/v1/{chain}/transactions/ladder\x12\x93\x01\n" +
+	"\x0fGetLadderStatus\x12\".solgate.v1.GetLadderStatusRequest\x1a#.solgate.v1.GetLadderStatusResponse\"7\x82\xd3\xe4\x93\x02.b\x06ladder\x12$/v1/{chain}/transactions/ladder/{id}\x90\x02\x01\x12U\n" +
+	"\vWatchLadder\x12\x1e.solgate.v1.WatchLadderRequest\x1a\x1f.solgate.v1.WatchLadderResponse\"\x03\x90\x02\x010\x01\x12\x91\x01\n" +
+	"\fCancelLadder\x12\x1f.solgate.v1.CancelLadderRequest\x1a .solgate.v1.CancelLadderResponse\">\x82\xd3\xe4\x93\x028:\x01*b\x06ladder\"+/v1/{chain}/transactions/ladder/{id}/cancelB\xae\x01\n" +
 	"\x0ecom.solgate.v1B\x17TransactionServiceProtoP\x01Z:github.com/solgate/solgate/clients/go/solgate/v1;solgatev1\xa2\x02\x03SXX\xaa\x02\n" +
 	"Solgate.V1\xca\x02\n" +
 	"Solgate\\V1\xe2\x02\x16Solgate\\V1\\GPBMetadata\xea\x02\vSolgate::V1b\x06proto3"
@@ -1162,7 +1875,7 @@ func file_solgate_v1_transaction_service_proto_rawDescGZIP() []byte {
 	return file_solgate_v1_transaction_service_proto_rawDescData
 }
 
-var file_solgate_v1_transaction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_solgate_v1_transaction_service_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_solgate_v1_transaction_service_proto_goTypes = []any{
 	(*SendTransactionRequest)(nil),       // 0: solgate.v1.SendTransactionRequest
 	(*SendTransactionResponse)(nil),      // 1: solgate.v1.SendTransactionResponse
@@ -1180,50 +1893,78 @@ var file_solgate_v1_transaction_service_proto_goTypes = []any{
 	(*PrepareTransactionRequest)(nil),    // 13: solgate.v1.PrepareTransactionRequest
 	(*PrepareTransactionResponse)(nil),   // 14: solgate.v1.PrepareTransactionResponse
 	(*PreparedTip)(nil),                  // 15: solgate.v1.PreparedTip
-	(*PriorityFee)(nil),                  // 16: solgate.v1.PriorityFee
-	(*SendResult)(nil),                   // 17: solgate.v1.SendResult
-	(*TransactionStatusRecord)(nil),      // 18: solgate.v1.TransactionStatusRecord
-	(*BundleStatusRecord)(nil),           // 19: solgate.v1.BundleStatusRecord
-	(*Tip)(nil),                          // 20: solgate.v1.Tip
-	(*FeeEstimate)(nil),                  // 21: solgate.v1.FeeEstimate
-	(*Lamports)(nil),                     // 22: solgate.v1.Lamports
-	(TipLevel)(0),                        // 23: solgate.v1.TipLevel
+	(*PrepareLadderRequest)(nil),         // 16: solgate.v1.PrepareLadderRequest
+	(*PrepareLadderResponse)(nil),        // 17: solgate.v1.PrepareLadderResponse
+	(*SendLadderRequest)(nil),            // 18: solgate.v1.SendLadderRequest
+	(*SendLadderResponse)(nil),           // 19: solgate.v1.SendLadderResponse
+	(*GetLadderStatusRequest)(nil),       // 20: solgate.v1.GetLadderStatusRequest
+	(*GetLadderStatusResponse)(nil),      // 21: solgate.v1.GetLadderStatusResponse
+	(*WatchLadderRequest)(nil),           // 22: solgate.v1.WatchLadderRequest
+	(*WatchLadderResponse)(nil),          // 23: solgate.v1.WatchLadderResponse
+	(*CancelLadderRequest)(nil),          // 24: solgate.v1.CancelLadderRequest
+	(*CancelLadderResponse)(nil),         // 25: solgate.v1.CancelLadderResponse
+	(*PriorityFee)(nil),                  // 26: solgate.v1.PriorityFee
+	(*SendResult)(nil),                   // 27: solgate.v1.SendResult
+	(*TransactionStatusRecord)(nil),      // 28: solgate.v1.TransactionStatusRecord
+	(*BundleStatusRecord)(nil),           // 29: solgate.v1.BundleStatusRecord
+	(*Tip)(nil),                          // 30: solgate.v1.Tip
+	(*FeeEstimate)(nil),                  // 31: solgate.v1.FeeEstimate
+	(*Lamports)(nil),                     // 32: solgate.v1.Lamports
+	(TipLevel)(0),                        // 33: solgate.v1.TipLevel
+	(*PreparedRung)(nil),                 // 34: solgate.v1.PreparedRung
+	(*LadderRecord)(nil),                 // 35: solgate.v1.LadderRecord
 }
 var file_solgate_v1_transaction_service_proto_depIdxs = []int32{
-	16, // 0: solgate.v1.SendTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
-	17, // 1: solgate.v1.SendTransactionResponse.result:type_name -> solgate.v1.SendResult
-	18, // 2: solgate.v1.GetTransactionStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
-	18, // 3: solgate.v1.WatchStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
+	26, // 0: solgate.v1.SendTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
+	27, // 1: solgate.v1.SendTransactionResponse.result:type_name -> solgate.v1.SendResult
+	28, // 2: solgate.v1.GetTransactionStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
+	28, // 3: solgate.v1.WatchStatusResponse.record:type_name -> solgate.v1.TransactionStatusRecord
 	6,  // 4: solgate.v1.WatchStatusResponse.heartbeat:type_name -> solgate.v1.Heartbeat
-	19, // 5: solgate.v1.SendBundleResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
-	19, // 6: solgate.v1.GetBundleStatusResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
-	19, // 7: solgate.v1.WatchBundleResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
+	29, // 5: solgate.v1.SendBundleResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
+	29, // 6: solgate.v1.GetBundleStatusResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
+	29, // 7: solgate.v1.WatchBundleResponse.bundle:type_name -> solgate.v1.BundleStatusRecord
 	6,  // 8: solgate.v1.WatchBundleResponse.heartbeat:type_name -> solgate.v1.Heartbeat
-	16, // 9: solgate.v1.PrepareTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
-	20, // 10: solgate.v1.PrepareTransactionRequest.tip:type_name -> solgate.v1.Tip
-	21, // 11: solgate.v1.PrepareTransactionResponse.estimate:type_name -> solgate.v1.FeeEstimate
-	22, // 12: solgate.v1.PrepareTransactionResponse.expected_fee:type_name -> solgate.v1.Lamports
+	26, // 9: solgate.v1.PrepareTransactionRequest.priority_fee:type_name -> solgate.v1.PriorityFee
+	30, // 10: solgate.v1.PrepareTransactionRequest.tip:type_name -> solgate.v1.Tip
+	31, // 11: solgate.v1.PrepareTransactionResponse.estimate:type_name -> solgate.v1.FeeEstimate
+	32, // 12: solgate.v1.PrepareTransactionResponse.expected_fee:type_name -> solgate.v1.Lamports
 	15, // 13: solgate.v1.PrepareTransactionResponse.tip:type_name -> solgate.v1.PreparedTip
-	23, // 14: solgate.v1.PreparedTip.level:type_name -> solgate.v1.TipLevel
-	0,  // 15: solgate.v1.TransactionService.SendTransaction:input_type -> solgate.v1.SendTransactionRequest
-	2,  // 16: solgate.v1.TransactionService.GetTransactionStatus:input_type -> solgate.v1.GetTransactionStatusRequest
-	4,  // 17: solgate.v1.TransactionService.WatchStatus:input_type -> solgate.v1.WatchStatusRequest
-	13, // 18: solgate.v1.TransactionService.PrepareTransaction:input_type -> solgate.v1.PrepareTransactionRequest
-	7,  // 19: solgate.v1.TransactionService.SendBundle:input_type -> solgate.v1.SendBundleRequest
-	9,  // 20: solgate.v1.TransactionService.GetBundleStatus:input_type -> solgate.v1.GetBundleStatusRequest
-	11, // 21: solgate.v1.TransactionService.WatchBundle:input_type -> solgate.v1.WatchBundleRequest
-	1,  // 22: solgate.v1.TransactionService.SendTransaction:output_type -> solgate.v1.SendTransactionResponse
-	3,  // 23: solgate.v1.TransactionService.GetTransactionStatus:output_type -> solgate.v1.GetTransactionStatusResponse
-	5,  // 24: solgate.v1.TransactionService.WatchStatus:output_type -> solgate.v1.WatchStatusResponse
-	14, // 25: solgate.v1.TransactionService.PrepareTransaction:output_type -> solgate.v1.PrepareTransactionResponse
-	8,  // 26: solgate.v1.TransactionService.SendBundle:output_type -> solgate.v1.SendBundleResponse
-	10, // 27: solgate.v1.TransactionService.GetBundleStatus:output_type -> solgate.v1.GetBundleStatusResponse
-	12, // 28: solgate.v1.TransactionService.WatchBundle:output_type -> solgate.v1.WatchBundleResponse
-	22, // [22:29] is the sub-list for method output_type
-	15, // [15:22] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	33, // 14: solgate.v1.PreparedTip.level:type_name -> solgate.v1.TipLevel
+	34, // 15: solgate.v1.PrepareLadderResponse.rungs:type_name -> solgate.v1.PreparedRung
+	35, // 16: solgate.v1.SendLadderResponse.ladder:type_name -> solgate.v1.LadderRecord
+	35, // 17: solgate.v1.GetLadderStatusResponse.ladder:type_name -> solgate.v1.LadderRecord
+	35, // 18: solgate.v1.WatchLadderResponse.ladder:type_name -> solgate.v1.LadderRecord
+	6,  // 19: solgate.v1.WatchLadderResponse.heartbeat:type_name -> solgate.v1.Heartbeat
+	35, // 20: solgate.v1.CancelLadderResponse.ladder:type_name -> solgate.v1.LadderRecord
+	0,  // 21: solgate.v1.TransactionService.SendTransaction:input_type -> solgate.v1.SendTransactionRequest
+	2,  // 22: solgate.v1.TransactionService.GetTransactionStatus:input_type -> solgate.v1.GetTransactionStatusRequest
+	4,  // 23: solgate.v1.TransactionService.WatchStatus:input_type -> solgate.v1.WatchStatusRequest
+	13, // 24: solgate.v1.TransactionService.PrepareTransaction:input_type -> solgate.v1.PrepareTransactionRequest
+	7,  // 25: solgate.v1.TransactionService.SendBundle:input_type -> solgate.v1.SendBundleRequest
+	9,  // 26: solgate.v1.TransactionService.GetBundleStatus:input_type -> solgate.v1.GetBundleStatusRequest
+	11, // 27: solgate.v1.TransactionService.WatchBundle:input_type -> solgate.v1.WatchBundleRequest
+	16, // 28: solgate.v1.TransactionService.PrepareLadder:input_type -> solgate.v1.PrepareLadderRequest
+	18, // 29: solgate.v1.TransactionService.SendLadder:input_type -> solgate.v1.SendLadderRequest
+	20, // 30: solgate.v1.TransactionService.GetLadderStatus:input_type -> solgate.v1.GetLadderStatusRequest
+	22, // 31: solgate.v1.TransactionService.WatchLadder:input_type -> solgate.v1.WatchLadderRequest
+	24, // 32: solgate.v1.TransactionService.CancelLadder:input_type -> solgate.v1.CancelLadderRequest
+	1,  // 33: solgate.v1.TransactionService.SendTransaction:output_type -> solgate.v1.SendTransactionResponse
+	3,  // 34: solgate.v1.TransactionService.GetTransactionStatus:output_type -> solgate.v1.GetTransactionStatusResponse
+	5,  // 35: solgate.v1.TransactionService.WatchStatus:output_type -> solgate.v1.WatchStatusResponse
+	14, // 36: solgate.v1.TransactionService.PrepareTransaction:output_type -> solgate.v1.PrepareTransactionResponse
+	8,  // 37: solgate.v1.TransactionService.SendBundle:output_type -> solgate.v1.SendBundleResponse
+	10, // 38: solgate.v1.TransactionService.GetBundleStatus:output_type -> solgate.v1.GetBundleStatusResponse
+	12, // 39: solgate.v1.TransactionService.WatchBundle:output_type -> solgate.v1.WatchBundleResponse
+	17, // 40: solgate.v1.TransactionService.PrepareLadder:output_type -> solgate.v1.PrepareLadderResponse
+	19, // 41: solgate.v1.TransactionService.SendLadder:output_type -> solgate.v1.SendLadderResponse
+	21, // 42: solgate.v1.TransactionService.GetLadderStatus:output_type -> solgate.v1.GetLadderStatusResponse
+	23, // 43: solgate.v1.TransactionService.WatchLadder:output_type -> solgate.v1.WatchLadderResponse
+	25, // 44: solgate.v1.TransactionService.CancelLadder:output_type -> solgate.v1.CancelLadderResponse
+	33, // [33:45] is the sub-list for method output_type
+	21, // [21:33] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_solgate_v1_transaction_service_proto_init() }
@@ -1232,6 +1973,7 @@ func file_solgate_v1_transaction_service_proto_init() {
 		return
 	}
 	file_solgate_v1_fee_proto_init()
+	file_solgate_v1_ladder_proto_init()
 	file_solgate_v1_transaction_proto_init()
 	file_solgate_v1_transaction_service_proto_msgTypes[0].OneofWrappers = []any{}
 	file_solgate_v1_transaction_service_proto_msgTypes[5].OneofWrappers = []any{
@@ -1242,13 +1984,19 @@ func file_solgate_v1_transaction_service_proto_init() {
 		(*WatchBundleResponse_Bundle)(nil),
 		(*WatchBundleResponse_Heartbeat)(nil),
 	}
+	file_solgate_v1_transaction_service_proto_msgTypes[16].OneofWrappers = []any{}
+	file_solgate_v1_transaction_service_proto_msgTypes[18].OneofWrappers = []any{}
+	file_solgate_v1_transaction_service_proto_msgTypes[23].OneofWrappers = []any{
+		(*WatchLadderResponse_Ladder)(nil),
+		(*WatchLadderResponse_Heartbeat)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_solgate_v1_transaction_service_proto_rawDesc), len(file_solgate_v1_transaction_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

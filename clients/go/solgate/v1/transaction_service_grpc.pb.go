@@ -26,6 +26,11 @@ const (
 	TransactionService_SendBundle_FullMethodName           = "/solgate.v1.TransactionService/SendBundle"
 	TransactionService_GetBundleStatus_FullMethodName      = "/solgate.v1.TransactionService/GetBundleStatus"
 	TransactionService_WatchBundle_FullMethodName          = "/solgate.v1.TransactionService/WatchBundle"
+	TransactionService_PrepareLadder_FullMethodName        = "/solgate.v1.TransactionService/PrepareLadder"
+	TransactionService_SendLadder_FullMethodName           = "/solgate.v1.TransactionService/SendLadder"
+	TransactionService_GetLadderStatus_FullMethodName      = "/solgate.v1.TransactionService/GetLadderStatus"
+	TransactionService_WatchLadder_FullMethodName          = "/solgate.v1.TransactionService/WatchLadder"
+	TransactionService_CancelLadder_FullMethodName         = "/solgate.v1.TransactionService/CancelLadder"
 )
 
 // TransactionServiceClient is the client API for TransactionService service.
@@ -50,6 +55,30 @@ type TransactionServiceClient interface {
 	GetBundleStatus(ctx context.Context, in *GetBundleStatusRequest, opts ...grpc.CallOption) (*GetBundleStatusResponse, error)
 	// Streams a bundle's status: the current record at once, then every change, until it is final.
 	WatchBundle(ctx context.Context, in *WatchBundleRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBundleResponse], error)
+	// Plans a fee ladder for an unsigned draft: 2 to 8 unsigned transactions, identical except for their compute-unit
+	// price, each advancing the given durable nonce first (AdvanceNonceAccount as instruction 0, the nonce's stored
+	// value as the blockhash) with the compute budget PrepareTransaction would set. Prices come from the landing-odds
+	// model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the top rung reaches the
+	// target within the slots left when it would be sent. Refused when the nonce account is missing or not an
+	// initialized nonce, when its authority is not a signer of the draft, or when the fee payer cannot afford the top
+	// rung.
+	PrepareLadder(ctx context.Context, in *PrepareLadderRequest, opts ...grpc.CallOption) (*PrepareLadderResponse, error)
+	// Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
+	// every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
+	// passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
+	// lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+	// can ever land, because they share one durable nonce.
+	SendLadder(ctx context.Context, in *SendLadderRequest, opts ...grpc.CallOption) (*SendLadderResponse, error)
+	// Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it
+	// compares with the cheapest fee that landed in the same block on the same accounts.
+	GetLadderStatus(ctx context.Context, in *GetLadderStatusRequest, opts ...grpc.CallOption) (*GetLadderStatusResponse, error)
+	// Streams a ladder's record: the current one at once, then every change, until it is final.
+	WatchLadder(ctx context.Context, in *WatchLadderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchLadderResponse], error)
+	// Stops a ladder's climb: no further rung is submitted. A rung already submitted CAN STILL LAND: Solgate cannot
+	// withdraw a transaction from the network. Only advancing the nonce (an AdvanceNonceAccount signed by the nonce
+	// authority, which the client holds) makes that impossible; the ladder then ends NONCE_ADVANCED, or LANDED if a
+	// rung got in first.
+	CancelLadder(ctx context.Context, in *CancelLadderRequest, opts ...grpc.CallOption) (*CancelLadderResponse, error)
 }
 
 type transactionServiceClient struct {
@@ -148,6 +177,65 @@ func (c *transactionServiceClient) WatchBundle(ctx context.Context, in *WatchBun
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type TransactionService_WatchBundleClient = grpc.ServerStreamingClient[WatchBundleResponse]
 
+func (c *transactionServiceClient) PrepareLadder(ctx context.Context, in *PrepareLadderRequest, opts ...grpc.CallOption) (*PrepareLadderResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PrepareLadderResponse)
+	err := c.cc.Invoke(ctx, TransactionService_PrepareLadder_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transactionServiceClient) SendLadder(ctx context.Context, in *SendLadderRequest, opts ...grpc.CallOption) (*SendLadderResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendLadderResponse)
+	err := c.cc.Invoke(ctx, TransactionService_SendLadder_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transactionServiceClient) GetLadderStatus(ctx context.Context, in *GetLadderStatusRequest, opts ...grpc.CallOption) (*GetLadderStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLadderStatusResponse)
+	err := c.cc.Invoke(ctx, TransactionService_GetLadderStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *transactionServiceClient) WatchLadder(ctx context.Context, in *WatchLadderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchLadderResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &TransactionService_ServiceDesc.Streams[2], TransactionService_WatchLadder_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchLadderRequest, WatchLadderResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TransactionService_WatchLadderClient = grpc.ServerStreamingClient[WatchLadderResponse]
+
+func (c *transactionServiceClient) CancelLadder(ctx context.Context, in *CancelLadderRequest, opts ...grpc.CallOption) (*CancelLadderResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelLadderResponse)
+	err := c.cc.Invoke(ctx, TransactionService_CancelLadder_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TransactionServiceServer is the server API for TransactionService service.
 // All implementations must embed UnimplementedTransactionServiceServer
 // for forward compatibility.
@@ -170,6 +258,30 @@ type TransactionServiceServer interface {
 	GetBundleStatus(context.Context, *GetBundleStatusRequest) (*GetBundleStatusResponse, error)
 	// Streams a bundle's status: the current record at once, then every change, until it is final.
 	WatchBundle(*WatchBundleRequest, grpc.ServerStreamingServer[WatchBundleResponse]) error
+	// Plans a fee ladder for an unsigned draft: 2 to 8 unsigned transactions, identical except for their compute-unit
+	// price, each advancing the given durable nonce first (AdvanceNonceAccount as instruction 0, the nonce's stored
+	// value as the blockhash) with the compute budget PrepareTransaction would set. Prices come from the landing-odds
+	// model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the top rung reaches the
+	// target within the slots left when it would be sent. Refused when the nonce account is missing or not an
+	// initialized nonce, when its authority is not a signer of the draft, or when the fee payer cannot afford the top
+	// rung.
+	PrepareLadder(context.Context, *PrepareLadderRequest) (*PrepareLadderResponse, error)
+	// Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
+	// every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
+	// passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
+	// lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+	// can ever land, because they share one durable nonce.
+	SendLadder(context.Context, *SendLadderRequest) (*SendLadderResponse, error)
+	// Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it
+	// compares with the cheapest fee that landed in the same block on the same accounts.
+	GetLadderStatus(context.Context, *GetLadderStatusRequest) (*GetLadderStatusResponse, error)
+	// Streams a ladder's record: the current one at once, then every change, until it is final.
+	WatchLadder(*WatchLadderRequest, grpc.ServerStreamingServer[WatchLadderResponse]) error
+	// Stops a ladder's climb: no further rung is submitted. A rung already submitted CAN STILL LAND: Solgate cannot
+	// withdraw a transaction from the network. Only advancing the nonce (an AdvanceNonceAccount signed by the nonce
+	// authority, which the client holds) makes that impossible; the ladder then ends NONCE_ADVANCED, or LANDED if a
+	// rung got in first.
+	CancelLadder(context.Context, *CancelLadderRequest) (*CancelLadderResponse, error)
 	mustEmbedUnimplementedTransactionServiceServer()
 }
 
@@ -200,6 +312,21 @@ func (UnimplementedTransactionServiceServer) GetBundleStatus(context.Context, *G
 }
 func (UnimplementedTransactionServiceServer) WatchBundle(*WatchBundleRequest, grpc.ServerStreamingServer[WatchBundleResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchBundle not implemented")
+}
+func (UnimplementedTransactionServiceServer) PrepareLadder(context.Context, *PrepareLadderRequest) (*PrepareLadderResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PrepareLadder not implemented")
+}
+func (UnimplementedTransactionServiceServer) SendLadder(context.Context, *SendLadderRequest) (*SendLadderResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendLadder not implemented")
+}
+func (UnimplementedTransactionServiceServer) GetLadderStatus(context.Context, *GetLadderStatusRequest) (*GetLadderStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLadderStatus not implemented")
+}
+func (UnimplementedTransactionServiceServer) WatchLadder(*WatchLadderRequest, grpc.ServerStreamingServer[WatchLadderResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchLadder not implemented")
+}
+func (UnimplementedTransactionServiceServer) CancelLadder(context.Context, *CancelLadderRequest) (*CancelLadderResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelLadder not implemented")
 }
 func (UnimplementedTransactionServiceServer) mustEmbedUnimplementedTransactionServiceServer() {}
 func (UnimplementedTransactionServiceServer) testEmbeddedByValue()                            {}
@@ -334,6 +461,89 @@ func _TransactionService_WatchBundle_Handler(srv interface{}, stream grpc.Server
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type TransactionService_WatchBundleServer = grpc.ServerStreamingServer[WatchBundleResponse]
 
+func _TransactionService_PrepareLadder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PrepareLadderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).PrepareLadder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_PrepareLadder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).PrepareLadder(ctx, req.(*PrepareLadderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransactionService_SendLadder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendLadderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).SendLadder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_SendLadder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).SendLadder(ctx, req.(*SendLadderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransactionService_GetLadderStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLadderStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).GetLadderStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_GetLadderStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).GetLadderStatus(ctx, req.(*GetLadderStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TransactionService_WatchLadder_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchLadderRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(TransactionServiceServer).WatchLadder(m, &grpc.GenericServerStream[WatchLadderRequest, WatchLadderResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type TransactionService_WatchLadderServer = grpc.ServerStreamingServer[WatchLadderResponse]
+
+func _TransactionService_CancelLadder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelLadderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TransactionServiceServer).CancelLadder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TransactionService_CancelLadder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TransactionServiceServer).CancelLadder(ctx, req.(*CancelLadderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TransactionService_ServiceDesc is the grpc.ServiceDesc for TransactionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -361,6 +571,22 @@ var TransactionService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetBundleStatus",
 			Handler:    _TransactionService_GetBundleStatus_Handler,
 		},
+		{
+			MethodName: "PrepareLadder",
+			Handler:    _TransactionService_PrepareLadder_Handler,
+		},
+		{
+			MethodName: "SendLadder",
+			Handler:    _TransactionService_SendLadder_Handler,
+		},
+		{
+			MethodName: "GetLadderStatus",
+			Handler:    _TransactionService_GetLadderStatus_Handler,
+		},
+		{
+			MethodName: "CancelLadder",
+			Handler:    _TransactionService_CancelLadder_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -371,6 +597,11 @@ var TransactionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "WatchBundle",
 			Handler:       _TransactionService_WatchBundle_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchLadder",
+			Handler:       _TransactionService_WatchLadder_Handler,
 			ServerStreams: true,
 		},
 	},

@@ -4,7 +4,6 @@
  * or `{program, parsed, space}` for jsonParsed (falling back to `[base64, "base64"]` when no parser
  * applies), following agave's `encode_account` / `encode_ui_account` / `get_parsed_token_account`.
  */
-import zlib from "node:zlib";
 import type { Address } from "@solana/kit";
 import { JsonRpcError, RpcErrorCode } from "../rpc/protocol.ts";
 import { encodeBase58 } from "./base58.ts";
@@ -12,6 +11,7 @@ import { jsonU64, sortKeysDeep, type JsonU64 } from "./json.ts";
 import { parseProgramData } from "./parse-program-data.ts";
 import { isTokenProgram, TOKEN_PROGRAM } from "./program-ids.ts";
 import { parseTokenData, tokenAccountMint, type MintInfo } from "./token-parse.ts";
+import { zstdFrame } from "./zstd-frame.ts";
 
 /** Encodings a request may name (agave's `UiAccountEncoding`). */
 export type AccountEncoding = "binary" | "base58" | "base64" | "jsonParsed" | "base64+zstd";
@@ -69,12 +69,6 @@ export type MintLookup = (mint: Uint8Array) => MintInfo | null;
 
 /** Largest data agave encodes as base58 (`MAX_BASE58_BYTES`). */
 const MAX_BASE58_BYTES = 128;
-/**
- * agave compresses with zstd's streaming encoder at the default level, which writes no content size
- * in the frame header; so don't we. Node's one-shot encoder sizes its window to the input, so the
- * window byte can differ from agave's; the decompressed bytes are the same.
- */
-const ZSTD_OPTIONS = { params: { [zlib.constants.ZSTD_c_contentSizeFlag]: 0 } };
 
 /** agave's `slice_data`. */
 function sliceData(data: Uint8Array, slice: DataSlice | undefined): Uint8Array {
@@ -175,8 +169,8 @@ export function encodeAccount(
       }
       return (memoOf(account).base64Account ??= uiAccount(account, [toBase64(account, undefined), "base64"]));
     case "base64+zstd": {
-      const compressed = zlib.zstdCompressSync(sliceData(account.data, slice), ZSTD_OPTIONS);
-      return uiAccount(account, [compressed.toString("base64"), "base64+zstd"]);
+      // Settled (compressed as agave's streaming encoder does) before the answer is written out.
+      return uiAccount(account, [zstdFrame(sliceData(account.data, slice)), "base64+zstd"]);
     }
     case "jsonParsed": {
       if (isTokenProgram(account.owner)) {

@@ -7,6 +7,7 @@
  */
 import { Account as SvmAccount, type LiteSVM } from "litesvm";
 import { isHiddenAccount } from "../cluster/sysvars.ts";
+import { nativeSvm } from "../chain/litesvm-native.ts";
 
 /** An account as stored: what the RPC encoders need, nothing more. */
 export interface AccountSnapshot {
@@ -59,11 +60,7 @@ function snapshotOf(account: SvmAccount): AccountSnapshot {
 }
 
 function nativeOf(svm: LiteSVM): NativeSvm {
-  const native = (svm as unknown as { inner?: NativeSvm }).inner;
-  if (native === undefined || typeof native.getAccount !== "function") {
-    throw new Error("litesvm: native binding not found on LiteSVM instance (litesvm version changed?)");
-  }
-  return native;
+  return nativeSvm(svm) as unknown as NativeSvm;
 }
 
 /** Throws unless a snapshot is safe to hand to LiteSVM. */

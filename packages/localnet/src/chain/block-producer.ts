@@ -8,7 +8,8 @@
  * prioritization-fee cache keeps (prioritization-fees.ts); it is stored, its blockhash added to the
  * window, and what fell out of the window forgotten.
  */
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "./litesvm-native.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";

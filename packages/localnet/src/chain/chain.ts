@@ -10,7 +10,8 @@
  */
 import bs58 from "bs58";
 import type { LiteSVM } from "litesvm";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "./litesvm-native.ts";
 import type { Commitment } from "../rpc/protocol.ts";
 import { decodeTransaction, type DecodedMessage, type DecodedTransaction } from "../wire/decode-transaction.ts";
 import { resolveAccountKeys, staticAccountKeys, type AccountKeys } from "../wire/account-keys.ts";

@@ -1,11 +1,12 @@
 /**
- * Epoch arithmetic of agave's `EpochSchedule`, warmup included (LiteSVM's default schedule has
- * warmup on: epochs of 32, 64, 128, ... slots until `firstNormalSlot`).
+ * Epoch arithmetic of agave's `EpochSchedule`, warmup included (epochs of 32, 64, 128, ... slots
+ * until `firstNormalSlot`), though the localnet's schedule, as solana-test-validator's, has none.
  */
 
 /** The fields of an epoch schedule this module needs. */
 export interface EpochScheduleParams {
   slotsPerEpoch: bigint;
+  leaderScheduleSlotOffset: bigint;
   warmup: boolean;
   firstNormalEpoch: bigint;
   firstNormalSlot: bigint;

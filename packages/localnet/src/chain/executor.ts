@@ -8,8 +8,8 @@
  * answers bad signatures with `SignatureFailure` rather than aborting, which the fuzz test covers.
  */
 import bs58 from "bs58";
-import { Account, FailedTransactionMetadata } from "litesvm/dist/internal.js";
-import type { LiteSvm, SimulatedTransactionInfo, TransactionMetadata } from "litesvm/dist/internal.js";
+import { Account, FailedTransactionMetadata, type TransactionMetadata } from "litesvm";
+import type { LiteSvm, NativeSimulatedTransactionInfo as SimulatedTransactionInfo } from "./litesvm-native.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { staticAccountKeys, type AccountKeys } from "../wire/account-keys.ts";
 import { transactionFee } from "../wire/fees.ts";

@@ -3,7 +3,8 @@
  * one-instruction transfer it sends, built by hand (a legacy message of three static keys).
  */
 import bs58 from "bs58";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "./litesvm-native.ts";
 import { createKeyPairFromPrivateKeyBytes, generateKeyPair, getAddressFromPublicKey, signBytes } from "@solana/kit";
 import { SYSTEM_PROGRAM } from "../accounts/program-ids.ts";
 

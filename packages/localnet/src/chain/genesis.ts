@@ -4,7 +4,11 @@
  * validator's genesis has, the clock sysvar at the start slot, and the genesis block.
  */
 import { LiteSVM } from "litesvm";
-import { Clock, EpochSchedule, type LiteSvm } from "litesvm/dist/internal.js";
+import bs58 from "bs58";
+import { Account, Clock, EpochSchedule } from "litesvm";
+import { nativeSvm, type LiteSvm } from "./litesvm-native.ts";
+import { NATIVE_MINT, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
+import { GENESIS_FEATURE_IDS } from "../cluster/feature-ids.ts";
 import type { Block } from "./block-store.ts";
 import { epochOfSlot, type EpochScheduleParams } from "./epoch-schedule.ts";
 
@@ -21,22 +25,50 @@ export interface Genesis {
   readonly block: Block;
 }
 
+const FEATURE_PROGRAM = bs58.decode("Feature111111111111111111111111111111111111");
+const U64_MAX = 0xffff_ffff_ffff_ffffn;
+
+/** spl-token's `native_mint::ACCOUNT_DATA`: no mint authority, supply 0, 9 decimals, initialized, no freeze authority. */
+function nativeMintData(): Uint8Array {
+  const data = new Uint8Array(82);
+  data[44] = 9;
+  data[45] = 1;
+  return data;
+}
+
+/** agave's `DEFAULT_SLOTS_PER_EPOCH` (and `DEFAULT_LEADER_SCHEDULE_SLOT_OFFSET`): two days of 400 ms slots. */
+export const DEFAULT_SLOTS_PER_EPOCH = 432_000n;
+
 /**
- * Creates the LiteSVM and the genesis block at `startSlot`. `slotsPerEpoch` (solana-test-validator's
- * `--slots-per-epoch`) sets a schedule without warm-up, as agave's `EpochSchedule::custom(n, n, false)`.
+ * Creates the LiteSVM and the genesis block at `startSlot`. The epoch schedule is solana-test-validator's:
+ * `EpochSchedule::without_warmup()` (432,000 slots from epoch 0), or with `slotsPerEpoch`
+ * (`--slots-per-epoch`) `EpochSchedule::custom(n, n, false)`; LiteSVM's own default warms up.
  */
-export function createGenesis(startSlot: bigint, slotsPerEpoch?: bigint): Genesis {
+export function createGenesis(startSlot: bigint, slotsPerEpoch = DEFAULT_SLOTS_PER_EPOCH): Genesis {
   const wrapper = new LiteSVM();
-  const svm = (wrapper as unknown as { inner: LiteSvm }).inner;
+  const svm = nativeSvm(wrapper);
   svm.setBlockhashCheck(false);
   svm.setTransactionHistory(0n);
   svm.setSigverify(true);
-  // A validator's genesis has the wrapped-SOL mints; LiteSVM adds them only when asked.
-  svm.withNativeMints();
-  if (slotsPerEpoch !== undefined) svm.setEpochSchedule(new EpochSchedule(slotsPerEpoch, slotsPerEpoch, false, 0n, 0n));
+  // solana-test-validator's genesis has SPL Token's native mint (and no Token-2022 one, which
+  // LiteSVM's withNativeMints would add): 1 SOL, rent epoch 1, spl-token's `native_mint::ACCOUNT_DATA`.
+  svm.setAccount(
+    bs58.decode(NATIVE_MINT),
+    new Account(1_000_000_000n, nativeMintData(), bs58.decode(TOKEN_PROGRAM), false, 1n),
+  );
+  // And a feature account for every feature it activates (runtime genesis_utils' activate_feature):
+  // `Feature { activated_at: Some(0) }`, rent-exempt, owned by the Feature program.
+  const featureData = new Uint8Array(9);
+  featureData[0] = 1;
+  const featureLamports = svm.minimumBalanceForRentExemption(BigInt(featureData.length));
+  for (const id of GENESIS_FEATURE_IDS) {
+    svm.setAccount(bs58.decode(id), new Account(featureLamports, featureData, FEATURE_PROGRAM, false, U64_MAX));
+  }
+  svm.setEpochSchedule(new EpochSchedule(slotsPerEpoch, slotsPerEpoch, false, 0n, 0n));
   const es = svm.getEpochSchedule();
   const epochSchedule: EpochScheduleParams = {
     slotsPerEpoch: es.slotsPerEpoch,
+    leaderScheduleSlotOffset: es.leaderScheduleSlotOffset,
     warmup: es.warmup,
     firstNormalEpoch: es.firstNormalEpoch,
     firstNormalSlot: es.firstNormalSlot,

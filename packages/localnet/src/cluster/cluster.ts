@@ -17,7 +17,8 @@
  */
 import { createPrivateKey, createPublicKey, createHash, sign, type KeyObject } from "node:crypto";
 import bs58 from "bs58";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "../chain/litesvm-native.ts";
 import { epochOfSlot, firstSlotInEpoch, type EpochScheduleParams } from "../chain/epoch-schedule.ts";
 import { encodeDelegatedStake, STAKE_STATE_SIZE } from "./stake-state.ts";
 import {

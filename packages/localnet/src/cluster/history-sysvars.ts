@@ -13,7 +13,8 @@
  * access, so the account index needs no notice.
  */
 import bs58 from "bs58";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "../chain/litesvm-native.ts";
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const SYSVAR_OWNER = bs58.decode("Sysvar1111111111111111111111111111111111111");

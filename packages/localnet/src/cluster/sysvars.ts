@@ -9,7 +9,8 @@
  * 3,480 per byte-year x 2.0): the same rent-exempt minimum either way.
  */
 import bs58 from "bs58";
-import { Account, type LiteSvm } from "litesvm/dist/internal.js";
+import { Account } from "litesvm";
+import type { LiteSvm } from "../chain/litesvm-native.ts";
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 export const CLOCK_SYSVAR = "SysvarC1ock11111111111111111111111111111111";
@@ -88,6 +89,8 @@ export function writeGenesisSysvars(svm: LiteSvm): string[] {
       config,
       bs58.decode(CONFIG_PROGRAM),
       false,
+      // agave 4.4's add_genesis_stake_config_account leaves it at Account::default()'s, which
+      // solana-account 5 (agave 4.4's) makes u64::MAX; it was 0 with solana-account 4 (agave 4.3).
       U64_MAX,
     ),
   );

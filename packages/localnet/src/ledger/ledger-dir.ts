@@ -27,7 +27,7 @@ export interface LedgerDir {
   /** Their addresses. */
   readonly addresses: { identity: string; voteAccount: string; faucet: string };
   /** Appends one line to validator.log, prefixed as agave's logger does (`[time INFO  target] text`). */
-  log(text: string): void;
+  log(text: string, target?: string): void;
   close(): void;
 }
 
@@ -120,9 +120,9 @@ export function openLedgerDir(dir: string, reset: boolean): LedgerDir {
       voteAccount: address(keys.voteAccount),
       faucet: address(keys.faucet),
     },
-    log(text) {
+    log(text, target = "solgate_localnet") {
       const time = new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000000Z");
-      writeSync(fd, `[${time} INFO  solgate_localnet] ${text}\n`);
+      writeSync(fd, `[${time} INFO  ${target}] ${text}\n`);
     },
     close() {
       closeSync(fd);

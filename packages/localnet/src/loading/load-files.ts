@@ -41,8 +41,12 @@ function checkedAddress(value: string, what: string): string {
   }
 }
 
-/** Loads everything; resolves to the number of accounts written. Throws an Error naming the bad file. */
-export function loadFiles(chain: Chain, config: LoadingConfig): number {
+/**
+ * Loads everything; resolves to the number of accounts written. Throws an Error naming the bad file.
+ * Files at `genesisOwned` addresses are read and checked but not written: solana-test-validator's
+ * genesis writes its own accounts over the user's (see genesis-precedence.ts).
+ */
+export function loadFiles(chain: Chain, config: LoadingConfig, genesisOwned: ReadonlySet<string> = new Set()): number {
   const plain: Write[] = [];
   for (const dir of config.accountDirs) {
     for (const file of accountDirFiles(dir)) {
@@ -78,7 +82,7 @@ export function loadFiles(chain: Chain, config: LoadingConfig): number {
     ...plain.filter((w) => !w.account.executable),
     ...plain.filter((w) => w.account.executable),
     ...programs,
-  ];
+  ].filter((write) => !genesisOwned.has(write.address));
   for (const write of ordered) {
     try {
       chain.setAccount(write.address, write.account);

@@ -6,6 +6,7 @@
  */
 import type { Block } from "../chain/block-store.ts";
 import type { Commitment } from "../rpc/protocol.ts";
+import { settleZstdFrames } from "../accounts/zstd-frame.ts";
 import { stringifyJson } from "../rpc/json.ts";
 
 /** One WebSocket connection, as a family sees it. */
@@ -44,8 +45,26 @@ export interface Feed {
 
 /** Sends one notification. */
 export function notify(ref: SubscriptionRef, method: string, result: unknown): void {
-  ref.socket.send(stringifyJson({ jsonrpc: "2.0", method, params: { result, subscription: ref.id } }));
+  const message = { jsonrpc: "2.0", method, params: { result, subscription: ref.id } };
+  const frames = settleZstdFrames();
+  const queued = waiting.get(ref.socket);
+  if (frames === null && queued === undefined) {
+    ref.socket.send(stringifyJson(message));
+    return;
+  }
+  // A base64+zstd account is compressed asynchronously; the socket's later notifications wait behind it.
+  const sent = (queued ?? Promise.resolve())
+    .then(() => frames)
+    .then(() => ref.socket.send(stringifyJson(message)))
+    .catch(() => {})
+    .finally(() => {
+      if (waiting.get(ref.socket) === sent) waiting.delete(ref.socket);
+    });
+  waiting.set(ref.socket, sent);
 }
+
+/** Per socket, the last notification still waiting for its zstd frames. */
+const waiting = new WeakMap<Socket, Promise<void>>();
 
 /** The `RpcResponse` of a notification: context carries only the slot (no apiVersion). */
 export function withSlot(slot: bigint, value: unknown): { context: { slot: bigint }; value: unknown } {

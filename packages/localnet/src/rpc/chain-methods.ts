@@ -108,7 +108,7 @@ export function createChainMethods({ chain, lagSlots }: ChainMethodDeps): Method
       return {
         firstNormalEpoch: s.firstNormalEpoch,
         firstNormalSlot: s.firstNormalSlot,
-        leaderScheduleSlotOffset: s.slotsPerEpoch,
+        leaderScheduleSlotOffset: s.leaderScheduleSlotOffset,
         slotsPerEpoch: s.slotsPerEpoch,
         warmup: s.warmup,
       };

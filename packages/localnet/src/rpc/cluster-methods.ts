@@ -21,6 +21,9 @@ import {
   u64Param,
   withContext,
 } from "./params.ts";
+import { parseVote } from "../accounts/parse-vote.ts";
+import type { NodeSocketRole } from "../cluster/node-sockets.ts";
+import { shredVersionOf } from "../cluster/shred-version.ts";
 import { JsonRpcError, RpcErrorCode, invalidParams, type MethodContext, type MethodTable } from "./protocol.ts";
 
 /** agave's DELINQUENT_VALIDATOR_SLOT_DISTANCE. */
@@ -49,18 +52,74 @@ const decode58 = (text: string): Uint8Array | null => {
   }
 };
 
+/** agave's `RpcVoteAccountInfo`. */
+interface VoteAccountInfo {
+  activatedStake: bigint;
+  commission: number;
+  epochCredits: unknown[][];
+  epochVoteAccount: boolean;
+  inflationRewardsCommissionBps: number;
+  lastVote: bigint;
+  nodePubkey: string;
+  rootSlot: bigint;
+  votePubkey: string;
+}
+
+/**
+ * A vote account other than the node's, read from its vote state as agave's `VoteStateView` reads it
+ * (null when it does not deserialize: agave's stakes cache holds no such account). It has no stake
+ * (the localnet delegates only to its own), and it counts as an epoch vote account, as one present
+ * at genesis does.
+ */
+function otherVoteAccount(address: string, data: Uint8Array): VoteAccountInfo | null {
+  const parsed = parseVote(data, address);
+  if (parsed === null) return null;
+  const info = parsed.info as {
+    nodePubkey: string;
+    votes: { slot: number | bigint }[];
+    rootSlot: number | bigint | null;
+    epochCredits: { epoch: number | bigint; credits: string; previousCredits: string }[];
+    inflationRewardsCommissionBps: number;
+    commission: number;
+  };
+  const last = info.votes[info.votes.length - 1];
+  return {
+    activatedStake: 0n,
+    commission: info.commission,
+    epochCredits: info.epochCredits
+      .slice(-EPOCH_CREDITS_HISTORY)
+      .map((c) => [BigInt(c.epoch), BigInt(c.credits), BigInt(c.previousCredits)]),
+    epochVoteAccount: true,
+    inflationRewardsCommissionBps: info.inflationRewardsCommissionBps,
+    lastVote: last === undefined ? 0n : BigInt(last.slot),
+    nodePubkey: info.nodePubkey,
+    rootSlot: info.rootSlot === null ? 0n : BigInt(info.rootSlot),
+    votePubkey: address,
+  };
+}
+
 /** What these methods need. */
 export interface ClusterMethodDeps {
   chain: Chain;
+  /** The node's reserved gossip, TVU, TPU and repair sockets (`host:port`), once bound. */
+  nodeSockets?: () => Readonly<Record<NodeSocketRole, string>> | undefined;
+  /** Every account the Vote program owns (the account index's). */
+  voteAccounts?: () => Iterable<{ readonly address: string; readonly data: Uint8Array }>;
   /** `host:port` the server listens on (known once it listens): the node's rpc and pubsub address. */
   listenAddress(): string;
 }
 
 /** Creates the cluster method table. */
-export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps): MethodTable {
+export function createClusterMethods({
+  chain,
+  listenAddress,
+  voteAccounts = () => [],
+  nodeSockets = () => undefined,
+}: ClusterMethodDeps): MethodTable {
   const { cluster } = chain;
   const schedule = chain.epochSchedule;
   const identity = cluster.identity.address;
+  const shredVersion = shredVersionOf(chain.block(chain.genesisSlot)!.blockhash);
 
   /**
    * agave's leader schedule cache (`LeaderScheduleCache`, which getSlotLeaders and getLeaderSchedule
@@ -107,9 +166,12 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
       const slot = ctx.slotAt(commitmentField(config));
       const current: unknown[] = [];
       const delinquent: unknown[] = [];
+      // agave's bank.vote_accounts(): every vote account the bank holds, the node's own and any other
+      // (loaded from a file or created by a transaction), each from its own vote state.
+      const infos: VoteAccountInfo[] = [];
       if (votePubkey === undefined || votePubkey === cluster.voteAccount.address) {
         const vote = cluster.voteAt(slot);
-        const info = {
+        infos.push({
           activatedStake: cluster.activatedStake,
           // agave 4.4 (commission_rate_in_basis_points active, SIMD-0291): the percent is the vote
           // state's basis points rounded up, at most 255; the basis points are given beside it.
@@ -123,10 +185,18 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
           nodePubkey: identity,
           rootSlot: vote.rootSlot ?? 0n,
           votePubkey: cluster.voteAccount.address,
-        };
-        const isCurrent = slot >= distance ? vote.lastVote > slot - distance : vote.lastVote > 0n;
+        });
+      }
+      for (const account of voteAccounts()) {
+        if (account.address === cluster.voteAccount.address) continue;
+        if (votePubkey !== undefined && account.address !== votePubkey) continue;
+        const info = otherVoteAccount(account.address, account.data);
+        if (info !== null) infos.push(info);
+      }
+      for (const info of infos) {
+        const isCurrent = slot >= distance ? info.lastVote > slot - distance : info.lastVote > 0n;
         if (isCurrent) current.push(info);
-        else if (keepUnstaked || cluster.activatedStake > 0n) delinquent.push(info);
+        else if (keepUnstaked || info.activatedStake > 0n) delinquent.push(info);
       }
       return { current, delinquent };
     },
@@ -218,25 +288,26 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
     getClusterNodes(params) {
       expectArity(params, 0, 0);
       const address = listenAddress();
-      // One node, this one. Only its RPC and PubSub sockets exist; gossip, TVU, TPU and repair are
-      // not served by the localnet, so they are absent (null), never a port nobody listens on.
+      // One node, this one, with the sockets agave's Node binds: gossip, TVU, QUIC TPU and TPU-forwards,
+      // TPU-vote and serve-repair are bound (nodeSockets) though not served; agave 4.4 binds no UDP TPU.
+      const sockets = nodeSockets();
       return [
         {
           // agave 4.4: the node's client (solana-version's ClientId, "Agave" for agave's own build).
           clientId: "Agave",
           featureSet: FEATURE_SET,
-          gossip: null,
+          gossip: sockets?.gossip ?? null,
           pubkey: identity,
           pubsub: address,
           rpc: address,
-          serveRepair: null,
-          shredVersion: SHRED_VERSION,
+          serveRepair: sockets?.serveRepair ?? null,
+          shredVersion,
           tpu: null,
           tpuForwards: null,
-          tpuForwardsQuic: null,
-          tpuQuic: null,
-          tpuVote: null,
-          tvu: null,
+          tpuForwardsQuic: sockets?.tpuForwardsQuic ?? null,
+          tpuQuic: sockets?.tpuQuic ?? null,
+          tpuVote: sockets?.tpuVote ?? null,
+          tvu: sockets?.tvu ?? null,
           version: API_VERSION,
         },
       ];
@@ -281,6 +352,3 @@ export function createClusterMethods({ chain, listenAddress }: ClusterMethodDeps
     },
   };
 }
-
-/** The shred version a node reports (derived from the genesis hash on a real cluster; fixed here). */
-const SHRED_VERSION = 1;

@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { Faults } from "../faults.ts";
+import { settleZstdFrames } from "../accounts/zstd-frame.ts";
 import { parseJson, stringifyJson } from "./json.ts";
 import { JsonRpcError, RpcErrorCode, acceptsNamedParams, type MethodContext, type MethodTable } from "./protocol.ts";
 
@@ -101,6 +102,8 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         positional = [params];
       }
       result = await handler(positional, options.context());
+      const frames = settleZstdFrames();
+      if (frames !== null) await frames;
     } catch (err) {
       if (isNotification) return null;
       if (err instanceof JsonRpcError) {

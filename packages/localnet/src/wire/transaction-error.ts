@@ -12,8 +12,8 @@ import {
   TransactionErrorInsufficientFundsForRent,
   TransactionErrorInstructionError,
   TransactionErrorProgramExecutionTemporarilyRestricted,
-} from "litesvm/dist/internal.js";
-import type { FailedTransactionMetadata } from "litesvm/dist/internal.js";
+} from "../chain/litesvm-native.ts";
+import type { FailedTransactionMetadata } from "litesvm";
 
 /** Fieldless TransactionError variants, indexed by litesvm's numeric code. */
 export const TRANSACTION_ERROR_NAMES = [

@@ -13,6 +13,7 @@ import {
 } from "../../src/accounts/index.ts";
 import type { MethodContext, MethodTable } from "../../src/rpc/protocol.ts";
 import { JsonRpcError } from "../../src/rpc/protocol.ts";
+import { settleZstdFrames } from "../../src/accounts/zstd-frame.ts";
 
 export const TOKEN = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA" as Address;
 export const TOKEN_2022 = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb" as Address;
@@ -58,7 +59,10 @@ export function createTestChain(): TestChain {
     methods,
     ctx,
     async call(method, ...params) {
-      return wire(await methods[method](params, ctx));
+      const result = await methods[method](params, ctx);
+      // As the server does before it writes an answer: base64+zstd frames are compressed asynchronously.
+      await settleZstdFrames();
+      return wire(result);
     },
     async fail(method, ...params) {
       try {

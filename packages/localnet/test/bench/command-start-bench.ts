@@ -43,8 +43,25 @@ async function healthy(port: number): Promise<boolean> {
   }
 }
 
-/** Milliseconds from spawn to the first healthy answer; the process is then killed. */
+/**
+ * Milliseconds from spawn to the first healthy answer; the process is then killed. A free port can be
+ * taken between the probe and the start (or the command's PubSub port, the next one, can be busy: this
+ * machine's other work holds many local ports), so a start that exits before answering is tried again
+ * on new ports, at most three times.
+ */
 async function timeToHealthy(args: (port: number) => string[], env: Record<string, string> = {}): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await timeOneStart(args, env);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof ExitedEarly)) throw error;
+    }
+  }
+}
+
+class ExitedEarly extends Error {}
+
+async function timeOneStart(args: (port: number) => string[], env: Record<string, string>): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, args(port), {
@@ -56,7 +73,7 @@ async function timeToHealthy(args: (port: number) => string[], env: Record<strin
   try {
     for (;;) {
       if (await healthy(port)) return performance.now() - started;
-      if (exited) throw new Error("the process exited before it answered");
+      if (exited) throw new ExitedEarly("the process exited before it answered");
       if (performance.now() - started > 30_000) throw new Error("not healthy within 30 s");
       await new Promise((r) => setTimeout(r, 2));
     }

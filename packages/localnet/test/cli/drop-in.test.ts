@@ -105,8 +105,13 @@ async function logged(
     if (text.includes("WebSocket PubSub URL: ") && !(previous && text.includes(previous["JSON RPC URL"]!))) {
       const fields: Record<string, string> = {};
       for (const match of text.matchAll(/\] ([A-Za-z ]+): (\S+)$/gm)) fields[match[1]!] = match[2]!;
-      fields.versionLine = /solana-test-validator (\S+)/.exec(text)?.[1] ?? "";
-      fields.featureSetHex = /solana-test-validator \S+ \(src:\S+; feat:([0-9a-f]{8}),/.exec(text)?.[1] ?? "";
+      fields.versionLine = /\] agave-validator (\S+)/.exec(text)?.[1] ?? "";
+      fields.featureSetHex =
+        /agave-validator \S+ \(src:[0-9a-f]{8}; feat:([0-9a-f]{8}), client:Agave\)/.exec(text)?.[1] ?? "";
+      fields.shredVersion = /solana_core::validator\] shred version: (\d+), hard forks: /.exec(text)?.[1] ?? "";
+      fields.contactShredVersion =
+        /solana_core::validator\] ContactInfo \{ .*shred_version: (\d+),/.exec(text)?.[1] ?? "";
+      fields.rpcBound = /solana_rpc::rpc_service\] rpc bound to (\S+)$/m.exec(text)?.[1] ?? "";
       return fields;
     }
     if (running.child.exitCode !== null || Date.now() > deadline)
@@ -202,6 +207,14 @@ describe("npx @solgate/localnet in place of solana-test-validator", () => {
     expect(Number.parseInt(log.featureSetHex!, 16)).toBe(versionInfo["feature-set"]);
     expect(log.Version).toBe(version);
     expect(log.Faucet).toBe(faucet.address);
+    // agave's own lines (core's validator.rs, rpc_service.rs), agreeing with getClusterNodes.
+    expect(log["identity pubkey"]).toBe(identity.address);
+    expect(log["genesis hash"]).toBe(log["Genesis Hash"]);
+    const [node] = await rpcCall(url, "getClusterNodes");
+    expect(Number(log.shredVersion)).toBe(node.shredVersion);
+    expect(Number(log.contactShredVersion)).toBe(node.shredVersion);
+    expect(log["local gossip address"]).toBe(node.gossip);
+    expect(log.rpcBound).toBe(new URL(url).host);
     expect(validator.stdout()).toBe(""); // --quiet
   });
 

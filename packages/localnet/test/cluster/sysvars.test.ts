@@ -20,7 +20,8 @@ const SYSVARS = [
 
 let net: TestLocalnet;
 beforeAll(async () => {
-  net = await startTestLocalnet();
+  // Epochs of 32 slots, so an epoch ends within the test.
+  net = await startTestLocalnet({ slotsPerEpoch: 32 });
   await waitFor("epoch 1", async () => (await net.call("getSlot", [{ commitment: "processed" }])).result > 40, 20_000);
 }, 30_000);
 afterAll(async () => {

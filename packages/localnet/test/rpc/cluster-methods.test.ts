@@ -9,6 +9,12 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, shapeDiff } from "../accounts/helpers.ts";
 import { fundedSigner, signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
+import { createSocket } from "node:dgram";
+import { shredVersionOf } from "../../src/cluster/shred-version.ts";
+
+const SHRED_ORACLE = JSON.parse(readFileSync(new URL("../decoder-oracle/expected.json", import.meta.url), "utf8")) as {
+  shredVersions: { hash: string; shredVersion: number }[];
+};
 
 const VOTE_PROGRAM = "Vote111111111111111111111111111111111111111";
 const STAKE_PROGRAM = "Stake11111111111111111111111111111111111111";
@@ -18,7 +24,8 @@ let payer: KeyPairSigner;
 let identity: string;
 
 beforeAll(async () => {
-  net = await startTestLocalnet();
+  // Epochs of 32 slots (no warm-up), so epoch credits and boundaries come within the test.
+  net = await startTestLocalnet({ slotsPerEpoch: 32 });
   payer = await fundedSigner(net);
   identity = (await net.call("getIdentity")).result.identity;
 }, 30_000);
@@ -179,7 +186,12 @@ describe("the validator", () => {
     ).toEqual({});
   });
 
-  it("lists itself as the one cluster node, with the sockets it really serves", async () => {
+  it("derives the shred version from the genesis hash as agave's compute_shred_version does", () => {
+    for (const { hash, shredVersion } of SHRED_ORACLE.shredVersions)
+      expect(shredVersionOf(hash), hash).toBe(shredVersion);
+  });
+
+  it("lists itself as the one cluster node, with the sockets it binds", async () => {
     const nodes = (await net.call("getClusterNodes")).result;
     expect(nodes).toHaveLength(1);
     const hostPort = new URL(net.handle.rpcUrl).host;
@@ -191,7 +203,27 @@ describe("the validator", () => {
       featureSet: 3_722_100_051,
       clientId: "Agave", // agave 4.4's RpcContactInfo names the node's client (solana-version ClientId)
     });
-    expect(nodes[0].gossip).toBeNull();
+    // agave's Node: gossip, TVU, QUIC TPU and TPU-forwards, TPU-vote and serve-repair on 127.0.0.1; no UDP TPU.
+    const genesisHash = (await net.call("getGenesisHash")).result;
+    expect(nodes[0].shredVersion).toBe(shredVersionOf(genesisHash));
+    expect(nodes[0].shredVersion).not.toBe(1);
+    expect(nodes[0].tpu).toBeNull();
+    expect(nodes[0].tpuForwards).toBeNull();
+    const sockets = ["gossip", "tvu", "tpuQuic", "tpuForwardsQuic", "tpuVote", "serveRepair"].map(
+      (role) => nodes[0][role] as string,
+    );
+    expect(new Set(sockets).size).toBe(6);
+    for (const socket of sockets) {
+      expect(socket).toMatch(/^127\.0\.0\.1:\d+$/);
+      // Reserved: the localnet holds the port, so binding it again fails.
+      const probe = createSocket("udp4");
+      const bound = await new Promise<string>((resolve) => {
+        probe.once("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? "error"));
+        probe.bind(Number(socket.split(":")[1]), "127.0.0.1", () => resolve("bound"));
+      });
+      probe.close();
+      expect(bound, socket).toBe("EADDRINUSE");
+    }
   });
 
   it("answers block commitment, shred and snapshot slots as a node with all stake does", async () => {

@@ -10,7 +10,8 @@ import { startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
 
 let net: TestLocalnet;
 beforeAll(async () => {
-  net = await startTestLocalnet();
+  // Epochs of 32 slots, so epoch 1 begins within the test.
+  net = await startTestLocalnet({ slotsPerEpoch: 32 });
 }, 30_000);
 afterAll(async () => {
   await net?.stop();
@@ -44,7 +45,7 @@ describe("inflation", () => {
     const future = await net.call("getInflationReward", [[vote], { epoch: 1000 }]);
     expect(future.error.code).toBe(-32004);
     expect(future.error.message).toMatch(/^Block not available for slot \d+$/);
-    // Epoch 0's rewards live in epoch 1's first block (slot 32 with warmup epochs).
+    // Epoch 0's rewards live in epoch 1's first block (slot 32 with 32-slot epochs).
     await waitFor("epoch 1 finalized", async () => (await net.call("getSlot")).result > 40, 20_000);
     const rewards = await net.call("getInflationReward", [[vote, stranger.address], { epoch: 0 }]);
     expect(rewards.result).toEqual([null, null]);

@@ -5,7 +5,8 @@
  */
 import { expect, it } from "vitest";
 import bs58 from "bs58";
-import { LiteSvm } from "litesvm/dist/internal.js";
+import { LiteSVM } from "litesvm";
+import { nativeSvm } from "../../src/chain/litesvm-native.ts";
 import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
@@ -37,7 +38,7 @@ const programs = [
 ];
 
 it("matches LiteSVM's charge for every instruction mix tried", async () => {
-  const svm = new LiteSvm();
+  const svm = nativeSvm(new LiteSVM());
   svm.setBlockhashCheck(false);
   svm.setTransactionHistory(0n);
   const payer = await generateKeyPairSigner();

@@ -39,6 +39,9 @@ const (
 	// CollectionServiceListCollectionNftsProcedure is the fully-qualified name of the
 	// CollectionService's ListCollectionNfts RPC.
 	CollectionServiceListCollectionNftsProcedure = "/solgate.v1.CollectionService/ListCollectionNfts"
+	// CollectionServiceWatchCollectionProcedure is the fully-qualified name of the CollectionService's
+	// WatchCollection RPC.
+	CollectionServiceWatchCollectionProcedure = "/solgate.v1.CollectionService/WatchCollection"
 )
 
 // CollectionServiceClient is a client for the solgate.v1.CollectionService service.
@@ -47,6 +50,12 @@ type CollectionServiceClient interface {
 	GetCollection(context.Context, *connect.Request[v1.GetCollectionRequest]) (*connect.Response[v1.GetCollectionResponse], error)
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(context.Context, *connect.Request[v1.ListCollectionNftsRequest]) (*connect.Response[v1.ListCollectionNftsResponse], error)
+	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
+	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
+	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
+	// `GET /v1/{chain}/collections/{address}/events`.
+	WatchCollection(context.Context, *connect.Request[v1.WatchCollectionRequest]) (*connect.ServerStreamForClient[v1.WatchCollectionResponse], error)
 }
 
 // NewCollectionServiceClient constructs a client for the solgate.v1.CollectionService service. By
@@ -74,6 +83,13 @@ func NewCollectionServiceClient(httpClient connect.HTTPClient, baseURL string, o
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		watchCollection: connect.NewClient[v1.WatchCollectionRequest, v1.WatchCollectionResponse](
+			httpClient,
+			baseURL+CollectionServiceWatchCollectionProcedure,
+			connect.WithSchema(collectionServiceMethods.ByName("WatchCollection")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -81,6 +97,7 @@ func NewCollectionServiceClient(httpClient connect.HTTPClient, baseURL string, o
 type collectionServiceClient struct {
 	getCollection      *connect.Client[v1.GetCollectionRequest, v1.GetCollectionResponse]
 	listCollectionNfts *connect.Client[v1.ListCollectionNftsRequest, v1.ListCollectionNftsResponse]
+	watchCollection    *connect.Client[v1.WatchCollectionRequest, v1.WatchCollectionResponse]
 }
 
 // GetCollection calls solgate.v1.CollectionService.GetCollection.
@@ -93,12 +110,23 @@ func (c *collectionServiceClient) ListCollectionNfts(ctx context.Context, req *c
 	return c.listCollectionNfts.CallUnary(ctx, req)
 }
 
+// WatchCollection calls solgate.v1.CollectionService.WatchCollection.
+func (c *collectionServiceClient) WatchCollection(ctx context.Context, req *connect.Request[v1.WatchCollectionRequest]) (*connect.ServerStreamForClient[v1.WatchCollectionResponse], error) {
+	return c.watchCollection.CallServerStream(ctx, req)
+}
+
 // CollectionServiceHandler is an implementation of the solgate.v1.CollectionService service.
 type CollectionServiceHandler interface {
 	// Returns a collection's details, its verified item count and its floor price.
 	GetCollection(context.Context, *connect.Request[v1.GetCollectionRequest]) (*connect.Response[v1.GetCollectionResponse], error)
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(context.Context, *connect.Request[v1.ListCollectionNftsRequest]) (*connect.Response[v1.ListCollectionNftsResponse], error)
+	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
+	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
+	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
+	// `GET /v1/{chain}/collections/{address}/events`.
+	WatchCollection(context.Context, *connect.Request[v1.WatchCollectionRequest], *connect.ServerStream[v1.WatchCollectionResponse]) error
 }
 
 // NewCollectionServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -122,12 +150,21 @@ func NewCollectionServiceHandler(svc CollectionServiceHandler, opts ...connect.H
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	collectionServiceWatchCollectionHandler := connect.NewServerStreamHandler(
+		CollectionServiceWatchCollectionProcedure,
+		svc.WatchCollection,
+		connect.WithSchema(collectionServiceMethods.ByName("WatchCollection")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/solgate.v1.CollectionService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case CollectionServiceGetCollectionProcedure:
 			collectionServiceGetCollectionHandler.ServeHTTP(w, r)
 		case CollectionServiceListCollectionNftsProcedure:
 			collectionServiceListCollectionNftsHandler.ServeHTTP(w, r)
+		case CollectionServiceWatchCollectionProcedure:
+			collectionServiceWatchCollectionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -143,4 +180,8 @@ func (UnimplementedCollectionServiceHandler) GetCollection(context.Context, *con
 
 func (UnimplementedCollectionServiceHandler) ListCollectionNfts(context.Context, *connect.Request[v1.ListCollectionNftsRequest]) (*connect.Response[v1.ListCollectionNftsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.CollectionService.ListCollectionNfts is not implemented"))
+}
+
+func (UnimplementedCollectionServiceHandler) WatchCollection(context.Context, *connect.Request[v1.WatchCollectionRequest], *connect.ServerStream[v1.WatchCollectionResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.CollectionService.WatchCollection is not implemented"))
 }

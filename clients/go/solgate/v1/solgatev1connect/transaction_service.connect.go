@@ -54,6 +54,21 @@ const (
 	// TransactionServiceWatchBundleProcedure is the fully-qualified name of the TransactionService's
 	// WatchBundle RPC.
 	TransactionServiceWatchBundleProcedure = "/solgate.v1.TransactionService/WatchBundle"
+	// TransactionServicePrepareLadderProcedure is the fully-qualified name of the TransactionService's
+	// PrepareLadder RPC.
+	TransactionServicePrepareLadderProcedure = "/solgate.v1.TransactionService/PrepareLadder"
+	// TransactionServiceSendLadderProcedure is the fully-qualified name of the TransactionService's
+	// SendLadder RPC.
+	TransactionServiceSendLadderProcedure = "/solgate.v1.TransactionService/SendLadder"
+	// TransactionServiceGetLadderStatusProcedure is the fully-qualified name of the
+	// TransactionService's GetLadderStatus RPC.
+	TransactionServiceGetLadderStatusProcedure = "/solgate.v1.TransactionService/GetLadderStatus"
+	// TransactionServiceWatchLadderProcedure is the fully-qualified name of the TransactionService's
+	// WatchLadder RPC.
+	TransactionServiceWatchLadderProcedure = "/solgate.v1.TransactionService/WatchLadder"
+	// TransactionServiceCancelLadderProcedure is the fully-qualified name of the TransactionService's
+	// CancelLadder RPC.
+	TransactionServiceCancelLadderProcedure = "/solgate.v1.TransactionService/CancelLadder"
 )
 
 // TransactionServiceClient is a client for the solgate.v1.TransactionService service.
@@ -74,6 +89,30 @@ type TransactionServiceClient interface {
 	GetBundleStatus(context.Context, *connect.Request[v1.GetBundleStatusRequest]) (*connect.Response[v1.GetBundleStatusResponse], error)
 	// Streams a bundle's status: the current record at once, then every change, until it is final.
 	WatchBundle(context.Context, *connect.Request[v1.WatchBundleRequest]) (*connect.ServerStreamForClient[v1.WatchBundleResponse], error)
+	// Plans a fee ladder for an unsigned draft: 2 to 8 unsigned transactions, identical except for their compute-unit
+	// price, each advancing the given durable nonce first (AdvanceNonceAccount as instruction 0, the nonce's stored
+	// value as the blockhash) with the compute budget PrepareTransaction would set. Prices come from the landing-odds
+	// model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the top rung reaches the
+	// target within the slots left when it would be sent. Refused when the nonce account is missing or not an
+	// initialized nonce, when its authority is not a signer of the draft, or when the fee payer cannot afford the top
+	// rung.
+	PrepareLadder(context.Context, *connect.Request[v1.PrepareLadderRequest]) (*connect.Response[v1.PrepareLadderResponse], error)
+	// Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
+	// every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
+	// passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
+	// lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+	// can ever land, because they share one durable nonce.
+	SendLadder(context.Context, *connect.Request[v1.SendLadderRequest]) (*connect.Response[v1.SendLadderResponse], error)
+	// Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it
+	// compares with the cheapest fee that landed in the same block on the same accounts.
+	GetLadderStatus(context.Context, *connect.Request[v1.GetLadderStatusRequest]) (*connect.Response[v1.GetLadderStatusResponse], error)
+	// Streams a ladder's record: the current one at once, then every change, until it is final.
+	WatchLadder(context.Context, *connect.Request[v1.WatchLadderRequest]) (*connect.ServerStreamForClient[v1.WatchLadderResponse], error)
+	// Stops a ladder's climb: no further rung is submitted. A rung already submitted CAN STILL LAND: Solgate cannot
+	// withdraw a transaction from the network. Only advancing the nonce (an AdvanceNonceAccount signed by the nonce
+	// authority, which the client holds) makes that impossible; the ladder then ends NONCE_ADVANCED, or LANDED if a
+	// rung got in first.
+	CancelLadder(context.Context, *connect.Request[v1.CancelLadderRequest]) (*connect.Response[v1.CancelLadderResponse], error)
 }
 
 // NewTransactionServiceClient constructs a client for the solgate.v1.TransactionService service. By
@@ -134,6 +173,39 @@ func NewTransactionServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		prepareLadder: connect.NewClient[v1.PrepareLadderRequest, v1.PrepareLadderResponse](
+			httpClient,
+			baseURL+TransactionServicePrepareLadderProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("PrepareLadder")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		sendLadder: connect.NewClient[v1.SendLadderRequest, v1.SendLadderResponse](
+			httpClient,
+			baseURL+TransactionServiceSendLadderProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("SendLadder")),
+			connect.WithClientOptions(opts...),
+		),
+		getLadderStatus: connect.NewClient[v1.GetLadderStatusRequest, v1.GetLadderStatusResponse](
+			httpClient,
+			baseURL+TransactionServiceGetLadderStatusProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("GetLadderStatus")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		watchLadder: connect.NewClient[v1.WatchLadderRequest, v1.WatchLadderResponse](
+			httpClient,
+			baseURL+TransactionServiceWatchLadderProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("WatchLadder")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		cancelLadder: connect.NewClient[v1.CancelLadderRequest, v1.CancelLadderResponse](
+			httpClient,
+			baseURL+TransactionServiceCancelLadderProcedure,
+			connect.WithSchema(transactionServiceMethods.ByName("CancelLadder")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -146,6 +218,11 @@ type transactionServiceClient struct {
 	sendBundle           *connect.Client[v1.SendBundleRequest, v1.SendBundleResponse]
 	getBundleStatus      *connect.Client[v1.GetBundleStatusRequest, v1.GetBundleStatusResponse]
 	watchBundle          *connect.Client[v1.WatchBundleRequest, v1.WatchBundleResponse]
+	prepareLadder        *connect.Client[v1.PrepareLadderRequest, v1.PrepareLadderResponse]
+	sendLadder           *connect.Client[v1.SendLadderRequest, v1.SendLadderResponse]
+	getLadderStatus      *connect.Client[v1.GetLadderStatusRequest, v1.GetLadderStatusResponse]
+	watchLadder          *connect.Client[v1.WatchLadderRequest, v1.WatchLadderResponse]
+	cancelLadder         *connect.Client[v1.CancelLadderRequest, v1.CancelLadderResponse]
 }
 
 // SendTransaction calls solgate.v1.TransactionService.SendTransaction.
@@ -183,6 +260,31 @@ func (c *transactionServiceClient) WatchBundle(ctx context.Context, req *connect
 	return c.watchBundle.CallServerStream(ctx, req)
 }
 
+// PrepareLadder calls solgate.v1.TransactionService.PrepareLadder.
+func (c *transactionServiceClient) PrepareLadder(ctx context.Context, req *connect.Request[v1.PrepareLadderRequest]) (*connect.Response[v1.PrepareLadderResponse], error) {
+	return c.prepareLadder.CallUnary(ctx, req)
+}
+
+// SendLadder calls solgate.v1.TransactionService.SendLadder.
+func (c *transactionServiceClient) SendLadder(ctx context.Context, req *connect.Request[v1.SendLadderRequest]) (*connect.Response[v1.SendLadderResponse], error) {
+	return c.sendLadder.CallUnary(ctx, req)
+}
+
+// GetLadderStatus calls solgate.v1.TransactionService.GetLadderStatus.
+func (c *transactionServiceClient) GetLadderStatus(ctx context.Context, req *connect.Request[v1.GetLadderStatusRequest]) (*connect.Response[v1.GetLadderStatusResponse], error) {
+	return c.getLadderStatus.CallUnary(ctx, req)
+}
+
+// WatchLadder calls solgate.v1.TransactionService.WatchLadder.
+func (c *transactionServiceClient) WatchLadder(ctx context.Context, req *connect.Request[v1.WatchLadderRequest]) (*connect.ServerStreamForClient[v1.WatchLadderResponse], error) {
+	return c.watchLadder.CallServerStream(ctx, req)
+}
+
+// CancelLadder calls solgate.v1.TransactionService.CancelLadder.
+func (c *transactionServiceClient) CancelLadder(ctx context.Context, req *connect.Request[v1.CancelLadderRequest]) (*connect.Response[v1.CancelLadderResponse], error) {
+	return c.cancelLadder.CallUnary(ctx, req)
+}
+
 // TransactionServiceHandler is an implementation of the solgate.v1.TransactionService service.
 type TransactionServiceHandler interface {
 	// Checks, simulates, submits and tracks a fully signed transaction, rebroadcasting it while its blockhash is valid.
@@ -201,6 +303,30 @@ type TransactionServiceHandler interface {
 	GetBundleStatus(context.Context, *connect.Request[v1.GetBundleStatusRequest]) (*connect.Response[v1.GetBundleStatusResponse], error)
 	// Streams a bundle's status: the current record at once, then every change, until it is final.
 	WatchBundle(context.Context, *connect.Request[v1.WatchBundleRequest], *connect.ServerStream[v1.WatchBundleResponse]) error
+	// Plans a fee ladder for an unsigned draft: 2 to 8 unsigned transactions, identical except for their compute-unit
+	// price, each advancing the given durable nonce first (AdvanceNonceAccount as instruction 0, the nonce's stored
+	// value as the blockhash) with the compute budget PrepareTransaction would set. Prices come from the landing-odds
+	// model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the top rung reaches the
+	// target within the slots left when it would be sent. Refused when the nonce account is missing or not an
+	// initialized nonce, when its authority is not a signer of the draft, or when the fee payer cannot afford the top
+	// rung.
+	PrepareLadder(context.Context, *connect.Request[v1.PrepareLadderRequest]) (*connect.Response[v1.PrepareLadderResponse], error)
+	// Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
+	// every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
+	// passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
+	// lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+	// can ever land, because they share one durable nonce.
+	SendLadder(context.Context, *connect.Request[v1.SendLadderRequest]) (*connect.Response[v1.SendLadderResponse], error)
+	// Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it
+	// compares with the cheapest fee that landed in the same block on the same accounts.
+	GetLadderStatus(context.Context, *connect.Request[v1.GetLadderStatusRequest]) (*connect.Response[v1.GetLadderStatusResponse], error)
+	// Streams a ladder's record: the current one at once, then every change, until it is final.
+	WatchLadder(context.Context, *connect.Request[v1.WatchLadderRequest], *connect.ServerStream[v1.WatchLadderResponse]) error
+	// Stops a ladder's climb: no further rung is submitted. A rung already submitted CAN STILL LAND: Solgate cannot
+	// withdraw a transaction from the network. Only advancing the nonce (an AdvanceNonceAccount signed by the nonce
+	// authority, which the client holds) makes that impossible; the ladder then ends NONCE_ADVANCED, or LANDED if a
+	// rung got in first.
+	CancelLadder(context.Context, *connect.Request[v1.CancelLadderRequest]) (*connect.Response[v1.CancelLadderResponse], error)
 }
 
 // NewTransactionServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -257,6 +383,39 @@ func NewTransactionServiceHandler(svc TransactionServiceHandler, opts ...connect
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	transactionServicePrepareLadderHandler := connect.NewUnaryHandler(
+		TransactionServicePrepareLadderProcedure,
+		svc.PrepareLadder,
+		connect.WithSchema(transactionServiceMethods.ByName("PrepareLadder")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	transactionServiceSendLadderHandler := connect.NewUnaryHandler(
+		TransactionServiceSendLadderProcedure,
+		svc.SendLadder,
+		connect.WithSchema(transactionServiceMethods.ByName("SendLadder")),
+		connect.WithHandlerOptions(opts...),
+	)
+	transactionServiceGetLadderStatusHandler := connect.NewUnaryHandler(
+		TransactionServiceGetLadderStatusProcedure,
+		svc.GetLadderStatus,
+		connect.WithSchema(transactionServiceMethods.ByName("GetLadderStatus")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	transactionServiceWatchLadderHandler := connect.NewServerStreamHandler(
+		TransactionServiceWatchLadderProcedure,
+		svc.WatchLadder,
+		connect.WithSchema(transactionServiceMethods.ByName("WatchLadder")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	transactionServiceCancelLadderHandler := connect.NewUnaryHandler(
+		TransactionServiceCancelLadderProcedure,
+		svc.CancelLadder,
+		connect.WithSchema(transactionServiceMethods.ByName("CancelLadder")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/solgate.v1.TransactionService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TransactionServiceSendTransactionProcedure:
@@ -273,6 +432,16 @@ func NewTransactionServiceHandler(svc TransactionServiceHandler, opts ...connect
 			transactionServiceGetBundleStatusHandler.ServeHTTP(w, r)
 		case TransactionServiceWatchBundleProcedure:
 			transactionServiceWatchBundleHandler.ServeHTTP(w, r)
+		case TransactionServicePrepareLadderProcedure:
+			transactionServicePrepareLadderHandler.ServeHTTP(w, r)
+		case TransactionServiceSendLadderProcedure:
+			transactionServiceSendLadderHandler.ServeHTTP(w, r)
+		case TransactionServiceGetLadderStatusProcedure:
+			transactionServiceGetLadderStatusHandler.ServeHTTP(w, r)
+		case TransactionServiceWatchLadderProcedure:
+			transactionServiceWatchLadderHandler.ServeHTTP(w, r)
+		case TransactionServiceCancelLadderProcedure:
+			transactionServiceCancelLadderHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -308,4 +477,24 @@ func (UnimplementedTransactionServiceHandler) GetBundleStatus(context.Context, *
 
 func (UnimplementedTransactionServiceHandler) WatchBundle(context.Context, *connect.Request[v1.WatchBundleRequest], *connect.ServerStream[v1.WatchBundleResponse]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.WatchBundle is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) PrepareLadder(context.Context, *connect.Request[v1.PrepareLadderRequest]) (*connect.Response[v1.PrepareLadderResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.PrepareLadder is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) SendLadder(context.Context, *connect.Request[v1.SendLadderRequest]) (*connect.Response[v1.SendLadderResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.SendLadder is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) GetLadderStatus(context.Context, *connect.Request[v1.GetLadderStatusRequest]) (*connect.Response[v1.GetLadderStatusResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.GetLadderStatus is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) WatchLadder(context.Context, *connect.Request[v1.WatchLadderRequest], *connect.ServerStream[v1.WatchLadderResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.WatchLadder is not implemented"))
+}
+
+func (UnimplementedTransactionServiceHandler) CancelLadder(context.Context, *connect.Request[v1.CancelLadderRequest]) (*connect.Response[v1.CancelLadderResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("solgate.v1.TransactionService.CancelLadder is not implemented"))
 }

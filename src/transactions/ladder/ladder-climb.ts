@@ -1,0 +1,44 @@
+/**
+ * The climb's rule, as a pure decision: given where the ladder stands at a slot and what the landing odds say, is
+ * the next rung due?
+ *
+ * The current rung keeps its place while its odds of landing in the slots left stay at the target, or while its
+ * planned stay lasts (the plan's offsets spread the rungs over the deadline). It makes way when its stay is over and
+ * its odds in the time left are below the target; or at once, whatever the plan, when the top rung's odds in the
+ * time left less one slot fall below the target: waiting longer would leave even the top rung short of it (a market
+ * that jumped, or a deadline closing in); and at once when its own odds in the time left fall below the bottom rung's
+ * floor of meaningful odds (a rung the market has left behind holds nothing up). Without odds the plan alone decides.
+ */
+import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
+
+/** What the decision looks at. */
+export interface ClimbView {
+  readonly slot: bigint;
+  /** The index of the highest rung submitted. */
+  readonly current: number;
+  readonly rungs: number;
+  readonly firstSlot: bigint;
+  readonly deadlineSlot: bigint;
+  readonly offsets: readonly number[];
+  readonly target: number;
+  /** The current rung's odds of landing within the slots left; undefined without a model. */
+  readonly currentOdds?: number;
+  /** The top rung's odds of landing within the slots left less one; undefined without a model. */
+  readonly topOdds?: number;
+}
+
+/** The slots left before the deadline (0 once it is reached). */
+export function slotsLeft(slot: bigint, deadlineSlot: bigint): number {
+  return slot >= deadlineSlot ? 0 : Number(deadlineSlot - slot);
+}
+
+/** Whether the next rung is due. */
+export function shouldClimb(view: ClimbView): boolean {
+  if (view.current >= view.rungs - 1) return false;
+  if (view.slot >= view.deadlineSlot) return false;
+  const stayOver = view.slot >= view.firstSlot + BigInt(view.offsets[view.current + 1]);
+  if (stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
+  // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
+  if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
+  return view.topOdds !== undefined && view.topOdds < view.target;
+}

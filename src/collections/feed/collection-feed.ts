@@ -356,7 +356,7 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
   return {
     async watch(collection, cursor, kinds, signal) {
       if (!isAddress(collection))
-        throw new SolgateError("INVALID_ADDRESS", "the collection address is not valid base58 of 32 bytes", {
+        throw new SolgateError("INVALID_ADDRESS", `address must be a base58 address of 32 bytes, got ${collection}`, {
           field: "address",
         });
       // The cursor is checked before anything is read: a bad one costs no upstream call.

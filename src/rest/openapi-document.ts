@@ -12,7 +12,7 @@
 import type { DescEnum, DescField, DescMessage, DescService } from "@bufbuild/protobuf";
 import { ScalarType } from "@bufbuild/protobuf";
 import { ERROR_REASONS } from "../errors.ts";
-import { isRequiredField, schemaConstraints } from "../request-validation.ts";
+import { fieldRules, isRequiredField, schemaConstraints } from "../request-validation.ts";
 import { enumWords } from "./rest-json.ts";
 import { SHORTHANDS } from "./rest-shorthands.ts";
 import { SSE_WATCHES } from "./sse-watch.ts";
@@ -131,6 +131,7 @@ function applyRules(schema: Json, desc: DescMessage): void {
     const property = properties[field.jsonName];
     if (property === undefined) continue;
     setConstraints(property, schemaConstraints(field));
+    excludeEnumValues(property, field);
     if (isRequiredField(field)) required.push(field.jsonName);
   }
   if (required.length > 0) schema.required = required;
@@ -141,9 +142,24 @@ function applyRules(schema: Json, desc: DescMessage): void {
 function applyParameterRules(operation: Json, desc: DescMessage): void {
   for (const parameter of (operation.parameters ?? []) as Json[]) {
     const field = desc.fields.find((f) => f.jsonName === parameter.name || f.name === parameter.name);
-    if (field !== undefined && parameter.schema !== undefined)
+    if (field !== undefined && parameter.schema !== undefined) {
       setConstraints(parameter.schema as Json, schemaConstraints(field));
+      excludeEnumValues(parameter.schema as Json, field);
+    }
   }
+}
+
+/**
+ * A repeated enum field whose items the contract refuses some values of (`not_in`, e.g. the UNSPECIFIED zero):
+ * its items say so (`not` the excluded REST words), beside the enum's own schema.
+ */
+function excludeEnumValues(schema: Json, field: DescField): void {
+  if (field.fieldKind !== "list" || field.listKind !== "enum") return;
+  const rules = fieldRules(field);
+  const items = rules?.type.case === "repeated" ? rules.type.value.items?.type : undefined;
+  if (items?.case !== "enum" || items.value.notIn.length === 0 || typeof schema.items !== "object") return;
+  const words = enumWords(field.enum).byNumber;
+  (schema.items as Json).not = { enum: items.value.notIn.map((n) => words.get(n) ?? n) };
 }
 
 const CONSTRAINT_KEYWORDS = ["minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems"];

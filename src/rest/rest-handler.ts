@@ -22,6 +22,7 @@ import { restRoutesOf } from "./http-rules.ts";
 import type { RestRoute } from "./http-rules.ts";
 import { createInProcessCaller, forwardedHeaders } from "./in-process.ts";
 import { PathDecodeError } from "./path-template.ts";
+import type { PathTemplate } from "./path-template.ts";
 import { decodeRequest } from "./request-decoder.ts";
 import { restErrorOf } from "./rest-errors.ts";
 import type { RestError } from "./rest-errors.ts";
@@ -170,24 +171,31 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   // The routes a path could fit, by its segment count (a template matches paths of its own count only),
   // in their order: a request tries a few templates, not all of them.
+  // Most literal segments first: a path that fits a template's literals (`/transactions/ladder/prepare`) is that
+  // resource alone, never also one whose variable happens to take the literal's word (`/transactions/ladder/{id}`).
   const bySegmentCount = new Map<number, RestRoute[]>();
   for (const route of routes) {
     const count = route.template.segmentCount;
     bySegmentCount.set(count, [...(bySegmentCount.get(count) ?? []), route]);
   }
+  for (const list of bySegmentCount.values()) list.sort((a, b) => literalsOf(b.template) - literalsOf(a.template));
   const NO_ROUTES: readonly RestRoute[] = [];
 
   function matchRoute(method: string, path: string): Match {
     const count = segmentCountOf(path);
     const allowed = new Set<string>();
+    // The literal count of the first template the path fits: templates with fewer are other resources.
+    let fitted = -1;
     for (const route of bySegmentCount.get(count) ?? NO_ROUTES) {
+      if (fitted >= 0 && literalsOf(route.template) < fitted) break;
       const variables = matchPath(route.template, path);
       if (variables === undefined) continue;
       if (route.httpMethod === method) return { kind: "rpc", route, variables };
+      fitted = literalsOf(route.template);
       allowed.add(route.httpMethod);
     }
     for (const watch of watches) {
-      if (count === watch.template.segmentCount) {
+      if (count === watch.template.segmentCount && !(fitted >= 0 && literalsOf(watch.template) < fitted)) {
         const variables = matchPath(watch.template, path);
         if (variables === undefined) continue;
         if (method === "GET") return { kind: "watch", watch, variables };
@@ -216,6 +224,18 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
   };
   return { routes, handle, answersInOneWrite };
+}
+
+const literalCounts = new WeakMap<PathTemplate, number>();
+
+/** How many of a template's segments are literals (`/v1/{chain}/network/fees`: 3). */
+function literalsOf(template: PathTemplate): number {
+  let count = literalCounts.get(template);
+  if (count === undefined) {
+    count = template.source.split("/").filter((segment) => segment !== "" && !segment.includes("{")).length;
+    literalCounts.set(template, count);
+  }
+  return count;
 }
 
 function matchPath(template: RestRoute["template"], path: string): Record<string, string> | undefined {

@@ -51,6 +51,23 @@ describe("REST over the server's handlers", () => {
     expect(body.message).toBe("program_id is not a base58 address");
   });
 
+  it("takes a literal path segment for what it says, not for a variable of another route", async () => {
+    // POST /transactions/ladder/prepare is one resource; GET /transactions/ladder/{id} must not claim it too.
+    const body = await expectRestError(
+      await fetch(`${t.url}/v1/localnet/transactions/ladder/prepare`, { method: "OPTIONS", headers: auth }),
+      405,
+      "method_not_allowed",
+    );
+    expect(body.details.allowed).toEqual(["POST"]);
+    // A word that is no literal there is still the variable's.
+    const other = await expectRestError(
+      await fetch(`${t.url}/v1/localnet/transactions/ladder/x`, { method: "PUT", headers: auth }),
+      405,
+      "method_not_allowed",
+    );
+    expect(other.details.allowed).toEqual(["GET"]);
+  });
+
   it("adds Retry-After and retryAfterMs to retryable errors", async () => {
     const res = await get(`/v1/localnet/programs/${UPSTREAM_PROGRAM}/accounts`);
     expect(res.headers.get("retry-after")).toBe("3");

@@ -468,12 +468,12 @@ var File_solgate_v1_webhook_service_proto protoreflect.FileDescriptor
 const file_solgate_v1_webhook_service_proto_rawDesc = "" +
 	"\n" +
 	" solgate/v1/webhook_service.proto\x12\n" +
-	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a!solgate/v1/collection_event.proto\x1a\x18solgate/v1/webhook.proto\"\xe3\x01\n" +
+	"solgate.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a!solgate/v1/collection_event.proto\x1a\x18solgate/v1/webhook.proto\"\xe9\x01\n" +
 	"\x14CreateWebhookRequest\x12\x14\n" +
-	"\x05chain\x18\x01 \x01(\tR\x05chain\x12\x1c\n" +
-	"\x03url\x18\x02 \x01(\tB\n" +
-	"\xbaH\ar\x05\x10\x01\x18\x80\x10R\x03url\x12M\n" +
-	"\vcollections\x18\x03 \x03(\tB+\xbaH(\x92\x01%\b\x01\x10d\"\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\vcollections\x12H\n" +
+	"\x05chain\x18\x01 \x01(\tR\x05chain\x12\x1f\n" +
+	"\x03url\x18\x02 \x01(\tB\r\xbaH\n" +
+	"\xc8\x01\x01r\x05\x10\x01\x18\x80\x10R\x03url\x12P\n" +
+	"\vcollections\x18\x03 \x03(\tB.\xbaH+\xc8\x01\x01\x92\x01%\b\x01\x10d\"\x1fr\x1d\x10 \x18,2\x17^[1-9A-HJ-NP-Za-km-z]+$R\vcollections\x12H\n" +
 	"\x05kinds\x18\x04 \x03(\x0e2\x1f.solgate.v1.CollectionEventKindB\x11\xbaH\x0e\x92\x01\v\x10\x04\"\a\x82\x01\x04\x10\x01 \x00R\x05kinds\"^\n" +
 	"\x15CreateWebhookResponse\x12-\n" +
 	"\awebhook\x18\x01 \x01(\v2\x13.solgate.v1.WebhookR\awebhook\x12\x16\n" +

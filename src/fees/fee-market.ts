@@ -129,7 +129,7 @@ export interface FeeMarketOptions {
    * fee-odds.ts). No environment variable sets it: the calibration bench does, to measure the margin.
    */
   oddsConfidence?: number;
-  /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and 12M). */
+  /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and, with SIMD-0306, 24M). */
   blockCuLimit?: number;
   accountCuLimit?: number;
   /** Fewest blocks in the window before odds are given (default 32). */

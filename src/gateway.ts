@@ -36,6 +36,7 @@ import { redactUrl } from "./upstream/metrics.ts";
 import { startConfiguredLocalnet } from "./embedded-localnet.ts";
 import { connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis, RedisTopology } from "./store/redis.ts";
+import { sleep } from "./sleep.ts";
 
 /** A started gateway. */
 export interface Gateway {
@@ -369,17 +370,11 @@ async function firstFeeLevels(contexts: readonly ChainContext[], timeoutMs: numb
     const waiting = contexts.filter((c) => c.fees.global().priority === undefined);
     if (waiting.length === 0 || Date.now() >= deadline) return;
     // A read that hangs (an upstream that does not answer) does not hold the port past the deadline.
-    let timer: NodeJS.Timeout | undefined;
-    const pastDeadline = new Promise((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-    });
+    const pastDeadline = new AbortController();
     await Promise.race([
-      Promise.all([
-        ...waiting.map((c) => c.fees.refresh().catch(() => undefined)),
-        new Promise((resolve) => setTimeout(resolve, FIRST_LEVELS_POLL_MS)),
-      ]),
-      pastDeadline,
+      Promise.all([...waiting.map((c) => c.fees.refresh().catch(() => undefined)), sleep(FIRST_LEVELS_POLL_MS)]),
+      sleep(Math.max(0, deadline - Date.now()), pastDeadline.signal),
     ]);
-    clearTimeout(timer);
+    pastDeadline.abort();
   }
 }

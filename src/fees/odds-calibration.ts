@@ -24,6 +24,8 @@
  * n is a weighted count and the correction follows a market that drifts.
  */
 
+import { BoundedMap } from "../bounded-map.ts";
+
 /** Options of {@link createOddsCalibration}. */
 export interface OddsCalibrationOptions {
   /** Outcomes kept (default 4,000): the newest count. */
@@ -109,7 +111,7 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
   if (!(halfLife > 0)) throw new RangeError(`halfLifeSlots must be above 0, got ${halfLife}`);
   const sentAt = new Float64Array(maxOutcomes);
   let newestSettled = 0;
-  const pending = new Map<string, PendingSend>();
+  const pending = new BoundedMap<string, PendingSend>(maxPending);
   const raw = new Float64Array(maxOutcomes);
   const scores = new Float64Array(maxOutcomes);
   const landed = new Uint8Array(maxOutcomes);
@@ -210,7 +212,6 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
 
   return {
     track(signatureKey, send) {
-      if (pending.size >= maxPending) pending.delete(pending.keys().next().value!);
       pending.set(signatureKey, send);
     },
     pending: (key) => pending.get(key),

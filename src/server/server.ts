@@ -40,6 +40,7 @@ import { registerReflection } from "./reflection.ts";
 import { withRouterErrorBody } from "./router-errors.ts";
 import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
 import type { Tracing } from "./tracing.ts";
+import { sleep } from "../sleep.ts";
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -308,7 +309,7 @@ export function createServer(options: ServerOptions): SolgateServer {
             draining = true;
             health.setAll(ServingStatus.NOT_SERVING);
             // A moment for health watchers to receive NOT_SERVING before their streams end.
-            await new Promise((resolve) => setTimeout(resolve, 50));
+            await sleep(50);
             drain.abort();
             await listener.close({
               deadline: Date.now() + timeoutMs,

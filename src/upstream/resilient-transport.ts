@@ -23,6 +23,7 @@ import { checkResult } from "./response-schemas.ts";
 import type { GenericSchema } from "valibot";
 import type { SlotWatch } from "./slot-watch.ts";
 import { ResponseTooLargeError } from "./capped-http.ts";
+import { sleep } from "../sleep.ts";
 
 /** One upstream URL with the kit HTTP transport that reaches it. */
 export interface Endpoint {
@@ -172,12 +173,9 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
               last = budgetSpent(last);
               break;
             }
-            try {
-              await sleep(backoff, callerSignal, closeSignal);
-            } catch (error) {
-              if (callerSignal?.aborted) throw error;
-              throw fail({ kind: "closed" });
-            }
+            await sleep(backoff, anySignal(callerSignal, closeSignal));
+            callerSignal?.throwIfAborted();
+            if (closeSignal.aborted) throw fail({ kind: "closed" });
             triedThisRound = new Set();
             attemptedThisRound = false;
             index = preferred;
@@ -460,22 +458,6 @@ function nextUntried(from: number, count: number, tried: Set<number>): number | 
     if (!tried.has(candidate)) return candidate;
   }
   return undefined;
-}
-
-function sleep(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
-  const signal = anySignal(...signals);
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    function onAbort() {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

@@ -32,6 +32,7 @@ import type { FeedBlock } from "./feed-block.ts";
 import { membershipChangesOf } from "./membership-instructions.ts";
 import type { MembershipChange } from "./membership-instructions.ts";
 import { BUBBLEGUM_PROGRAM } from "./program-keys.ts";
+import { sleep } from "../../sleep.ts";
 
 /** The event kinds, as the log names them. */
 export type FeedEventKind = FeedEventBody["kind"];
@@ -431,17 +432,4 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
     }
     return stream();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }

@@ -20,6 +20,7 @@ import { httpGet, HttpGetError, isNonPublicAddress } from "../http-get.ts";
 import type { CollectionFeed, FeedEventKind } from "./collection-feed.ts";
 import type { FeedEvent } from "./event-log.ts";
 import type { FloorPrice } from "../market/market-source.ts";
+import { sleep } from "../../sleep.ts";
 
 /** A registered webhook, as listed. */
 export interface WebhookInfo {
@@ -333,17 +334,4 @@ function floorJson(floor: FloorPrice): Record<string, unknown> {
     updatedAt: floor.updatedAt.toISOString(),
     source: floor.source,
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }

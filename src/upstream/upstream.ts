@@ -140,6 +140,8 @@ export interface Upstream {
   readonly chain: string;
   /** Kit RPC: `await upstream.rpc.getSlot().send()`. */
   readonly rpc: Rpc<SolanaRpcApi>;
+  /** The transport under `rpc` (retries, failover, breakers), for an rpc that adds to it (send-paths.ts). */
+  readonly transport: RpcTransport;
   readonly das: DasClient;
   /** Signature notifications from the node's WebSocket; undefined when there is none. */
   readonly signatures?: SignatureFeed;
@@ -252,9 +254,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     breaker: breakerFor(url),
     watch: watchFor(url),
   }));
-  const rpc = createSolanaRpcFromTransport(
-    createResilientTransport({ ...shared, schemas: RESULT_SCHEMAS, endpoints: rpcEndpoints }),
-  );
+  const transport = createResilientTransport({ ...shared, schemas: RESULT_SCHEMAS, endpoints: rpcEndpoints });
+  const rpc = createSolanaRpcFromTransport(transport);
 
   const dasTransport = createResilientTransport({
     ...shared,
@@ -318,6 +319,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   return {
     chain: options.chain,
     rpc,
+    transport,
     das,
     ...(signatures === undefined ? {} : { signatures }),
     ...(geyser === undefined ? {} : { geyser }),

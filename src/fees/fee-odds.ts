@@ -113,7 +113,12 @@ export interface FeeOdds {
 const keyOf = (signature: Uint8Array) =>
   Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString("base64");
 
-/** Creates the odds of a fee market. */
+/**
+ * Creates the odds of a fee market.
+ *
+ * Long (~220 lines): the rule, the quotes, the waiting sends and the outcomes share the block loads, the two
+ * corrections (which also hold the tracked sends) and the memoised reference curve.
+ */
 export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   const target = options.target ?? 0.9;
   if (!(target > 0 && target < 1)) throw new RangeError(`target must be between 0 and 1, got ${target}`);

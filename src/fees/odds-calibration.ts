@@ -101,7 +101,11 @@ const ABOVE_CENTERS = [1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3.5, 4.5];
 /** Bins: exactly 0, the ten tenths, exactly 1 (a zero price at an edge that is its own priority), then ABOVE. */
 const ALL_BINS = BINS + 2 + ABOVE.length;
 
-/** Creates a correction with no outcomes (the identity). */
+/**
+ * Creates a correction with no outcomes (the identity).
+ *
+ * Just over ~150 lines: the outcome ring, the binned fit and the watched sends share one memory.
+ */
 export function createOddsCalibration(options: OddsCalibrationOptions = {}): OddsCalibration {
   const maxOutcomes = options.maxOutcomes ?? 4000;
   const priorWeight = options.priorWeight ?? 30;

@@ -136,7 +136,12 @@ export interface ListeningServer {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-/** Builds the server. */
+/**
+ * Builds the server.
+ *
+ * Long (~190 lines) because it is assembly: listener, routes, interceptors, health and the drain share the
+ * two abort controllers of shutdown; each part is built in its own file.
+ */
 export function createServer(options: ServerOptions): SolgateServer {
   const { logger } = options;
   const drain = new AbortController();

@@ -101,7 +101,12 @@ const NODE_UNHEALTHY = SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY;
 /** How one attempt ended: the node's response, or why there was none. */
 type AttemptResult<TResponse> = { ok: true; response: TResponse } | { ok: false; failure: Failure };
 
-/** Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps. */
+/**
+ * Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps.
+ *
+ * Long (~250 lines): one call's retry rounds, failover, per-attempt timeouts within the call's budget and the
+ * breaker each read the same per-call state and options; the attempt functions stay inside to close over them.
+ */
 export function createResilientTransport(options: ResilientTransportOptions): RpcTransport {
   const { endpoints, timeoutMs, maxRetries, semaphore, metrics, closeSignal } = options;
   if (endpoints.length === 0) throw new RangeError("at least one upstream URL is required");

@@ -190,6 +190,9 @@ export interface Upstream {
  * Creates the upstream of one chain.
  * Transport failures that survive the retries become SolgateError UPSTREAM_UNAVAILABLE (or RATE_LIMITED
  * after HTTP 429), with `retryAfterMs`; JSON-RPC errors from the node stay kit SolanaErrors.
+ *
+ * Long (~190 lines) because it is wiring: one chain's transports (JSON-RPC, DAS, the two scans, PubSub, the two
+ * Geyser streams) over the breakers and slot watches they share per URL; each part is built in its own file.
  */
 export function createUpstream(options: UpstreamOptions): Upstream {
   if (options.rpcUrls.length === 0) throw new RangeError(`chain ${options.chain}: at least one RPC URL is required`);

@@ -112,7 +112,12 @@ const ASSET_SEED = new TextEncoder().encode("asset");
 /** Metadata layout: key (1), update authority (32), then the mint. */
 const METADATA_MINT_AT = 33;
 
-/** Creates the feed; it reads blocks once the first collection is watched. */
+/**
+ * Creates the feed; it reads blocks once the first collection is watched.
+ *
+ * Long (~320 lines): the block loop, the seeding of a newly watched collection and the watches share the
+ * followed collections and the blocks fetched; the log, cursors and decoding are beside it.
+ */
 export function createCollectionFeed(options: CollectionFeedOptions): CollectionFeed {
   const { upstream, log } = options;
   const pollMs = options.pollMs ?? 400;

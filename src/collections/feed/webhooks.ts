@@ -102,7 +102,11 @@ interface Hook {
 
 type Delivery = { -readonly [K in keyof WebhookDeliveryInfo]: WebhookDeliveryInfo[K] } & { firstAttemptAt?: number };
 
-/** Creates the registry; deliveries start with each webhook. */
+/**
+ * Creates the registry; deliveries start with each webhook.
+ *
+ * Long (~200 lines): registration and each webhook's delivery loop share the hooks and their queues.
+ */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const now = options.now ?? Date.now;
   const retryPeriodMs = options.retryPeriodMs ?? 24 * 3_600_000;

@@ -161,8 +161,6 @@ export interface Config {
     recommendedCeiling?: bigint;
     oddsSlots: number;
     oddsTarget: number;
-    /** The rule's margin in standard deviations (fee-odds.ts, default 1); never read from the environment (benches). */
-    oddsConfidence?: number;
     blockCuLimit: number;
     accountCuLimit: number;
   };

@@ -125,7 +125,12 @@ export interface CollectionsOptions {
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-/** Creates the core for one chain. `market` (floor prices) and `offchain` may be shared across chains. */
+/**
+ * Creates the core for one chain. `market` (floor prices) and `offchain` may be shared across chains.
+ *
+ * Just over ~150 lines: its reads share the DAS client, the floor prices, the off-chain JSON and the count cache
+ * built at its top.
+ */
 export function createCollections(
   deps: { upstream: CollectionsUpstream; market?: FloorPriceLookup; offchain?: OffchainJson },
   options: CollectionsOptions = {},

@@ -82,7 +82,11 @@ type BlockOutcome =
   | { kind: "not-available" }
   | { kind: "failed"; error: unknown };
 
-/** Creates a follower that starts at the tip on its first tick. */
+/**
+ * Creates a follower that starts at the tip on its first tick.
+ *
+ * Just over ~150 lines: the tick and its block reads share the follower's progress (tip, next slot, failures).
+ */
 export function createBlockFollower(options: BlockFollowerOptions): BlockFollower {
   const { rpc, window } = options;
   const maxCatchUp = BigInt(options.maxCatchUpSlots ?? 20);

@@ -69,6 +69,11 @@ export interface FeeBlockStream {
   onBlock(listener: (block: SubscribeUpdateBlock) => void): () => void;
 }
 
+/** New blocks announced by slot alone (src/upstream/geyser-source.ts). */
+export interface BlockAnnouncements {
+  onBlock(listener: () => void): () => void;
+}
+
 /** The upstream calls the fee market makes. */
 export type FeeMarketRpc = Rpc<GetSlotApi & GetBlockApi & GetRecentPrioritizationFeesApi & GetMultipleAccountsApi>;
 
@@ -84,6 +89,12 @@ export interface FeeMarketOptions {
   pollIntervalMs?: number;
   /** A stream of blocks: fed at once from it while it is healthy; polling is the fallback. */
   stream?: FeeBlockStream;
+  /**
+   * Announces new blocks without their contents (the Geyser status stream): each runs a tick now rather than at
+   * the next poll, and one that arrives while a tick runs gets one more tick after it, so that it is not left for
+   * the next poll.
+   */
+  announcements?: BlockAnnouncements;
   /**
    * While the stream is healthy, how often the tick still asks the node its slot and reads any slot the
    * stream did not bring (default 5,000 ms).
@@ -118,7 +129,7 @@ export interface FeeMarketOptions {
    * fee-odds.ts). No environment variable sets it: the calibration bench does, to measure the margin.
    */
   oddsConfidence?: number;
-  /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and 12M). */
+  /** The chain's block and per-account CU limits the odds assume (defaults agave 3.0's 60M and, with SIMD-0306, 24M). */
   blockCuLimit?: number;
   accountCuLimit?: number;
   /** Fewest blocks in the window before odds are given (default 32). */
@@ -203,7 +214,15 @@ export interface FeeMarket {
   status(): FeeMarketStatus;
 }
 
-/** Creates a stopped market; call `start()`. */
+/**
+ * Creates a stopped market; call `start()`.
+ *
+ * Longer than a factory should be (~350 lines): the tick (blocks read or streamed, the fleet's log, the
+ * fallback) and the answers (estimates, odds, waiting sends) share the snapshot cache and the follower's state,
+ * which each tick moves and every answer reads. The parts with state of their own are already beside it (the
+ * window, the follower, the odds, the fallback, the feed, the replication, the lookup tables); what stays here
+ * is the glue between them.
+ */
 export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   const rpc = options.upstream.rpc;
   const now = options.now ?? Date.now;
@@ -266,6 +285,9 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   // Stream blocks not applied yet: they arrived during a tick, or after a gap the tick must read first.
   const pending: StreamBlock[] = [];
   let offStream: (() => void) | undefined;
+  let offAnnouncements: (() => void) | undefined;
+  // A block was announced during the tick in progress: one more tick follows it.
+  let tickAgain = false;
   let snapshot: FeeSnapshot | undefined;
   let snapshotKey = "";
   let globalEstimate: FeeEstimate | undefined;
@@ -399,8 +421,18 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
   function runOnce(): Promise<void> {
     inFlight ??= cycle().finally(() => {
       inFlight = undefined;
+      if (tickAgain) {
+        tickAgain = false;
+        onAnnouncement();
+      }
     });
     return inFlight;
+  }
+
+  function onAnnouncement(): void {
+    if (!running) return;
+    if (inFlight !== undefined) tickAgain = true;
+    else void runOnce().catch(() => {});
   }
 
   function schedule(): void {
@@ -418,6 +450,7 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       running = true;
       abort = new AbortController();
       offStream = stream?.onBlock(onStreamBlock);
+      offAnnouncements = options.announcements?.onBlock(onAnnouncement);
       void runOnce().then(schedule, schedule);
     },
 
@@ -425,6 +458,9 @@ export function createFeeMarket(options: FeeMarketOptions): FeeMarket {
       running = false;
       offStream?.();
       offStream = undefined;
+      offAnnouncements?.();
+      offAnnouncements = undefined;
+      tickAgain = false;
       pending.length = 0;
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;

@@ -8,7 +8,7 @@ import type { FeeWindow } from "./fee-window.ts";
 import { REFERENCE_CANDIDATE, createBlockLoads } from "./landing-odds.ts";
 import type { Candidate, InclusionCurve } from "./landing-odds.ts";
 import { createOddsCalibration } from "./odds-calibration.ts";
-import type { OddsCalibration, OddsCalibrationOptions } from "./odds-calibration.ts";
+import type { OddsCalibration, PendingSend } from "./odds-calibration.ts";
 import type { FeeLevels } from "./percentile.ts";
 
 /** The odds of each level and of the recommendation, within `withinSlots` slots. */
@@ -37,7 +37,6 @@ export interface FeeOddsOptions {
    * rule takes the cheapest price whose calibrated odds, less `confidence` x sqrt(p(1-p)/weight), reach it.
    */
   confidence?: number;
-  calibration?: OddsCalibrationOptions;
 }
 
 /** What a waiting send is told. */
@@ -114,7 +113,12 @@ export interface FeeOdds {
 const keyOf = (signature: Uint8Array) =>
   Buffer.from(signature.buffer, signature.byteOffset, signature.byteLength).toString("base64");
 
-/** Creates the odds of a fee market. */
+/**
+ * Creates the odds of a fee market.
+ *
+ * Long (~220 lines): the rule, the quotes, the waiting sends and the outcomes share the block loads, the two
+ * corrections (which also hold the tracked sends) and the memoised reference curve.
+ */
 export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   const target = options.target ?? 0.9;
   if (!(target > 0 && target < 1)) throw new RangeError(`target must be between 0 and 1, got ${target}`);
@@ -123,17 +127,17 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   const loads = createBlockLoads(options);
   const k = loads.withinSlots;
   // Two corrections: sends that write-lock an account contended in the window (a hot account's market moves
-  // apart from the block's), and the others. Each learns from its own sends only.
+  // apart from the block's), and the others. Each learns from its own sends only. They are also where a send is
+  // watched for `waiting`, until seen or its blockhash must have lapsed (a window of slots).
   const corrections = {
-    open: createOddsCalibration(options.calibration),
-    contended: createOddsCalibration(options.calibration),
+    open: createOddsCalibration({ keepSlots: options.windowSlots }),
+    contended: createOddsCalibration({ keepSlots: options.windowSlots }),
   };
+  const watched = (key: string): PendingSend | undefined =>
+    corrections.open.pending(key) ?? corrections.contended.pending(key);
   const correctionOf = (candidate: Candidate) =>
     candidate.writable.length > 0 && loads.contended(candidate.writable) ? corrections.contended : corrections.open;
   let newest: bigint | undefined;
-  // Sends watched for `waiting`, until seen or their blockhash must have lapsed (a window of slots).
-  const sent = new Map<string, { sentSlot: bigint; landed: boolean }>();
-  const maxWatched = options.calibration?.maxPending ?? 20_000;
 
   let memoKey = "";
   let memoCurve: InclusionCurve | undefined;
@@ -200,14 +204,11 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
   }
 
   function observe(slot: bigint, transactions: readonly PricedTransaction[]): void {
-    if (!corrections.open.watching() && !corrections.contended.watching() && sent.size === 0) return;
+    if (!corrections.open.watching() && !corrections.contended.watching()) return;
     for (const tx of transactions) {
       if (tx.signature === undefined) continue;
-      const key = keyOf(tx.signature);
-      const send = corrections.open.pending(key) ?? corrections.contended.pending(key);
+      const send = watched(keyOf(tx.signature));
       if (send !== undefined && send.landedSlot === undefined) send.landedSlot = slot;
-      const watched = sent.get(key);
-      if (watched !== undefined) watched.landed = true;
     }
     // Replayed blocks (a fleet replica) carry prices and write locks only: outcomes cannot be told, so none are taken.
     if (transactions.length > 0 && transactions.every((tx) => tx.signatures === undefined)) {
@@ -220,8 +221,6 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
     newest = slot;
     corrections.open.settle(slot, k);
     corrections.contended.settle(slot, k);
-    const lapsed = slot - BigInt(options.windowSlots);
-    for (const [key, send] of sent) if (send.landed || send.sentSlot < lapsed) sent.delete(key);
   }
 
   return {
@@ -277,13 +276,11 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
       const at = sentSlot !== undefined && sentSlot > newest ? sentSlot : newest;
       const { raw, score } = curve.position(price);
       correctionOf(candidate).track(key, { rawOdds: raw, score, sentSlot: at });
-      if (sent.size >= maxWatched) sent.delete(sent.keys().next().value!);
-      sent.set(key, { sentSlot: at, landed: false });
     },
 
     waiting(signature, price, candidate) {
-      const send = sent.get(keyOf(signature));
-      if (send === undefined || send.landed) return undefined;
+      const send = watched(keyOf(signature));
+      if (send === undefined || send.landedSlot !== undefined) return undefined;
       const curve = curveOf(candidate);
       if (curve === undefined || !curve.waitedSince(send.sentSlot, price)) return undefined;
       const calibration = correctionOf(candidate);
@@ -338,7 +335,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
     stats: () => ({
       outcomes: corrections.open.outcomes() + corrections.contended.outcomes(),
       blocks: loads.blocks(),
-      watching: sent.size,
+      watching: corrections.open.pendingCount() + corrections.contended.pendingCount(),
     }),
   };
 }

@@ -36,7 +36,7 @@ export interface BlockLoadsOptions {
   withinSlots?: number;
   /** The block CU limit of the chain (default agave 3.0's 60,000,000). */
   blockCuLimit?: number;
-  /** The per-account CU limit (default agave 3.0's 12,000,000). */
+  /** The per-account CU limit (default 24,000,000, SIMD-0306's; transaction-cost.ts). */
   accountCuLimit?: number;
   /** The fewest blocks in the window for odds to be given (default 32). */
   minBlocks?: number;

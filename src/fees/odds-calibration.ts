@@ -24,14 +24,21 @@
  * n is a weighted count and the correction follows a market that drifts.
  */
 
+import { BoundedMap } from "../bounded-map.ts";
+
 /** Options of {@link createOddsCalibration}. */
 export interface OddsCalibrationOptions {
   /** Outcomes kept (default 4,000): the newest count. */
   maxOutcomes?: number;
   /** Strength of each bin's Beta prior, in sends (default 30). */
   priorWeight?: number;
-  /** Sends awaiting their outcome (default 20,000); the oldest are forgotten past it. */
+  /** Sends watched at once (default 20,000); the oldest are forgotten past it. */
   maxPending?: number;
+  /**
+   * How long a send stays watched once its outcome is taken, while it is not seen: this many slots past its send
+   * (default 0). The fee odds keep a window's worth, to tell a send that still waits why (fee-odds.ts `waiting`).
+   */
+  keepSlots?: number;
   /**
    * Half-life of an outcome's weight, in slots since its send (default 150, the fee window): the correction
    * follows a market that drifts. Infinity weighs every kept outcome alike.
@@ -49,6 +56,8 @@ export interface PendingSend {
   readonly sentSlot: bigint;
   /** Slot it was seen in, once seen. */
   landedSlot?: bigint;
+  /** Whether its outcome was taken (or given up on); it stays watched until seen or `keepSlots` past. */
+  settled?: boolean;
 }
 
 /** The correction. */
@@ -59,9 +68,14 @@ export interface OddsCalibration {
   pending(signatureKey: string): PendingSend | undefined;
   /** Whether any send is watched (so that blocks need not be scanned for signatures otherwise). */
   watching(): boolean;
-  /** Settles every watched send whose k slots have passed by `newestSlot`. */
+  /** Sends watched now. */
+  pendingCount(): number;
+  /**
+   * Settles every watched send whose k slots have passed by `newestSlot`, and stops watching those seen or
+   * `keepSlots` past their send.
+   */
   settle(newestSlot: bigint, withinSlots: number): void;
-  /** Forgets every watched send (e.g. after blocks whose signatures could not be read). */
+  /** Takes no outcome from the sends watched now (after blocks whose signatures could not be read). */
   forgetPending(): void;
   /** A price's raw odds and score to calibrated odds (non-decreasing in the score). */
   apply(rawOdds: number, score?: number): number;
@@ -75,8 +89,6 @@ export interface OddsCalibration {
   firstReachable(withinSlots: number): number;
   /** Outcomes held. */
   outcomes(): number;
-  /** Increments when the mapping changes. */
-  version(): number;
 }
 
 const BINS = 10;
@@ -89,22 +101,26 @@ const ABOVE_CENTERS = [1.125, 1.375, 1.625, 1.875, 2.25, 2.75, 3.5, 4.5];
 /** Bins: exactly 0, the ten tenths, exactly 1 (a zero price at an edge that is its own priority), then ABOVE. */
 const ALL_BINS = BINS + 2 + ABOVE.length;
 
-/** Creates a correction with no outcomes (the identity). */
+/**
+ * Creates a correction with no outcomes (the identity).
+ *
+ * Just over ~150 lines: the outcome ring, the binned fit and the watched sends share one memory.
+ */
 export function createOddsCalibration(options: OddsCalibrationOptions = {}): OddsCalibration {
   const maxOutcomes = options.maxOutcomes ?? 4000;
   const priorWeight = options.priorWeight ?? 30;
   const maxPending = options.maxPending ?? 20_000;
+  const keepSlots = BigInt(options.keepSlots ?? 0);
   const halfLife = options.halfLifeSlots ?? 150;
   if (!(halfLife > 0)) throw new RangeError(`halfLifeSlots must be above 0, got ${halfLife}`);
   const sentAt = new Float64Array(maxOutcomes);
   let newestSettled = 0;
-  const pending = new Map<string, PendingSend>();
+  const pending = new BoundedMap<string, PendingSend>(maxPending);
   const raw = new Float64Array(maxOutcomes);
   const scores = new Float64Array(maxOutcomes);
   const landed = new Uint8Array(maxOutcomes);
   let count = 0;
   let next = 0;
-  let version = 0;
   let points: { x: number; y: number; w: number }[] | undefined;
   const DELAYS = 1000;
   const delays = new Uint16Array(DELAYS);
@@ -119,7 +135,6 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
     next = (next + 1) % maxOutcomes;
     count = Math.min(count + 1, maxOutcomes);
     points = undefined;
-    version++;
   }
 
   function binOf(score: number): number {
@@ -201,31 +216,37 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
 
   return {
     track(signatureKey, send) {
-      if (pending.size >= maxPending) pending.delete(pending.keys().next().value!);
       pending.set(signatureKey, send);
     },
     pending: (key) => pending.get(key),
     watching: () => pending.size > 0,
+    pendingCount: () => pending.size,
     settle(newestSlot, k) {
       if (Number(newestSlot) > newestSettled) {
         newestSettled = Number(newestSlot);
         if (Number.isFinite(halfLife)) points = undefined; // the weights aged
       }
+      const lapsed = newestSlot - keepSlots;
       for (const [key, send] of pending) {
         const horizon = send.sentSlot + BigInt(k);
-        if (send.landedSlot !== undefined && send.landedSlot <= horizon) {
+        if (send.settled === true) {
+          // Its outcome taken already: only watched for its sighting.
+        } else if (send.landedSlot !== undefined && send.landedSlot <= horizon) {
           record(send.rawOdds, send.score ?? send.rawOdds, send.sentSlot, true);
           delays[delayNext] = Math.max(0, Math.min(65535, Number(send.landedSlot - send.sentSlot)));
           delayNext = (delayNext + 1) % DELAYS;
           delayCount = Math.min(delayCount + 1, DELAYS);
-          pending.delete(key);
+          send.settled = true;
         } else if (newestSlot >= horizon) {
           record(send.rawOdds, send.score ?? send.rawOdds, send.sentSlot, false);
-          pending.delete(key);
+          send.settled = true;
         }
+        if (send.settled === true && (send.landedSlot !== undefined || send.sentSlot < lapsed)) pending.delete(key);
       }
     },
-    forgetPending: () => pending.clear(),
+    forgetPending() {
+      for (const send of pending.values()) send.settled = true;
+    },
     apply: (rawOdds, score) => estimate(rawOdds, score).odds,
     estimate,
     firstReachable(k) {
@@ -235,6 +256,5 @@ export function createOddsCalibration(options: OddsCalibrationOptions = {}): Odd
       return Math.max(1, Math.min(k, d));
     },
     outcomes: () => count,
-    version: () => version,
   };
 }

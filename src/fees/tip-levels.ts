@@ -205,8 +205,3 @@ export function tipLevelsAdder(tips: Pick<TipLevelSource, "current">): (estimate
     return withTips;
   };
 }
-
-/** The lamports a level stands for now; undefined while the levels are unknown. */
-export function lamportsOfLevel(tips: TipLevelSource, level: TipLevelName): bigint | undefined {
-  return tips.current()?.[level];
-}

@@ -25,6 +25,7 @@ import type { NodeHandler, NodeRequest, NodeResponse } from "./http-handler.ts";
 import { addressGroup } from "./client-address.ts";
 import { routeStreams } from "./h2-exchange.ts";
 import type { DirectStreams } from "./h2-exchange.ts";
+import { sleep } from "../sleep.ts";
 
 /** How long connections get to end by themselves once nothing is in flight. */
 const FLUSH_GRACE_MS = 1000;
@@ -320,7 +321,7 @@ export async function listen(options: ListenerOptions, port: number, host?: stri
         });
       }
       // What onDeadline aborted gets a moment to write its trailers.
-      if (inFlight.size > 0) await new Promise((r) => setTimeout(r, 100));
+      if (inFlight.size > 0) await sleep(100);
       // Connections with nothing in flight end on their own (GOAWAY sent, idle HTTP/1.1 closed), which
       // flushes the last trailers; cutting them at once could lose those. Whatever lingers is cut.
       h1.closeIdleConnections();

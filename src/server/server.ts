@@ -40,6 +40,7 @@ import { registerReflection } from "./reflection.ts";
 import { withRouterErrorBody } from "./router-errors.ts";
 import { createGrpcStreamPath, type StreamRoute } from "./grpc-stream-path.ts";
 import type { Tracing } from "./tracing.ts";
+import { sleep } from "../sleep.ts";
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -135,7 +136,12 @@ export interface ListeningServer {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-/** Builds the server. */
+/**
+ * Builds the server.
+ *
+ * Long (~190 lines) because it is assembly: listener, routes, interceptors, health and the drain share the
+ * two abort controllers of shutdown; each part is built in its own file.
+ */
 export function createServer(options: ServerOptions): SolgateServer {
   const { logger } = options;
   const drain = new AbortController();
@@ -308,7 +314,7 @@ export function createServer(options: ServerOptions): SolgateServer {
             draining = true;
             health.setAll(ServingStatus.NOT_SERVING);
             // A moment for health watchers to receive NOT_SERVING before their streams end.
-            await new Promise((resolve) => setTimeout(resolve, 50));
+            await sleep(50);
             drain.abort();
             await listener.close({
               deadline: Date.now() + timeoutMs,

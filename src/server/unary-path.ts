@@ -122,7 +122,12 @@ export interface UnaryPath {
   takes(headers: IncomingHttpHeaders): boolean;
 }
 
-/** Builds the path. */
+/**
+ * Builds the path.
+ *
+ * Long (~170 lines): the route table built once and the per-request steps that read it are one hot path,
+ * kept in one closure.
+ */
 export function createUnaryPath(options: UnaryPathOptions): UnaryPath {
   const { invoker, auth, fallback, readMaxBytes, compressions } = options;
   const compressMinBytes = options.compressMinBytes ?? 1024;

@@ -8,6 +8,7 @@ import { base58OfKey } from "./base58-key.ts";
 import { SolgateError } from "../errors.ts";
 import { ADDRESS_LOOKUP_TABLE_PROGRAM } from "./program-ids.ts";
 import type { CompiledMessage } from "./wire-transaction.ts";
+import { BoundedMap } from "../bounded-map.ts";
 
 /** Bytes before the first address: type u32, deactivation slot u64, last extended slot u64 and its start index u8, authority Option<Pubkey>, padding u16. */
 export const LOOKUP_TABLE_HEADER_BYTES = 56;
@@ -72,7 +73,7 @@ export function createLookupTableResolver(options: LookupTableResolverOptions): 
   const ttlMs = options.ttlMs ?? 60_000;
   const maxTables = options.maxTables ?? 10_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, CachedTable>();
+  const cache = new BoundedMap<string, CachedTable>(maxTables);
   // Concurrent estimates naming the same uncached table share one upstream call.
   const inFlight = new Map<string, Promise<readonly string[]>>();
 
@@ -90,7 +91,6 @@ export function createLookupTableResolver(options: LookupTableResolverOptions): 
 
   function store(table: string, addresses: readonly string[]): void {
     cache.set(table, { addresses, fetchedAt: now() });
-    while (cache.size > maxTables) cache.delete(cache.keys().next().value!);
   }
 
   async function fetchTables(tables: readonly string[]): Promise<void> {

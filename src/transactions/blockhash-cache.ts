@@ -7,6 +7,7 @@
 import type { GetLatestBlockhashApi, IsBlockhashValidApi, Rpc } from "@solana/kit";
 import type { Blockhash } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
+import { BoundedMap } from "../bounded-map.ts";
 
 /** Blocks a blockhash stays valid after the block that made it (agave's MAX_PROCESSING_AGE). */
 const MAX_PROCESSING_AGE = 150n;
@@ -92,7 +93,7 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
   const heightMargin = options.heightMargin ?? 10n;
   const now = options.now ?? Date.now;
 
-  const known = new Map<string, bigint>();
+  const known = new BoundedMap<string, bigint>(maxEntries);
   const latestByCommitment = new Map<BlockhashCommitment, { value: BlockhashLifetime; at: number }>();
   const latestInFlight = new Map<BlockhashCommitment, Promise<BlockhashLifetime>>();
   const checksInFlight = new Map<string, Promise<BlockhashValidity>>();
@@ -112,7 +113,6 @@ export function createBlockhashCache(options: BlockhashCacheOptions): BlockhashC
   function remember(lifetime: BlockhashLifetime): void {
     known.delete(lifetime.blockhash);
     known.set(lifetime.blockhash, lifetime.lastValidBlockHeight);
-    if (known.size > maxEntries) known.delete(known.keys().next().value as string);
   }
 
   /** One `getLatestBlockhash` call, remembered with what it says of the height. */

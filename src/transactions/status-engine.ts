@@ -43,6 +43,7 @@ import { createChainRecords } from "./chain-records.ts";
 import { ASK_THE_NODE } from "./stream-status.ts";
 import type { StreamStatuses } from "./stream-status.ts";
 import type { WatchEvent } from "./watchers.ts";
+import { BoundedMap } from "../bounded-map.ts";
 
 /** The upstream methods the engine uses. */
 export type StatusEngineRpc = Rpc<GetSignatureStatusesApi & GetBlockHeightApi & SendTransactionApi & GetTransactionApi>;
@@ -146,7 +147,16 @@ export interface StatusEngine {
   stop(): void;
 }
 
-/** Creates the engine; call `start()`. */
+/**
+ * Creates the engine; call `start()`.
+ *
+ * Longer than a factory should be (~470 lines), on purpose for now: its parts (the tick that reads statuses, the
+ * pushed confirmations, the answers to reads and the watches) share one piece of state, the in-process view of
+ * every followed send and who waits on it, and each writes that view under the rules the others read it by. The
+ * pieces that stand alone already live beside it (status-waits.ts, watchers.ts, status-batcher.ts,
+ * stream-status.ts); splitting the rest means passing that view between files, a change for its own commit with
+ * the status tests run under load.
+ */
 export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const { rpc, store, blockhashes } = options;
   const pollIntervalMs = options.pollIntervalMs ?? 400;
@@ -187,7 +197,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   const spokenOf = new Set<string>();
   // Records of landed transactions Solgate did not send, answered from the stream: kept while the stream says the
   // same (state and slot), so that a repeated lookup costs no call (the fee is read once) and is the same object.
-  const seenRecords = new Map<string, StatusRecord>();
+  const seenRecords = new BoundedMap<string, StatusRecord>(10_000);
   // The public record of each tracked send as stored, the same object while the send does not change.
   const publicRecords = new WeakMap<TrackedSend, StatusRecord>();
   let height: bigint | undefined;
@@ -233,7 +243,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   }
 
   // The landing price last announced to watchers per waiting send, so that a stream hears of a change, not every tick.
-  const announced = new Map<string, bigint>();
+  const announced = new BoundedMap<string, bigint>(100_000);
 
   function waitingOf(send: TrackedSend): WaitingReason | undefined {
     if (send.state !== "submitted" || send.landed || send.wire.length === 0) return undefined;
@@ -249,7 +259,6 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   async function announceWaiting(send: TrackedSend): Promise<void> {
     const waiting = waitingOf(send);
     if (waiting === undefined || announced.get(send.signature) === waiting.landingPrice) return;
-    if (announced.size >= 100_000) announced.clear();
     announced.set(send.signature, waiting.landingPrice);
     await store.publish({ ...publicRecord(send), waiting });
   }
@@ -442,7 +451,7 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
   // What this replica last answered per signature (bounded): an answer never goes back. Through a failover the
   // store can lag what this replica already said (a record read from the chain while the store was away, or a
   // status update the promoted replica never got), and a client must not see `confirmed` turn into `submitted`.
-  const answered = new Map<string, StatusRecord>();
+  const answered = new BoundedMap<string, StatusRecord>(10_000);
 
   async function record(signature: string): Promise<StatusRecord | undefined> {
     const found = await currentRecord(signature);
@@ -455,7 +464,6 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
     if (before !== undefined && isAdvance(found.state, before.state)) return before;
     answered.delete(signature);
     answered.set(signature, found);
-    if (answered.size > 10_000) answered.delete(answered.keys().next().value as string);
     return found;
   }
 
@@ -488,7 +496,6 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
         if (kept !== undefined && kept.state === state && kept.slot === said.slot && kept.fee !== undefined)
           return kept;
         const found = await chain.recordOf(signature, said, kept?.fee);
-        if (seenRecords.size >= 10_000) seenRecords.delete(seenRecords.keys().next().value as string);
         seenRecords.set(signature, found);
         return found;
       }

@@ -9,6 +9,7 @@ import { isAdvance, isSettledState, isTerminalState } from "./transaction-status
 import type { StatusRecord } from "./transaction-status.ts";
 import { createEventQueue } from "./watchers.ts";
 import type { WatchEvent, Watcher, WatcherRegistry } from "./watchers.ts";
+import { sleep } from "../sleep.ts";
 
 /** What the waits need from the engine. */
 export interface StatusWaitsDeps {
@@ -76,7 +77,7 @@ export function createStatusWaits(deps: StatusWaitsDeps): StatusWaits {
       } catch (error) {
         const retryable = isSolgateError(error) && error.reason === "STORE_UNAVAILABLE";
         if (!retryable || signal?.aborted || now() >= deadline) throw error;
-        await new Promise((r) => setTimeout(r, Math.min(250, Math.max(1, deadline - now()))));
+        await sleep(Math.min(250, Math.max(1, deadline - now())), signal);
         if (signal?.aborted) throw error;
       }
     }

@@ -16,6 +16,7 @@
 import type { GeyserStatusEvent } from "../upstream/geyser-source.ts";
 import { decodeTransactionErrorBincode } from "./transaction-error-bincode.ts";
 import type { SignatureStatusView } from "./transaction-status.ts";
+import { BoundedMap } from "../bounded-map.ts";
 
 type Commitment = "processed" | "confirmed" | "finalized";
 const RANK: Record<Commitment, number> = { processed: 0, confirmed: 1, finalized: 2 };
@@ -64,10 +65,10 @@ interface Entry {
 export function createStreamStatuses(options: StreamStatusesOptions): StreamStatuses {
   const maxSignatures = options.maxSignatures ?? 50_000;
   const maxSlots = options.maxSlots ?? 2000;
-  const entries = new Map<string, Entry>();
-  const slots = new Map<bigint, Commitment | "dead">();
+  const entries = new BoundedMap<string, Entry>(maxSignatures);
   // The signatures delivered in each kept slot, so that a slot finalizing tells their listeners.
   const bySlot = new Map<bigint, string[]>();
+  const slots = new BoundedMap<bigint, Commitment | "dead">(maxSlots, (slot) => bySlot.delete(slot));
   const listeners = new Set<(signature: string) => void>();
   let epoch = 0;
 
@@ -78,16 +79,7 @@ export function createStreamStatuses(options: StreamStatusesOptions): StreamStat
   function rememberSlot(slot: bigint, status: Commitment | "dead"): void {
     const current = slots.get(slot);
     if (current === "dead" || (current !== undefined && status !== "dead" && RANK[status] <= RANK[current])) return;
-    if (current === undefined) {
-      slots.set(slot, status);
-      while (slots.size > maxSlots) {
-        const oldest = slots.keys().next().value as bigint;
-        slots.delete(oldest);
-        bySlot.delete(oldest);
-      }
-    } else {
-      slots.set(slot, status);
-    }
+    slots.set(slot, status);
     if (status === "finalized" || status === "dead") for (const signature of bySlot.get(slot) ?? []) tell(signature);
   }
 
@@ -117,7 +109,6 @@ export function createStreamStatuses(options: StreamStatusesOptions): StreamStat
         return;
       entries.delete(event.signature); // re-inserted as the newest
       entries.set(event.signature, { slot: event.slot, err, commitment: event.commitment });
-      while (entries.size > maxSignatures) entries.delete(entries.keys().next().value as string);
       let inSlot = bySlot.get(event.slot);
       if (inSlot === undefined) {
         inSlot = [];

@@ -4,8 +4,8 @@
  * Transport-free: the Connect handler in src/services/transaction-service.ts only translates. Named
  * `Transactions` so that it never collides with the generated `TransactionService` descriptor.
  */
-import type { Rpc, SolanaRpcApi } from "@solana/kit";
-import { getBase58Encoder } from "@solana/kit";
+import type { Rpc, RpcTransport, SolanaRpcApi } from "@solana/kit";
+import { createSolanaRpcFromTransport, getBase58Encoder } from "@solana/kit";
 import { SolgateError } from "../errors.ts";
 import type { SignatureFeed } from "../upstream/signature-feed.ts";
 import type { GeyserSource } from "../upstream/geyser-source.ts";
@@ -39,6 +39,8 @@ export interface TransactionsOptions {
   /** The chain's upstream: its kit `rpc`, and its signature feed when it has one. */
   upstream: {
     readonly rpc: Rpc<SolanaRpcApi>;
+    /** The transport under `rpc`: needed with `sendPaths`, which add to it. */
+    readonly transport?: RpcTransport;
     readonly signatures?: SignatureFeed;
     /** The Geyser stream, when there is one: statuses are taken from it while it is usable (stream-status.ts). */
     readonly geyser?: Pick<GeyserSource, "healthy" | "onStatus">;
@@ -131,11 +133,16 @@ export function assertIsTransactionSignature(signature: string): void {
   if (length !== 64) throw fail(`must be 64 bytes; this one is ${length}`);
 }
 
+/** The upstream's rpc, with sends also going to the send paths (a kit rpc over the wrapped transport). */
+function rpcWithSendPaths({ upstream, sendPaths }: TransactionsOptions): Rpc<SolanaRpcApi> {
+  if (upstream.transport === undefined) throw new TypeError("send paths need the upstream's transport");
+  return createSolanaRpcFromTransport(withSendPaths(upstream.transport, sendPaths!));
+}
+
 /** Creates the core (stopped; call `start()`). */
 export function createTransactions(options: TransactionsOptions): Transactions {
   // Sends and rebroadcasts fan out over the send paths; every other call is the RPC's.
-  const rpc =
-    options.sendPaths === undefined ? options.upstream.rpc : withSendPaths(options.upstream.rpc, options.sendPaths);
+  const rpc = options.sendPaths === undefined ? options.upstream.rpc : rpcWithSendPaths(options);
   const commitment = options.commitment ?? "confirmed";
   const store =
     options.store ??

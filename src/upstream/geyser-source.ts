@@ -22,6 +22,7 @@ import {
 } from "./geyser-subscription.ts";
 import { redactUrl } from "./metrics.ts";
 import type { SignatureFeed, SignatureListener } from "./signature-feed.ts";
+import { BoundedMap } from "../bounded-map.ts";
 
 /** Options of {@link createGeyserSource}. */
 export interface GeyserSourceOptions extends GeyserSubscriptionOptions {
@@ -93,7 +94,8 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
     for (const listener of statusListeners) listener(event);
   };
   const followers = new Map<string, Set<SignatureListener>>();
-  const recent = new Set<string>();
+  // Signatures seen lately (the value says nothing): a follower that comes late hears at once.
+  const recent = new BoundedMap<string, true>(RECENT_SIGNATURES);
   let delivered = 0;
   let blocks = 0;
   let closed = false;
@@ -106,8 +108,7 @@ export function createGeyserSource(options: GeyserSourceOptions): GeyserSource {
   }
 
   function signatureSeen(signature: string): void {
-    if (recent.size >= RECENT_SIGNATURES) recent.delete(recent.values().next().value as string);
-    recent.add(signature);
+    recent.set(signature, true);
     const listeners = followers.get(signature);
     if (listeners === undefined) return;
     followers.delete(signature);

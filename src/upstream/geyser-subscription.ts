@@ -21,6 +21,7 @@ import {
   type SubscribeUpdate,
 } from "../../gen/geyser/geyser_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { sleep } from "../sleep.ts";
 
 /** A lease of fleet-wide work (store/lease.ts); none: this process always holds it. */
 export interface StreamLease {
@@ -232,23 +233,6 @@ function silenceAlarm(silenceMs: number, now: () => number, onSilent: () => void
   };
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
 /** The client side of `Subscribe`: `first` (the filters), then a ping every `pingMs` until `signal` aborts. */
 async function* pingingRequests(
   first: SubscribeRequest,
@@ -258,7 +242,7 @@ async function* pingingRequests(
   yield first;
   let id = 1;
   while (!signal.aborted) {
-    await abortableSleep(pingMs, signal);
+    await sleep(pingMs, signal, { ref: false });
     if (signal.aborted) return;
     yield create(SubscribeRequestSchema, { ping: { id: id++ } });
   }
@@ -323,7 +307,7 @@ function resubscribe(options: ResubscribeOptions): void {
     let delay = options.baseDelayMs;
     while (!closer.aborted) {
       if (!(await holdsLease(options.lease))) {
-        await abortableSleep(options.leaseCheckMs, closer);
+        await sleep(options.leaseCheckMs, closer, { ref: false });
         continue;
       }
       const attempt = new AbortController();
@@ -347,7 +331,7 @@ function resubscribe(options: ResubscribeOptions): void {
         attempt.abort();
       }
       options.ended(reason, failure);
-      await abortableSleep(delay, closer);
+      await sleep(delay, closer, { ref: false });
       delay = Math.min(delay * 2, options.maxDelayMs);
     }
   })();

@@ -23,6 +23,7 @@ import { checkResult } from "./response-schemas.ts";
 import type { GenericSchema } from "valibot";
 import type { SlotWatch } from "./slot-watch.ts";
 import { ResponseTooLargeError } from "./capped-http.ts";
+import { sleep } from "../sleep.ts";
 
 /** One upstream URL with the kit HTTP transport that reaches it. */
 export interface Endpoint {
@@ -100,7 +101,12 @@ const NODE_UNHEALTHY = SOLANA_ERROR__JSON_RPC__SERVER_ERROR_NODE_UNHEALTHY;
 /** How one attempt ended: the node's response, or why there was none. */
 type AttemptResult<TResponse> = { ok: true; response: TResponse } | { ok: false; failure: Failure };
 
-/** Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps. */
+/**
+ * Creates the transport. The returned function is what kit's `createSolanaRpcFromTransport` wraps.
+ *
+ * Long (~250 lines): one call's retry rounds, failover, per-attempt timeouts within the call's budget and the
+ * breaker each read the same per-call state and options; the attempt functions stay inside to close over them.
+ */
 export function createResilientTransport(options: ResilientTransportOptions): RpcTransport {
   const { endpoints, timeoutMs, maxRetries, semaphore, metrics, closeSignal } = options;
   if (endpoints.length === 0) throw new RangeError("at least one upstream URL is required");
@@ -172,12 +178,9 @@ export function createResilientTransport(options: ResilientTransportOptions): Rp
               last = budgetSpent(last);
               break;
             }
-            try {
-              await sleep(backoff, callerSignal, closeSignal);
-            } catch (error) {
-              if (callerSignal?.aborted) throw error;
-              throw fail({ kind: "closed" });
-            }
+            await sleep(backoff, anySignal(callerSignal, closeSignal));
+            callerSignal?.throwIfAborted();
+            if (closeSignal.aborted) throw fail({ kind: "closed" });
             triedThisRound = new Set();
             attemptedThisRound = false;
             index = preferred;
@@ -460,22 +463,6 @@ function nextUntried(from: number, count: number, tried: Set<number>): number | 
     if (!tried.has(candidate)) return candidate;
   }
   return undefined;
-}
-
-function sleep(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
-  const signal = anySignal(...signals);
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    function onAbort() {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

@@ -4,7 +4,7 @@
  * options (`skipPreflight`, `maxRetries: 0`), its own circuit breaker (cockatiel, as the RPC endpoints
  * have) and its own metrics: accepted, refused by reason, latency.
  *
- * {@link withSendPaths} wraps a kit `rpc` so that its `sendTransaction` fans out: a first submission with
+ * {@link withSendPaths} wraps the chain's kit transport so that `sendTransaction` fans out: a first submission with
  * preflight is simulated once, by the chain's RPC, and only a transaction it accepted goes on to the
  * paths (simulation and checks once, before the fan-out); a submission without preflight (rebroadcasts,
  * clients that skip simulation) goes to the RPC and to every path at the same moment, and the first
@@ -12,7 +12,7 @@
  */
 import * as v from "valibot";
 import { getBase58Decoder } from "@solana/kit";
-import type { Rpc, SolanaRpcApi } from "@solana/kit";
+import type { RpcTransport } from "@solana/kit";
 import { jitoEndpointOf } from "../solana/jito-endpoint.ts";
 import { createEndpointBreaker } from "./endpoint-breaker.ts";
 import type { BreakerState, EndpointBreaker } from "./endpoint-breaker.ts";
@@ -216,46 +216,56 @@ export function createSendPaths(options: SendPathsOptions): SendPaths {
 }
 
 /**
- * The chain's `rpc` whose `sendTransaction` also goes to `paths` (see the file's header). With preflight
- * the RPC answers alone and the paths get the transaction once it accepted it; without, the first
- * acceptance among the RPC and the paths answers, and only when every one refused does the RPC's own
- * error come back (so the caller reads it as before: already processed, blockhash not found, ...).
+ * The chain's kit transport, with `sendTransaction` also going to `paths` (see the file's header); every other
+ * method is the transport's own. With preflight the RPC answers alone and the paths get the transaction once it
+ * accepted it; without, the first acceptance among the RPC and the paths answers, and only when every one refused
+ * does the RPC's own answer come back (so the caller reads its error as before: already processed, blockhash not
+ * found, ...). Kit's rpc over it is built with `createSolanaRpcFromTransport`.
  */
-export function withSendPaths<T extends Rpc<SolanaRpcApi>>(rpc: T, paths: SendPaths): T {
-  if (paths.size === 0) return rpc;
-  return new Proxy(rpc, {
-    get(target, property, receiver) {
-      if (property !== "sendTransaction") return Reflect.get(target, property, receiver) as unknown;
-      return (wire: string, config?: { skipPreflight?: boolean }) => {
-        const pending = target.sendTransaction(wire as never, config as never);
-        return {
-          async send(sendOptions?: { abortSignal?: AbortSignal }) {
-            if (config?.skipPreflight !== true) {
-              // Simulated once by the RPC; the paths get only what it accepted.
-              const signature = await pending.send(sendOptions);
-              paths.broadcast(wire).catch(() => {});
-              return signature;
-            }
-            const own = pending.send(sendOptions);
-            const fanned = paths.broadcast(wire);
-            fanned.catch(() => {});
-            try {
-              // A path's acceptance answers with the transaction's own signature (its first).
-              return await Promise.any([own, fanned.then(() => signatureOf(wire))]);
-            } catch {
-              // Every one refused: the RPC's own error, as the caller has always read it.
-              return await own;
-            }
-          },
-        };
-      };
-    },
-  });
+export function withSendPaths(transport: RpcTransport, paths: SendPaths): RpcTransport {
+  if (paths.size === 0) return transport;
+  return async <TResponse>(request: Parameters<RpcTransport>[0]): Promise<TResponse> => {
+    const send = sendOf(request.payload);
+    if (send === undefined) return transport<TResponse>(request);
+    if (!send.skipPreflight) {
+      // Simulated once by the RPC; the paths get only what it accepted.
+      const response = await transport<TResponse>(request);
+      if (isAcceptance(response)) paths.broadcast(send.wire).catch(() => {});
+      return response;
+    }
+    const own = transport<TResponse>(request);
+    const fanned = paths.broadcast(send.wire);
+    fanned.catch(() => {});
+    try {
+      return await Promise.any([
+        own.then((response) => (isAcceptance(response) ? response : Promise.reject(response))),
+        // A path's acceptance answers with the transaction's own signature (its first), as the RPC would.
+        fanned.then(() => ({ jsonrpc: "2.0", id: send.id, result: signatureOf(send.wire) }) as TResponse),
+      ]);
+    } catch {
+      // Every one refused: the RPC's own answer (or failure), as the caller has always read it.
+      return await own;
+    }
+  };
 }
 
-/** The first signature of base64 wire bytes (the transaction's id). */
-function signatureOf(wire: string): never {
+/** A `sendTransaction` request's wire bytes (base64, as kit sends them) and options; undefined for any other. */
+function sendOf(payload: unknown): { wire: string; skipPreflight: boolean; id: unknown } | undefined {
+  const request = payload as { method?: unknown; params?: unknown; id?: unknown } | null;
+  if (request?.method !== "sendTransaction" || !Array.isArray(request.params)) return undefined;
+  const [wire, config] = request.params as [unknown, { skipPreflight?: unknown } | undefined];
+  if (typeof wire !== "string") return undefined;
+  return { wire, skipPreflight: config?.skipPreflight === true, id: request.id };
+}
+
+/** Whether a JSON-RPC response carries a result (the node accepted), not an error. */
+function isAcceptance(response: unknown): boolean {
+  return typeof response === "object" && response !== null && "result" in response && !("error" in response);
+}
+
+/** The first signature of base64 wire bytes (the transaction's id), base58. */
+function signatureOf(wire: string): string {
   const bytes = Buffer.from(wire, "base64");
   // Wire format: a compact-u16 signature count (1 byte below 128), then 64-byte signatures.
-  return getBase58Decoder().decode(bytes.subarray(1, 65)) as never;
+  return getBase58Decoder().decode(bytes.subarray(1, 65));
 }

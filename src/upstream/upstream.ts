@@ -140,6 +140,8 @@ export interface Upstream {
   readonly chain: string;
   /** Kit RPC: `await upstream.rpc.getSlot().send()`. */
   readonly rpc: Rpc<SolanaRpcApi>;
+  /** The transport under `rpc` (retries, failover, breakers), for an rpc that adds to it (send-paths.ts). */
+  readonly transport: RpcTransport;
   readonly das: DasClient;
   /** Signature notifications from the node's WebSocket; undefined when there is none. */
   readonly signatures?: SignatureFeed;
@@ -188,6 +190,9 @@ export interface Upstream {
  * Creates the upstream of one chain.
  * Transport failures that survive the retries become SolgateError UPSTREAM_UNAVAILABLE (or RATE_LIMITED
  * after HTTP 429), with `retryAfterMs`; JSON-RPC errors from the node stay kit SolanaErrors.
+ *
+ * Long (~190 lines) because it is wiring: one chain's transports (JSON-RPC, DAS, the two scans, PubSub, the two
+ * Geyser streams) over the breakers and slot watches they share per URL; each part is built in its own file.
  */
 export function createUpstream(options: UpstreamOptions): Upstream {
   if (options.rpcUrls.length === 0) throw new RangeError(`chain ${options.chain}: at least one RPC URL is required`);
@@ -252,9 +257,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     breaker: breakerFor(url),
     watch: watchFor(url),
   }));
-  const rpc = createSolanaRpcFromTransport(
-    createResilientTransport({ ...shared, schemas: RESULT_SCHEMAS, endpoints: rpcEndpoints }),
-  );
+  const transport = createResilientTransport({ ...shared, schemas: RESULT_SCHEMAS, endpoints: rpcEndpoints });
+  const rpc = createSolanaRpcFromTransport(transport);
 
   const dasTransport = createResilientTransport({
     ...shared,
@@ -318,6 +322,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   return {
     chain: options.chain,
     rpc,
+    transport,
     das,
     ...(signatures === undefined ? {} : { signatures }),
     ...(geyser === undefined ? {} : { geyser }),

@@ -11,9 +11,9 @@ import { createLogger } from "../../src/server/logger.ts";
 const confidence = Number(process.argv[2]);
 if (!(confidence >= 0)) throw new RangeError(`confidence must be a number of at least 0, got ${process.argv[2]}`);
 const config = loadConfig();
-const gateway = await startGateway(
-  { ...config, fees: { ...config.fees, oddsConfidence: confidence } },
-  createLogger({ level: config.logLevel }),
-);
+// Through the bench's own wiring (GatewayExtras), not the production Config: users have no such setting.
+const gateway = await startGateway(config, createLogger({ level: config.logLevel }), {
+  feeMarket: { oddsConfidence: confidence },
+});
 for (const signal of ["SIGTERM", "SIGINT"] as const)
   process.once(signal, () => void gateway.close().finally(() => process.exit(0)));

@@ -56,6 +56,34 @@ describe("fee market", () => {
     expect(() => setup({ oddsConfidence: 0.5 })).not.toThrow();
   });
 
+  it("reads the blocks at once when a block is announced, and once more for one announced during that read", async () => {
+    const listeners = new Set<() => void>();
+    const announce = () => {
+      for (const listener of listeners) listener();
+    };
+    const announcements = {
+      onBlock(listener: () => void) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    // No poll within the test: every read after the first is an announcement's.
+    const { node, market } = setup({ announcements, pollIntervalMs: 600_000 });
+    fill(node, 1n, 3n, [5_000n]);
+    market.start();
+    await expect.poll(() => market.global().slot).toBe(3n);
+    const slotReads = node.calls.getSlot ?? 0;
+    fill(node, 4n, 4n, [5_000n]);
+    announce();
+    // Announced while that read runs: one more read follows, which sees slot 5.
+    fill(node, 5n, 5n, [5_000n]);
+    announce();
+    await expect.poll(() => market.global().slot).toBe(5n);
+    expect(node.calls.getSlot).toBe(slotReads + 2);
+    await market.stop();
+    expect(listeners.size).toBe(0);
+  });
+
   it("computes nearest-rank levels over the window, with recommended = medium within floor and ceiling", async () => {
     const { node, market } = setup({ recommendedFloor: 7_000n, recommendedCeiling: 1_000_000n });
     const prices = [0n, 0n, 1_000n, 5_000n, 10_000n, 20_000n, 50_000n, 2_000_000n];

@@ -72,6 +72,25 @@ describe("odds calibration", () => {
     expect(calibration.apply(0.3)).toBeGreaterThan(0.3); // a hit
   });
 
+  it("keeps a settled send watched, without a second outcome, until it is seen or keepSlots past its send", () => {
+    const calibration = createOddsCalibration({ keepSlots: 150 });
+    calibration.track("unseen", { rawOdds: 0.5, sentSlot: 10n });
+    calibration.track("seen", { rawOdds: 0.5, sentSlot: 10n });
+    calibration.settle(14n, 4); // both missed their k slots
+    expect(calibration.outcomes()).toBe(2);
+    expect(calibration.pendingCount()).toBe(2);
+    calibration.pending("seen")!.landedSlot = 20n;
+    calibration.settle(20n, 4);
+    expect(calibration.outcomes()).toBe(2);
+    expect(calibration.pending("seen")).toBeUndefined();
+    expect(calibration.pending("unseen")).toBeDefined();
+    calibration.settle(160n, 4);
+    expect(calibration.pending("unseen")).toBeDefined();
+    calibration.settle(161n, 4);
+    expect(calibration.pendingCount()).toBe(0);
+    expect(calibration.outcomes()).toBe(2);
+  });
+
   it("learns how soon sends can land: the 10th percentile of their landing delays, within 1 .. k", () => {
     const calibration = createOddsCalibration();
     expect(calibration.firstReachable(4)).toBe(1); // no data: every one of the k slots

@@ -32,6 +32,7 @@ import type { FeedBlock } from "./feed-block.ts";
 import { membershipChangesOf } from "./membership-instructions.ts";
 import type { MembershipChange } from "./membership-instructions.ts";
 import { BUBBLEGUM_PROGRAM } from "./program-keys.ts";
+import { sleep } from "../../sleep.ts";
 
 /** The event kinds, as the log names them. */
 export type FeedEventKind = FeedEventBody["kind"];
@@ -111,7 +112,12 @@ const ASSET_SEED = new TextEncoder().encode("asset");
 /** Metadata layout: key (1), update authority (32), then the mint. */
 const METADATA_MINT_AT = 33;
 
-/** Creates the feed; it reads blocks once the first collection is watched. */
+/**
+ * Creates the feed; it reads blocks once the first collection is watched.
+ *
+ * Long (~320 lines): the block loop, the seeding of a newly watched collection and the watches share the
+ * followed collections and the blocks fetched; the log, cursors and decoding are beside it.
+ */
 export function createCollectionFeed(options: CollectionFeedOptions): CollectionFeed {
   const { upstream, log } = options;
   const pollMs = options.pollMs ?? 400;
@@ -431,17 +437,4 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
     }
     return stream();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }

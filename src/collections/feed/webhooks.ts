@@ -20,6 +20,7 @@ import { httpGet, HttpGetError, isNonPublicAddress } from "../http-get.ts";
 import type { CollectionFeed, FeedEventKind } from "./collection-feed.ts";
 import type { FeedEvent } from "./event-log.ts";
 import type { FloorPrice } from "../market/market-source.ts";
+import { sleep } from "../../sleep.ts";
 
 /** A registered webhook, as listed. */
 export interface WebhookInfo {
@@ -101,7 +102,11 @@ interface Hook {
 
 type Delivery = { -readonly [K in keyof WebhookDeliveryInfo]: WebhookDeliveryInfo[K] } & { firstAttemptAt?: number };
 
-/** Creates the registry; deliveries start with each webhook. */
+/**
+ * Creates the registry; deliveries start with each webhook.
+ *
+ * Long (~200 lines): registration and each webhook's delivery loop share the hooks and their queues.
+ */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const now = options.now ?? Date.now;
   const retryPeriodMs = options.retryPeriodMs ?? 24 * 3_600_000;
@@ -333,17 +338,4 @@ function floorJson(floor: FloorPrice): Record<string, unknown> {
     updatedAt: floor.updatedAt.toISOString(),
     source: floor.source,
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-  });
 }

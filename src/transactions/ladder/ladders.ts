@@ -102,7 +102,12 @@ const RANK: Record<LadderState, number> = {
   finalized: 5,
 };
 
-/** Creates the ladders (stopped; call `start()`). */
+/**
+ * Creates the ladders (stopped; call `start()`).
+ *
+ * Long (~360 lines): every ladder's climb (tick, submit, step, cancel) runs under the per-ladder locks and
+ * against the one store; the pure parts are beside it (ladder-plan.ts, ladder-climb.ts, rung-message.ts, ...).
+ */
 export function createLadders(options: LaddersOptions): Ladders {
   const { rpc, sender, fees } = options;
   const store = options.store ?? createMemoryLadderStore();

@@ -544,6 +544,18 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
   console.log(
     `\nladders: ${ladders.length} scored; final states {${count(ladders.map((l) => l.state))}}; rungs submitted {${count(ladders.map((l) => l.submitted))}}; landed rung {${count(ladders.map((l) => l.landedRung))}}; **ladders with more than one rung on chain: ${twoOnChain}** (of ${sends.filter((s) => s.kind === "ladder").length}, unscored included)`,
   );
+  // The ladder's own frame: its deadline counts from its first submission (Solgate's processed slot then).
+  for (const hot of [false, true]) {
+    const mine = ladders.filter((l) => l.hot === hot);
+    const own = mine.filter((l) => {
+      const deadline = (l.record as { deadlineSlot?: number | string } | undefined)?.deadlineSlot;
+      return l.landedSlot !== undefined && deadline !== undefined && l.landedSlot <= BigInt(deadline);
+    });
+    const late = mine.filter((l) => l.landedSlot !== undefined && !landedWithin(l)).length;
+    console.log(
+      `${hot ? "hot account" : "off it"}: ladders landed within their own deadline (from the first submission): ${mine.length === 0 ? "n/a" : pct(own.length / mine.length)}; landed after the bench's deadline: ${late}`,
+    );
+  }
   const met: Record<string, boolean> = {};
   for (const segment of ["off it", "hot account"]) {
     const get = (kind: Kind) => table.find((r) => r.segment === segment && r.kind === kind);

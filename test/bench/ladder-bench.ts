@@ -1,9 +1,10 @@
 /**
- * The fee ladder against single sends (`npx node test/bench/ladder-bench.ts [--n 40] [--scenarios congested,storm,jump]
- * [--deadline 20] [--rungs 4] [--dump dir]`), issue 37 item 7.
+ * The fee ladder against single sends (`npx node test/bench/ladder-bench.ts [--n 40] [--warmup 20]
+ * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--dump dir]`), issue 37 item 7.
  *
  * Per scenario it starts the localnet with that traffic and Solgate as a separate process (fee-bench-kit.ts), funds
- * payers and creates one durable nonce account per ladder, then runs `--n` scored rounds, one per confirmed slot,
+ * payers and creates one durable nonce account per ladder, then runs `--warmup` unscored rounds (Solgate's odds
+ * learn from the outcomes of the sends it tracks) and `--n` scored rounds, one per confirmed slot,
  * alternating a transfer into the traffic's hot account and one to an account of its own. Each round is one transfer
  * sent several ways, each from its own payer, all posted in the same moment through Solgate's REST API:
  * - `ladder`: PrepareLadder (the deadline, 4 rungs), signed, SendLadder; Solgate climbs it;

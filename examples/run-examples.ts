@@ -9,7 +9,8 @@
  * is type-checked there against the packed declarations, then run. Go: `go build` (the module reaches
  * clients/go through a `replace`). Rust: `cargo build --locked` (solgate-proto by path), in the interop
  * driver's target folder so the two share their dependencies' builds. Each example's signature is then
- * looked up on the localnet itself: it must be finalized there, not only say so. Exits 1 if any fails.
+ * looked up on the localnet itself: it must be finalized there, not only say so; so must the rung its fee
+ * ladder landed (each example also prepares, signs, sends and watches a ladder). Exits 1 if any fails.
  *
  *   --only typescript,go   run some   --verbose   echo each example's output
  */
@@ -148,7 +149,16 @@ async function main(): Promise<number> {
           throw new StepError(`no "done: finalized" line\n${result.stdout}\n${result.stderr}`);
         if (!(await finalizedOnChain(gateway.localnetUrl, signature)))
           throw new StepError(`the localnet does not have ${signature} finalized`);
-        console.log(`${language}: ${done.slice("done: ".length)} (built in ${built} s)`);
+        // The fee ladder: the rung that landed, as the example read it from WatchLadder, must be finalized too.
+        const ladder = result.stdout.split("\n").find((line) => line.startsWith("ladder: finalized "));
+        const rung = ladder?.match(/^ladder: finalized rung \d+ (\w+)/)?.[1];
+        if (ladder === undefined || rung === undefined)
+          throw new StepError(`no "ladder: finalized" line\n${result.stdout}\n${result.stderr}`);
+        if (!(await finalizedOnChain(gateway.localnetUrl, rung)))
+          throw new StepError(`the localnet does not have the ladder's rung ${rung} finalized`);
+        console.log(
+          `${language}: ${done.slice("done: ".length)}; ${ladder.slice("ladder: ".length)} (built in ${built} s)`,
+        );
       } catch (error) {
         failures++;
         console.log(`${language}: FAILED ${error instanceof StepError ? error.message : String(error)}`);

@@ -1,7 +1,10 @@
 // Command example sends a SOL transfer through Solgate with the Go client
 // (github.com/solgate/solgate/clients/go): it signs with a keypair file, estimates the fee, prepares
 // the transaction (compute budget, priority fee, fresh blockhash), signs it, sends it without
-// waiting, watches it to `finalized`, then lists a page of a collection.
+// waiting, watches it to `finalized`, then lists a page of a collection. Then the same transfer as a
+// fee ladder: it creates a durable nonce account, asks PrepareLadder for the transfer at rising prices
+// on that nonce (so at most one can land), signs every rung, sends them with SendLadder and watches the
+// climb to its end with WatchLadder.
 //
 //	SOLGATE_URL        the gateway, e.g. http://127.0.0.1:8080
 //	SOLGATE_API_KEY    an API key (`npm start` in the Solgate repository prints one)
@@ -118,7 +121,141 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("collection: %v; next cursor %q\n", names, page.Msg.GetNextCursor())
 	fmt.Printf("done: finalized %s in %.1f s, %d collection items\n", signature, seconds, len(items))
+	return ladder(ctx, clients, key, to)
+}
+
+// ladder sends the same transfer as a fee ladder on a new durable nonce account.
+func ladder(ctx context.Context, clients *solgate.Clients, key ed25519.PrivateKey, to []byte) error {
+	payer := key.Public().(ed25519.PublicKey)
+	// A nonce account whose authority is the payer, so the payer's signature on each rung also advances it.
+	noncePub, nonceKey, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return err
+	}
+	prepared, err := clients.Transaction.PrepareTransaction(ctx, connect.NewRequest(&solgatev1.PrepareTransactionRequest{
+		Transaction: nonceAccountDraft(payer, noncePub),
+	}))
+	if err != nil {
+		return err
+	}
+	created, err := signAll(prepared.Msg.GetTransaction(), key, nonceKey)
+	if err != nil {
+		return err
+	}
+	// Sent and confirmed: the ladder needs the nonce account on chain.
+	if _, err := clients.Transaction.SendTransaction(ctx, connect.NewRequest(&solgatev1.SendTransactionRequest{Transaction: created, Confirm: proto.Bool(true)})); err != nil {
+		return err
+	}
+	fmt.Printf("nonce account: %s\n", base58.Encode(noncePub))
+
+	plan, err := clients.Transaction.PrepareLadder(ctx, connect.NewRequest(&solgatev1.PrepareLadderRequest{
+		Transaction:   transferDraft(payer, to, 1_000_000),
+		NonceAccount:  base58.Encode(noncePub),
+		Rungs:         proto.Uint32(3),
+		DeadlineSlots: proto.Uint32(20),
+	}))
+	if err != nil {
+		return err
+	}
+	// Every rung signed now: Solgate submits the cheapest and climbs only while the market refuses it.
+	rungs := make([][]byte, 0, len(plan.Msg.GetRungs()))
+	for i, rung := range plan.Msg.GetRungs() {
+		fmt.Printf("rung %d: %d micro-lamports/CU, odds %.2f, sent at slot %d\n", i, rung.GetPrice(), rung.GetOdds(), rung.GetSendAtSlot())
+		signed, _, err := sign(rung.GetTransaction(), key)
+		if err != nil {
+			return err
+		}
+		rungs = append(rungs, signed)
+	}
+	sent, err := clients.Transaction.SendLadder(ctx, connect.NewRequest(&solgatev1.SendLadderRequest{Transactions: rungs}))
+	if err != nil {
+		return err
+	}
+	id := sent.Msg.GetLadder().GetId()
+	fmt.Printf("ladder sent: %s\n", id)
+
+	stream, err := clients.Transaction.WatchLadder(ctx, connect.NewRequest(&solgatev1.WatchLadderRequest{Id: id}))
+	if err != nil {
+		return err
+	}
+	record := sent.Msg.GetLadder()
+	last := solgatev1.LadderStatus_LADDER_STATUS_UNSPECIFIED
+	for stream.Receive() { // the stream ends once the ladder is final
+		next := stream.Msg().GetLadder() // nil for a heartbeat
+		if next == nil || next.GetStatus() == last {
+			continue
+		}
+		record, last = next, next.GetStatus()
+		fmt.Printf("ladder status: %s\n", last)
+	}
+	stream.Close()
+	if err := stream.Err(); err != nil {
+		return err
+	}
+	if last != solgatev1.LadderStatus_LADDER_STATUS_FINALIZED {
+		return fmt.Errorf("the ladder ended %s", last)
+	}
+	fmt.Printf("ladder: finalized rung %d %s at slot %d, %d micro-lamports/CU, fee %d lamports, %d slots after the first submission\n",
+		record.GetLandedRung(), record.GetSignature(), record.GetSlot(), record.GetPriceLanded(), record.GetFeePaidLamports(), record.GetSlotsToLand())
 	return nil
+}
+
+// nonceAccountDraft is an unsigned legacy transaction that creates an 80-byte account owned by the
+// System Program and initializes it as a durable nonce account whose authority is the payer.
+func nonceAccountDraft(payer, nonce []byte) []byte {
+	recentBlockhashes, _ := base58.Decode("SysvarRecentB1ockHashes11111111111111111111")
+	rent, _ := base58.Decode("SysvarRent111111111111111111111111111111111")
+	msg := []byte{2, 0, 3, 5} // 2 signers (payer, nonce account), 3 read-only others; 5 keys
+	msg = append(msg, payer...)
+	msg = append(msg, nonce...)
+	msg = append(msg, make([]byte, 32)...) // the System Program
+	msg = append(msg, recentBlockhashes...)
+	msg = append(msg, rent...)
+	msg = append(msg, make([]byte, 32)...) // recent blockhash, replaced by PrepareTransaction
+	msg = append(msg, 2)                   // 2 instructions
+	// CreateAccount: payer and new account; lamports (the rent-exempt minimum of 80 bytes), space, owner.
+	msg = append(msg, 2, 2, 0, 1, 52)
+	msg = binary.LittleEndian.AppendUint32(msg, 0)
+	msg = binary.LittleEndian.AppendUint64(msg, 1_447_680)
+	msg = binary.LittleEndian.AppendUint64(msg, 80)
+	msg = append(msg, make([]byte, 32)...)
+	// InitializeNonceAccount: the account, the RecentBlockhashes and Rent sysvars; the authority.
+	msg = append(msg, 2, 3, 1, 3, 4, 36)
+	msg = binary.LittleEndian.AppendUint32(msg, 6)
+	msg = append(msg, payer...)
+	return append(append([]byte{2}, make([]byte, 128)...), msg...) // 2 empty signature slots, then the message
+}
+
+// signAll signs a wire transaction with each key, in the signature slot of its public key among the
+// message's signers (PrepareTransaction may turn a legacy draft into a v0 message; both are read).
+func signAll(wire []byte, keys ...ed25519.PrivateKey) ([]byte, error) {
+	if len(wire) == 0 || wire[0] >= 0x80 {
+		return nil, errors.New("unexpected signature count")
+	}
+	count := int(wire[0])
+	msg := wire[1+64*count:]
+	header := msg
+	if len(msg) > 0 && msg[0]&0x80 != 0 {
+		header = msg[1:] // a versioned message: its prefix byte, then the same layout
+	}
+	if len(header) < 4 || int(header[0]) != count || header[3] >= 0x80 {
+		return nil, errors.New("unexpected message header")
+	}
+	signed := append([]byte(nil), wire...)
+	for _, key := range keys {
+		public := key.Public().(ed25519.PublicKey)
+		slot := -1
+		for i := 0; i < count; i++ {
+			if string(header[4+32*i:4+32*(i+1)]) == string(public) {
+				slot = i
+			}
+		}
+		if slot < 0 {
+			return nil, fmt.Errorf("%s is not a signer of the transaction", base58.Encode(public))
+		}
+		copy(signed[1+64*slot:1+64*(slot+1)], ed25519.Sign(key, msg))
+	}
+	return signed, nil
 }
 
 // env returns the variable, or fallback; with no fallback a missing variable ends the program.

@@ -1,7 +1,10 @@
 /**
  * A SOL transfer through Solgate with @solgate/client: sign with a keypair file, estimate the fee,
  * prepare (compute budget, priority fee, fresh blockhash), sign, send without waiting, watch it to
- * `finalized`, then list a page of a collection. Node 22.18+ runs this file as it is (`npm start`).
+ * `finalized`, then list a page of a collection. Then the same transfer as a fee ladder: create a durable
+ * nonce account, PrepareLadder (the same transfer at rising prices, all on that nonce, so at most one can
+ * land), sign every rung, SendLadder, and watch the climb to its end. Node 22.18+ runs this file as it is
+ * (`npm start`).
  *
  *   SOLGATE_URL        the gateway, e.g. http://127.0.0.1:8080
  *   SOLGATE_API_KEY    an API key (`npm start` in the Solgate repository prints one)
@@ -10,7 +13,7 @@
  *   SOLGATE_TO         who receives 0.001 SOL (default: a fixed address)
  */
 import { readFileSync } from "node:fs";
-import { createSolgateClient, errorReason, PriorityLevel, TransactionStatus } from "@solgate/client";
+import { createSolgateClient, errorReason, LadderStatus, PriorityLevel, TransactionStatus } from "@solgate/client";
 import {
   address,
   appendTransactionMessageInstruction,
@@ -18,6 +21,8 @@ import {
   compileTransaction,
   createKeyPairSignerFromBytes,
   createTransactionMessage,
+  generateKeyPairSigner,
+  type KeyPairSigner,
   getSignatureFromTransaction,
   getTransactionDecoder,
   getTransactionEncoder,
@@ -26,7 +31,13 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransaction,
 } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import {
+  getCreateAccountInstruction,
+  getInitializeNonceAccountInstruction,
+  getNonceSize,
+  getTransferSolInstruction,
+  SYSTEM_PROGRAM_ADDRESS,
+} from "@solana-program/system";
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -99,6 +110,100 @@ async function main(): Promise<void> {
   const page = await solgate.collection.listCollectionNfts({ address: collection, limit: 5 });
   console.log(`collection: ${page.items.map((nft) => nft.name).join(", ")}; next cursor ${page.nextCursor ?? "none"}`);
   console.log(`done: finalized ${signature} in ${seconds} s, ${page.items.length} collection items`);
+
+  await ladder(payer, to);
+}
+
+/** The same transfer as a fee ladder on a new durable nonce account. */
+async function ladder(payer: KeyPairSigner, to: ReturnType<typeof address>): Promise<void> {
+  // A nonce account whose authority is the payer (so the payer's signature on each rung also advances it).
+  const nonce = await generateKeyPairSigner();
+  const space = BigInt(getNonceSize());
+  const createDraft = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 0n },
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstruction(
+        getCreateAccountInstruction({
+          payer,
+          newAccount: nonce,
+          lamports: 1_447_680n, // rent-exempt minimum of the nonce account's 80 bytes
+          space,
+          programAddress: SYSTEM_PROGRAM_ADDRESS,
+        }),
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstruction(
+        getInitializeNonceAccountInstruction({ nonceAccount: nonce.address, nonceAuthority: payer.address }),
+        m,
+      ),
+  );
+  const preparedCreate = await solgate.transaction.prepareTransaction({
+    transaction: getTransactionEncoder().encode(compileTransaction(createDraft)) as Uint8Array,
+  });
+  const create = await signTransaction(
+    [payer.keyPair, nonce.keyPair],
+    getTransactionDecoder().decode(preparedCreate.transaction),
+  );
+  // Sent and confirmed (the default): the ladder needs the nonce account on chain.
+  await solgate.transaction.sendTransaction({ transaction: getTransactionEncoder().encode(create) as Uint8Array });
+  console.log(`nonce account: ${nonce.address}`);
+
+  const draft = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(payer, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash(
+        { blockhash: "11111111111111111111111111111111" as Blockhash, lastValidBlockHeight: 0n },
+        m,
+      ),
+    (m) =>
+      appendTransactionMessageInstruction(
+        getTransferSolInstruction({ source: payer, destination: to, amount: 1_000_000n }),
+        m,
+      ),
+  );
+  const plan = await solgate.transaction.prepareLadder({
+    transaction: getTransactionEncoder().encode(compileTransaction(draft)) as Uint8Array,
+    nonceAccount: nonce.address,
+    rungs: 3,
+    deadlineSlots: 20,
+  });
+  for (const [i, rung] of plan.rungs.entries())
+    console.log(
+      `rung ${i}: ${rung.price} micro-lamports/CU, odds ${rung.odds.toFixed(2)}, sent at slot ${rung.sendAtSlot}`,
+    );
+  // Every rung signed now: Solgate submits the cheapest and climbs only while the market refuses it.
+  const signed = await Promise.all(
+    plan.rungs.map(
+      async (rung) =>
+        getTransactionEncoder().encode(
+          await signTransaction([payer.keyPair], getTransactionDecoder().decode(rung.transaction)),
+        ) as Uint8Array,
+    ),
+  );
+  const { ladder: taken } = await solgate.transaction.sendLadder({ transactions: signed });
+  const id = taken!.id;
+  console.log(`ladder sent: ${id}`);
+
+  let last = LadderStatus.UNSPECIFIED;
+  let record = taken!;
+  for await (const { event } of solgate.transaction.watchLadder({ id })) {
+    if (event.case !== "ladder" || event.value.status === last) continue;
+    record = event.value;
+    last = record.status;
+    console.log(`ladder status: ${LadderStatus[last]}`);
+  }
+  if (last !== LadderStatus.FINALIZED) throw new Error(`the ladder ended ${LadderStatus[last]}`);
+  console.log(
+    `ladder: finalized rung ${record.landedRung} ${record.signature} at slot ${record.slot}, ${record.priceLanded} micro-lamports/CU, fee ${record.feePaidLamports} lamports, ${record.slotsToLand} slots after the first submission`,
+  );
 }
 
 main().catch((error: unknown) => {

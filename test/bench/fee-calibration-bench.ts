@@ -35,15 +35,11 @@
  * BENCH_CONFIDENCE=x sets the rule's margin (x standard deviations, default 1) in the Solgate it starts, through
  * test/bench/calibration-gateway.ts (no environment variable of Solgate's sets it).
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import {
   appendTransactionMessageInstructions,
   compileTransaction,
   createNoopSigner,
-  createSolanaRpc,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -54,11 +50,10 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from "@solana/kit";
-import type { Address, Blockhash, KeyPairSigner, Rpc, Signature, SolanaRpcApi } from "@solana/kit";
+import type { Address, Blockhash, KeyPairSigner, Signature } from "@solana/kit";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import { getTransferSolInstruction } from "@solana-program/system";
-import { startLocalnet } from "@solgate/localnet";
-import { parseTrafficConfig, planTraffic } from "@solgate/localnet/testing";
+import { hindsightCheapest, median, random, recentFeePercentiles, sleep, startFeeStack } from "./fee-bench-kit.ts";
 
 const PROFILES = (process.env.BENCH_PROFILES ?? "calm,busy,congested,storm").split(",").filter(Boolean);
 const SENDS = Number(process.env.BENCH_SENDS ?? 2000);
@@ -78,8 +73,6 @@ const PER_SLOT = Number(process.env.BENCH_PER_SLOT ?? 1);
  * runs through test/bench/calibration-gateway.ts, which passes it on: users have no setting for it.
  */
 const CONFIDENCE = process.env.BENCH_CONFIDENCE;
-const KEY = "calibration-bench";
-const CHAIN = "mainnet";
 const SVG_PATH = new URL("../../docs/landing-odds-reliability.svg", import.meta.url);
 
 type Kind = "recommended" | "level" | "below" | "between" | "p50" | "p75" | "max";
@@ -114,87 +107,18 @@ interface Quote {
   odds?: { low: number; medium: number; high: number; veryHigh: number; recommended: number; withinSlots: number };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Deterministic uniform numbers (mulberry32), so that a run can be repeated. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function runProfile(profile: string, seed: number) {
   const log = (line: string) => process.stderr.write(`[${profile}] ${line}\n`);
-  const trafficEnv = { LOCALNET_TRAFFIC: profile };
-  Object.assign(process.env, trafficEnv);
-  const localnet = await startLocalnet({ world: false });
-  const rpc = createSolanaRpc(localnet.rpcUrl) as Rpc<SolanaRpcApi>;
-  let hotAccount: Address | undefined;
-  try {
-    hotAccount = planTraffic(parseTrafficConfig(trafficEnv).options).hot[0] as Address | undefined;
-  } catch {
-    hotAccount = undefined;
-  }
-  const port = await freePort();
-  const entry = CONFIDENCE === undefined ? ["src/main.ts"] : ["test/bench/calibration-gateway.ts", CONFIDENCE];
-  const solgate: ChildProcess = spawn(process.execPath, entry, {
-    cwd: new URL("../../", import.meta.url),
-    env: {
-      // The localnet's variables are the localnet's: Solgate's own config would read (and judge) them.
-      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("LOCALNET_"))),
-      NODE_ENV: "development",
-      SOLGATE_RPC_URL: localnet.rpcUrl,
-      SOLGATE_API_KEYS: KEY,
-      PORT: String(port),
-      METRICS_PORT: "0",
-      LOG_LEVEL: "error",
-      SOLGATE_FEES_ODDS_SLOTS: String(K),
-      SOLGATE_FEES_TARGET: String(TARGET),
-    },
-    stdio: ["ignore", "ignore", "inherit"],
+  const stack = await startFeeStack({
+    profile,
+    log,
+    env: { SOLGATE_FEES_ODDS_SLOTS: String(K), SOLGATE_FEES_TARGET: String(TARGET) },
+    ...(CONFIDENCE === undefined ? {} : { entry: ["test/bench/calibration-gateway.ts", CONFIDENCE] }),
   });
-  let exited = false;
-  const killSolgate = () => solgate.kill("SIGTERM");
-  process.once("exit", killSolgate);
-  solgate.once("exit", () => {
-    exited = true;
-  });
-  const base = `http://127.0.0.1:${port}/v1/${CHAIN}`;
+  const { rpc, base, headers, hotAccount } = stack;
   const slotSamples: SlotSample[] = [];
   let sampling = true;
-  const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
-  const stop = async () => {
-    solgate.kill("SIGTERM");
-    await localnet.stop();
-  };
   try {
-    // Wait until Solgate quotes odds (it needs ~32 blocks).
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      const ok = await fetch(`${base}/network/fees`, { headers })
-        .then(async (r) => (r.ok ? ((await r.json()) as { priority?: { odds?: unknown } }) : undefined))
-        .catch(() => undefined);
-      if (ok?.priority?.odds) break;
-      if (exited) throw new Error("Solgate exited before quoting odds");
-      if (Date.now() > deadline) throw new Error("Solgate gave no odds within 180 s");
-      await sleep(500);
-    }
     log("odds are quoted; funding payers");
     // Where the slots go: the processed slot sampled every 50 ms (the localnet runs in its own process; this
     // bench only waits on the network), so each send's post and answer can be placed on the chain's clock.
@@ -278,13 +202,7 @@ async function runProfile(profile: string, seed: number) {
     }
 
     async function baselines(hot: boolean): Promise<{ p50: bigint; p75: bigint; max: bigint } | undefined> {
-      const accounts = hot ? [hotAccount!] : [];
-      const fees = await rpc.getRecentPrioritizationFees(accounts).send();
-      if (fees.length === 0) return undefined;
-      const sorted = fees.map((f) => f.prioritizationFee).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const at = (p: number) =>
-        sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p * sorted.length) / 100) - 1))];
-      return { p50: at(50), p75: at(75), max: sorted[sorted.length - 1] };
+      return recentFeePercentiles(rpc, hot ? [hotAccount!] : []);
     }
 
     log(
@@ -432,7 +350,7 @@ async function runProfile(profile: string, seed: number) {
     return { records, slots: slotSamples };
   } finally {
     sampling = false;
-    await stop();
+    await stack.stop();
   }
 }
 
@@ -474,29 +392,7 @@ interface ProfileReport {
  * pooled group of at least 30 sends that landed >= 90%. Undefined when none did.
  */
 function hindsightOf(sends: SendRecord[]): bigint | undefined {
-  const groups = new Map<bigint, { n: number; landed: number }>();
-  for (const r of sends) {
-    const g = groups.get(r.price) ?? { n: 0, landed: 0 };
-    g.n++;
-    if (landedWithin(r)) g.landed++;
-    groups.set(r.price, g);
-  }
-  const blocks: { from: bigint; n: number; landed: number }[] = [];
-  for (const [price, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    blocks.push({ from: price, n: g.n, landed: g.landed });
-    while (
-      blocks.length > 1 &&
-      blocks[blocks.length - 2].landed / blocks[blocks.length - 2].n >=
-        blocks[blocks.length - 1].landed / blocks[blocks.length - 1].n
-    ) {
-      const last = blocks.pop()!;
-      const prev = blocks[blocks.length - 1];
-      prev.n += last.n;
-      prev.landed += last.landed;
-    }
-  }
-  // A pooled group of fewer than 30 sends (a lucky few at one fee) does not set the figure; the next one does.
-  return blocks.find((b) => b.n >= 30 && b.landed / b.n >= 0.9)?.from;
+  return hindsightCheapest(sends.map((r) => ({ price: r.price, landed: landedWithin(r) })));
 }
 
 /**
@@ -565,11 +461,6 @@ function ratioOf(medianPrice: bigint, hindsight: bigint | undefined): string {
 const landedWithinOfSend = (r: SendRecord) =>
   r.landedSlot !== undefined && r.landedSlot <= (r.sendSlot ?? r.quoteSlot) + BigInt(K);
 const landedWithin = (r: SendRecord) => r.landedSlot !== undefined && r.landedSlot <= r.quoteSlot + BigInt(K);
-const median = (values: bigint[]) => {
-  if (values.length === 0) return 0n;
-  const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return sorted[Math.floor(sorted.length / 2)];
-};
 
 function report(profile: string, all: SendRecord[]): ProfileReport {
   const scored = all.filter((r) => r.scored);

@@ -1,6 +1,9 @@
 //! A SOL transfer through Solgate with the `solgate-proto` crate (tonic + prost): sign with a keypair
 //! file, estimate the fee, prepare the transaction (compute budget, priority fee, fresh blockhash),
-//! sign it, send it without waiting, watch it to `finalized`, then list a page of a collection.
+//! sign it, send it without waiting, watch it to `finalized`, then list a page of a collection. Then the
+//! same transfer as a fee ladder: create a durable nonce account, ask PrepareLadder for the transfer at
+//! rising prices on that nonce (so at most one can land), sign every rung, send them with SendLadder and
+//! watch the climb to its end with WatchLadder.
 //!
 //!   SOLGATE_URL        the gateway, e.g. http://127.0.0.1:8080
 //!   SOLGATE_API_KEY    an API key (`npm start` in the Solgate repository prints one)
@@ -167,7 +170,177 @@ async fn run() -> Result<()> {
         "done: finalized {signature} in {seconds:.1} s, {} collection items",
         page.items.len()
     );
+    ladder(&mut transactions, &payer, &to).await
+}
+
+type Transactions = TransactionServiceClient<
+    tonic::service::interceptor::InterceptedService<tonic::transport::Channel, ApiKey>,
+>;
+
+/// Sends the same transfer as a fee ladder on a new durable nonce account.
+async fn ladder(transactions: &mut Transactions, payer: &SigningKey, to: &[u8; 32]) -> Result<()> {
+    let from = payer.verifying_key().to_bytes();
+    // A nonce account whose authority is the payer, so the payer's signature on each rung also advances it.
+    let nonce = new_key();
+    let nonce_address = nonce.verifying_key().to_bytes();
+    let request = pb::PrepareTransactionRequest {
+        transaction: nonce_account_draft(&from, &nonce_address)?,
+        ..Default::default()
+    };
+    let prepared = transactions
+        .prepare_transaction(request)
+        .await?
+        .into_inner();
+    let created = sign_all(prepared.transaction, &[payer, &nonce])?;
+    // Sent and confirmed: the ladder needs the nonce account on chain.
+    let request = pb::SendTransactionRequest {
+        transaction: created,
+        confirm: Some(true),
+        ..Default::default()
+    };
+    transactions.send_transaction(request).await?;
+    let nonce_account = bs58::encode(nonce_address).into_string();
+    println!("nonce account: {nonce_account}");
+
+    let request = pb::PrepareLadderRequest {
+        transaction: transfer_draft(&from, to, 1_000_000),
+        nonce_account,
+        rungs: Some(3),
+        deadline_slots: Some(20),
+        ..Default::default()
+    };
+    let plan = transactions.prepare_ladder(request).await?.into_inner();
+    // Every rung signed now: Solgate submits the cheapest and climbs only while the market refuses it.
+    let mut rungs = Vec::with_capacity(plan.rungs.len());
+    for (i, rung) in plan.rungs.into_iter().enumerate() {
+        println!(
+            "rung {i}: {} micro-lamports/CU, odds {:.2}, sent at slot {}",
+            rung.price, rung.odds, rung.send_at_slot
+        );
+        rungs.push(sign(rung.transaction, payer)?.0);
+    }
+    let request = pb::SendLadderRequest {
+        transactions: rungs,
+        ..Default::default()
+    };
+    let mut record = transactions
+        .send_ladder(request)
+        .await?
+        .into_inner()
+        .ladder
+        .ok_or("SendLadder answered no ladder")?;
+    println!("ladder sent: {}", record.id);
+
+    let request = pb::WatchLadderRequest {
+        id: record.id.clone(),
+        ..Default::default()
+    };
+    let mut stream = transactions.watch_ladder(request).await?.into_inner();
+    let mut last = pb::LadderStatus::Unspecified;
+    // The stream ends once the ladder is final.
+    while let Some(message) = stream.message().await? {
+        let Some(pb::watch_ladder_response::Event::Ladder(next)) = message.event else {
+            continue;
+        }; // a heartbeat
+        if next.status() == last {
+            continue;
+        }
+        last = next.status();
+        record = next;
+        println!("ladder status: {}", last.as_str_name());
+    }
+    if last != pb::LadderStatus::Finalized {
+        return Err(format!("the ladder ended {}", last.as_str_name()).into());
+    }
+    println!(
+        "ladder: finalized rung {} {} at slot {}, {} micro-lamports/CU, fee {} lamports, {} slots after the first submission",
+        record.landed_rung.unwrap_or_default(),
+        record.signature,
+        record.slot.unwrap_or_default(),
+        record.price_landed.unwrap_or_default(),
+        record.fee_paid_lamports.unwrap_or_default(),
+        record.slots_to_land.unwrap_or_default()
+    );
     Ok(())
+}
+
+/// A fresh keypair for the nonce account, which signs only its own creation. Seeded from the standard
+/// library's randomly keyed hasher, to keep the build small (a real program would use `rand`).
+fn new_key() -> SigningKey {
+    use std::hash::{BuildHasher, Hasher};
+    let state = std::collections::hash_map::RandomState::new();
+    let mut seed = [0u8; 32];
+    for (i, chunk) in seed.chunks_mut(8).enumerate() {
+        let mut hasher = state.build_hasher();
+        hasher.write_usize(i);
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_nanos(),
+        );
+        chunk.copy_from_slice(&hasher.finish().to_le_bytes());
+    }
+    SigningKey::from_bytes(&seed)
+}
+
+/// An unsigned legacy transaction that creates an 80-byte account owned by the System Program and
+/// initializes it as a durable nonce account whose authority is the payer.
+fn nonce_account_draft(payer: &[u8; 32], nonce: &[u8; 32]) -> Result<Vec<u8>> {
+    let recent_blockhashes =
+        bs58::decode("SysvarRecentB1ockHashes11111111111111111111").into_vec()?;
+    let rent = bs58::decode("SysvarRent111111111111111111111111111111111").into_vec()?;
+    let mut tx = vec![2]; // two signature slots (payer, nonce account)
+    tx.extend([0; 128]); // empty until signed
+    tx.extend([2, 0, 3, 5]); // 2 signers, 0 read-only signers, 3 read-only others; 5 keys
+    tx.extend(payer);
+    tx.extend(nonce);
+    tx.extend([0; 32]); // the System Program
+    tx.extend(recent_blockhashes);
+    tx.extend(rent);
+    tx.extend([0; 32]); // recent blockhash, replaced by PrepareTransaction
+    tx.push(2); // 2 instructions
+    // CreateAccount: payer and new account; lamports (the rent-exempt minimum of 80 bytes), space, owner.
+    tx.extend([2, 2, 0, 1, 52]);
+    tx.extend(0u32.to_le_bytes());
+    tx.extend(1_447_680u64.to_le_bytes());
+    tx.extend(80u64.to_le_bytes());
+    tx.extend([0; 32]);
+    // InitializeNonceAccount: the account, the RecentBlockhashes and Rent sysvars; the authority.
+    tx.extend([2, 3, 1, 3, 4, 36]);
+    tx.extend(6u32.to_le_bytes());
+    tx.extend(payer);
+    Ok(tx)
+}
+
+/// Signs a wire transaction with each key, in the signature slot of its public key among the
+/// message's signers (PrepareTransaction may turn a legacy draft into a v0 message; both are read).
+fn sign_all(mut wire: Vec<u8>, keys: &[&SigningKey]) -> Result<Vec<u8>> {
+    let count = usize::from(*wire.first().ok_or("empty transaction")?);
+    if count >= 0x80 {
+        return Err("unexpected signature count".into());
+    }
+    let message = wire
+        .get(1 + 64 * count..)
+        .ok_or("truncated transaction")?
+        .to_vec();
+    // A versioned message: its prefix byte, then the same layout.
+    let header = if message.first().is_some_and(|b| b & 0x80 != 0) {
+        &message[1..]
+    } else {
+        &message[..]
+    };
+    if header.len() < 4 + 32 * count || usize::from(header[0]) != count || header[3] >= 0x80 {
+        return Err("unexpected message header".into());
+    }
+    for key in keys {
+        let public = key.verifying_key().to_bytes();
+        let slot = (0..count)
+            .find(|i| header[4 + 32 * i..4 + 32 * (i + 1)] == public)
+            .ok_or("a key is not a signer of the transaction")?;
+        wire[1 + 64 * slot..1 + 64 * (slot + 1)].copy_from_slice(&key.sign(&message).to_bytes());
+    }
+    Ok(wire)
 }
 
 /// The variable, or `fallback`; an error naming it when both are missing.

@@ -7,6 +7,7 @@ export * from "./gen/solgate/v1/collection_pb.js";
 export * from "./gen/solgate/v1/collection_service_pb.js";
 export * from "./gen/solgate/v1/fee_pb.js";
 export * from "./gen/solgate/v1/fee_service_pb.js";
+export * from "./gen/solgate/v1/ladder_pb.js";
 export * from "./gen/solgate/v1/program_pb.js";
 export * from "./gen/solgate/v1/program_service_pb.js";
 export * from "./gen/solgate/v1/token_service_pb.js";

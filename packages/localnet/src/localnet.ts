@@ -59,6 +59,8 @@ export interface LocalnetHooks {
   load?: (world: LocalnetWorld) => Promise<void>;
   /** Unexpected handler errors (they are answered with -32603). */
   onInternalError?: (err: unknown) => void;
+  /** Scales the background traffic's prices (`localnet_setTrafficPriceScale`); throws when there is none. */
+  setTrafficPriceScale?: (scale: number) => number;
 }
 
 /** A running localnet inside this process. */
@@ -231,7 +233,13 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
   const server = createRpcServer({
     routes: blockEngineRoutes(blockEngine, context, faults),
     methods,
-    controlMethods: createControlMethods({ chain, faults, loaded: () => loading === undefined, sendPaths }),
+    controlMethods: createControlMethods({
+      chain,
+      faults,
+      loaded: () => loading === undefined,
+      sendPaths,
+      ...(hooks.setTrafficPriceScale === undefined ? {} : { setTrafficPriceScale: hooks.setTrafficPriceScale }),
+    }),
     context,
     faults,
     maxBodyBytes: config.maxBodyBytes,

@@ -21,10 +21,25 @@ export interface ClimbView {
   readonly deadlineSlot: bigint;
   readonly offsets: readonly number[];
   readonly target: number;
-  /** The current rung's odds of landing within the slots left; undefined without a model. */
+  /**
+   * The current rung's odds of landing within the slots left, given that it has not landed in the slots since its
+   * submission ({@link oddsAfterWaiting}); undefined without a model.
+   */
   readonly currentOdds?: number;
   /** The top rung's odds of landing within the slots left less one; undefined without a model. */
   readonly topOdds?: number;
+}
+
+/**
+ * The odds that a rung which has already waited some slots in vain lands in the time left: from the model's odds
+ * within the slots waited (`waited`) and within those plus the slots left (`total`), P(lands in the rest | not yet)
+ * = (total - waited) / (1 - waited). The model's unconditional odds in the time left ignore the wait: a model that
+ * has not seen the market move (a fee jump) keeps quoting a refused rung at the target, and the ladder sits on it
+ * until it expires.
+ */
+export function oddsAfterWaiting(waited: number, total: number): number {
+  if (waited >= 1) return 0;
+  return Math.min(1, Math.max(0, (total - waited) / (1 - waited)));
 }
 
 /** The slots left before the deadline (0 once it is reached). */

@@ -12,7 +12,7 @@ import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire
 import type { SendOutcome, SendRequest } from "../send-transaction.ts";
 import { describeTransactionError } from "../transaction-error.ts";
 import { createEventQueue } from "../watchers.ts";
-import { shouldClimb, slotsLeft } from "./ladder-climb.ts";
+import { oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
 import { checkLadder } from "./ladder-checks.ts";
 import { readOverpay } from "./ladder-overpay.ts";
 import { rungOffsets } from "./ladder-plan.ts";
@@ -185,6 +185,15 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
   }
 
+  /** The rung's odds of landing in the `left` slots to come, given that it has not landed since its submission. */
+  async function oddsLeft(rung: Rung, left: number): Promise<number | undefined> {
+    const waited =
+      rung.submittedSlot === undefined || slot <= rung.submittedSlot ? 0 : Number(slot - rung.submittedSlot);
+    if (waited === 0) return oddsOf(rung, left);
+    const [before, total] = await Promise.all([oddsOf(rung, waited), oddsOf(rung, waited + left)]);
+    return before === undefined || total === undefined ? undefined : oddsAfterWaiting(before, total);
+  }
+
   async function landedStep(
     ladder: Ladder,
     index: number,
@@ -294,7 +303,7 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
     const left = slotsLeft(slot, ladder.deadlineSlot);
     const top = ladder.rungs[ladder.rungs.length - 1];
-    const [currentOdds, topOdds] = await Promise.all([oddsOf(ladder.rungs[current], left), oddsOf(top, left - 1)]);
+    const [currentOdds, topOdds] = await Promise.all([oddsLeft(ladder.rungs[current], left), oddsOf(top, left - 1)]);
     const due = shouldClimb({
       slot,
       current,

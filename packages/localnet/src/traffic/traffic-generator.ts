@@ -10,7 +10,7 @@ import { SYSTEM_PROGRAM } from "../world/program-ids.ts";
 import { createRandom, deriveKey, deriveKeypair, type SeededKeypair } from "../world/seeded-random.ts";
 import type { WorldAccount } from "../world/world-types.ts";
 import { drawUnitLimit } from "./mainnet-distribution.ts";
-import { createPriceSampler } from "./price-sampler.ts";
+import { createPriceSampler, MAX_PRICE } from "./price-sampler.ts";
 import type { TrafficOptions } from "./traffic-options.ts";
 import { buildTransfer } from "./transfer-transaction.ts";
 
@@ -71,6 +71,11 @@ export interface TrafficGenerator {
   next(blockhash: string): GeneratedTransaction[];
   /** Transactions generated so far. */
   readonly generated: number;
+  /**
+   * Multiplies every price drawn from now on (default 1): a market whose fees jump at run time
+   * (`localnet_setTrafficPriceScale`). The draws themselves are unchanged, so a run stays repeatable.
+   */
+  priceScale: number;
 }
 
 export function createTrafficGenerator(plan: TrafficPlan, options: TrafficOptions): TrafficGenerator {
@@ -79,6 +84,7 @@ export function createTrafficGenerator(plan: TrafficPlan, options: TrafficOption
   const hotKeys = plan.hot.map((a) => bs58.decode(a));
   const coldKeys = plan.cold.map((a) => bs58.decode(a));
   let generated = 0;
+  let priceScale = 1;
   return {
     next(blockhash) {
       const hash = bs58.decode(blockhash);
@@ -90,7 +96,8 @@ export function createTrafficGenerator(plan: TrafficPlan, options: TrafficOption
         const pool = hot ? hotKeys : coldKeys;
         const recipientIndex = random.int(pool.length);
         const failing = random.next() < options.failureShare;
-        const unitPrice = prices.sample(hot);
+        const drawn = prices.sample(hot);
+        const unitPrice = priceScale === 1 ? drawn : scaledPrice(drawn, priceScale);
         const unitLimit = options.model === "mainnet" ? drawUnitLimit(random) : 1_000 + random.int(40) * 500;
         // The counter keeps every transaction distinct (same payer, recipient and price would
         // otherwise repeat a signature within one blockhash).
@@ -119,5 +126,19 @@ export function createTrafficGenerator(plan: TrafficPlan, options: TrafficOption
     get generated() {
       return generated;
     },
+    get priceScale() {
+      return priceScale;
+    },
+    set priceScale(scale: number) {
+      if (!(Number.isFinite(scale) && scale > 0)) throw new RangeError(`price scale must be above 0, got ${scale}`);
+      priceScale = scale;
+    },
   };
+}
+
+/** A drawn price times the scale, within the sampler's ceiling (an unpriced transaction stays unpriced). */
+function scaledPrice(price: bigint, scale: number): bigint {
+  if (price === 0n) return 0n;
+  const scaled = BigInt(Math.max(1, Math.round(Number(price) * scale)));
+  return scaled > MAX_PRICE ? MAX_PRICE : scaled;
 }

@@ -18,7 +18,12 @@ import type { Chain } from "../chain/chain.ts";
 import { createAssetIndex, type AccountView, type AssetIndex } from "../das/asset-index.ts";
 import { createDasMethods } from "../das/das-methods.ts";
 import type { MethodTable } from "../rpc/protocol.ts";
-import { createTrafficGenerator, planTraffic, type TrafficPlan } from "../traffic/traffic-generator.ts";
+import {
+  createTrafficGenerator,
+  planTraffic,
+  type TrafficGenerator,
+  type TrafficPlan,
+} from "../traffic/traffic-generator.ts";
 import type { TrafficConfig } from "../traffic/traffic-options.ts";
 import { startTraffic, type TrafficRunner } from "../traffic/traffic-runner.ts";
 import { summarize, writeWorldFiles, type WrittenManifest } from "./manifest.ts";
@@ -55,6 +60,8 @@ export interface WorldHooks {
   readonly assets: AssetIndex | undefined;
   readonly written: WrittenManifest | undefined;
   readonly traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
+  /** Scales the background traffic's prices from now on (see TrafficGenerator.priceScale); returns the scale. */
+  setTrafficPriceScale(scale: number): number;
 }
 
 /** World accounts carry base58 strings built from 32-byte keys: valid kit `Address`es by construction. */
@@ -98,7 +105,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let assets: AssetIndex | undefined;
   let written: WrittenManifest | undefined;
-  let traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
+  let traffic: (TrafficPlan & { runner?: TrafficRunner; generator?: TrafficGenerator }) | undefined;
   /** What a lazy `seed` left to `load`: the world if it was read already, and the DAS index's JSON map. */
   let pending: { cached: CachedWorld | undefined; offchainJson: Map<string, OffchainJson> } | undefined;
 
@@ -197,6 +204,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
     onStarted({ chain }) {
       if (traffic === undefined) return;
       const generator = createTrafficGenerator(traffic, options.traffic.options);
+      traffic.generator = generator;
       traffic.runner = startTraffic(
         chain,
         generator,
@@ -216,6 +224,11 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
     },
     get traffic() {
       return traffic;
+    },
+    setTrafficPriceScale(scale) {
+      if (traffic?.generator === undefined) throw new Error("no background traffic runs (LOCALNET_TRAFFIC is off)");
+      traffic.generator.priceScale = scale;
+      return traffic.generator.priceScale;
     },
   };
 }

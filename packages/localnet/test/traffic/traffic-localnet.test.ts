@@ -94,4 +94,36 @@ describe("background traffic", () => {
     const all = await fees(plan.hot);
     expect(median(all.map((f) => f.prioritizationFee))).toBeGreaterThanOrEqual(median(hotValues));
   });
+
+  it("scales the traffic's prices at run time (localnet_setTrafficPriceScale), and refuses a bad scale", async () => {
+    const blockPrices = async (from: number, to: number) => {
+      const prices: number[] = [];
+      for (let slot = from; slot <= to; slot++) {
+        const block = (
+          await net.call("getBlock", [
+            slot,
+            { encoding: "json", maxSupportedTransactionVersion: 0, rewards: false, commitment: "confirmed" },
+          ])
+        ).result;
+        for (const tx of block.transactions) prices.push(unitPrice(tx));
+      }
+      return prices.filter((p) => p > 0);
+    };
+    const confirmed = async () => (await net.call("getSlot", [{ commitment: "confirmed" }])).result as number;
+    const before = await confirmed();
+    expect((await net.call("localnet_setTrafficPriceScale", [10])).result).toEqual({ priceScale: 10 });
+    try {
+      await waitFor("20 slots at the new scale", async () => (await confirmed()) >= before + 22, 30_000);
+      const old = await blockPrices(before - 20, before);
+      const scaled = await blockPrices(before + 2, before + 22);
+      expect(median(scaled)).toBeGreaterThan(5 * median(old));
+    } finally {
+      await net.call("localnet_setTrafficPriceScale", [1]);
+    }
+    for (const bad of [0, -1, "10", 1e9, null]) {
+      const answer = await net.call("localnet_setTrafficPriceScale", [bad]);
+      expect(answer.error?.code).toBe(-32602);
+      expect(answer.error?.message).toMatch(/price scale/);
+    }
+  });
 });

@@ -49,6 +49,7 @@ import { createWallets } from "./wallets/wallets.ts";
 import { createTokenHolders } from "./tokens/token-holders.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
 import { createRedisLadderStore } from "./transactions/ladder/redis-ladder-store.ts";
+import { createRedisBundleStore } from "./transactions/redis-bundle-store.ts";
 import { chainKeyPrefix, connectRedis, describeTopology } from "./store/redis.ts";
 import type { Redis } from "./store/redis.ts";
 import { createRedisLease } from "./store/lease.ts";
@@ -333,6 +334,10 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
             : { sendPaths: createSendPaths({ paths: sendPathConfigs, metrics: metrics.sendPathsFor(chain.name) }) }),
           fees,
           ...(store === undefined ? {} : { store }),
+          // Bundles in the fleet's Redis: any replica answers for a bundle any replica took.
+          ...(redis === undefined
+            ? {}
+            : { bundleStore: createRedisBundleStore({ redis, prefix: chainKeyPrefix(chain.name) }) }),
           // Ladders in the fleet's Redis: any replica answers for any ladder, and the climb outlives its replica.
           ...(redis === undefined
             ? {}

@@ -78,7 +78,8 @@ export type BundleWatchEvent =
 export interface Bundles {
   /**
    * Checks and forwards a bundle; answers with its record right after the send (pending).
-   * @throws SolgateError with the reason of the first failed check; BUNDLE_REFUSED when the engine refuses it.
+   * @throws SolgateError with the reason of the first failed check; STORE_UNAVAILABLE when it cannot be recorded
+   * (nothing was sent); BUNDLE_REFUSED when the engine refuses it.
    */
   send(wires: readonly Uint8Array[]): Promise<BundleRecord>;
   /**

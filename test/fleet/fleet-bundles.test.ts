@@ -145,7 +145,7 @@ describe("bundles in a fleet sharing one Redis", () => {
     const redis = await startRedisServer({ appendonly: true });
     cleanups.push(() => redis.stop());
     const [a, b] = await gateways(fixture, 2, { SOLGATE_REDIS_URL: redis.url });
-    const [dropped] = await signedBundles(fixture, 1);
+    const [dropped, refused] = await signedBundles(fixture, 2);
     await fixture.localnet.control({ bundleDropRate: 1 });
     const sent = await sendBundle(a.url, dropped);
     await fixture.localnet.control({ bundleDropRate: 0 });
@@ -167,6 +167,10 @@ describe("bundles in a fleet sharing one Redis", () => {
     expect(grpc?.code).toBe(Code.Unavailable);
     expect(grpc?.findDetails(ErrorInfoSchema)[0]?.reason).toBe("STORE_UNAVAILABLE");
     expect(grpc?.findDetails(RetryInfoSchema)).toHaveLength(1);
+    // A bundle that cannot be recorded is refused before it reaches the engine.
+    const notTaken = await sendBundle(a.url, refused as Uint8Array[]);
+    expect(notTaken.httpStatus, JSON.stringify(notTaken.body)).toBe(503);
+    expect(notTaken.body.code).toBe("store_unavailable");
 
     // A watch opened now waits (within its deadline) for the store, then answers from it.
     const watched = (async () => {

@@ -37,6 +37,8 @@ import type { TransactionStore } from "./transactions/transaction-store.ts";
 import type { LadderStore } from "./transactions/ladder/ladder-store.ts";
 import { createRedisTransactionStore } from "./transactions/redis-transaction-store.ts";
 import { createRedisLadderStore } from "./transactions/ladder/redis-ladder-store.ts";
+import { createRedisBundleStore } from "./transactions/redis-bundle-store.ts";
+import type { BundleStore } from "./transactions/bundle-store.ts";
 import { createAccounts } from "./accounts/accounts.ts";
 import { createWallets } from "./wallets/wallets.ts";
 import { createTokenHolders } from "./tokens/token-holders.ts";
@@ -53,6 +55,8 @@ export interface ChainFleet {
   readonly transactions: TransactionStore;
   /** Ladders: any replica answers for any ladder, and a climb outlives its replica. */
   readonly ladders: LadderStore;
+  /** Bundles: any replica answers for a bundle any replica took. */
+  readonly bundles: BundleStore;
   /** Following blocks: only its holder reads them (and Geyser's block stream); the others replay its log. */
   readonly feeLease: Lease;
   readonly feeLog: WindowLog;
@@ -76,6 +80,7 @@ export async function openChainFleet(redis: Redis, chain: string, config: Config
       prefix,
       onError: (err) => logger.warn({ err, chain }, "redis: unreadable ladder message"),
     }),
+    bundles: createRedisBundleStore({ redis, prefix }),
     feeLease: createRedisLease({ redis, key: `${prefix}fee-lease`, holder: randomUUID() }),
     feeLog: createRedisWindowLog({ redis, key: `${prefix}fee-blocks`, maxEntries: 2 * config.fees.windowSlots }),
     counts: createRedisValues(redis, `${prefix}count:`),
@@ -117,7 +122,9 @@ export async function assembleChain(inputs: ChainAssemblyInputs): Promise<ChainC
     tipLevels,
     ...sendPathsOf(chain, inputs.metrics),
     fees,
-    ...(fleet === undefined ? {} : { store: fleet.transactions, ladderStore: fleet.ladders }),
+    ...(fleet === undefined
+      ? {}
+      : { store: fleet.transactions, ladderStore: fleet.ladders, bundleStore: fleet.bundles }),
     ...config.transactions,
     onError: (err) => inputs.logger.warn({ err, chain: chain.name }, "transaction tracking failed"),
   });

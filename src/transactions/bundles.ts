@@ -8,17 +8,30 @@
  * The members are NOT tracked for rebroadcast: one resent alone could land without the others, which is
  * exactly what a bundle must never do. A bundle that will never land (the engine's Failed or Invalid, a
  * lapsed blockhash) says so with its reason at the first read that can tell.
+ *
+ * What was sent lives in a {@link BundleStore}: in memory for one process, in Redis for a fleet, where any replica
+ * answers for a bundle any replica took. A bundle is recorded before it goes to the engine, so the client never
+ * hears it was taken unless it was recorded. A store that cannot be read answers STORE_UNAVAILABLE, never
+ * NOT_FOUND: "not found" needs both the store's answer that it holds no record and the engine's that it does
+ * not hold the bundle.
  */
 import { createHash } from "node:crypto";
 import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
-import { SolgateError } from "../errors.ts";
+import { SolgateError, isSolgateError } from "../errors.ts";
 import { createLookupTableResolver } from "../solana/lookup-tables.ts";
 import { BlockEngineRefusal } from "../upstream/block-engine.ts";
 import type { BlockEngine, InflightBundleStatus } from "../upstream/block-engine.ts";
 import { checkBundle, type LookupTableReader } from "./bundle-checks.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
 import { toBase64Wire } from "./chain-calls.ts";
+import { bundleRank, bundleRecordKey, isFinalBundleState } from "./bundle-record.ts";
+import type { BundleRecord, BundleState } from "./bundle-record.ts";
+import { createMemoryBundleStore } from "./bundle-store.ts";
+import type { BundleStore, SentBundle } from "./bundle-store.ts";
 import type { StatusRecord } from "./transaction-status.ts";
+
+export { FINAL_BUNDLE_STATES, isFinalBundleState } from "./bundle-record.ts";
+export type { BundleRecord, BundleState } from "./bundle-record.ts";
 
 /** The bundle id as Jito derives it: SHA-256 of the first signatures (base58) joined by commas, hex. */
 export function bundleIdOf(signatures: readonly string[]): string {
@@ -38,38 +51,22 @@ export interface BundlesOptions {
   readonly pollIntervalMs?: number;
   /** Idle time before a watch gets a heartbeat (default 15 s). */
   readonly heartbeatIntervalMs?: number;
-  /** Bundles sent through this server that are remembered (default 10,000; oldest forgotten first). */
+  /** Where sent bundles are kept (default: the last `maxRemembered` in memory). */
+  readonly store?: BundleStore;
+  /** Bundles the default store remembers (default 10,000; oldest forgotten first). */
   readonly maxRemembered?: number;
-}
-
-/**
- * Where a bundle stands. `pending`, `landed` (Jito's Landed, not yet confirmed), `confirmed` and `finalized`
- * (every member at that commitment); `failed` (the engine's Failed, or a member failed on the chain),
- * `invalid` (the engine does not hold it) and `expired` (a blockhash lapsed before it landed) mean it will
- * never land. Final: finalized, failed, invalid, expired.
- */
-export type BundleState = "pending" | "landed" | "confirmed" | "finalized" | "failed" | "invalid" | "expired";
-
-/** The states after which nothing changes. */
-export const FINAL_BUNDLE_STATES: ReadonlySet<BundleState> = new Set(["finalized", "failed", "invalid", "expired"]);
-
-/** The state of one bundle. */
-export interface BundleRecord {
-  readonly bundleId: string;
-  readonly state: BundleState;
-  /** The block engine's word, when it was asked. */
-  readonly engineStatus?: InflightBundleStatus["status"];
-  /** Why it will never land (failed, invalid, expired). */
-  readonly reason?: string;
-  /** The slot of the block that holds it. */
-  readonly slot?: bigint;
-  /** The members' first signatures in order (empty for a bundle not sent through this server). */
-  readonly signatures: readonly string[];
-  /** The members' own records, once the bundle is in a block. */
-  readonly transactions: readonly StatusRecord[];
-  /** The least last valid block height of its blockhashes, when known. */
-  readonly lastValidBlockHeight?: bigint;
-  readonly updatedAt: Date;
+  /**
+   * How long a watch waits for a shared store that cannot be read (default 10 s, less when the client goes away
+   * first) before it ends with STORE_UNAVAILABLE.
+   */
+  readonly storeWaitMs?: number;
+  /**
+   * How long after a bundle was recorded the engine's "not held" is read as "not yet" while the sending replica has
+   * not said the engine took it (default 10 s, beyond the engine call's timeout).
+   */
+  readonly acceptWindowMs?: number;
+  /** Background failures (a progress write that did not reach the store), for logs. */
+  readonly onError?: (error: unknown) => void;
 }
 
 /** One event of a bundle watch. */
@@ -81,33 +78,22 @@ export type BundleWatchEvent =
 export interface Bundles {
   /**
    * Checks and forwards a bundle; answers with its record right after the send (pending).
-   * @throws SolgateError with the reason of the first failed check; BUNDLE_REFUSED when the engine refuses it.
+   * @throws SolgateError with the reason of the first failed check; STORE_UNAVAILABLE when it cannot be recorded
+   * (nothing was sent); BUNDLE_REFUSED when the engine refuses it.
    */
   send(wires: readonly Uint8Array[]): Promise<BundleRecord>;
   /**
    * Where a bundle stands.
-   * @throws SolgateError INVALID_PARAMETER for a malformed id, NOT_FOUND for one neither sent here nor held by the engine.
+   * @throws SolgateError INVALID_PARAMETER for a malformed id; NOT_FOUND for one the store holds no record of and
+   * the engine does not hold; STORE_UNAVAILABLE when the store cannot be read.
    */
   status(bundleId: string): Promise<BundleRecord>;
   /**
    * The record at once, then each change until a final state; heartbeats while idle; ends when `signal` aborts.
+   * While the store cannot be read it asks again, for up to `storeWaitMs`, then ends with STORE_UNAVAILABLE.
    * @throws SolgateError INVALID_PARAMETER for a malformed id (at once), NOT_FOUND (on first iteration).
    */
   watch(bundleId: string, signal?: AbortSignal): AsyncGenerator<BundleWatchEvent, void, undefined>;
-}
-
-/** What is remembered of a bundle sent through this server. */
-interface SentBundle {
-  readonly signatures: readonly string[];
-  readonly blockhashes: readonly string[];
-  readonly lastValidBlockHeight?: bigint;
-  /** Its final record, once it has one (nothing changes after). */
-  final?: BundleRecord;
-}
-
-/** Whether a bundle in this state will never change again. */
-export function isFinalBundleState(state: BundleState): boolean {
-  return FINAL_BUNDLE_STATES.has(state);
 }
 
 /** Creates the bundles core. */
@@ -115,11 +101,27 @@ export function createBundles(options: BundlesOptions): Bundles {
   const unavailable = () =>
     new SolgateError("BUNDLES_UNAVAILABLE", "this chain has no block engine configured (SOLGATE_JITO_URL)");
 
-  const sent = new Map<string, SentBundle>();
-  const maxRemembered = options.maxRemembered ?? 10_000;
+  const store = options.store ?? createMemoryBundleStore({ maxEntries: options.maxRemembered });
   const pollIntervalMs = options.pollIntervalMs ?? 400;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
+  const storeWaitMs = options.storeWaitMs ?? 10_000;
+  const acceptWindowMs = options.acceptWindowMs ?? 10_000;
   const memberRecord = options.memberRecord ?? (async () => undefined);
+  const onError = options.onError ?? (() => {});
+  // What this replica last answered per bundle (bounded), with the send it was about: an answer never goes back
+  // (a progress write lost in a failover must not turn `confirmed` into `landed`), and a final one is still
+  // answered while the store cannot be read (nothing changes after it).
+  const answered = new Map<string, { sentAt: number | undefined; record: BundleRecord }>();
+
+  function answer(bundleId: string, sentAt: number | undefined, record: BundleRecord): BundleRecord {
+    const before = answered.get(bundleId);
+    if (before !== undefined && before.sentAt === sentAt && bundleRank(before.record.state) > bundleRank(record.state))
+      return before.record;
+    answered.delete(bundleId);
+    answered.set(bundleId, { sentAt, record });
+    if (answered.size > 10_000) answered.delete(answered.keys().next().value as string);
+    return record;
+  }
 
   /** The engine's call; its failures as a catalogue error (a refusal is the caller's to read). */
   async function engineCall<T>(call: () => Promise<T>): Promise<T> {
@@ -161,34 +163,64 @@ export function createBundles(options: BundlesOptions): Bundles {
     return undefined;
   }
 
-  function remember(bundleId: string, bundle: SentBundle): void {
-    sent.delete(bundleId);
-    sent.set(bundleId, bundle);
-    while (sent.size > maxRemembered) sent.delete(sent.keys().next().value as string);
+  /**
+   * The answer when the store cannot be read: this replica's own final answer (nothing changes after it), else
+   * STORE_UNAVAILABLE.
+   */
+  function unreadable(bundleId: string, error: unknown): BundleRecord {
+    const before = answered.get(bundleId)?.record;
+    if (before !== undefined && isFinalBundleState(before.state)) return before;
+    if (isSolgateError(error) && error.reason === "STORE_UNAVAILABLE") throw storeUnreadable(bundleId, error);
+    throw error;
   }
 
   async function read(bundleId: string, engine: BlockEngine): Promise<BundleRecord> {
-    const bundle = sent.get(bundleId);
-    if (bundle?.final !== undefined) return bundle.final;
+    let bundle: SentBundle | undefined;
+    try {
+      bundle = await store.get(bundleId);
+    } catch (error) {
+      return unreadable(bundleId, error);
+    }
+    if (bundle?.record !== undefined && isFinalBundleState(bundle.record.state)) {
+      return answer(bundleId, bundle.sentAt, bundle.record);
+    }
     if (bundle === undefined) {
-      // Not sent here: the engine's word is all there is.
+      // Not recorded: the engine's word is all there is.
       const inflight = await engineCall(() => engine.inflightStatus(bundleId));
       if (inflight.status === "Invalid") {
+        // Something this replica saw land stays found after the engine forgets it (minutes later).
+        const before = answered.get(bundleId);
+        if (before !== undefined && before.sentAt === undefined && bundleRank(before.record.state) > 0)
+          return before.record;
         throw new SolgateError(
           "NOT_FOUND",
-          `bundle ${bundleId} was not sent through Solgate and the block engine does not hold it`,
+          `Solgate holds no record of bundle ${bundleId} (it was not sent through Solgate, or its record expired) and the block engine does not hold it`,
           { bundleId },
         );
       }
-      return engineRecord(bundleId, inflight, [], undefined, new Date());
+      return answer(bundleId, undefined, engineRecord(bundleId, inflight, [], undefined, new Date()));
     }
+    const fresh = await readSent(bundle, engine);
+    // Another replica may have read it further along: the furthest record is the answer.
+    const held = bundle.record;
+    if (held !== undefined && bundleRank(held.state) > bundleRank(fresh.state))
+      return answer(bundleId, bundle.sentAt, held);
+    if (held === undefined || bundleRecordKey(held) !== bundleRecordKey(fresh)) {
+      // Progress is shared so that every replica answers it; a write lost here is read again by the next one.
+      await store.advance(bundleId, fresh).catch(onError);
+    }
+    return answer(bundleId, bundle.sentAt, fresh);
+  }
+
+  /** A recorded bundle's state now: its blockhashes, then its members' records, else the engine's word. */
+  async function readSent(bundle: SentBundle, engine: BlockEngine): Promise<BundleRecord> {
+    const { bundleId } = bundle;
     // Expiry is read before the chain, so that a bundle that landed in its last valid block is never called expired.
     const expiredBlockhash = await lapsed(bundle);
     const members = await Promise.all(bundle.signatures.map((signature) => memberRecord(signature)));
     const updatedAt = new Date();
     const lifetime =
       bundle.lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight: bundle.lastValidBlockHeight };
-    let record: BundleRecord;
     if (members.some((m) => m?.slot !== undefined)) {
       // In a block: the members' own records say the rest, and the engine is not asked (Jito keeps in-flight
       // statuses for minutes only, and rate-limits the call).
@@ -205,7 +237,7 @@ export function createBundles(options: BundlesOptions): Bundles {
               ? "confirmed"
               : "landed";
       const slot = transactions.find((m) => m.slot !== undefined)?.slot;
-      record = {
+      return {
         bundleId,
         state,
         ...(failedAt >= 0
@@ -219,28 +251,26 @@ export function createBundles(options: BundlesOptions): Bundles {
         ...lifetime,
         updatedAt,
       };
-    } else {
-      const inflight = await engineCall(() => engine.inflightStatus(bundleId));
-      if (expiredBlockhash !== undefined && (inflight.status === "Pending" || inflight.status === "Invalid")) {
-        record = {
-          bundleId,
-          state: "expired",
-          engineStatus: inflight.status,
-          reason: `blockhash ${expiredBlockhash} lapsed before the bundle landed; rebuild its transactions with a fresh blockhash, sign them again and resend`,
-          signatures: bundle.signatures,
-          transactions: [],
-          ...lifetime,
-          updatedAt,
-        };
-      } else {
-        record = engineRecord(bundleId, inflight, bundle.signatures, bundle.lastValidBlockHeight, updatedAt);
-      }
     }
-    if (isFinalBundleState(record.state)) {
-      const current = sent.get(bundleId);
-      if (current !== undefined) current.final = record;
+    let inflight = await engineCall(() => engine.inflightStatus(bundleId));
+    // Recorded a moment ago and not yet said taken: the engine may simply not have it yet (its send is under way
+    // on the replica that took it); "does not hold it" would be final, and false.
+    if (inflight.status === "Invalid" && !bundle.accepted && Date.now() - bundle.sentAt < acceptWindowMs) {
+      inflight = { status: "Pending" };
     }
-    return record;
+    if (expiredBlockhash !== undefined && (inflight.status === "Pending" || inflight.status === "Invalid")) {
+      return {
+        bundleId,
+        state: "expired",
+        engineStatus: inflight.status,
+        reason: `blockhash ${expiredBlockhash} lapsed before the bundle landed; rebuild its transactions with a fresh blockhash, sign them again and resend`,
+        signatures: bundle.signatures,
+        transactions: [],
+        ...lifetime,
+        updatedAt,
+      };
+    }
+    return engineRecord(bundleId, inflight, bundle.signatures, bundle.lastValidBlockHeight, updatedAt);
   }
 
   return {
@@ -255,18 +285,33 @@ export function createBundles(options: BundlesOptions): Bundles {
       const signatures = txs.map((tx) => tx.signature);
       const bundleId = bundleIdOf(signatures);
       const blockhashes = [...new Set(txs.map((tx) => tx.blockhash))];
+      // Recorded before anything reaches the engine: a bundle the store cannot record is refused untouched
+      // (STORE_UNAVAILABLE), so that a client never hears of a bundle no replica could answer for.
+      const sentAt = Date.now();
+      await store.insert({
+        bundleId,
+        signatures,
+        blockhashes,
+        ...(lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight }),
+        sentAt,
+        accepted: false,
+      });
+      answered.delete(bundleId);
       // One call: the engine takes the bundle whole or not at all.
       let engineId: string;
       try {
         engineId = await engineCall(() => engine.sendBundle(txs.map((tx) => toBase64Wire(tx.wire))));
       } catch (e) {
         if (e instanceof BlockEngineRefusal) {
+          // Refused: nothing was taken, so the client may fix it and send again.
+          await store.delete(bundleId).catch(onError);
           throw new SolgateError("BUNDLE_REFUSED", `the block engine refused the bundle: ${e.message}`, {
             bundleId,
             engineCode: e.code,
             engineMessage: e.message,
           });
         }
+        // No answer: the engine may hold it, so its record stays (it reads `invalid` if the engine does not).
         throw e;
       }
       if (engineId !== bundleId) {
@@ -277,11 +322,8 @@ export function createBundles(options: BundlesOptions): Bundles {
           { retryAfterMs: 1000 },
         );
       }
-      remember(bundleId, {
-        signatures,
-        blockhashes,
-        ...(lastValidBlockHeight === undefined ? {} : { lastValidBlockHeight }),
-      });
+      // A mark that does not reach the store only delays a true `invalid` by the accept window.
+      await store.accept(bundleId).catch(onError);
       return {
         bundleId,
         state: "pending",
@@ -313,9 +355,21 @@ export function createBundles(options: BundlesOptions): Bundles {
   ): AsyncGenerator<BundleWatchEvent, void, undefined> {
     let last: string | undefined;
     let lastEventAt = Date.now();
+    // Since when the store could not be read (a failover): the watch waits for it, for up to storeWaitMs.
+    let unreadableSince: number | undefined;
     while (signal?.aborted !== true) {
-      const record = await read(bundleId, engine);
-      const key = recordKey(record);
+      let record: BundleRecord;
+      try {
+        record = await read(bundleId, engine);
+        unreadableSince = undefined;
+      } catch (error) {
+        if (!(isSolgateError(error) && error.reason === "STORE_UNAVAILABLE")) throw error;
+        unreadableSince ??= Date.now();
+        if (Date.now() - unreadableSince >= storeWaitMs) throw error;
+        await sleep(Math.min(250, pollIntervalMs), signal);
+        continue;
+      }
+      const key = bundleRecordKey(record);
       if (key !== last) {
         last = key;
         lastEventAt = Date.now();
@@ -330,15 +384,17 @@ export function createBundles(options: BundlesOptions): Bundles {
   }
 }
 
-/** What a watcher would see change in a record (not its read time). */
-function recordKey(record: BundleRecord): string {
-  return JSON.stringify([
-    record.state,
-    record.engineStatus,
-    record.reason,
-    String(record.slot),
-    record.transactions.map((t) => [t.state, String(t.slot)]),
-  ]);
+/**
+ * A bundle lookup the store could not answer: whether Solgate took the bundle is unknown, so the client is asked
+ * to retry (STORE_UNAVAILABLE), never told it is not found.
+ */
+export function storeUnreadable(bundleId: string, cause: SolgateError): SolgateError {
+  return new SolgateError(
+    "STORE_UNAVAILABLE",
+    `the shared store cannot be read, so whether Solgate took bundle ${bundleId} is unknown; retry shortly`,
+    { bundleId },
+    { cause, retryAfterMs: cause.retryAfterMs ?? 1000 },
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

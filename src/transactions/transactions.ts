@@ -21,6 +21,7 @@ import type { BlockEngine } from "../upstream/block-engine.ts";
 import type { TipLevelSource } from "../fees/tip-levels.ts";
 import { createBundles, lookupTablesFromRpc } from "./bundles.ts";
 import type { Bundles } from "./bundles.ts";
+import type { BundleStore } from "./bundle-store.ts";
 import type { SendOutcome, SendRequest } from "./send-transaction.ts";
 import { createStatusEngine } from "./status-engine.ts";
 import type { StatusEngineStats } from "./status-engine.ts";
@@ -54,6 +55,8 @@ export interface TransactionsOptions {
     readonly oddsForTransaction?: LadderOddsSource["oddsForTransaction"];
     readonly odds?: { readonly target: number };
   };
+  /** Where bundles sent through Solgate live (default: in memory, the last 10,000). */
+  bundleStore?: BundleStore;
   /** Where fee ladders live (default: in memory). */
   ladderStore?: LadderStore;
   /** Fee ladders' tick (default 200 ms, or `pollIntervalMs` when shorter). */
@@ -196,8 +199,10 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     // Members are read, never tracked: a member rebroadcast alone could land without the rest of its bundle.
     memberRecord: (signature) => engine.record(signature),
     newestSlot: () => engine.newestSlot(),
+    ...(options.bundleStore === undefined ? {} : { store: options.bundleStore }),
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
     ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
   });
 
   const fees = options.fees;

@@ -1,6 +1,7 @@
 /**
  * Every shared store on a real Redis Cluster (3 masters, 3 replicas) and a real Sentinel group (1 master,
- * 1 replica, 3 sentinels): the transaction store's scripts and transactions, its status channel, leases, the
+ * 1 replica, 3 sentinels): the transaction store's scripts and transactions, its status channel, the bundle
+ * store's scripts, leases, the
  * fee window's log, shared values and the fleet's rate counters; then a master lost (SIGKILL) and a clean
  * failover while sends are being recorded: every send is either recorded and readable afterwards, or refused
  * with STORE_UNAVAILABLE (never lost, never another error), and recording resumes by itself.
@@ -13,9 +14,11 @@ import { createRedisLease } from "../../src/store/lease.ts";
 import { chainKeyPrefix, connectRedis } from "../../src/store/redis.ts";
 import type { Redis } from "../../src/store/redis.ts";
 import { createRedisValues } from "../../src/store/shared-values.ts";
+import { createRedisBundleStore } from "../../src/transactions/redis-bundle-store.ts";
 import { createRedisTransactionStore } from "../../src/transactions/redis-transaction-store.ts";
 import type { TrackedSend } from "../../src/transactions/transaction-store.ts";
 import type { StatusRecord } from "../../src/transactions/transaction-status.ts";
+import { checkBundleStore } from "../transactions/bundle-store-contract.ts";
 import { startRedisCluster, startRedisSentinel } from "./redis-topologies.ts";
 import type { RedisTopologyServer } from "./redis-topologies.ts";
 
@@ -88,6 +91,12 @@ describe.each(topologies)("on %s", (_name, start) => {
     await storeA.publish({ signature: "sig2", state: "confirmed", updatedAt: new Date(), slot: 7n });
     await until(() => heard.length === 1);
     expect(heard[0]).toMatchObject({ signature: "sig2", state: "confirmed", slot: 7n });
+  });
+
+  it("runs the bundle store's scripts across two replicas", async () => {
+    const prefix = chainKeyPrefix(chain());
+    const [a, b] = await Promise.all([connect(), connect()]);
+    await checkBundleStore(createRedisBundleStore({ redis: a, prefix }), createRedisBundleStore({ redis: b, prefix }));
   });
 
   it("holds a lease on one replica at a time, logs fee blocks, shares values and counts rate limits once", async () => {

@@ -3,6 +3,7 @@
  * (redis-bundle-store.ts), where every replica answers for a bundle any replica took. The bundles core
  * (bundles.ts) is the only code that reads and writes them.
  */
+import { BoundedMap } from "../bounded-map.ts";
 import { bundleRank, isFinalBundleState, isInBlock } from "./bundle-record.ts";
 import type { BundleRecord } from "./bundle-record.ts";
 
@@ -52,7 +53,7 @@ export function mayAdvance(held: BundleRecord | undefined, next: BundleRecord): 
 /** The default store: the last `maxEntries` bundles sent through this process (default 10,000), oldest forgotten first. */
 export function createMemoryBundleStore(options: { maxEntries?: number } = {}): BundleStore {
   const maxEntries = options.maxEntries ?? 10_000;
-  const sent = new Map<string, SentBundle>();
+  const sent = new BoundedMap<string, SentBundle>(maxEntries);
   return {
     async get(bundleId) {
       return sent.get(bundleId);
@@ -62,7 +63,6 @@ export function createMemoryBundleStore(options: { maxEntries?: number } = {}): 
       if (held?.record !== undefined && isInBlock(held.record)) return;
       sent.delete(bundle.bundleId);
       sent.set(bundle.bundleId, bundle);
-      while (sent.size > maxEntries) sent.delete(sent.keys().next().value as string);
     },
     async accept(bundleId) {
       const held = sent.get(bundleId);

@@ -15,6 +15,8 @@
  * NOT_FOUND: "not found" needs both the store's answer that it holds no record and the engine's that it does
  * not hold the bundle.
  */
+import { BoundedMap } from "../bounded-map.ts";
+import { sleep } from "../sleep.ts";
 import { createHash } from "node:crypto";
 import type { GetMultipleAccountsApi, Rpc } from "@solana/kit";
 import { SolgateError, isSolgateError } from "../errors.ts";
@@ -96,7 +98,11 @@ export interface Bundles {
   watch(bundleId: string, signal?: AbortSignal): AsyncGenerator<BundleWatchEvent, void, undefined>;
 }
 
-/** Creates the bundles core. */
+/**
+ * Creates the bundles core. Long on purpose: send, status and watch share one bundle's in-memory view (the last
+ * record answered, so an answer never goes back) and the store's failure handling; the checks are apart
+ * (bundle-checks.ts), as are the records (bundle-record.ts) and their stores.
+ */
 export function createBundles(options: BundlesOptions): Bundles {
   const unavailable = () =>
     new SolgateError("BUNDLES_UNAVAILABLE", "this chain has no block engine configured (SOLGATE_JITO_URL)");
@@ -111,7 +117,7 @@ export function createBundles(options: BundlesOptions): Bundles {
   // What this replica last answered per bundle (bounded), with the send it was about: an answer never goes back
   // (a progress write lost in a failover must not turn `confirmed` into `landed`), and a final one is still
   // answered while the store cannot be read (nothing changes after it).
-  const answered = new Map<string, { sentAt: number | undefined; record: BundleRecord }>();
+  const answered = new BoundedMap<string, { sentAt: number | undefined; record: BundleRecord }>(10_000);
 
   function answer(bundleId: string, sentAt: number | undefined, record: BundleRecord): BundleRecord {
     const before = answered.get(bundleId);
@@ -119,7 +125,6 @@ export function createBundles(options: BundlesOptions): Bundles {
       return before.record;
     answered.delete(bundleId);
     answered.set(bundleId, { sentAt, record });
-    if (answered.size > 10_000) answered.delete(answered.keys().next().value as string);
     return record;
   }
 
@@ -395,19 +400,6 @@ export function storeUnreadable(bundleId: string, cause: SolgateError): SolgateE
     { bundleId },
     { cause, retryAfterMs: cause.retryAfterMs ?? 1000 },
   );
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** A record from the engine's word alone. */

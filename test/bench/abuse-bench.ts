@@ -157,6 +157,23 @@ async function validRequests(): Promise<Map<string, JsonValue>> {
       "solgate.v1.TransactionService/PrepareTransaction",
       { chain, transaction: draft, priorityFee: { level: "PRIORITY_LEVEL_AUTO" } },
     ],
+    // The round-4 RPCs: valid in shape (the fuzz needs a starting point), whether or not the world makes them succeed.
+    ["solgate.v1.CollectionService/WatchCollection", { chain, address: collection.mint }],
+    [
+      "solgate.v1.WebhookService/CreateWebhook",
+      { chain, url: "https://203.0.113.10/hook", collections: [collection.mint] },
+    ],
+    ["solgate.v1.WebhookService/ListWebhooks", { chain }],
+    ["solgate.v1.WebhookService/DeleteWebhook", { chain, id: "wh_0000000000000000" }],
+    ["solgate.v1.WebhookService/ListWebhookDeliveries", { chain, id: "wh_0000000000000000" }],
+    [
+      "solgate.v1.TransactionService/PrepareLadder",
+      { chain, transaction: draft, nonceAccount: manifest.demoWallet.address, rungs: 4 },
+    ],
+    ["solgate.v1.TransactionService/SendLadder", { chain, transactions: [signed, signed] }],
+    ["solgate.v1.TransactionService/GetLadderStatus", { chain, id: tx.signature }],
+    ["solgate.v1.TransactionService/WatchLadder", { chain, id: tx.signature }],
+    ["solgate.v1.TransactionService/CancelLadder", { chain, id: tx.signature }],
     ["solgate.v1.TransactionService/SendBundle", { chain, transactions: [bundle] }],
     ["solgate.v1.TransactionService/GetBundleStatus", { chain, bundleId }],
     ["solgate.v1.TransactionService/WatchBundle", { chain, bundleId }],

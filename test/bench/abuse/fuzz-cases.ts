@@ -101,7 +101,7 @@ export function createFuzzCases(world: FuzzWorld, seed: number) {
       headers.authorization = pick(["Bearer nope", "Basic eA==", "Bearer ", `Bearer ${world.apiKey}x`]);
     }
 
-    if (protocol === "rest") return restCase();
+    if (protocol === "rest" && rpc.rest !== undefined) return restCase();
 
     // The message: valid proto JSON, then (binary) bytes mutated or (JSON) text mutated.
     const json = protocol === "connect-json";
@@ -375,6 +375,12 @@ function restForm(method: DescMethod, valid: JsonValue, routes: ReturnType<typeo
       body: undefined,
     };
   }
+  if (method.name === "WatchCollection") {
+    const path = `/v1/${String(fields.chain)}/collections/${String(fields.address)}/events`;
+    return { httpMethod: "GET", path, query: [], body: undefined };
+  }
+  // A stream with no REST or SSE form (WatchLadder): its REST share of cases goes to the RPC protocols.
+  if (method.methodKind === "server_streaming" && !routes.some((r) => r.method === method)) return undefined;
   if (method.name === "WatchFees") {
     return { httpMethod: "GET", path: `/v1/${String(fields.chain)}/network/fees/stream`, query: [], body: undefined };
   }

@@ -90,8 +90,9 @@ export function createFuzzCases(world: FuzzWorld, seed: number) {
     const random = createPrng((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
     const chance = (p: number) => random() < p;
-    const protocol = PROTOCOLS[index % PROTOCOLS.length];
     const rpc = rpcs[Math.floor(index / PROTOCOLS.length) % rpcs.length];
+    const drawn = PROTOCOLS[index % PROTOCOLS.length];
+    const protocol = drawn === "rest" && rpc.rest === undefined ? "grpc" : drawn;
     const streaming = rpc.method.methodKind === "server_streaming";
     const input = rpc.method.input as DescMessage;
     const notes: string[] = [];
@@ -101,7 +102,7 @@ export function createFuzzCases(world: FuzzWorld, seed: number) {
       headers.authorization = pick(["Bearer nope", "Basic eA==", "Bearer ", `Bearer ${world.apiKey}x`]);
     }
 
-    if (protocol === "rest" && rpc.rest !== undefined) return restCase();
+    if (protocol === "rest") return restCase();
 
     // The message: valid proto JSON, then (binary) bytes mutated or (JSON) text mutated.
     const json = protocol === "connect-json";
@@ -379,11 +380,11 @@ function restForm(method: DescMethod, valid: JsonValue, routes: ReturnType<typeo
     const path = `/v1/${String(fields.chain)}/collections/${String(fields.address)}/events`;
     return { httpMethod: "GET", path, query: [], body: undefined };
   }
-  // A stream with no REST or SSE form (WatchLadder): its REST share of cases goes to the RPC protocols.
-  if (method.methodKind === "server_streaming" && !routes.some((r) => r.method === method)) return undefined;
   if (method.name === "WatchFees") {
     return { httpMethod: "GET", path: `/v1/${String(fields.chain)}/network/fees/stream`, query: [], body: undefined };
   }
+  // A stream with no REST or SSE form (WatchLadder): its REST share of cases goes to gRPC.
+  if (method.methodKind === "server_streaming" && !routes.some((r) => r.method === method)) return undefined;
   const route = routes.find((r) => r.method === method);
   if (route === undefined) throw new Error(`no REST route for ${method.name}`);
   const bound = new Set<string>();

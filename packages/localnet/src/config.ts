@@ -3,7 +3,13 @@
  * The launcher passes its options to the child process through the same variables.
  */
 import type { ChainOptions } from "./chain/chain.ts";
-import { accountLimitFor, MAX_BLOCK_UNITS } from "./chain/cost-model.ts";
+import {
+  accountLimitFor,
+  DEFAULT_ACCOUNT_LIMIT,
+  DEFAULT_BLOCK_LIMIT,
+  DEFAULT_REDUCED_SLOT_MS,
+  SLOT_TIME_REGIMES,
+} from "./chain/cost-model.ts";
 import { mergeFaults, NO_FAULTS, type FaultSettings } from "./faults.ts";
 import { parseGeyserConfig, type GeyserConfig } from "./geyser/geyser-options.ts";
 import { parseLoadingConfig, type LoadingConfig } from "./loading/loading-options.ts";
@@ -59,9 +65,10 @@ export const DEFAULT_LOCALNET_CONFIG: LocalnetConfig = {
   blockRetention: 1024,
   maxQueue: 100_000,
   maxTransactionsPerBlock: 10_000,
-  blockCostLimit: MAX_BLOCK_UNITS,
-  // SIMD-0306 is active on mainnet: 40% of the block limit (docs/localnet-congestion.md).
-  accountCostLimit: accountLimitFor(MAX_BLOCK_UNITS),
+  // solana-test-validator 4.4 at genesis (SIMD-0286 active): 100M / 40M, the 200 ms regime's half from epoch 1.
+  blockCostLimit: DEFAULT_BLOCK_LIMIT,
+  accountCostLimit: DEFAULT_ACCOUNT_LIMIT,
+  reducedSlotMs: DEFAULT_REDUCED_SLOT_MS,
   startSlot: 0n,
   maxBodyBytes: 50 * 1024,
   blocks: [],
@@ -90,6 +97,7 @@ export const LOCALNET_ENV = {
   maxTransactionsPerBlock: "LOCALNET_MAX_TX_PER_BLOCK",
   blockCostLimit: "LOCALNET_BLOCK_CU_LIMIT",
   accountCostLimit: "LOCALNET_ACCOUNT_CU_LIMIT",
+  reducedSlotMs: "LOCALNET_REDUCED_SLOT_MS",
   startSlot: "LOCALNET_START_SLOT",
   maxBodyBytes: "LOCALNET_MAX_BODY_BYTES",
   blocks: "LOCALNET_BLOCKS",
@@ -181,7 +189,8 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       `${LOCALNET_ENV.finalizeSlots} (${finalizeSlots}) must not be below ${LOCALNET_ENV.confirmSlots} (${confirmSlots})`,
     );
   }
-  // Compute-unit limits: the account limit defaults to 40% of the block limit (SIMD-0306), and may not exceed it.
+  // Compute-unit limits: the account limit defaults to 40% of the block limit (as in each of agave 4.4's regimes),
+  // and may not exceed it.
   const blockCostLimit = BigInt(
     integer(env, LOCALNET_ENV.blockCostLimit, Number(d.blockCostLimit), 1_000, 10_000_000_000),
   );
@@ -193,10 +202,18 @@ export function loadLocalnetConfig(env: NodeJS.ProcessEnv = process.env): Localn
       `${LOCALNET_ENV.accountCostLimit} (${accountCostLimit}) must not be above ${LOCALNET_ENV.blockCostLimit} (${blockCostLimit})`,
     );
   }
+  const reducedRaw = env[LOCALNET_ENV.reducedSlotMs];
+  const reducedSlotMs = reducedRaw === undefined || reducedRaw === "" ? d.reducedSlotMs : Number(reducedRaw);
+  if (reducedSlotMs === undefined || SLOT_TIME_REGIMES[reducedSlotMs] === undefined) {
+    throw new Error(
+      `${LOCALNET_ENV.reducedSlotMs} must be one of ${Object.keys(SLOT_TIME_REGIMES).join(", ")} (ms; 400: no slot-time regime), got "${reducedRaw}"`,
+    );
+  }
   return {
     host: env[LOCALNET_ENV.host] || d.host,
     blockCostLimit,
     accountCostLimit,
+    reducedSlotMs,
     port: integer(env, LOCALNET_ENV.port, d.port, 0, 65535),
     slotMs: integer(env, LOCALNET_ENV.slotMs, d.slotMs, 5, 60_000),
     confirmSlots,

@@ -52,10 +52,12 @@ export interface LocalnetOptions {
   blockRetention?: number;
   maxQueue?: number;
   maxTransactionsPerBlock?: number;
-  /** Compute units per block (LOCALNET_BLOCK_CU_LIMIT; default 60,000,000). */
+  /** Compute units per block (LOCALNET_BLOCK_CU_LIMIT; default 100,000,000, as solana-test-validator 4.4 at genesis). */
   blockCostLimit?: number | bigint;
   /** Compute units per write-locked account per block (LOCALNET_ACCOUNT_CU_LIMIT; default 40% of the block's). */
   accountCostLimit?: number | bigint;
+  /** The slot-time regime whose limits apply from epoch 1 (LOCALNET_REDUCED_SLOT_MS: 200 by default, 400 for none). */
+  reducedSlotMs?: number;
   startSlot?: bigint;
   /** Slots per epoch, no warm-up (LOCALNET_SLOTS_PER_EPOCH, at least 32; default LiteSVM's schedule). */
   slotsPerEpoch?: number;
@@ -154,6 +156,7 @@ function envFor(options: LocalnetOptions): Record<string, string> {
   set("maxTransactionsPerBlock", options.maxTransactionsPerBlock);
   set("blockCostLimit", options.blockCostLimit);
   set("accountCostLimit", options.accountCostLimit);
+  set("reducedSlotMs", options.reducedSlotMs);
   set("startSlot", options.startSlot);
   set("maxBodyBytes", options.maxBodyBytes);
   set("blocks", options.blocks?.join(","));

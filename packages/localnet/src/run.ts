@@ -111,7 +111,7 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
     );
     if (!quiet) {
       process.stderr.write(
-        `${name}: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${chain.faucet}; blocks packed as agave 3.0 packs them: ${config.blockCostLimit} CU per block, ${config.accountCostLimit} per write-locked account\n`,
+        `${name}: Solana JSON-RPC at ${localnet.rpcUrl} (PubSub ${localnet.wsUrl}), slot ${config.slotMs} ms, faucet ${chain.faucet}; blocks packed as agave 4.4 packs them: ${config.blockCostLimit} CU per block, ${config.accountCostLimit} per write-locked account\n`,
       );
       if (localnet.geyserUrl !== undefined)
         process.stderr.write(`${name}: Yellowstone gRPC (geyser.Geyser) at ${localnet.geyserUrl}\n`);

@@ -1,8 +1,9 @@
 /**
- * Producing one block, as agave 3.0's leader packs it: the buffer is walked in priority order
+ * Producing one block, as agave 4.4's leader packs it: the buffer is walked in priority order
  * (transaction-queue.ts); each transaction is checked against the signature history and the blockhash
  * window (150 blocks: older ones are dropped as expired), then against the block's cost limit, then
- * against each of its write-locked accounts' limits (cost_tracker.rs `would_fit`). What fits is executed
+ * against each of its write-locked accounts' limits (cost_tracker.rs `try_add`), the limits in force at the
+ * block's slot (cost-model.ts `limitsAtSlot`). What fits is executed
  * and, when committed, its cost is added to the block and to each write-locked account; what does not
  * fit waits for the next block. The block records the minimum compute-unit prices agave's
  * prioritization-fee cache keeps (prioritization-fees.ts); it is stored, its blockhash added to the
@@ -14,6 +15,7 @@ import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
 import { blockPrioritizationFees } from "./prioritization-fees.ts";
+import type { BlockLimits } from "./cost-model.ts";
 import type { BlockhashWindow } from "./blockhash-window.ts";
 import type { Block, BlockStore, TransactionRecord } from "./block-store.ts";
 import type { ExecutionOutcome, Executor } from "./executor.ts";
@@ -37,10 +39,11 @@ export interface BlockProducerDeps {
   readonly blocks: BlockStore;
   readonly queue: TransactionQueue;
   readonly maxTransactionsPerBlock: number;
-  /** Compute units a block may hold (agave: 60,000,000). */
-  readonly blockCostLimit: bigint;
-  /** Compute units any one write-locked account may take in a block (agave with SIMD-0306: 24,000,000). */
-  readonly accountCostLimit: bigint;
+  /**
+   * Compute units a block at `slot` may hold, and any one write-locked account may take in it
+   * (solana-test-validator 4.4: 100,000,000 and 40,000,000, halved from the next epoch on).
+   */
+  limitsAt(slot: bigint): BlockLimits;
   /** Moves LiteSVM's clock sysvar to `slot`. */
   setClock(slot: bigint): void;
   /** The transaction's full account list (throws when its lookup tables no longer resolve). */
@@ -65,6 +68,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
   const blockHeight = parent.blockHeight + 1n;
   deps.setClock(slot);
   const records: TransactionRecord[] = [];
+  const limits = deps.limitsAt(slot);
   let blockCost = 0n;
   const accountCost = new Map<string, bigint>();
   let waiting = 0;
@@ -102,8 +106,8 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
       }
     }
     if (
-      blockCost + bundle.cost > deps.blockCostLimit ||
-      [...bundle.accountCost].some(([key, cost]) => (accountCost.get(key) ?? 0n) + cost > deps.accountCostLimit)
+      blockCost + bundle.cost > limits.block ||
+      [...bundle.accountCost].some(([key, cost]) => (accountCost.get(key) ?? 0n) + cost > limits.account)
     ) {
       waiting++;
       return { kind: "waiting" };
@@ -186,10 +190,10 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
       expired++;
       return "dropped";
     }
-    // agave's would_fit, with the cost priced on arrival: the block limit first, then each write-locked account's.
+    // agave's try_add, with the cost priced on arrival: the block limit first, then each write-locked account's.
     if (
-      blockCost + cost > deps.blockCostLimit ||
-      writable.some((key) => (accountCost.get(key) ?? 0n) + cost > deps.accountCostLimit)
+      blockCost + cost > limits.block ||
+      writable.some((key) => (accountCost.get(key) ?? 0n) + cost > limits.account)
     ) {
       waiting++;
       return "waiting";

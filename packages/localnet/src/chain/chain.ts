@@ -20,7 +20,7 @@ import { produceBlockAfter, type BlockProducerDeps } from "./block-producer.ts";
 import { createBlockhashWindow, MAX_PROCESSING_AGE } from "./blockhash-window.ts";
 import { createBlockStore, type Block, type TransactionRecord } from "./block-store.ts";
 import { heldNonce, nextDurableNonceAfter, nonceToAdvance, type NonceUse } from "./durable-nonce.ts";
-import type { EpochScheduleParams } from "./epoch-schedule.ts";
+import { epochOfSlot, firstSlotInEpoch, type EpochScheduleParams } from "./epoch-schedule.ts";
 import { createExecutor, type ExecutionOutcome, type Executor } from "./executor.ts";
 import { createFaucet } from "./faucet.ts";
 import { createGenesis } from "./genesis.ts";
@@ -29,7 +29,14 @@ import { createAddressSignatures, type AddressSignatures } from "./address-signa
 import { createCluster, type Cluster } from "../cluster/cluster.ts";
 import { createSlotClock } from "./slot-clock.ts";
 import { createTransactionQueue } from "./transaction-queue.ts";
-import { transactionCost, transactionPriority, transactionReward } from "./cost-model.ts";
+import {
+  DEFAULT_REDUCED_SLOT_MS,
+  limitsAtSlot,
+  transactionCost,
+  transactionPriority,
+  transactionReward,
+  type BlockLimits,
+} from "./cost-model.ts";
 import { bundleId, createBundlePool, priceBundle, TIP_ACCOUNTS, type BundlePool } from "./bundles.ts";
 
 /** Tunables of the chain; see config.ts for defaults and environment names. */
@@ -48,10 +55,15 @@ export interface ChainOptions {
   maxQueue: number;
   /** Transactions executed per block at most; the rest wait for the next slot. */
   maxTransactionsPerBlock: number;
-  /** Compute units per block (agave: 60,000,000; cost-model.ts). */
+  /** Compute units per block until the slot-time regime takes over (solana-test-validator 4.4: 100,000,000; cost-model.ts). */
   blockCostLimit: bigint;
-  /** Compute units per write-locked account per block (agave with SIMD-0306: 40% of the block's). */
+  /** Compute units per write-locked account per block, likewise (4.4: 40,000,000, 40% of the block's). */
   accountCostLimit: bigint;
+  /**
+   * The slot-time regime (ms; SIMD-0525) whose limits apply from the epoch after the genesis slot's: 200 as
+   * solana-test-validator 4.4 (every feature active at genesis), 400 for none. Default 200.
+   */
+  reducedSlotMs?: number;
   /** Slot of the genesis block (recorded mainnet blocks can be loaded below a high start). */
   startSlot: bigint;
   /** Recorded blocks (recorded-blocks.ts), all below `startSlot`, in slot order: held as the oldest blocks. */
@@ -287,6 +299,12 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     return nonceOf(tx, blocks.get(slot)?.blockhash ?? tip.blockhash, false) !== null;
   };
 
+  // agave's slot-time features activate at genesis and take effect at the next epoch (slot_params.rs).
+  const reducedFrom = firstSlotInEpoch(epochSchedule, epochOfSlot(epochSchedule, genesisSlot).epoch + 1n);
+  const genesisLimits = { block: options.blockCostLimit, account: options.accountCostLimit };
+  const reducedSlotMs = options.reducedSlotMs ?? DEFAULT_REDUCED_SLOT_MS;
+  const limitsAt = (slot: bigint): BlockLimits => limitsAtSlot(genesisLimits, reducedSlotMs, reducedFrom, slot);
+
   const producerDeps: BlockProducerDeps = {
     svm,
     executor,
@@ -295,8 +313,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     blocks,
     queue,
     maxTransactionsPerBlock: options.maxTransactionsPerBlock,
-    blockCostLimit: options.blockCostLimit,
-    accountCostLimit: options.accountCostLimit,
+    limitsAt,
     setClock: genesis.setClock,
     accountKeys,
     // While a block is produced, `tip` is still its parent, whose blockhash is the bank's last.
@@ -335,13 +352,14 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     for (const [address, cost] of tip.packing?.accountCost ?? []) {
       if (busiestAccount === null || cost > busiestAccount.cost) busiestAccount = { address, cost };
     }
+    const limits = limitsAt(tip.slot);
     return {
       slot: tip.slot,
       transactions: tip.transactions.length,
       cost: tip.packing?.cost ?? 0n,
-      blockCostLimit: options.blockCostLimit,
+      blockCostLimit: limits.block,
       busiestAccount,
-      accountCostLimit: options.accountCostLimit,
+      accountCostLimit: limits.account,
       waiting: tip.packing?.waiting ?? 0,
       expired: tip.packing?.expired ?? 0,
     };

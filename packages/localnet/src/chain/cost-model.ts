@@ -1,14 +1,15 @@
 /**
- * agave 3.0's cost model (`cost-model/src/cost_model.rs`, `block_cost_limits.rs`): what a transaction
- * costs a block before it runs, the figure the leader's cost tracker checks against the block and
- * write-lock limits, and its reward (`Bank::calculate_reward_for_transaction`), which orders the
- * scheduler's buffer.
+ * agave 4.4's cost model (`cost-model/src/cost_model.rs`, `block_cost_limits.rs`, `cost_tracker.rs`) and
+ * the block limits its bank sets (`runtime/src/slot_params.rs`): what a transaction costs a block before it
+ * runs, the figure the leader's cost tracker checks against the block and write-lock limits, and its reward
+ * (`Bank::calculate_reward_for_transaction`), which orders the scheduler's buffer.
  *
  * cost = signature cost + 300 per write lock + instruction-data bytes / 4 + the requested compute-unit
  * limit + 8 CU per 32 KiB page of the requested loaded-accounts data size limit. A message whose
  * compute-budget instructions do not sanitize costs 0 for execution and loaded data, as in agave (it
- * fails before it runs). Feature-dependent parts take mainnet's state as of late 2026: strict ed25519
- * verification, the secp256r1 precompile and the Stake program's core-BPF migration are active.
+ * fails before it runs). Feature-dependent parts take what solana-test-validator 4.4 activates at genesis
+ * (every feature but Alpenglow): 4.4 no longer gates the strict ed25519 and secp256r1 verify costs, Stake
+ * is no longer a builtin for the default request, and Vote stops being one with SIMD-0387.
  */
 import type { DecodedMessage } from "../wire/decode-transaction.ts";
 
@@ -16,9 +17,9 @@ import type { DecodedMessage } from "../wire/decode-transaction.ts";
 export const SIGNATURE_COST = 720n;
 /** 30 x 223. */
 export const SECP256K1_VERIFY_COST = 6690n;
-/** 30 x 80 (ED25519_VERIFY_STRICT_COST; `ed25519_precompile_verify_strict` is active on mainnet). */
+/** 30 x 80 (ED25519_VERIFY_STRICT_COST: agave 4.4 charges it unconditionally). */
 export const ED25519_VERIFY_COST = 2400n;
-/** 30 x 160 (`enable_secp256r1_precompile` is active on mainnet). */
+/** 30 x 160 (agave 4.4 charges it unconditionally). */
 export const SECP256R1_VERIFY_COST = 4800n;
 /** 30 x 10. */
 export const WRITE_LOCK_UNITS = 300n;
@@ -36,12 +37,33 @@ export const MAX_LOADED_ACCOUNTS_DATA_SIZE_BYTES = 64 * 1024 * 1024;
 export const ACCOUNT_DATA_COST_PAGE_SIZE = 32 * 1024;
 /** DEFAULT_HEAP_COST: CU per page. */
 export const DEFAULT_HEAP_COST = 8n;
-/** agave's MAX_BLOCK_UNITS (SIMD-0256). */
-export const MAX_BLOCK_UNITS = 60_000_000n;
-/** agave's MAX_WRITABLE_ACCOUNT_UNITS before SIMD-0306. */
-export const MAX_WRITABLE_ACCOUNT_UNITS = 12_000_000n;
-/** SIMD-0306 (`raise_account_cu_limit`): the account limit is 40% of the block limit. */
-export const SIMD_0306_ACCOUNT_SHARE_PERCENT = 40n;
+/**
+ * The limits of a slot-time regime (`slot_params.rs` SlotParams: block, writable-account and accounts-data
+ * growth limits), by slot time in ms. 400 is `LEGACY_SLOT_PARAMS`, the genesis baseline whatever the genesis
+ * slot time; each `reduce_slot_time_to_*` feature (SIMD-0525) selects a shorter one. agave 4.4 reads
+ * neither SIMD-0207/0256's raises nor SIMD-0306's account share any more: the table holds them.
+ */
+export const SLOT_TIME_REGIMES: Readonly<Record<number, { block: bigint; account: bigint; dataSize: bigint }>> = {
+  400: { block: 60_000_000n, account: 24_000_000n, dataSize: 100_000_000n },
+  350: { block: 52_500_000n, account: 21_000_000n, dataSize: 87_500_000n },
+  300: { block: 45_000_000n, account: 18_000_000n, dataSize: 75_000_000n },
+  250: { block: 37_500_000n, account: 15_000_000n, dataSize: 62_500_000n },
+  200: { block: 30_000_000n, account: 12_000_000n, dataSize: 50_000_000n },
+};
+/** The genesis baseline's block limit (MAX_BLOCK_UNITS_SIMD_0256). */
+export const MAX_BLOCK_UNITS = SLOT_TIME_REGIMES[400]!.block;
+/** SIMD-0286 (`raise_block_limits_to_100m`): block and account limits x 100 / 60 (`SlotParams::cost_limits`). */
+export function raisedTo100m(limit: bigint): bigint {
+  return (limit * 100n) / 60n;
+}
+/** solana-test-validator 4.4's limits at genesis (SIMD-0286 active): 100,000,000 per block. */
+export const DEFAULT_BLOCK_LIMIT = raisedTo100m(MAX_BLOCK_UNITS);
+/** ... and 40,000,000 per write-locked account. */
+export const DEFAULT_ACCOUNT_LIMIT = raisedTo100m(SLOT_TIME_REGIMES[400]!.account);
+/** The account limit is 40% of the block limit in every regime (24M of 60M, 40M of 100M). */
+export const ACCOUNT_SHARE_PERCENT = 40n;
+/** solana-test-validator 4.4 activates all four slot-time features at genesis: the 200 ms regime. */
+export const DEFAULT_REDUCED_SLOT_MS = 200;
 /** Lamports per signature, of which the leader keeps half (DEFAULT_BURN_PERCENT = 50). */
 export const LAMPORTS_PER_SIGNATURE = 5000n;
 export const BURN_PERCENT = 50n;
@@ -52,13 +74,13 @@ const SECP256K1_PROGRAM = "KeccakSecp256k11111111111111111111111111111";
 const SECP256R1_PROGRAM = "Secp256r1SigVerify1111111111111111111111111";
 
 /**
- * Builtins for the default compute-unit request in agave 3.0 (`builtins-default-costs`): the ten it
- * lists, less the Stake program, whose core-BPF migration feature is active on mainnet (a migrated
- * builtin is requested as 200,000 like any program). Programs migrated earlier (Config, Address
- * Lookup Table) are no longer listed there, and the secp256r1 and ZK ElGamal programs never were.
+ * Builtins for the default compute-unit request in agave 4.4 (`builtins-default-costs`): its nine, less
+ * Vote, which it lists as migrating with SIMD-0387's `bls_pubkey_management_in_vote_account` (active at
+ * solana-test-validator's genesis; a migrated builtin is requested as 200,000 like any program). Stake
+ * (3.0 listed it as migrating), Config and Address Lookup Table are no longer listed; the secp256r1 and
+ * ZK ElGamal programs never were.
  */
 export const COST_MODEL_BUILTINS: ReadonlySet<string> = new Set([
-  "Vote111111111111111111111111111111111111111",
   "11111111111111111111111111111111",
   COMPUTE_BUDGET_PROGRAM,
   "BPFLoaderUpgradeab1e11111111111111111111111",
@@ -221,7 +243,35 @@ export function transactionPriority(reward: bigint, cost: bigint): bigint {
   return (reward * 1_000_000n) / (cost + 1n);
 }
 
-/** SIMD-0306's account limit for a block limit: 40% of it. */
+/** The account limit that goes with a block limit: 40% of it, as in every regime of agave 4.4. */
 export function accountLimitFor(blockLimit: bigint): bigint {
-  return (blockLimit * SIMD_0306_ACCOUNT_SHARE_PERCENT) / 100n;
+  return (blockLimit * ACCOUNT_SHARE_PERCENT) / 100n;
+}
+
+/** A block's limits. */
+export interface BlockLimits {
+  block: bigint;
+  account: bigint;
+}
+
+/**
+ * The limits in force at `slot`: `genesis` (the baseline) until the first slot of the epoch after the
+ * genesis slot's, then the same scaled as the `reducedSlotMs` regime scales the baseline's (agave makes a
+ * slot-time feature effective at the epoch after it activates, `feature_effective_slot`; every feature
+ * activates at genesis). Scaling by the table's ratio keeps agave's numbers for its own baselines (100M / 40M
+ * to 50M / 20M at 200 ms; 60M / 24M to 30M / 12M without SIMD-0286) and follows a configured limit otherwise.
+ */
+export function limitsAtSlot(
+  genesis: BlockLimits,
+  reducedSlotMs: number,
+  reducedFrom: bigint,
+  slot: bigint,
+): BlockLimits {
+  if (slot < reducedFrom || reducedSlotMs >= 400) return genesis;
+  const regime = SLOT_TIME_REGIMES[reducedSlotMs]!;
+  const legacy = SLOT_TIME_REGIMES[400]!;
+  return {
+    block: (genesis.block * regime.block) / legacy.block,
+    account: (genesis.account * regime.account) / legacy.account,
+  };
 }

@@ -83,7 +83,7 @@ const FLAGS: Record<string, Flag> = {
   },
   "deactivate-feature": {
     values: [["FEATURE"], []],
-    variable: `${BLOCK_LIMIT_ENV.block}, ${BLOCK_LIMIT_ENV.account}`,
+    variable: `${BLOCK_LIMIT_ENV.block}, ${BLOCK_LIMIT_ENV.account}, ${BLOCK_LIMIT_ENV.reducedSlotMs}`,
     help: `deactivate a block-limit feature: ${Object.values(BLOCK_LIMIT_FEATURES)
       .map((f) => f.simd)
       .join(", ")} (others are refused)`,
@@ -284,6 +284,7 @@ function toEnv(uses: { name: string; values: string[] }[]): { env: Record<string
     }
     env[BLOCK_LIMIT_ENV.block] = String(limits.block);
     env[BLOCK_LIMIT_ENV.account] = String(limits.account);
+    env[BLOCK_LIMIT_ENV.reducedSlotMs] = String(limits.reducedSlotMs);
   }
   return { env, notes };
 }

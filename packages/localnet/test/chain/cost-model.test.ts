@@ -1,5 +1,5 @@
 /**
- * The cost model against agave 3.0's constants (cost-model/src/block_cost_limits.rs: 720 per signature,
+ * The cost model against agave 4.4's constants (unchanged from 3.0's) (cost-model/src/block_cost_limits.rs: 720 per signature,
  * 300 per write lock, data bytes / 4, 6,690 / 2,400 / 4,800 per secp256k1 / ed25519 / secp256r1 precompile
  * signature, 8 CU per 32 KiB of loaded data; compute budget defaults 200,000 / 3,000 capped at 1,400,000),
  * on transactions built and signed with @solana/kit and decoded by the localnet's own gate. The expected
@@ -43,7 +43,7 @@ const raw = (programAddress: Address, data: number[]): Instruction => ({
   data: new Uint8Array(data),
 });
 
-describe("cost model (agave 3.0)", () => {
+describe("cost model (agave 4.4)", () => {
   it("costs a plain transfer with agave's defaults: a builtin asks 3,000 CU, loaded data 64 MiB", async () => {
     const payer = await generateKeyPairSigner();
     const to = (await generateKeyPairSigner()).address;
@@ -95,13 +95,14 @@ describe("cost model (agave 3.0)", () => {
     expect(transactionCost(requested.tx.message, requested.writable).programsExecutionCost).toBe(1_400_000n);
   });
 
-  it("knows agave 3.0's builtins: Vote and the loaders are; Stake (migrated), Config, lookup tables and secp256r1 are not", async () => {
+  it("knows agave 4.4's builtins: the loaders are; Vote (SIMD-0387), Stake, Config, lookup tables and secp256r1 are not", async () => {
     const payer = await generateKeyPairSigner();
     const limitOf = async (program: string) => {
       const { tx } = await build(payer, [raw(address(program), [0])]);
       return computeBudgetLimits(tx.message)?.unitLimit;
     };
-    expect(await limitOf("Vote111111111111111111111111111111111111111")).toBe(3_000);
+    // builtins-default-costs 4.4 lists Vote as migrating with bls_pubkey_management_in_vote_account, active at genesis.
+    expect(await limitOf("Vote111111111111111111111111111111111111111")).toBe(200_000);
     expect(await limitOf("BPFLoaderUpgradeab1e11111111111111111111111")).toBe(3_000);
     expect(await limitOf("LoaderV411111111111111111111111111111111111")).toBe(3_000);
     expect(await limitOf("Stake11111111111111111111111111111111111111")).toBe(200_000);

@@ -176,27 +176,45 @@ describe("parseCommandLine", () => {
 });
 
 describe("--deactivate-feature", () => {
-  it("maps agave's block-limit features to the limits agave applies without them", () => {
+  it("maps agave 4.4's block-limit features to the limits it applies without them", () => {
     const F50 = "5oMCU3JPaFLr8Zr4ct7yFA7jdk6Mw1RmB8K4u9ZbS42z";
     const F60 = "6oMCUgfY6BzZ6jwB681J6ju5Bh6CjVXbd7NeWYqiXBSu";
     const F100 = "P1BCUMpAC7V2GRBRiJCNUgpMyWZhoqt3LKo712ePqsz";
     const FACCOUNT = "htsptAwi2yRoZH83SKaUXykeZGtZHgxkS2QwW1pssR8";
+    const S350 = "iBRL5RuWhw4yqaAZu96RUULHckHTZAoe2b77qaV38JZ";
+    const S300 = "iBRLL3k18HST852F1Mf3Lv83waTNQmmqvKDxvYGwQFL";
+    const S250 = "iBRLMc81UjRa8fn8A6eE8bJTnRbgQoPTynM51akENCV";
+    const S200 = "iBRLjhJnkmDZgNoZRDMW11d8ZV7HvsL3vAyRjZB5npW";
     // The localnet's defaults are what they give with nothing deactivated.
     const defaults = loadLocalnetConfig({});
     expect(blockLimitsWithout([])).toEqual({
       block: Number(defaults.blockCostLimit),
       account: Number(defaults.accountCostLimit),
+      reducedSlotMs: defaults.reducedSlotMs,
     });
-    expect(blockLimitsWithout([])).toEqual({ block: 60_000_000, account: 24_000_000 });
-    expect(blockLimitsWithout([F60])).toEqual({ block: 50_000_000, account: 20_000_000 });
-    expect(blockLimitsWithout([F60, F50])).toEqual({ block: 48_000_000, account: 19_200_000 });
-    // The newest active raise wins, as in agave: without only the 50M raise the 60M one still holds.
-    expect(blockLimitsWithout([F50])).toEqual({ block: 60_000_000, account: 24_000_000 });
-    expect(blockLimitsWithout([F100, FACCOUNT])).toEqual({ block: 60_000_000, account: 12_000_000 });
-    const env = envOf(["--deactivate-feature", F60, "--deactivate-feature", FACCOUNT]);
-    expect(env).toEqual({ LOCALNET_BLOCK_CU_LIMIT: "50000000", LOCALNET_ACCOUNT_CU_LIMIT: "12000000" });
-    // config.ts (the packing work) reads them.
-    expect(loadLocalnetConfig(env)).toMatchObject({ blockCostLimit: 50_000_000n, accountCostLimit: 12_000_000n });
+    expect(blockLimitsWithout([])).toEqual({ block: 100_000_000, account: 40_000_000, reducedSlotMs: 200 });
+    // slot_params.rs: SIMD-0286 scales LEGACY_SLOT_PARAMS' 60M / 24M by 100 / 60; nothing else is gated in 4.4.
+    expect(blockLimitsWithout([F100])).toEqual({ block: 60_000_000, account: 24_000_000, reducedSlotMs: 200 });
+    expect(blockLimitsWithout([F50, F60, FACCOUNT])).toEqual(blockLimitsWithout([]));
+    // The shortest slot time still active is the regime; none: 400 ms, the baseline's.
+    expect(blockLimitsWithout([S200]).reducedSlotMs).toBe(250);
+    expect(blockLimitsWithout([S200, S250, S300]).reducedSlotMs).toBe(350);
+    expect(blockLimitsWithout([S200, S250, S300, S350]).reducedSlotMs).toBe(400);
+    const env = envOf(["--deactivate-feature", F100, "--deactivate-feature", S200]);
+    expect(env).toEqual({
+      LOCALNET_BLOCK_CU_LIMIT: "60000000",
+      LOCALNET_ACCOUNT_CU_LIMIT: "24000000",
+      LOCALNET_REDUCED_SLOT_MS: "250",
+    });
+    // config.ts reads them.
+    expect(loadLocalnetConfig(env)).toMatchObject({
+      blockCostLimit: 60_000_000n,
+      accountCostLimit: 24_000_000n,
+      reducedSlotMs: 250,
+    });
+    expect(() => loadLocalnetConfig({ LOCALNET_REDUCED_SLOT_MS: "150" })).toThrow(
+      'LOCALNET_REDUCED_SLOT_MS must be one of 200, 250, 300, 350, 400 (ms; 400: no slot-time regime), got "150"',
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import {
   TRANSFER_BASE_COST,
 } from "./mainnet-distribution.ts";
 import { createRandom } from "../world/seeded-random.ts";
+import { DEFAULT_ACCOUNT_LIMIT, DEFAULT_BLOCK_LIMIT } from "../chain/cost-model.ts";
 
 /**
  * Named traffic profiles (LOCALNET_TRAFFIC). `calm` is the light traffic the localnet always had (no
@@ -162,8 +163,8 @@ export function parseTrafficConfig(
   env: Env,
   enabledByDefault = true,
   limits: { blockCostLimit: bigint; accountCostLimit: bigint } = {
-    blockCostLimit: 60_000_000n,
-    accountCostLimit: 24_000_000n,
+    blockCostLimit: DEFAULT_BLOCK_LIMIT,
+    accountCostLimit: DEFAULT_ACCOUNT_LIMIT,
   },
 ): TrafficConfig {
   const raw = env[TRAFFIC_ENV.enabled];

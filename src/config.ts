@@ -395,6 +395,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fileDefault ??
     (localnetEnabled || chains.length === 0 ? LOCALNET_CHAIN : chains[0].name);
   const served = localnetEnabled ? [LOCALNET_CHAIN] : chains.map((c) => c.name);
+  const assumedLimits = assumedCuLimits(localnetEnabled, get);
   if (served.length > 0 && !served.includes(defaultChain)) {
     problems.push(`default chain ${JSON.stringify(defaultChain)} is not served (served: ${served.join(", ")})`);
   }
@@ -497,8 +498,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : { recommendedCeiling: BigInt(int("SOLGATE_FEES_RECOMMENDED_CEILING", 0, 0, Number.MAX_SAFE_INTEGER)) }),
       oddsSlots,
       oddsTarget,
-      blockCuLimit: int("SOLGATE_FEES_BLOCK_CU_LIMIT", 60_000_000, 1_000_000, 1_000_000_000),
-      accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", 24_000_000, 1_000_000, 1_000_000_000),
+      blockCuLimit: int("SOLGATE_FEES_BLOCK_CU_LIMIT", assumedLimits.block, 1_000_000, 1_000_000_000),
+      accountCuLimit: int("SOLGATE_FEES_ACCOUNT_CU_LIMIT", assumedLimits.account, 1_000_000, 1_000_000_000),
     },
     market: parseMarketConfig(get, problems),
     collectionFeed: {
@@ -526,6 +527,25 @@ const REDIS_URL = /^rediss?:\/\/[^\s]+$/;
  * The shared store's topology from `SOLGATE_REDIS_URL`, `SOLGATE_REDIS_CLUSTER_NODES` or `SOLGATE_REDIS_SENTINELS`
  * (with `SOLGATE_REDIS_SENTINEL_NAME`): at most one of them. Values are never echoed (they may carry passwords).
  */
+/**
+ * The block and account limits the fee odds assume when SOLGATE_FEES_BLOCK_CU_LIMIT / _ACCOUNT_CU_LIMIT are unset.
+ * The embedded localnet packs as solana-test-validator 4.4 does at genesis (100,000,000 per block, 40% per account:
+ * packages/localnet/src/chain/cost-model.ts), or by its own LOCALNET_BLOCK_CU_LIMIT / _ACCOUNT_CU_LIMIT, which it
+ * validates itself. A remote chain: agave's 400 ms baseline without SIMD-0286 (60,000,000 and 24,000,000).
+ */
+function assumedCuLimits(
+  localnet: boolean,
+  get: (name: string) => string | undefined,
+): { block: number; account: number } {
+  if (!localnet) return { block: 60_000_000, account: 24_000_000 };
+  const read = (name: string, fallback: number) => {
+    const n = Number(get(name));
+    return Number.isSafeInteger(n) && n > 0 ? n : fallback;
+  };
+  const block = read("LOCALNET_BLOCK_CU_LIMIT", 100_000_000);
+  return { block, account: read("LOCALNET_ACCOUNT_CU_LIMIT", Math.floor((block * 40) / 100)) };
+}
+
 function readRedisTopology(get: (name: string) => string | undefined, problems: string[]): RedisTopology | undefined {
   const url = get("SOLGATE_REDIS_URL");
   const clusterNodes = get("SOLGATE_REDIS_CLUSTER_NODES");

@@ -39,9 +39,18 @@ describe("loadConfig", () => {
       recommendedFloor: 0n,
       oddsSlots: 4,
       oddsTarget: 0.9,
-      blockCuLimit: 60_000_000,
-      accountCuLimit: 24_000_000,
+      // The embedded localnet's limits: solana-test-validator 4.4's at genesis.
+      blockCuLimit: 100_000_000,
+      accountCuLimit: 40_000_000,
     });
+    const remote = { SOLGATE_RPC_URL: "https://rpc.example.com", SOLGATE_API_KEYS: "k" };
+    expect(loadConfig(remote).fees).toMatchObject({ blockCuLimit: 60_000_000, accountCuLimit: 24_000_000 });
+    expect(loadConfig({ LOCALNET_BLOCK_CU_LIMIT: "50000000" }).fees).toMatchObject({
+      blockCuLimit: 50_000_000,
+      accountCuLimit: 20_000_000,
+    });
+    expect(loadConfig({ ...remote, LOCALNET_BLOCK_CU_LIMIT: "50000000" }).fees.blockCuLimit).toBe(60_000_000);
+    expect(loadConfig({ SOLGATE_FEES_BLOCK_CU_LIMIT: "48000000" }).fees.blockCuLimit).toBe(48_000_000);
     expect(c.transactions).toEqual({
       pollIntervalMs: 400,
       rebroadcastIntervalMs: 2_000,
@@ -67,8 +76,8 @@ describe("loadConfig", () => {
       recommendedCeiling: 50_000n,
       oddsSlots: 4,
       oddsTarget: 0.9,
-      blockCuLimit: 60_000_000,
-      accountCuLimit: 24_000_000,
+      blockCuLimit: 100_000_000,
+      accountCuLimit: 40_000_000,
     });
     expect(loadConfig({ NODE_ENV: "test" }).localnet).toEqual({
       enabled: true,

@@ -95,6 +95,11 @@ export async function startFeeStack(options: FeeStackOptions): Promise<FeeStack>
   } catch {
     hotAccount = undefined;
   }
+  // Solgate assumes the chain's limits (docs/landing-odds.md "The limits are assumed, not read"): give it the
+  // localnet's, which agave 4.4's slot_params set (100M / 40M at its genesis, not 3.0's 60M / 24M).
+  const { lastBlock } = (await localnet.status()) as {
+    lastBlock: { blockCostLimit: number; accountCostLimit: number };
+  };
   const port = await freePort();
   const solgate: ChildProcess = spawn(process.execPath, options.entry ?? ["src/main.ts"], {
     cwd: new URL("../../", import.meta.url),
@@ -107,6 +112,8 @@ export async function startFeeStack(options: FeeStackOptions): Promise<FeeStack>
       PORT: String(port),
       METRICS_PORT: "0",
       LOG_LEVEL: "error",
+      SOLGATE_FEES_BLOCK_CU_LIMIT: String(lastBlock.blockCostLimit),
+      SOLGATE_FEES_ACCOUNT_CU_LIMIT: String(lastBlock.accountCostLimit),
       ...options.env,
     },
     stdio: ["ignore", "ignore", "inherit"],

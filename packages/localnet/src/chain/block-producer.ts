@@ -15,7 +15,7 @@ import type { AccountKeys } from "../wire/account-keys.ts";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import { computeBudgetOf } from "../wire/fees.ts";
 import { blockPrioritizationFees } from "./prioritization-fees.ts";
-import type { BlockLimits } from "./cost-model.ts";
+import { allocatedAccountsDataSize, type BlockLimits } from "./cost-model.ts";
 import type { BlockhashWindow } from "./blockhash-window.ts";
 import type { Block, BlockStore, TransactionRecord } from "./block-store.ts";
 import type { ExecutionOutcome, Executor } from "./executor.ts";
@@ -70,6 +70,8 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
   const records: TransactionRecord[] = [];
   const limits = deps.limitsAt(slot);
   let blockCost = 0n;
+  /** Account data the block's transactions may allocate (agave's allocated_accounts_data_size). */
+  let allocated = 0n;
   const accountCost = new Map<string, bigint>();
   let waiting = 0;
   let expired = 0;
@@ -80,9 +82,11 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     outcome: ExecutionOutcome,
     cost: bigint,
     writable: readonly string[],
+    allocates: bigint,
   ) => {
     const signature = tx.signatureStrings[0]!;
     blockCost += cost;
+    allocated += allocates;
     for (const key of writable) accountCost.set(key, (accountCost.get(key) ?? 0n) + cost);
     const unitPrice = computeBudgetOf(tx.message).unitPrice;
     const record: TransactionRecord = { signature, slot, index: records.length, tx, keys, outcome, unitPrice };
@@ -107,6 +111,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     }
     if (
       blockCost + bundle.cost > limits.block ||
+      allocated + bundle.allocated > limits.dataSize ||
       [...bundle.accountCost].some(([key, cost]) => (accountCost.get(key) ?? 0n) + cost > limits.account)
     ) {
       waiting++;
@@ -156,7 +161,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
         if (isTipAccount(name)) landedTip += outcome.postBalances[j]! - outcome.preBalances[j]!;
       });
       const writable = keys.keys.filter((_, j) => keys.writable[j]);
-      commit(tx, keys, outcome, bundle.memberCosts[i]!, writable);
+      commit(tx, keys, outcome, bundle.memberCosts[i]!, writable, allocatedAccountsDataSize(tx.message));
     });
     return { kind: "landed", slot, landedTip };
   };
@@ -173,7 +178,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     }
   };
 
-  deps.queue.schedule(({ tx, verified, cost, writable, priority }) => {
+  deps.queue.schedule(({ tx, verified, cost, writable, priority, allocated: allocates }) => {
     bundlesDownTo(priority);
     if (records.length >= deps.maxTransactionsPerBlock) {
       waiting++;
@@ -190,9 +195,11 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
       expired++;
       return "dropped";
     }
-    // agave's try_add, with the cost priced on arrival: the block limit first, then each write-locked account's.
+    // agave's try_add, with the cost priced on arrival: the block limit first, then the accounts-data growth,
+    // then each write-locked account's.
     if (
       blockCost + cost > limits.block ||
+      allocated + allocates > limits.dataSize ||
       writable.some((key) => (accountCost.get(key) ?? 0n) + cost > limits.account)
     ) {
       waiting++;
@@ -207,7 +214,7 @@ export function produceBlockAfter(parent: Block, deps: BlockProducerDeps): Block
     const outcome = executor.execute(tx, keys, !verified, nonce);
     // Not committed: agave removes its reserved cost, and the transaction leaves the buffer.
     if (!outcome.committed) return "dropped";
-    commit(tx, keys, outcome, cost, writable);
+    commit(tx, keys, outcome, cost, writable, allocates);
     return "taken";
   });
   bundlesDownTo(null);

@@ -92,6 +92,8 @@ export interface PendingBundle {
   readonly priority: bigint;
   /** Per write-locked account, the cost the bundle puts on it. */
   readonly accountCost: ReadonlyMap<string, bigint>;
+  /** Bytes of account data its transactions may allocate. */
+  readonly allocated: bigint;
   readonly seq: number;
 }
 
@@ -137,9 +139,10 @@ export interface BundlePool {
 export function priceBundle(
   id: string,
   txs: readonly DecodedTransaction[],
-  price: (tx: DecodedTransaction) => { cost: bigint; writable: readonly string[] },
+  price: (tx: DecodedTransaction) => { cost: bigint; writable: readonly string[]; allocated: bigint },
 ): Omit<PendingBundle, "seq"> {
   let cost = 0n;
+  let allocated = 0n;
   const memberCosts: bigint[] = [];
   let reward = 0n;
   let tip = 0n;
@@ -147,12 +150,22 @@ export function priceBundle(
   for (const tx of txs) {
     const priced = price(tx);
     cost += priced.cost;
+    allocated += priced.allocated;
     memberCosts.push(priced.cost);
     reward += transactionReward(tx.message);
     tip += staticTip(tx);
     for (const key of priced.writable) accountCost.set(key, (accountCost.get(key) ?? 0n) + priced.cost);
   }
-  return { id, txs, tip, cost, memberCosts, priority: transactionPriority(reward + tip, cost), accountCost };
+  return {
+    id,
+    txs,
+    tip,
+    cost,
+    memberCosts,
+    priority: transactionPriority(reward + tip, cost),
+    accountCost,
+    allocated,
+  };
 }
 
 /** Creates the pool; `maxPending` bounds the buffer (the lowest priority is refused when full). */

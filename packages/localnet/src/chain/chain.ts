@@ -30,6 +30,8 @@ import { createCluster, type Cluster } from "../cluster/cluster.ts";
 import { createSlotClock } from "./slot-clock.ts";
 import { createTransactionQueue } from "./transaction-queue.ts";
 import {
+  allocatedAccountsDataSize,
+  DEFAULT_DATA_SIZE_LIMIT,
   DEFAULT_REDUCED_SLOT_MS,
   limitsAtSlot,
   transactionCost,
@@ -218,7 +220,12 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     }
     const writable = keys.keys.filter((_, i) => keys.writable[i]);
     const cost = transactionCost(tx.message, writable.length).total;
-    return { cost, priority: transactionPriority(transactionReward(tx.message), cost), writable };
+    return {
+      cost,
+      priority: transactionPriority(transactionReward(tx.message), cost),
+      writable,
+      allocated: allocatedAccountsDataSize(tx.message),
+    };
   };
   const queue = createTransactionQueue({
     maxQueue: options.maxQueue,
@@ -301,7 +308,11 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
 
   // agave's slot-time features activate at genesis and take effect at the next epoch (slot_params.rs).
   const reducedFrom = firstSlotInEpoch(epochSchedule, epochOfSlot(epochSchedule, genesisSlot).epoch + 1n);
-  const genesisLimits = { block: options.blockCostLimit, account: options.accountCostLimit };
+  const genesisLimits = {
+    block: options.blockCostLimit,
+    account: options.accountCostLimit,
+    dataSize: DEFAULT_DATA_SIZE_LIMIT,
+  };
   const reducedSlotMs = options.reducedSlotMs ?? DEFAULT_REDUCED_SLOT_MS;
   const limitsAt = (slot: bigint): BlockLimits => limitsAtSlot(genesisLimits, reducedSlotMs, reducedFrom, slot);
 

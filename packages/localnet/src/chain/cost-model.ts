@@ -60,6 +60,8 @@ export function raisedTo100m(limit: bigint): bigint {
 export const DEFAULT_BLOCK_LIMIT = raisedTo100m(MAX_BLOCK_UNITS);
 /** ... and 40,000,000 per write-locked account. */
 export const DEFAULT_ACCOUNT_LIMIT = raisedTo100m(SLOT_TIME_REGIMES[400]!.account);
+/** The accounts-data growth a block may allocate at genesis: 100,000,000 bytes (MAX_BLOCK_ACCOUNTS_DATA_SIZE_DELTA). */
+export const DEFAULT_DATA_SIZE_LIMIT = SLOT_TIME_REGIMES[400]!.dataSize;
 /** The account limit is 40% of the block limit in every regime (24M of 60M, 40M of 100M). */
 export const ACCOUNT_SHARE_PERCENT = 40n;
 /** solana-test-validator 4.4 activates all four slot-time features at genesis: the 200 ms regime. */
@@ -219,6 +221,98 @@ export function transactionCost(message: DecodedMessage, writableAccounts: numbe
   };
 }
 
+const SYSTEM_PROGRAM = "11111111111111111111111111111111";
+/** MAX_PERMITTED_DATA_LENGTH: 10 MiB, the most one account may be allocated. */
+export const MAX_PERMITTED_DATA_LENGTH = 10n * 1024n * 1024n;
+/** MAX_PERMITTED_ACCOUNTS_DATA_ALLOCATIONS_PER_TRANSACTION: twice that. */
+export const MAX_ALLOCATIONS_PER_TRANSACTION = 2n * MAX_PERMITTED_DATA_LENGTH;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * One System instruction's allocation as agave's cost model reads it (bincode, trailing bytes allowed):
+ * the space of CreateAccount, CreateAccountWithSeed, Allocate, AllocateWithSeed and CreateAccountAllowPrefund
+ * (null when over 10 MiB), 0 for the other variants, null when the data does not decode (Failed).
+ */
+function systemAllocation(d: Uint8Array): bigint | null {
+  if (d.length < 4) return null;
+  const tag = u32At(d, 0);
+  /** A bincode String at `at` (u64 length, UTF-8); the offset after it, or null. */
+  const afterString = (at: number): number | null => {
+    if (d.length < at + 8) return null;
+    const len = u64At(d, at);
+    const end = at + 8 + Number(len);
+    if (len > BigInt(d.length) || d.length < end) return null;
+    try {
+      utf8.decode(d.subarray(at + 8, end));
+    } catch {
+      return null;
+    }
+    return end;
+  };
+  const space = (at: number, need: number): bigint | null => {
+    if (d.length < need) return null;
+    const value = u64At(d, at);
+    return value > MAX_PERMITTED_DATA_LENGTH ? null : value;
+  };
+  const fixed = (need: number): bigint | null => (d.length < need ? null : 0n);
+  switch (tag) {
+    case 0: // CreateAccount { lamports, space, owner }
+    case 13: // CreateAccountAllowPrefund { lamports, space, owner } (its feature is active at genesis)
+      return space(12, 4 + 8 + 8 + 32);
+    case 3: {
+      // CreateAccountWithSeed { base, seed, lamports, space, owner }
+      const end = afterString(36);
+      return end === null ? null : space(end + 8, end + 8 + 8 + 32);
+    }
+    case 8: // Allocate { space }
+      return space(4, 12);
+    case 9: {
+      // AllocateWithSeed { base, seed, space, owner }
+      const end = afterString(36);
+      return end === null ? null : space(end, end + 8 + 32);
+    }
+    case 1: // Assign { owner }
+    case 6: // InitializeNonceAccount(authority)
+    case 7: // AuthorizeNonceAccount(authority)
+      return fixed(36);
+    case 2: // Transfer { lamports }
+    case 5: // WithdrawNonceAccount(lamports)
+      return fixed(12);
+    case 4: // AdvanceNonceAccount
+    case 12: // UpgradeNonceAccount
+      return 0n;
+    case 10: {
+      // AssignWithSeed { base, seed, owner }
+      const end = afterString(36);
+      return end === null ? null : fixed(end + 32);
+    }
+    case 11: {
+      // TransferWithSeed { lamports, from_seed, from_owner }
+      const end = afterString(12);
+      return end === null ? null : fixed(end + 32);
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * The account data a transaction may allocate, as agave's `calculate_allocated_accounts_data_size`: the sum
+ * of its top-level System allocations, at most 20 MiB; 0 when any System instruction is sure to fail (then
+ * nothing it allocates persists). The cost tracker holds a block's sum to the accounts-data growth limit.
+ */
+export function allocatedAccountsDataSize(message: DecodedMessage): bigint {
+  let total = 0n;
+  for (const ix of message.instructions) {
+    if (message.staticKeys[ix.programIdIndex] !== SYSTEM_PROGRAM) continue;
+    const allocation = systemAllocation(ix.data);
+    if (allocation === null) return 0n;
+    total += allocation;
+  }
+  return total < MAX_ALLOCATIONS_PER_TRANSACTION ? total : MAX_ALLOCATIONS_PER_TRANSACTION;
+}
+
 /** `ceil(price x limit / 1e6)` lamports. */
 export function prioritizationFee(limits: ComputeBudgetLimits): bigint {
   return (limits.unitPrice * BigInt(limits.unitLimit) + 999_999n) / 1_000_000n;
@@ -252,6 +346,8 @@ export function accountLimitFor(blockLimit: bigint): bigint {
 export interface BlockLimits {
   block: bigint;
   account: bigint;
+  /** Bytes of new account data a block may allocate (not scaled by SIMD-0286). */
+  dataSize: bigint;
 }
 
 /**
@@ -273,5 +369,6 @@ export function limitsAtSlot(
   return {
     block: (genesis.block * regime.block) / legacy.block,
     account: (genesis.account * regime.account) / legacy.account,
+    dataSize: (genesis.dataSize * regime.dataSize) / legacy.dataSize,
   };
 }

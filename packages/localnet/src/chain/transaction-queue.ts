@@ -17,6 +17,8 @@ export interface TransactionPricing {
   priority: bigint;
   /** The accounts it write-locks (lookup-table writes resolved on arrival). */
   writable: readonly string[];
+  /** Bytes of account data it may allocate (cost-model.ts `allocatedAccountsDataSize`). */
+  allocated: bigint;
 }
 
 /** A transaction as buffered: `verified` when its signatures were checked on these exact bytes. */

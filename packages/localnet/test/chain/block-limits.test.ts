@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address, type KeyPairSigner } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import { getAllocateInstruction, getTransferSolInstruction } from "@solana-program/system";
 import { getSetComputeUnitLimitInstruction } from "@solana-program/compute-budget";
 import { signedTransaction, startTestLocalnet, waitFor, type TestLocalnet } from "../helpers.ts";
 
@@ -164,5 +164,44 @@ describe("agave 4.4's cost of a Vote instruction (no longer a builtin with SIMD-
       ),
     );
     expect(await firstBlockTakes(net, votes)).toBe(1);
+  });
+});
+
+describe("agave 4.4's accounts-data growth limit (100 MB a block in epoch 0, 50 MB from epoch 1)", () => {
+  /** `n` transactions of one payer, each allocating 10 MiB (MAX_PERMITTED_DATA_LENGTH) to a new account. */
+  async function allocations(net: TestLocalnet, n: number): Promise<Sent[]> {
+    const [payer] = await fundedSigners(net, 1);
+    const bh = (await net.rpc.getLatestBlockhash({ commitment: "processed" }).send()).value;
+    return Promise.all(
+      Array.from({ length: n }, async () => {
+        const account = await generateKeyPairSigner();
+        return signedTransaction(
+          payer!,
+          [getAllocateInstruction({ newAccount: account, space: 10n * 1024n * 1024n })],
+          bh,
+        );
+      }),
+    );
+  }
+
+  it("takes 9 allocations of 10 MiB (94.4 MB) into an epoch-0 block, 4 (41.9 MB) into an epoch-1 block", async () => {
+    // cost_model.rs calculate_allocated_accounts_data_size; cost_tracker.rs try_add checks the block's sum
+    // against slot_params.rs' 100,000,000 bytes (400 ms, not scaled by SIMD-0286) and 50,000,000 at 200 ms.
+    const epoch0 = await startTestLocalnet({ slotMs: 50 });
+    try {
+      expect(await firstBlockTakes(epoch0, await allocations(epoch0, 12))).toBe(9);
+    } finally {
+      await epoch0.stop();
+    }
+    const epoch1 = await startTestLocalnet({ slotMs: 20, slotsPerEpoch: 32 });
+    try {
+      await waitFor(
+        "epoch 1",
+        async () => (await epoch1.call("getEpochInfo", [{ commitment: "processed" }])).result.epoch >= 1,
+      );
+      expect(await firstBlockTakes(epoch1, await allocations(epoch1, 6))).toBe(4);
+    } finally {
+      await epoch1.stop();
+    }
   });
 });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { address, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from "@solana/kit";
-import { getTransferSolInstruction } from "@solana-program/system";
+import { getAllocateInstruction, getCreateAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
 import {
   getRequestHeapFrameInstruction,
   getSetComputeUnitLimitInstruction,
@@ -15,6 +15,7 @@ import {
   getSetLoadedAccountsDataSizeLimitInstruction,
 } from "@solana-program/compute-budget";
 import {
+  allocatedAccountsDataSize,
   computeBudgetLimits,
   transactionCost,
   transactionPriority,
@@ -139,5 +140,31 @@ describe("cost model (agave 4.4)", () => {
     expect(computeBudgetLimits(badHeap.tx.message)).toBeNull();
     const zeroLoaded = await build(payer, [getSetLoadedAccountsDataSizeLimitInstruction({ accountDataSizeLimit: 0 })]);
     expect(computeBudgetLimits(zeroLoaded.tx.message)).toBeNull();
+  });
+
+  it("reads the account data a transaction may allocate as agave 4.4's cost model does", async () => {
+    const payer = await generateKeyPairSigner();
+    const MIB = 1024n * 1024n;
+    const SYSTEM = address("11111111111111111111111111111111");
+    const allocate = async (space: bigint) =>
+      getAllocateInstruction({ newAccount: await generateKeyPairSigner(), space });
+    const create = async (space: bigint) =>
+      getCreateAccountInstruction({
+        payer,
+        newAccount: await generateKeyPairSigner(),
+        lamports: 1n,
+        space,
+        programAddress: SYSTEM,
+      });
+    const sizeOf = async (instructions: Instruction[]) =>
+      allocatedAccountsDataSize((await build(payer, instructions)).tx.message);
+    const to = (await generateKeyPairSigner()).address;
+    expect(await sizeOf([getTransferSolInstruction({ source: payer, destination: to, amount: 1n })])).toBe(0n);
+    expect(await sizeOf([await allocate(1_000n), await create(2_000n)])).toBe(3_000n);
+    // At most 20 MiB a transaction (MAX_PERMITTED_ACCOUNTS_DATA_ALLOCATIONS_PER_TRANSACTION).
+    expect(await sizeOf([await allocate(10n * MIB), await allocate(10n * MIB), await create(MIB)])).toBe(20n * MIB);
+    // An instruction sure to fail (over 10 MiB, or data that does not decode): nothing the transaction allocates counts.
+    expect(await sizeOf([await allocate(1_000n), await allocate(10n * MIB + 1n)])).toBe(0n);
+    expect(await sizeOf([await allocate(1_000n), raw(SYSTEM, [8, 0, 0, 0, 1])])).toBe(0n);
   });
 });

@@ -3,6 +3,8 @@ pub mod account;
 pub mod bundle;
 pub mod collection;
 pub mod fee;
+pub mod feed;
+pub mod ladder;
 pub mod program;
 pub mod transaction;
 

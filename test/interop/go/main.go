@@ -72,6 +72,7 @@ func main() {
 	c.ladderChecks(s)
 	c.collectionChecks(s)
 	c.feedChecks(s)
+	c.webhookChecks(s)
 	c.accountChecks(s)
 
 	fmt.Printf("%d passed, %d failed\n", s.passed, s.failed)

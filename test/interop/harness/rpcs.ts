@@ -6,6 +6,7 @@ import { TransactionService } from "../../../gen/solgate/v1/transaction_service_
 import { AccountService } from "../../../gen/solgate/v1/account_service_pb.js";
 import { TokenService } from "../../../gen/solgate/v1/token_service_pb.js";
 import { WalletService } from "../../../gen/solgate/v1/wallet_service_pb.js";
+import { WebhookService } from "../../../gen/solgate/v1/webhook_service_pb.js";
 
 export const SOLGATE_SERVICES = [
   ProgramService,
@@ -15,6 +16,7 @@ export const SOLGATE_SERVICES = [
   AccountService,
   WalletService,
   TokenService,
+  WebhookService,
 ];
 
 /** One RPC. */

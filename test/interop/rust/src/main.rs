@@ -98,6 +98,7 @@ async fn main() {
     checks::ladder::run(&ctx, &mut s).await;
     checks::collection::run(&ctx, &mut s).await;
     checks::feed::run(&ctx, &mut s).await;
+    checks::webhook::run(&ctx, &mut s).await;
     checks::account::run(&ctx, &mut s).await;
     println!("{} passed, {} failed", s.passed, s.failed);
     if s.failed > 0 {

@@ -7,6 +7,7 @@ pub mod feed;
 pub mod ladder;
 pub mod program;
 pub mod transaction;
+pub mod webhook;
 
 /// Turns any error into the message a failed check prints.
 pub fn why<E: std::fmt::Display>(error: E) -> String {

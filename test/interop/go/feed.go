@@ -13,43 +13,33 @@ import (
 )
 
 // feedChecks covers CollectionService.WatchCollection on the seeded collection, whose floor the driver's
-// marketplace moves at every read (test/interop/harness/market-fixture.ts): FLOOR_CHANGED events in sequence, a
-// resume after a cursor, and the refusals.
+// marketplace moves at every read (test/interop/harness/market-fixture.ts): events in sequence (FLOOR_CHANGED, and
+// membership events once the localnet's traffic changes the collection), a resume after a cursor, and the refusals.
 func (c *clients) feedChecks(s *suite) {
 	cols := pb.NewCollectionServiceClient(c.conn)
 	fx := c.fx
 	var first, second *pb.CollectionEvent
-	s.check("feed: WatchCollection streams FLOOR_CHANGED events in sequence, each with a cursor and the verified size", func() error {
+	s.check("feed: WatchCollection streams events in sequence, each with a cursor and the verified size after it", func() error {
 		events, err := c.watchEvents(cols, "", 2)
 		if err != nil {
 			return err
 		}
 		for i, ev := range events {
-			switch {
-			case ev.GetCollection() != fx.collection:
-				return fmt.Errorf("event %d of collection %s", i, ev.GetCollection())
-			case ev.GetKind() != pb.CollectionEventKind_COLLECTION_EVENT_KIND_FLOOR_CHANGED:
-				return fmt.Errorf("event %d is %s", i, ev.GetKind())
-			case ev.GetSequence() == 0 || ev.GetCursor() == "":
-				return fmt.Errorf("event %d: sequence %d, cursor %q", i, ev.GetSequence(), ev.GetCursor())
-			case ev.GetVerifiedSize() != fx.collectionCount:
-				return fmt.Errorf("event %d: verified size %d, want %d", i, ev.GetVerifiedSize(), fx.collectionCount)
-			case ev.GetFloorPrice().GetLamports() == 0 || ev.GetPreviousFloorPrice() == nil ||
-				ev.GetFloorPrice().GetLamports() == ev.GetPreviousFloorPrice().GetLamports():
-				return fmt.Errorf("event %d: floor %v after %v", i, ev.GetFloorPrice(), ev.GetPreviousFloorPrice())
-			case ev.GetSlot() != 0 || ev.GetSignature() != "":
-				return fmt.Errorf("event %d: a floor change with slot %d, signature %q", i, ev.GetSlot(), ev.GetSignature())
-			}
-			if err := recent("time", ev.GetTime()); err != nil {
-				return err
+			if err := checkEvent(ev, fx.collection); err != nil {
+				return fmt.Errorf("event %d: %w", i, err)
 			}
 		}
 		if events[1].GetSequence() != events[0].GetSequence()+1 {
 			return fmt.Errorf("sequences %d then %d", events[0].GetSequence(), events[1].GetSequence())
 		}
-		if events[1].GetPreviousFloorPrice().GetLamports() != events[0].GetFloorPrice().GetLamports() {
-			return fmt.Errorf("the second event's previous floor %d is not the first's floor %d",
-				events[1].GetPreviousFloorPrice().GetLamports(), events[0].GetFloorPrice().GetLamports())
+		// The size moves by one with each membership event, and not otherwise.
+		if want := int64(events[0].GetVerifiedSize()) + sizeStep(events[1].GetKind()); int64(events[1].GetVerifiedSize()) != want {
+			return fmt.Errorf("verified size %d after %d and a %s", events[1].GetVerifiedSize(), events[0].GetVerifiedSize(), events[1].GetKind())
+		}
+		if a, b := events[0], events[1]; a.GetKind() == b.GetKind() && b.GetKind() == floorChanged &&
+			b.GetPreviousFloorPrice().GetLamports() != a.GetFloorPrice().GetLamports() {
+			return fmt.Errorf("the second floor change's previous floor %d is not the first's floor %d",
+				b.GetPreviousFloorPrice().GetLamports(), a.GetFloorPrice().GetLamports())
 		}
 		first, second = events[0], events[1]
 		return nil
@@ -63,10 +53,9 @@ func (c *clients) feedChecks(s *suite) {
 			return err
 		}
 		got := events[0]
-		if got.GetSequence() != first.GetSequence()+1 || got.GetCursor() != second.GetCursor() ||
-			got.GetFloorPrice().GetLamports() != second.GetFloorPrice().GetLamports() {
-			return fmt.Errorf("resumed at sequence %d (floor %d), want %d (floor %d)", got.GetSequence(),
-				got.GetFloorPrice().GetLamports(), second.GetSequence(), second.GetFloorPrice().GetLamports())
+		if got.GetSequence() != first.GetSequence()+1 || got.GetCursor() != second.GetCursor() || got.GetKind() != second.GetKind() ||
+			got.GetVerifiedSize() != second.GetVerifiedSize() || got.GetFloorPrice().GetLamports() != second.GetFloorPrice().GetLamports() {
+			return fmt.Errorf("resumed at %v, want %v", got, second)
 		}
 		return nil
 	})
@@ -126,6 +115,46 @@ func (c *clients) watchCollection(cols pb.CollectionServiceClient, req *pb.Watch
 		events = append(events, msg.GetEvent())
 	}
 	return events, nil
+}
+
+const floorChanged = pb.CollectionEventKind_COLLECTION_EVENT_KIND_FLOOR_CHANGED
+
+// checkEvent checks one event of collection: its position (sequence, cursor), time, and the fields of its kind.
+// The seeded collection's floor moves at every read of the driver's marketplace, so FLOOR_CHANGED events come
+// whatever else the localnet's traffic does to the collection.
+func checkEvent(ev *pb.CollectionEvent, collection string) error {
+	if ev.GetCollection() != collection || ev.GetSequence() == 0 || ev.GetCursor() == "" || ev.GetVerifiedSize() == 0 {
+		return fmt.Errorf("collection %s, sequence %d, cursor %q, verified size %d", ev.GetCollection(), ev.GetSequence(), ev.GetCursor(), ev.GetVerifiedSize())
+	}
+	if err := recent("time", ev.GetTime()); err != nil {
+		return err
+	}
+	switch ev.GetKind() {
+	case floorChanged:
+		if ev.GetFloorPrice().GetLamports() == 0 || ev.GetPreviousFloorPrice() == nil ||
+			ev.GetFloorPrice().GetLamports() == ev.GetPreviousFloorPrice().GetLamports() || ev.GetSlot() != 0 || ev.GetSignature() != "" {
+			return fmt.Errorf("a floor change: floor %v after %v, slot %d, signature %q", ev.GetFloorPrice(), ev.GetPreviousFloorPrice(), ev.GetSlot(), ev.GetSignature())
+		}
+	case pb.CollectionEventKind_COLLECTION_EVENT_KIND_MEMBER_ADDED, pb.CollectionEventKind_COLLECTION_EVENT_KIND_MEMBER_REMOVED,
+		pb.CollectionEventKind_COLLECTION_EVENT_KIND_MEMBER_TRANSFERRED:
+		if ev.GetSlot() == 0 || ev.GetSignature() == "" || ev.GetAssetId() == "" || ev.GetCommitment() == pb.EventCommitment_EVENT_COMMITMENT_UNSPECIFIED {
+			return fmt.Errorf("a %s: slot %d, signature %q, asset %q, commitment %s", ev.GetKind(), ev.GetSlot(), ev.GetSignature(), ev.GetAssetId(), ev.GetCommitment())
+		}
+	default:
+		return fmt.Errorf("kind %s", ev.GetKind())
+	}
+	return nil
+}
+
+// sizeStep is how an event of kind moves the verified size.
+func sizeStep(kind pb.CollectionEventKind) int64 {
+	switch kind {
+	case pb.CollectionEventKind_COLLECTION_EVENT_KIND_MEMBER_ADDED:
+		return 1
+	case pb.CollectionEventKind_COLLECTION_EVENT_KIND_MEMBER_REMOVED:
+		return -1
+	}
+	return 0
 }
 
 // otherEpoch is cursor with its epoch (the log it belongs to) replaced: the same position in a log that is gone.

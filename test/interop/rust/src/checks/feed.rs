@@ -1,6 +1,6 @@
 //! CollectionService.WatchCollection on the seeded collection, whose floor the driver's marketplace moves at
-//! every read (test/interop/harness/market-fixture.ts): FLOOR_CHANGED events in sequence, a resume after a
-//! cursor, and the refusals.
+//! every read (test/interop/harness/market-fixture.ts): events in sequence (FLOOR_CHANGED, and membership events
+//! once the localnet's traffic changes the collection), a resume after a cursor, and the refusals.
 
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use tonic::{Code, Status};
 
 use crate::pb::collection_service_client::CollectionServiceClient;
 use crate::pb::watch_collection_response::Message;
-use crate::pb::{CollectionEvent, CollectionEventKind, WatchCollectionRequest};
+use crate::pb::{CollectionEvent, CollectionEventKind, EventCommitment, WatchCollectionRequest};
 use crate::support::{expect_error, recent};
 use crate::{Ctx, Suite};
 
@@ -43,26 +43,61 @@ fn other_epoch(cursor: &str) -> Result<String, String> {
     Ok(BASE64_URL_SAFE_NO_PAD.encode(format!("gone.{rest}")))
 }
 
+/// Checks one event of `collection`: its position, time, and the fields of its kind. The seeded collection's floor
+/// moves at every read of the driver's marketplace, so FLOOR_CHANGED events come whatever else the traffic does.
+fn check_event(event: &CollectionEvent, collection: &str) -> Result<(), String> {
+    if event.collection != collection || event.sequence == 0 || event.cursor.is_empty() || event.verified_size == 0 {
+        return Err(format!("collection {}, sequence {}, cursor {:?}, verified size {}", event.collection, event.sequence, event.cursor, event.verified_size));
+    }
+    recent("time", event.time.as_ref())?;
+    match event.kind() {
+        CollectionEventKind::FloorChanged => {
+            let floor = event.floor_price.as_ref().map(|f| f.lamports).unwrap_or(0);
+            let previous = event.previous_floor_price.as_ref().map(|f| f.lamports);
+            if floor == 0 || previous.is_none() || previous == Some(floor) || event.slot != 0 || !event.signature.is_empty() {
+                return Err(format!("a floor change: floor {floor} after {previous:?}, slot {}, signature {:?}", event.slot, event.signature));
+            }
+        }
+        CollectionEventKind::MemberAdded | CollectionEventKind::MemberRemoved | CollectionEventKind::MemberTransferred => {
+            if event.slot == 0 || event.signature.is_empty() || event.asset_id.is_empty() || event.commitment() == EventCommitment::Unspecified {
+                return Err(format!("a {:?}: slot {}, signature {:?}, asset {:?}", event.kind(), event.slot, event.signature, event.asset_id));
+            }
+        }
+        CollectionEventKind::Unspecified => return Err("kind unspecified".into()),
+    }
+    Ok(())
+}
+
+/// How an event of `kind` moves the verified size.
+fn size_step(kind: CollectionEventKind) -> i64 {
+    match kind {
+        CollectionEventKind::MemberAdded => 1,
+        CollectionEventKind::MemberRemoved => -1,
+        _ => 0,
+    }
+}
+
 /// WatchCollection checks.
 pub async fn run(ctx: &Ctx, s: &mut Suite) {
     let mut client = CollectionServiceClient::new(ctx.channel.clone());
     let fx = &ctx.fx;
     let mut seen: Vec<CollectionEvent> = Vec::new();
-    s.check("feed: WatchCollection streams FLOOR_CHANGED events in sequence, each with a cursor and the verified size", async {
+    s.check("feed: WatchCollection streams events in sequence, each with a cursor and the verified size after it", async {
         let events = watch(ctx, &mut client, &fx.collection, "", 2).await.map_err(|e| e.to_string())?;
         for (i, event) in events.iter().enumerate() {
-            let floor = event.floor_price.as_ref().map(|f| f.lamports).unwrap_or(0);
-            let previous = event.previous_floor_price.as_ref().map(|f| f.lamports);
-            if event.collection != fx.collection || event.kind() != CollectionEventKind::FloorChanged || event.sequence == 0 || event.cursor.is_empty() {
-                return Err(format!("event {i}: {:?} of {} at sequence {}, cursor {:?}", event.kind(), event.collection, event.sequence, event.cursor));
-            }
-            if event.verified_size != fx.collection_count || floor == 0 || previous.is_none() || previous == Some(floor) || event.slot != 0 || !event.signature.is_empty() {
-                return Err(format!("event {i}: size {} (want {}), floor {floor} after {previous:?}, slot {}", event.verified_size, fx.collection_count, event.slot));
-            }
-            recent("time", event.time.as_ref())?;
+            check_event(event, &fx.collection).map_err(|e| format!("event {i}: {e}"))?;
         }
-        if events[1].sequence != events[0].sequence + 1 || events[1].previous_floor_price.as_ref().map(|f| f.lamports) != events[0].floor_price.as_ref().map(|f| f.lamports) {
-            return Err(format!("sequences {} then {}; the second's previous floor is not the first's floor", events[0].sequence, events[1].sequence));
+        let (a, b) = (&events[0], &events[1]);
+        if b.sequence != a.sequence + 1 {
+            return Err(format!("sequences {} then {}", a.sequence, b.sequence));
+        }
+        // The size moves by one with each membership event, and not otherwise.
+        if b.verified_size as i64 != a.verified_size as i64 + size_step(b.kind()) {
+            return Err(format!("verified size {} after {} and a {:?}", b.verified_size, a.verified_size, b.kind()));
+        }
+        let lamports = |f: &Option<crate::pb::FloorPrice>| f.as_ref().map(|f| f.lamports);
+        if a.kind() == CollectionEventKind::FloorChanged && b.kind() == CollectionEventKind::FloorChanged && lamports(&b.previous_floor_price) != lamports(&a.floor_price) {
+            return Err("the second floor change's previous floor is not the first's floor".into());
         }
         seen = events;
         Ok(())
@@ -72,8 +107,8 @@ pub async fn run(ctx: &Ctx, s: &mut Suite) {
         let [first, second] = seen.as_slice() else { return Err("no events to resume after".into()) };
         let events = watch(ctx, &mut client, &fx.collection, &first.cursor, 1).await.map_err(|e| e.to_string())?;
         let got = &events[0];
-        if got.sequence != first.sequence + 1 || got.cursor != second.cursor || got.floor_price != second.floor_price {
-            return Err(format!("resumed at sequence {} ({:?}), want {} ({:?})", got.sequence, got.floor_price, second.sequence, second.floor_price));
+        if got.sequence != first.sequence + 1 || got.cursor != second.cursor || got.kind != second.kind || got.verified_size != second.verified_size || got.floor_price != second.floor_price {
+            return Err(format!("resumed at {got:?}, want {second:?}"));
         }
         Ok(())
     })

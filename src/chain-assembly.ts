@@ -265,6 +265,7 @@ function chainCollectionFeed(inputs: ChainAssemblyInputs, upstream: Upstream, co
     }),
     heartbeatMs: feedConfig.heartbeatMs,
     maxCollections: feedConfig.maxCollections,
+    floorPollMs: feedConfig.floorPollMs,
     ...(Object.keys(config.market.floorSources).length === 0 ? {} : { market: inputs.market }),
     onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
   });
@@ -286,6 +287,7 @@ const DEFAULT_FEED = {
   maxEventsPerCollection: 100_000,
   heartbeatMs: 15_000,
   maxCollections: 1000,
+  floorPollMs: 60_000,
 };
 
 /** The webhooks' settings where the configuration has none. */

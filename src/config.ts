@@ -169,7 +169,14 @@ export interface Config {
    * (at least 24 h by default), the most it keeps per collection (memory stays bounded), and how often an
    * idle watch gets a heartbeat.
    */
-  collectionFeed?: { retentionMs: number; maxEventsPerCollection: number; heartbeatMs: number; maxCollections: number };
+  collectionFeed?: {
+    retentionMs: number;
+    maxEventsPerCollection: number;
+    heartbeatMs: number;
+    maxCollections: number;
+    /** How often followed collections' floors are read for FLOOR_CHANGED (with a marketplace configured). */
+    floorPollMs: number;
+  };
   /**
    * Webhooks: how long a delivery is retried, and whether URLs may be http or reach private and loopback
    * addresses (tests only: the guard of off-chain metadata applies otherwise).
@@ -507,6 +514,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEventsPerCollection: int("SOLGATE_FEED_MAX_EVENTS", 100_000, 100, 10_000_000),
       heartbeatMs: int("SOLGATE_FEED_HEARTBEAT_MS", 15_000, 100, 300_000),
       maxCollections: int("SOLGATE_FEED_MAX_COLLECTIONS", 1000, 1, 100_000),
+      floorPollMs: int("SOLGATE_FEED_FLOOR_POLL_MS", 60_000, 100, 3_600_000),
     },
     webhooks: {
       retryPeriodMs: int("SOLGATE_WEBHOOK_RETRY_HOURS", 24, 24, 24 * 30) * 3_600_000,

@@ -4,7 +4,8 @@
 // waiting, watches it to `finalized`, then lists a page of a collection. Then the same transfer as a
 // fee ladder: it creates a durable nonce account, asks PrepareLadder for the transfer at rising prices
 // on that nonce (so at most one can land), signs every rung, sends them with SendLadder and watches the
-// climb to its end with WatchLadder.
+// climb to its end with WatchLadder. `example feed` follows a collection's change feed instead, resuming from a
+// saved cursor (feed.go).
 //
 //	SOLGATE_URL        the gateway, e.g. http://127.0.0.1:8080
 //	SOLGATE_API_KEY    an API key (`npm start` in the Solgate repository prints one)
@@ -32,7 +33,12 @@ import (
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	// `example feed` follows a collection's change feed from a saved cursor instead (feed.go).
+	do := run
+	if len(os.Args) > 1 && os.Args[1] == "feed" {
+		do = feed
+	}
+	if err := do(context.Background()); err != nil {
 		fmt.Printf("failed: %s %v\n", solgate.ErrorReason(err), err)
 		os.Exit(1)
 	}

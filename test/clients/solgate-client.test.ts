@@ -116,6 +116,8 @@ describe.each(Object.keys(clients))("createSolgateClient, %s", (name) => {
       limit: 500,
     });
     expect(listed.items.map((a) => a.address).sort()).toEqual(onChain);
+    // The webhook service is there too: this key registered none.
+    expect((await solgate.webhook.listWebhooks({})).webhooks).toEqual([]);
     const holders = await solgate.token.listTokenHolders({ mint: gate.mint, limit: 500, includeZero: true });
     expect(holders.items.map((h) => h.tokenAccount).sort()).toEqual(onChain);
   });

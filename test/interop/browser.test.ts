@@ -4,12 +4,16 @@
  * the Authorization header). Over gRPC-Web and over Connect it calls GetFees, WatchFees and
  * ListProgramAccounts, probes two errors, and follows a WatchStatus stream to its end; the test asserts
  * on its report. The same page in its live mode (what `/demo` shows a person) must show fee levels (table
- * and chart, from WatchFees) and the status timeline.
+ * and chart, from WatchFees) and the status timeline, a fee ladder climbing on the landing curve (WatchLadder,
+ * EstimateFees' curve), and a collection's change feed with its verified size over time (WatchCollection).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { TransactionService } from "../../gen/solgate/v1/transaction_service_pb.js";
 import { launchChromium, runPage } from "./harness/browser.ts";
 import type { HeadlessBrowser } from "./harness/browser.ts";
-import { sendTransfer } from "./harness/chain-fixture.ts";
+import { buildDraft, createNonceAccount, sendTransfer, signWithPayer } from "./harness/chain-fixture.ts";
 import { TOKEN_PROGRAM } from "./harness/client-env.ts";
 import { landed } from "./harness/landed.ts";
 import { startPageServer } from "./harness/page-server.ts";
@@ -168,6 +172,81 @@ describe("browser (connect-web in headless Chromium, cross-origin)", () => {
       expect(statuses).not.toContain("error:");
       if (process.env.INTEROP_SCREENSHOT)
         await page.screenshot({ path: process.env.INTEROP_SCREENSHOT, fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("shows a fee ladder climbing on the landing curve, and a collection's feed with its verified size", async () => {
+    // A ladder sent through the gateway as a client sends one: PrepareLadder on a new nonce account, every rung
+    // signed, SendLadder. The page is given its id.
+    const transactions = createClient(TransactionService, createGrpcTransport({ baseUrl: ctx.url }));
+    const headers = { authorization: `Bearer ${ctx.apiKey}` };
+    const nonceAccount = await createNonceAccount(ctx.localnetUrl, ctx.chain.payerSeed);
+    const transaction = await buildDraft(ctx.localnetUrl, ctx.chain.payerSeed, 7);
+    const plan = await transactions.prepareLadder({ transaction, nonceAccount, rungs: 3 }, { headers });
+    const signed = await Promise.all(plan.rungs.map((r) => signWithPayer(r.transaction, ctx.chain.payerSeed)));
+    const { ladder } = await transactions.sendLadder({ transactions: signed }, { headers });
+
+    const page = await chromium.browser.newPage();
+    const lines: string[] = [];
+    page.on("pageerror", (e) => lines.push(`pageerror: ${e.message}`));
+    try {
+      await page.goto(pageUrl("grpcweb", { ladder: ladder!.id, collection: ctx.collection.address }));
+      // The ladder as WatchLadder reports it, to its end: every rung with its price and state, one landed.
+      await page.waitForSelector("#ladder-status[data-status=FINALIZED]", { timeout: 60_000 });
+      const rungs = await page
+        .locator("#ladder-rungs tr[data-state]")
+        .evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll("td"), (td) => td.textContent ?? "")));
+      expect(rungs.map((r) => BigInt(r[1].replace(/\D/g, "")))).toEqual(plan.rungs.map((r) => r.price));
+      expect(rungs.filter((r) => r[4] === "LANDED")).toHaveLength(1);
+      expect(rungs.find((r) => r[4] === "LANDED")?.[3]).toMatch(/^\d+$/);
+      expect(await page.locator("#ladder-status").innerText()).toMatch(/^FINALIZED: rung \d landed in slot \d+/);
+      // The landing curve from EstimateFees, with the three rungs drawn on it in their states' colors.
+      await page.waitForFunction(
+        () => Number(document.querySelector("#ladder-curve")?.getAttribute("data-points")) >= 8,
+        undefined,
+        {
+          timeout: 30_000,
+        },
+      );
+      expect(await page.locator("#ladder-curve polyline[data-line=curve]").count()).toBe(1);
+      expect(await page.locator("#ladder-curve circle[data-state=LANDED]").count()).toBe(1);
+      expect(await page.locator("#ladder-curve circle").count()).toBe(3);
+      expect(rungs.every((r) => /^\d+%$/.test(r[2]))).toBe(true);
+
+      // The feed: the collection read (its name and verified size), then its events as they come (FLOOR_CHANGED
+      // from the market fixture at least), in sequence, newest first, and the size line drawn through them.
+      await page.waitForFunction(() => document.querySelectorAll("#feed-events li[data-kind]").length >= 3, undefined, {
+        timeout: 30_000,
+      });
+      const sequences = await page
+        .locator("#feed-events li")
+        .evaluateAll((items) => items.map((li) => Number((li as HTMLElement).dataset.sequence)));
+      for (let i = 1; i < sequences.length; i++) expect(sequences[i - 1] - sequences[i]).toBe(1);
+      // The size shown is the newest event's, read in one go (another event may come between two reads).
+      const { kind, text, size, title } = await page.evaluate(() => {
+        const newest = document.querySelector("#feed-events li") as HTMLElement;
+        return {
+          kind: newest.dataset.kind,
+          text: newest.textContent ?? "",
+          size: (document.querySelector("#feed-size") as HTMLElement).dataset.size,
+          title: document.querySelector("#feed-title")?.textContent ?? "",
+        };
+      });
+      expect(kind).toMatch(/^(FLOOR_CHANGED|MEMBER_ADDED|MEMBER_REMOVED|MEMBER_TRANSFERRED)$/);
+      expect(text.endsWith(`verified size ${size}`), `${text} / ${size}`).toBe(true);
+      expect(title).toBe(`${ctx.collection.name} (${ctx.collection.address})`);
+      const points = await page.locator("#size-chart polyline").getAttribute("points");
+      expect(points?.split(" ").length).toBeGreaterThanOrEqual(2 * (sequences.length + 1));
+      expect(await page.locator("#feed-heartbeat").innerText()).not.toContain("error");
+      if (process.env.INTEROP_SCREENSHOT)
+        await page.screenshot({
+          path: process.env.INTEROP_SCREENSHOT.replace(/(\.png)?$/, "-panels.png"),
+          fullPage: true,
+        });
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${lines.join("\n")}`);
     } finally {
       await page.close();
     }

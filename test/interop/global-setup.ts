@@ -11,6 +11,7 @@ import type { ChainFixture } from "./harness/chain-fixture.ts";
 import { clientEnv } from "./harness/client-env.ts";
 import type { CollectionFixture } from "./harness/client-env.ts";
 import { startInteropGateway } from "./harness/gateway.ts";
+import { marketEnv, startMarketFixture } from "./harness/market-fixture.ts";
 import { INTEROP_WORLD_ENV, readCollectionFixture } from "./harness/world-fixture.ts";
 
 /** What every interop test file gets. */
@@ -37,11 +38,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const worldDir = mkdtempSync(join(tmpdir(), "solgate-interop-world-"));
   for (const [name, value] of Object.entries({ ...INTEROP_WORLD_ENV, LOCALNET_WORLD_DIR: worldDir }))
     process.env[name] ??= value;
+  // The seeded collection's floor moves (the market fixture), so its change feed has events to stream.
+  const market = await startMarketFixture();
   // The demo page at /demo/ (src/demo) is on, so the browser test can load it from the gateway itself.
-  const gw = await startInteropGateway({ SOLGATE_DEMO: "1" });
+  const gw = await startInteropGateway({ SOLGATE_DEMO: "1", ...marketEnv(market) });
   try {
     const chain = await createChainFixture(gw.localnetUrl);
     const collection = await readCollectionFixture(process.env.LOCALNET_WORLD_DIR ?? worldDir, gw.localnetUrl);
+    if (collection.address !== marketEnv(market).SOLGATE_FLOOR_SOURCES.split("=")[0])
+      throw new Error(
+        `the market fixture lists ${marketEnv(market).SOLGATE_FLOOR_SOURCES}, the world seeded ${collection.address}`,
+      );
     project.provide("interop", {
       url: gw.url,
       addr: gw.addr,
@@ -56,11 +63,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     );
   } catch (e) {
     await gw.close();
+    await market.close();
     rmSync(worldDir, { recursive: true, force: true });
     throw e;
   }
   return async () => {
     await gw.close();
+    await market.close();
     rmSync(worldDir, { recursive: true, force: true });
     const problems = gw.logs.filter((l) => /"level":"(error|fatal)"/.test(l));
     if (problems.length > 0)

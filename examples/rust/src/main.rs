@@ -3,13 +3,16 @@
 //! sign it, send it without waiting, watch it to `finalized`, then list a page of a collection. Then the
 //! same transfer as a fee ladder: create a durable nonce account, ask PrepareLadder for the transfer at
 //! rising prices on that nonce (so at most one can land), sign every rung, send them with SendLadder and
-//! watch the climb to its end with WatchLadder.
+//! watch the climb to its end with WatchLadder. `solgate-example feed` follows a collection's change feed
+//! instead, resuming from a saved cursor (feed.rs).
 //!
 //!   SOLGATE_URL        the gateway, e.g. http://127.0.0.1:8080
 //!   SOLGATE_API_KEY    an API key (`npm start` in the Solgate repository prints one)
 //!   SOLGATE_KEYPAIR    a solana-keygen keypair file (the localnet's demo wallet: `npm start` prints its path)
 //!   SOLGATE_COLLECTION a collection address (default: the localnet's seeded collection)
 //!   SOLGATE_TO         who receives 0.001 SOL (default: a fixed address)
+
+mod feed;
 
 use std::error::Error;
 use std::time::Instant;
@@ -25,7 +28,13 @@ type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    if let Err(error) = run().await {
+    // `solgate-example feed` follows a collection's change feed from a saved cursor instead (feed.rs).
+    let outcome = if std::env::args().nth(1).as_deref() == Some("feed") {
+        feed::run().await
+    } else {
+        run().await
+    };
+    if let Err(error) = outcome {
         // A gateway error carries its reason code (google.rpc.ErrorInfo) beside the gRPC status.
         let reason = error
             .downcast_ref::<tonic::Status>()

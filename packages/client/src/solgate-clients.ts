@@ -12,6 +12,7 @@ import { ProgramService } from "./gen/solgate/v1/program_service_pb.js";
 import { TokenService } from "./gen/solgate/v1/token_service_pb.js";
 import { TransactionService } from "./gen/solgate/v1/transaction_service_pb.js";
 import { WalletService } from "./gen/solgate/v1/wallet_service_pb.js";
+import { WebhookService } from "./gen/solgate/v1/webhook_service_pb.js";
 
 /** One client per service of solgate.v1. */
 export interface SolgateClient {
@@ -22,6 +23,7 @@ export interface SolgateClient {
   account: Client<typeof AccountService>;
   wallet: Client<typeof WalletService>;
   token: Client<typeof TokenService>;
+  webhook: Client<typeof WebhookService>;
 }
 
 /** Options both entry points take. */
@@ -44,6 +46,7 @@ export function createServiceClients(transport: Transport): SolgateClient {
     account: createClient(AccountService, transport),
     wallet: createClient(WalletService, transport),
     token: createClient(TokenService, transport),
+    webhook: createClient(WebhookService, transport),
   };
 }
 

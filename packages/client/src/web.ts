@@ -30,7 +30,7 @@ export function createSolgateTransport(options: SolgateClientOptions): Transport
   }
 }
 
-/** Clients for all seven services of the gateway at `baseUrl`. */
+/** Clients for all eight services of the gateway at `baseUrl`. */
 export function createSolgateClient(options: SolgateClientOptions): SolgateClient {
   return createServiceClients(createSolgateTransport(options));
 }

@@ -2,12 +2,14 @@
  * The demo page: a small live view of a Solgate gateway — the fee levels as they move (a WatchFees
  * stream: a table of the current estimate and a chart of the four levels and `recommended` over the
  * last 150 slots, fee-chart.ts), and a transaction's status as it moves (a WatchStatus stream, shown as a
- * timeline of its states with slots and times). With `?auto=1` it runs a fixed script once instead (fees,
+ * timeline of its states with slots and times), a fee ladder climbing on the landing curve (ladder-panel.ts), and a
+ * collection's change feed with its verified size over time (feed-panel.ts). With `?auto=1` it runs a fixed script once instead (fees,
  * the first WatchFees estimate, a page of program accounts, two error probes, a watch followed to its
  * end) and publishes what it got as `window.solgateReport`; the interop test reads that.
  *
  * URL parameters: `server` (default: this origin), `key`, `protocol` (`connect` | `grpcweb`),
- * `signature` (watch at once), `program`, `size`, `match` (the program-account query), `auto`.
+ * `signature` (watch at once), `ladder` (a ladder id to watch at once), `collection` (the collection whose feed to
+ * show; default the localnet's seeded one), `program`, `size`, `match` (the program-account query), `auto`.
  */
 import { FeeSource } from "../../../gen/solgate/v1/fee_pb.js";
 import type { FeeEstimate } from "../../../gen/solgate/v1/fee_pb.js";
@@ -16,6 +18,8 @@ import { TransactionStatus } from "../../../gen/solgate/v1/transaction_pb.js";
 import type { WatchStatusResponse } from "../../../gen/solgate/v1/transaction_service_pb.js";
 import { TOKEN_PROGRAM } from "../../solana/program-ids.ts";
 import { createFeeChart, FEE_LINES } from "./fee-chart.ts";
+import { createFeedPanel } from "./feed-panel.ts";
+import { createLadderPanel } from "./ladder-panel.ts";
 import { createSolgateClients, describeError } from "./solgate-client.ts";
 import type { BrowserProtocol, SolgateClients } from "./solgate-client.ts";
 
@@ -27,6 +31,8 @@ const settings = {
   program: params.get("program") ?? TOKEN_PROGRAM,
   size: params.get("size") ?? "82",
   match: params.getAll("match"),
+  // The embedded localnet's seeded collection (its world's seed is fixed).
+  collection: params.get("collection") ?? "8HV7NUeYyk2B4P5VY8qjptse9VaZ3J8qRq6W3NVB5NSJ",
 };
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -292,6 +298,37 @@ function runLive(): void {
     $<HTMLInputElement>("signature").value = initial;
     startWatch(initial);
   }
+
+  const ladders = createLadderPanel(
+    {
+      curve: $("ladder-curve") as unknown as SVGSVGElement,
+      status: $("ladder-status"),
+      rungs: $<HTMLTableElement>("ladder-rungs"),
+      form: $<HTMLFormElement>("ladder-form"),
+      input: $<HTMLInputElement>("ladder-id"),
+    },
+    clients,
+  );
+  const ladder = params.get("ladder");
+  if (ladder) {
+    $<HTMLInputElement>("ladder-id").value = ladder;
+    ladders.watch(ladder);
+  }
+
+  const feed = createFeedPanel(
+    {
+      title: $("feed-title"),
+      size: $("feed-size"),
+      chart: $("size-chart") as unknown as SVGSVGElement,
+      events: $<HTMLOListElement>("feed-events"),
+      heartbeat: $("feed-heartbeat"),
+      form: $<HTMLFormElement>("feed-form"),
+      input: $<HTMLInputElement>("feed-collection"),
+    },
+    clients,
+  );
+  $<HTMLInputElement>("feed-collection").value = settings.collection;
+  feed.watch(settings.collection);
 }
 
 function row(label: string, value: string): HTMLElement {

@@ -7,6 +7,7 @@ import { createClient, ConnectError, Code } from "@connectrpc/connect";
 import type { Client, Interceptor, Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
+import { CollectionService } from "../../../gen/solgate/v1/collection_service_pb.js";
 import { FeeService } from "../../../gen/solgate/v1/fee_service_pb.js";
 import { ProgramService } from "../../../gen/solgate/v1/program_service_pb.js";
 import { TransactionService } from "../../../gen/solgate/v1/transaction_service_pb.js";
@@ -23,6 +24,7 @@ export interface SolgateClients {
   transactions: Client<typeof TransactionService>;
   accounts: Client<typeof AccountService>;
   tokens: Client<typeof TokenService>;
+  collections: Client<typeof CollectionService>;
 }
 
 /** Options of `createSolgateClients`. */
@@ -50,6 +52,7 @@ export function createSolgateClients(options: ClientOptions): SolgateClients {
     transactions: createClient(TransactionService, transport),
     accounts: createClient(AccountService, transport),
     tokens: createClient(TokenService, transport),
+    collections: createClient(CollectionService, transport),
   };
 }
 

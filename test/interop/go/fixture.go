@@ -13,6 +13,7 @@ import (
 //
 //	SOLGATE_ADDR            host:port of the server (gRPC over h2c)
 //	SOLGATE_API_KEY         a valid API key
+//	INTEROP_LOCALNET_URL    the embedded localnet's JSON-RPC URL (its control methods; on-chain look-ups)
 //	INTEROP_LANDED          comma-separated services that are implemented (others must answer Unimplemented)
 //	INTEROP_PROGRAM_ID      a program whose accounts to list
 //	INTEROP_PROGRAM_SIZE    the data size filter of that query
@@ -28,6 +29,7 @@ import (
 //	INTEROP_NFT_OWNER_EXPECT the ids of its NFTs, sorted by id, joined by `,`
 type fixture struct {
 	addr, apiKey string
+	localnetURL  string
 	landed       []string
 
 	programID     string
@@ -71,6 +73,7 @@ func loadFixture() (*fixture, error) {
 	fx := &fixture{
 		addr:         get("SOLGATE_ADDR"),
 		apiKey:       get("SOLGATE_API_KEY"),
+		localnetURL:  get("INTEROP_LOCALNET_URL"),
 		programID:    get("INTEROP_PROGRAM_ID"),
 		programMatch: get("INTEROP_PROGRAM_MATCH"),
 		collection:   get("INTEROP_COLLECTION"),

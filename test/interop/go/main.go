@@ -69,7 +69,10 @@ func main() {
 	c.feeChecks(s)
 	c.transactionChecks(s)
 	c.bundleChecks(s)
+	c.ladderChecks(s)
 	c.collectionChecks(s)
+	c.feedChecks(s)
+	c.webhookChecks(s)
 	c.accountChecks(s)
 
 	fmt.Printf("%d passed, %d failed\n", s.passed, s.failed)

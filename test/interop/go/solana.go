@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/big"
+	"strings"
 )
 
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -53,4 +55,23 @@ func signWire(wire, seed []byte) ([]byte, []byte, error) {
 func sha256Hex(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
+}
+
+// decodeBase58 decodes an address or signature.
+func decodeBase58(s string) ([]byte, error) {
+	n := new(big.Int)
+	radix := big.NewInt(58)
+	for _, ch := range []byte(s) {
+		i := strings.IndexByte(base58Alphabet, ch)
+		if i < 0 {
+			return nil, fmt.Errorf("%q is not base58", s)
+		}
+		n.Mul(n, radix).Add(n, big.NewInt(int64(i)))
+	}
+	body := n.Bytes()
+	zeros := 0
+	for zeros < len(s) && s[zeros] == '1' {
+		zeros++
+	}
+	return append(make([]byte, zeros), body...), nil
 }

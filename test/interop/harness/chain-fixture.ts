@@ -16,16 +16,24 @@ import {
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
+  getTransactionDecoder,
   getTransactionEncoder,
   lamports,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
+  signTransaction,
   signTransactionMessageWithSigners,
 } from "@solana/kit";
 import type { Instruction, KeyPairSigner, Signature } from "@solana/kit";
-import { getCreateAccountInstruction, getTransferSolInstruction } from "@solana-program/system";
+import {
+  getCreateAccountInstruction,
+  getInitializeNonceAccountInstruction,
+  getNonceSize,
+  getTransferSolInstruction,
+  SYSTEM_PROGRAM_ADDRESS,
+} from "@solana-program/system";
 import {
   getFreezeAccountInstruction,
   getInitializeAccount3Instruction,
@@ -253,4 +261,32 @@ async function waitForStatus(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`fixture transaction ${signature} did not reach ${statuses.join("/")} within ${timeoutMs} ms`);
+}
+
+/** A durable nonce account whose authority is the payer, created on the localnet directly; returns its address. */
+export async function createNonceAccount(rpcUrl: string, payerSeedHex: string): Promise<string> {
+  const rpc = createSolanaRpc(rpcUrl);
+  const payer = await createKeyPairSignerFromPrivateKeyBytes(Buffer.from(payerSeedHex, "hex"));
+  const nonce = await generateKeyPairSigner();
+  const space = BigInt(getNonceSize());
+  const rent = await rpc.getMinimumBalanceForRentExemption(space).send();
+  const signature = await sendSigned(rpc, payer, [
+    getCreateAccountInstruction({
+      payer,
+      newAccount: nonce,
+      lamports: rent,
+      space,
+      programAddress: SYSTEM_PROGRAM_ADDRESS,
+    }),
+    getInitializeNonceAccountInstruction({ nonceAccount: nonce.address, nonceAuthority: payer.address }),
+  ]);
+  await waitForConfirmation(rpc, signature);
+  return nonce.address;
+}
+
+/** Signs a wire transaction (a ladder's rung) with the payer, whose slot it has. */
+export async function signWithPayer(wire: Uint8Array, payerSeedHex: string): Promise<Uint8Array> {
+  const payer = await createKeyPairSignerFromPrivateKeyBytes(Buffer.from(payerSeedHex, "hex"));
+  const signed = await signTransaction([payer.keyPair], getTransactionDecoder().decode(wire));
+  return new Uint8Array(getTransactionEncoder().encode(signed));
 }

@@ -21,13 +21,14 @@ export interface CollectionFixture {
 
 /** The environment, less the per-client draft (INTEROP_DRAFT_TX). */
 export function clientEnv(
-  target: { addr: string; apiKey: string },
+  target: { addr: string; apiKey: string; localnetUrl: string },
   chain: ChainFixture,
   collection: CollectionFixture,
 ): Record<string, string> {
   return {
     SOLGATE_ADDR: target.addr,
     SOLGATE_API_KEY: target.apiKey,
+    INTEROP_LOCALNET_URL: target.localnetUrl,
     INTEROP_LANDED: LANDED_SERVICES.join(","),
     INTEROP_PROGRAM_ID: TOKEN_PROGRAM,
     INTEROP_PROGRAM_SIZE: "165",

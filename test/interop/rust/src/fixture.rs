@@ -16,6 +16,7 @@ pub struct ExpectedAccount {
 pub struct Fixture {
     pub addr: String,
     pub api_key: String,
+    pub localnet_url: String,
     pub landed: Vec<String>,
     pub program_id: String,
     pub program_size: u64,
@@ -83,6 +84,7 @@ impl Fixture {
         Ok(Fixture {
             addr: var("SOLGATE_ADDR")?,
             api_key: var("SOLGATE_API_KEY")?,
+            localnet_url: var("INTEROP_LOCALNET_URL")?,
             landed: std::env::var("INTEROP_LANDED").unwrap_or_default().split(',').filter(|s| !s.is_empty()).map(String::from).collect(),
             program_id: var("INTEROP_PROGRAM_ID")?,
             program_size: number("INTEROP_PROGRAM_SIZE", &var("INTEROP_PROGRAM_SIZE")?)?,

@@ -7,7 +7,9 @@
 
 mod checks;
 mod fixture;
+mod localnet;
 mod support;
+mod wire;
 
 /// The generated messages and clients of package `solgate.v1`.
 pub use solgate_proto::pb;
@@ -93,7 +95,10 @@ async fn main() {
     checks::fee::run(&ctx, &mut s).await;
     checks::transaction::run(&ctx, &mut s).await;
     checks::bundle::run(&ctx, &mut s).await;
+    checks::ladder::run(&ctx, &mut s).await;
     checks::collection::run(&ctx, &mut s).await;
+    checks::feed::run(&ctx, &mut s).await;
+    checks::webhook::run(&ctx, &mut s).await;
     checks::account::run(&ctx, &mut s).await;
     println!("{} passed, {} failed", s.passed, s.failed);
     if s.failed > 0 {

@@ -90,6 +90,22 @@ export function parseMarketConfig(get: (name: string) => string | undefined, pro
   };
 }
 
+/**
+ * The market configuration with the embedded localnet's marketplace (its Magic Eden stats API and the symbols
+ * of the collections it lists): used when Magic Eden's URL is the default, for the collections no
+ * SOLGATE_FLOOR_SOURCES entry maps already. An operator's own SOLGATE_MAGICEDEN_URL wins.
+ */
+export function withLocalMarketplace(
+  config: MarketConfig,
+  marketplace: { url: string; collections: Readonly<Record<string, string>> } | undefined,
+): MarketConfig {
+  if (marketplace === undefined || config.magicEden.url !== MAGIC_EDEN_DEFAULT_URL) return config;
+  const local: Record<string, FloorSourceRef> = {};
+  for (const [mint, symbol] of Object.entries(marketplace.collections))
+    if (isAddress(mint) && LISTING_ID.test(symbol)) local[mint] = { source: "magiceden", id: symbol };
+  return { ...config, magicEden: { url: marketplace.url }, floorSources: { ...local, ...config.floorSources } };
+}
+
 /** The floor-price lookup the configuration describes (shared by all chains: one cache, one rate limit). */
 export function createMarketFromConfig(
   config: MarketConfig,

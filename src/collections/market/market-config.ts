@@ -11,6 +11,8 @@
  *                              e.g. `J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w=magiceden:mad_lads`
  *   SOLGATE_FLOOR_TIMEOUT_MS   longest wait for a marketplace, default 1000
  *   SOLGATE_FLOOR_TTL_MS       how long a floor price is served from cache, default 60000
+ *
+ * On the embedded localnet, its marketplace is Magic Eden's default URL and source (withLocalMarketplace).
  */
 import { isAddress } from "@solana/kit";
 import { createFloorPrices } from "./floor-prices.ts";

@@ -80,6 +80,7 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
     if (!book.listings.has(id)) book.listings.set(id, price());
   }
 
+  /** The first listings, once the world is written (the first step comes after it). */
   function start(): void {
     started = true;
     for (const book of books.values()) for (let i = 0; i < (options.initialListings ?? 12); i++) list(book);
@@ -109,7 +110,6 @@ export function createMarketplace(options: MarketplaceOptions): Marketplace {
       }
     },
     stats(symbol) {
-      if (!started) start();
       const book = books.get(symbol);
       if (book === undefined) return undefined;
       const now = Date.now() / 1000;

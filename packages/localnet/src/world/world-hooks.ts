@@ -222,6 +222,9 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           if (event.kind === "compressed-leaf") das.addCompressed(compressedAsset(event.leaf, authority));
         });
         collectionTraffic = createCollectionTraffic(collectionPlan, collectionOptions, chain.programs.bubblegum);
+      }
+      // The marketplace runs with the traffic; with no collection traffic its listings stay as they start.
+      if (traffic !== undefined && enabled) {
         const mint = bs58.encode(deriveKey(worldOptions.seed, "collection/mint"));
         marketplace = createMarketplace({
           seed: options.traffic.options.seed,
@@ -233,6 +236,9 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           },
           changesPerSlot: collectionOps,
         });
+        // Its first listings as soon as the collection is written, before any block: a first read finds a floor.
+        const market = marketplace;
+        void loadedOnce.then(() => market.step());
       }
       if (!lazy || pending === undefined) worldLoaded();
     },
@@ -287,14 +293,15 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
       );
       const collection = collectionTraffic;
       const market = marketplace;
-      if (collection === undefined || market === undefined) return;
-      // The collection must be written before anything verifies into it.
+      if (market === undefined) return;
+      // The collection must be written before anything verifies into it (or is listed).
       void loadedOnce.then(() => {
         chain.onBlock((block) => {
+          market.step();
+          if (collection === undefined) return;
           collection.landed(
             block.transactions.map((t) => ({ signature: t.signature, failed: t.outcome.err !== null })),
           );
-          market.step();
           for (const wire of collection.next(block.blockhash)) {
             try {
               chain.submit(decodeTransaction(wire));
@@ -303,9 +310,10 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
             }
           }
         });
-        log(
-          `collection traffic: about ${o.collectionOpsPerSlot} operations per slot on ${SENTINELS_SYMBOL} (mints, spoofs, transfers, burns, verify/unverify, classic and compressed); marketplace stats at /v2/collections/${SENTINELS_SYMBOL}/stats`,
-        );
+        if (collection !== undefined)
+          log(
+            `collection traffic: about ${o.collectionOpsPerSlot} operations per slot on ${SENTINELS_SYMBOL} (mints, spoofs, transfers, burns, verify/unverify, classic and compressed); marketplace stats at /v2/collections/${SENTINELS_SYMBOL}/stats`,
+          );
       });
     },
     get assets() {

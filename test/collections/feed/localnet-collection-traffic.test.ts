@@ -82,7 +82,7 @@ describe("the localnet's collection traffic, parsed from its blocks by the gatew
     for (;;) {
       const floor = await source.fetchFloor(SYMBOL, AbortSignal.timeout(5_000));
       if (floor !== null) floors.add(floor.toString());
-      const stop = kinds().size >= 7 || Date.now() > deadline;
+      const stop = kinds().size >= 8 || Date.now() > deadline;
       if (stop) await localnet.control({ freeze: true });
       const tip = await rpc<number>(localnet.rpcUrl, "getSlot", [{ commitment: "confirmed" }]);
       const slots = await rpc<number[]>(localnet.rpcUrl, "getBlocks", [Number(next), tip, { commitment: "confirmed" }]);
@@ -123,6 +123,7 @@ describe("the localnet's collection traffic, parsed from its blocks by the gatew
       "added:compressed",
       "transferred:compressed",
       "burned:compressed",
+      "removed:compressed",
     ])
       expect(seen, kind).toContain(kind);
     // Spoofers' verify attempts fail on chain, and failed transactions are never read.

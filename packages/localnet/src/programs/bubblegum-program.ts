@@ -10,8 +10,9 @@
  * `AccountCompressionEvent::ApplicationData` V1) through a call to SPL Noop (burn writes none, as
  * Bubblegum's does not), changes the tree through a call to Account Compression (`append` or
  * `replace_leaf`, which writes its change-log event through Noop), and keeps a sized collection's
- * count through Token Metadata's BubblegumSetCollectionSize. A proof (the remaining accounts) must
- * match the tree's current root: the change-log fast-forward over a stale root is not emulated.
+ * count through Token Metadata's BubblegumSetCollectionSize. A proof (the remaining accounts, completed
+ * from the tree's canopy) must match the tree's current root: the change-log fast-forward over a stale
+ * root is not emulated.
  */
 import { createHash } from "node:crypto";
 import bs58 from "bs58";
@@ -262,7 +263,7 @@ export interface CompressedLeaf {
 export interface BubblegumState {
   readonly handler: ProgramHandler;
   /** Registers a tree that exists on chain (written at genesis), empty. */
-  addTree(address: string, depth: number, bufferSize: number): MerkleTree;
+  addTree(address: string, depth: number, bufferSize: number, canopyDepth?: number): MerkleTree;
   tree(address: string): MerkleTree | undefined;
   leaf(id: string): CompressedLeaf | undefined;
 }
@@ -655,8 +656,8 @@ export function createBubblegum(): BubblegumState {
 
   return {
     handler,
-    addTree(address, depth, bufferSize) {
-      const tree = createMerkleTree(depth, bufferSize);
+    addTree(address, depth, bufferSize, canopyDepth = 0) {
+      const tree = createMerkleTree(depth, bufferSize, canopyDepth);
       trees.set(address, tree);
       return tree;
     },

@@ -21,16 +21,23 @@ export function keccak(...parts: Uint8Array[]): Uint8Array {
   return h.digest();
 }
 
-/** Size of a tree account of `depth` and `bufferSize` (no canopy). */
-export function treeAccountSize(depth: number, bufferSize: number): number {
+/** Size of a tree account of `depth` and `bufferSize`, with a canopy of `canopyDepth` levels. */
+export function treeAccountSize(depth: number, bufferSize: number, canopyDepth = 0): number {
   const changeLog = 32 + 32 * depth + 4 + 4;
   const path = 32 * depth + 32 + 4 + 4;
-  return TREE_HEADER_SIZE + 8 + 8 + 8 + bufferSize * changeLog + path;
+  return TREE_HEADER_SIZE + 8 + 8 + 8 + bufferSize * changeLog + path + canopySize(canopyDepth);
+}
+
+/** The canopy: the nodes of the top `canopyDepth` levels below the root (2 + 4 + ...), 32 bytes each. */
+function canopySize(canopyDepth: number): number {
+  return canopyDepth === 0 ? 0 : (2 ** (canopyDepth + 1) - 2) * 32;
 }
 
 export interface MerkleTree {
   readonly depth: number;
   readonly bufferSize: number;
+  /** Levels kept in the account's canopy: a proof needs only `depth - canopyDepth` nodes. */
+  readonly canopyDepth: number;
   /** Leaves appended so far (the next append's index). */
   readonly appended: number;
   readonly sequence: bigint;
@@ -38,7 +45,10 @@ export interface MerkleTree {
   leaf(index: number): Uint8Array;
   /** The sibling nodes from the leaf up (depth of them). */
   proof(index: number): Uint8Array[];
-  /** Whether `proof` for `leaf` at `index` gives the current root. */
+  /**
+   * Whether `proof` for `leaf` at `index` gives the current root; a proof shorter than `depth` (down to
+   * `depth - canopyDepth`) is completed from the canopy, as the program does.
+   */
   verify(leaf: Uint8Array, index: number, proof: readonly Uint8Array[]): boolean;
   /** Sets a leaf; returns the change log path (the new nodes from the leaf to the root, with their node indexes). */
   set(index: number, leaf: Uint8Array): { node: Uint8Array; index: number }[];
@@ -57,7 +67,7 @@ interface TreeState {
   activeIndex: number;
 }
 
-export function createMerkleTree(depth: number, bufferSize: number, from?: TreeState): MerkleTree {
+export function createMerkleTree(depth: number, bufferSize: number, canopyDepth = 0, from?: TreeState): MerkleTree {
   const empty: Uint8Array[] = [EMPTY_NODE];
   for (let level = 1; level <= depth; level++) empty.push(keccak(empty[level - 1]!, empty[level - 1]!));
   const levels: Map<number, Uint8Array>[] =
@@ -103,6 +113,7 @@ export function createMerkleTree(depth: number, bufferSize: number, from?: TreeS
   return {
     depth,
     bufferSize,
+    canopyDepth,
     get appended() {
       return appended;
     },
@@ -112,8 +123,9 @@ export function createMerkleTree(depth: number, bufferSize: number, from?: TreeS
     root: () => node(depth, 0),
     leaf: (index) => node(0, index),
     proof,
-    verify(leaf, index, given) {
-      if (given.length !== depth) return false;
+    verify(leaf, index, partial) {
+      if (partial.length > depth || partial.length < depth - canopyDepth) return false;
+      const given = [...partial, ...proof(index).slice(partial.length)];
       let current = leaf;
       let i = index;
       for (let level = 0; level < depth; level++) {
@@ -130,7 +142,7 @@ export function createMerkleTree(depth: number, bufferSize: number, from?: TreeS
       return { index, path };
     },
     accountData(authority, creationSlot) {
-      const out = Buffer.alloc(treeAccountSize(depth, bufferSize));
+      const out = Buffer.alloc(treeAccountSize(depth, bufferSize, canopyDepth));
       out[0] = ACCOUNT_TYPE_TREE;
       out[1] = 0; // ConcurrentMerkleTreeHeaderData::V1
       out.writeUInt32LE(bufferSize, 2);
@@ -156,8 +168,15 @@ export function createMerkleTree(depth: number, bufferSize: number, from?: TreeS
       proof(last).forEach((p, k) => out.set(p, at + 32 * k));
       out.set(node(0, last), at + 32 * depth);
       out.writeUInt32LE(appended, at + 32 * depth + 32);
+      at += 32 * depth + 40;
+      // The canopy, in heap order from the root's children (heap index 2 on).
+      for (let heap = 2; heap < 2 ** (canopyDepth + 1); heap++) {
+        const fromTop = Math.floor(Math.log2(heap));
+        out.set(node(depth - fromTop, heap - 2 ** fromTop), at + 32 * (heap - 2));
+      }
       return new Uint8Array(out);
     },
-    clone: () => createMerkleTree(depth, bufferSize, { levels, appended, sequence, changeLogs, activeIndex }),
+    clone: () =>
+      createMerkleTree(depth, bufferSize, canopyDepth, { levels, appended, sequence, changeLogs, activeIndex }),
   };
 }

@@ -6,7 +6,8 @@
  *
  * Covered: CreateMetadataAccountV3 (33), CreateMasterEditionV3 (17), VerifyCollection (18),
  * UnverifyCollection (22), VerifySizedCollectionItem (30), UnverifySizedCollectionItem (31),
- * Verify / Unverify with CollectionV1 (52 / 53), BurnNft (29), and BubblegumSetCollectionSize (36, the
+ * Verify / Unverify with CollectionV1 (52 / 53), BurnNft (29), Burn (41, BurnArgs::V1, non-programmable
+ * NFTs), and BubblegumSetCollectionSize (36, the
  * call Bubblegum makes). Any other instruction fails (`Custom(0)`, logged as not emulated). Error codes
  * are the program's where they are named here; compute units are the stand-in's, not the program's.
  */
@@ -399,13 +400,54 @@ function createMasterEditionV3(ctx: InvokeContext): void {
 
 function burnNft(ctx: InvokeContext): void {
   ctx.log("IX: Burn NFT");
-  const metadataRef = account(ctx, 0);
-  const owner = account(ctx, 1);
-  const mint = account(ctx, 2);
-  const tokenAccount = account(ctx, 3);
-  const edition = account(ctx, 4);
-  const tokenProgram = account(ctx, 5);
-  const collectionMetadata = ctx.accounts[6];
+  burnItem(ctx, {
+    metadata: account(ctx, 0),
+    owner: account(ctx, 1),
+    mint: account(ctx, 2),
+    tokenAccount: account(ctx, 3),
+    edition: account(ctx, 4),
+    tokenProgram: account(ctx, 5),
+    collectionMetadata: ctx.accounts[6],
+  });
+}
+
+/**
+ * Burn (41) with BurnArgs::V1 for a non-programmable NFT: authority, collection_metadata (optional),
+ * metadata, edition, mint, token, then the print-edition, token-record, system, sysvar and SPL Token accounts.
+ */
+function burnV1(ctx: InvokeContext): void {
+  ctx.log("IX: Burn");
+  const r = borshReader(ctx.data, 1, E.InstructionUnpackError);
+  if (r.u8() !== 0) fail(E.InstructionUnpackError, "Unsupported burn arguments");
+  if (r.u64() !== 1n) fail(E.EditionsMustHaveExactlyOneToken, "Not enough tokens");
+  const metadata = readMetadata(ctx, account(ctx, 2));
+  if (metadata.tokenStandard === TokenStandard.ProgrammableNonFungible)
+    fail(E.NotEmulated, "the localnet's Token Metadata emulation does not burn programmable NFTs");
+  burnItem(ctx, {
+    metadata: account(ctx, 2),
+    owner: account(ctx, 0),
+    mint: account(ctx, 4),
+    tokenAccount: account(ctx, 5),
+    edition: optional(ctx.accounts[3]) ?? fail(E.InvalidEditionKey, "Invalid edition key"),
+    tokenProgram: account(ctx, 13),
+    collectionMetadata: optional(ctx.accounts[1]),
+  });
+}
+
+/** Burns an NFT held by `owner`: the token burnt and its account closed, metadata and edition closed to the owner. */
+function burnItem(
+  ctx: InvokeContext,
+  refs: {
+    metadata: AccountRef;
+    owner: AccountRef;
+    mint: AccountRef;
+    tokenAccount: AccountRef;
+    edition: AccountRef;
+    tokenProgram: AccountRef;
+    collectionMetadata: AccountRef | undefined;
+  },
+): void {
+  const { metadata: metadataRef, owner, mint, tokenAccount, edition, tokenProgram, collectionMetadata } = refs;
   if (!owner.signer) fail(E.InvalidOwner, "Owner must sign");
   if (!same(metadataPda(mint.bytes)[0], metadataRef.bytes)) fail(E.InvalidMetadataKey, "Invalid metadata key");
   const metadata = readMetadata(ctx, metadataRef);
@@ -551,6 +593,8 @@ export const tokenMetadataProgram: ProgramHandler = (ctx) => {
     }
     case 29:
       return burnNft(ctx);
+    case 41:
+      return burnV1(ctx);
     case 36:
       return bubblegumSetCollectionSize(ctx);
     default:

@@ -298,3 +298,66 @@ export function compressedBurn(tree: Uint8Array, owner: Uint8Array, p: LeafProof
     data: Buffer.concat([anchorDiscriminator("global", "burn"), leafArgs(p)]),
   };
 }
+
+/** Burn (41) with BurnArgs::V1 { amount: 1 } of a non-programmable NFT. */
+export function burnV1(item: Uint8Array, owner: Uint8Array, collectionMint: Uint8Array | null): Instruction {
+  return {
+    program: TM,
+    accounts: [
+      w(owner, true),
+      collectionMint === null ? r(TM) : w(metadataPda(collectionMint)[0]),
+      w(metadataPda(item)[0]),
+      w(editionPda(item)[0]),
+      w(item),
+      w(associatedTokenAddress(owner, item)),
+      r(TM),
+      r(TM),
+      r(TM),
+      r(TM),
+      r(TM),
+      r(SYSTEM),
+      r(SYSVAR_INSTRUCTIONS),
+      r(TOKEN),
+    ],
+    data: Buffer.concat([Buffer.from([41, 0]), u64(1n)]),
+  };
+}
+
+/** Bubblegum verify_collection / unverify_collection of a leaf, with its current metadata (`message`). */
+export function compressedSetCollection(
+  tree: Uint8Array,
+  owner: Uint8Array,
+  payer: Uint8Array,
+  c: CollectionRefs,
+  p: LeafProof,
+  message: MetadataArgs,
+  verify: boolean,
+): Instruction {
+  return {
+    program: BGUM,
+    accounts: [
+      r(treeConfigPda(tree)),
+      r(owner),
+      r(owner),
+      w(tree),
+      r(payer, true),
+      r(payer),
+      r(c.authority, true),
+      r(c.delegated ? collectionAuthorityRecordPda(c.mint, c.authority)[0] : BGUM),
+      r(c.mint),
+      w(metadataPda(c.mint)[0]),
+      r(editionPda(c.mint)[0]),
+      r(BUBBLEGUM_SIGNER),
+      r(NOOP),
+      r(COMPRESSION),
+      r(TM),
+      r(SYSTEM),
+      ...p.proof.map((n) => r(n)),
+    ],
+    data: Buffer.concat([
+      anchorDiscriminator("global", verify ? "verify_collection" : "unverify_collection"),
+      leafArgs(p),
+      encodeMetadataArgs(message),
+    ]),
+  };
+}

@@ -7,9 +7,9 @@
  *   CreateMasterEditionV3, VerifySizedCollectionItem signed by the collection's delegate);
  * - spoofed mints naming the collection, never verified (and now and then a spoofer's verify attempt,
  *   which fails on chain and takes its whole transaction with it);
- * - transfers (SPL Token) and burns (BurnNft) of the items it minted; unverify and verify of them;
- * - compressed mints into the collection (mint_to_collection_v1 on the traffic's tree), their transfers
- *   and burns (proofs from the tree as an indexer keeps it).
+ * - transfers (SPL Token) and burns (BurnNft or Burn V1) of the items it minted; unverify and verify of them;
+ * - compressed mints into the collection (mint_to_collection_v1 on the traffic's tree), their transfers,
+ *   burns, unverify and verify (proofs from the tree as an indexer keeps it).
  *
  * Deterministic from the seed: one draw per slot picks the next operation from what the traffic knows
  * has landed; a transaction is only built on an item with nothing in flight, and the model moves when
@@ -31,7 +31,7 @@ import {
   type BubblegumState,
   type MetadataArgs,
 } from "../programs/bubblegum-program.ts";
-import { treeAccountSize } from "../programs/merkle-tree.ts";
+import { createMerkleTree } from "../programs/merkle-tree.ts";
 import {
   collectionAuthorityRecordPda,
   COLLECTION_AUTHORITY_RECORD_SIZE,
@@ -46,7 +46,9 @@ import type { WorldAccount } from "../world/world-types.ts";
 import { COLLECTION_SYMBOL } from "../world/generated-collection.ts";
 import {
   burnNft,
+  burnV1,
   compressedBurn,
+  compressedSetCollection,
   compressedTransfer,
   createAccount,
   createAssociatedTokenIdempotent,
@@ -67,6 +69,8 @@ const WALLET_LAMPORTS = 1_000_000_000_000n;
 const MINT_RENT = 1_461_600n;
 export const TREE_DEPTH = 14;
 export const TREE_BUFFER = 64;
+/** As real trees keep one, so a proof fits a transaction: 3 nodes of 14 in the remaining accounts. */
+export const TREE_CANOPY = 11;
 /** Blocks after which a transaction that never landed is given up (its blockhash has expired by then). */
 const GIVE_UP_BLOCKS = 160;
 
@@ -122,7 +126,8 @@ export function planCollectionTraffic(
     data,
     executable: false,
   });
-  const treeData = new Uint8Array(treeAccountSize(TREE_DEPTH, TREE_BUFFER));
+  // The empty tree as init_empty_merkle_tree leaves it, its authority the tree config.
+  const treeData = createMerkleTree(TREE_DEPTH, TREE_BUFFER, TREE_CANOPY).accountData(treeConfigPda(tree), 0n);
   return {
     collectionMint,
     collectionAuthority: bs58.encode(collectionAuthority),
@@ -325,7 +330,7 @@ export function createCollectionTraffic(
       creatorHash: leaf.creatorHash,
       nonce: leaf.nonce,
       index,
-      proof: tree.proof(index),
+      proof: tree.proof(index).slice(0, TREE_DEPTH - TREE_CANOPY),
     };
   }
 
@@ -412,10 +417,12 @@ export function createCollectionTraffic(
       if (item === undefined) return undefined;
       const owner = holderKey(item.holder);
       item.inFlight = true;
+      // BurnNft (29) or Burn (41) V1, alike.
+      const burn = random.next() < 0.5 ? burnNft : burnV1;
       const wire = buildSignedTransaction(
         owner,
         [],
-        [burnNft(item.mint, owner.publicKey, item.verified ? plan.collectionMint : null)],
+        [burn(item.mint, owner.publicKey, item.verified ? plan.collectionMint : null)],
         hash,
       );
       return send(
@@ -456,7 +463,42 @@ export function createCollectionTraffic(
     const owner = holderKey(item.holder);
     item.inFlight = true;
     treeBusy = true;
-    if (random.next() < 0.6) {
+    const draw = random.next();
+    const leaf = bubblegum.leaf(item.id);
+    if (draw < 0.25 && leaf !== undefined) {
+      // Unverify a compressed member, or verify it back, with the leaf's current metadata.
+      const verify = !item.verified;
+      const wire = buildSignedTransaction(
+        plan.keeper,
+        [],
+        [
+          compressedSetCollection(
+            plan.tree,
+            owner.publicKey,
+            plan.keeper.publicKey,
+            collection,
+            proof,
+            leaf.metadata,
+            verify,
+          ),
+        ],
+        hash,
+      );
+      return send(
+        verify ? "compressed-verify" : "compressed-unverify",
+        wire,
+        () => {
+          item.verified = verify;
+          item.inFlight = false;
+          treeBusy = false;
+        },
+        () => {
+          item.inFlight = false;
+          treeBusy = false;
+        },
+      );
+    }
+    if (draw < 0.7) {
       const to = (item.holder + 1 + random.int(plan.holders.length - 1)) % plan.holders.length;
       const wire = buildSignedTransaction(
         owner,

@@ -20,6 +20,8 @@ export interface Instruction {
   data: Uint8Array;
 }
 
+const PACKET_DATA_SIZE = 1232;
+
 function shortU16(n: number): number[] {
   const out: number[] = [];
   let v = n;
@@ -87,5 +89,9 @@ export function buildSignedTransaction(
     if (keypair === undefined) throw new Error(`no keypair for signer ${bs58.encode(m.key)}`);
     return sign(null, message, keypair.privateKey);
   });
-  return new Uint8Array(Buffer.concat([Uint8Array.from(shortU16(numSigners)), ...signatures, message]));
+  const wire = Buffer.concat([Uint8Array.from(shortU16(numSigners)), ...signatures, message]);
+  // What a validator would refuse (PACKET_DATA_SIZE) is never built.
+  if (wire.length > PACKET_DATA_SIZE)
+    throw new Error(`transaction of ${wire.length} bytes is over ${PACKET_DATA_SIZE}`);
+  return new Uint8Array(wire);
 }

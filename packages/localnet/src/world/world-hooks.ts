@@ -39,6 +39,7 @@ import {
   planCollectionTraffic,
   DEFAULT_COLLECTION_TRAFFIC,
   TREE_BUFFER,
+  TREE_CANOPY,
   TREE_DEPTH,
   type CollectionTraffic,
   type CollectionTrafficPlan,
@@ -215,7 +216,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           native.minimumBalanceForRentExemption(BigInt(size)),
         );
         index.seedAccounts(asSeedAccounts(collectionPlan.accounts));
-        chain.programs.bubblegum.addTree(bs58.encode(collectionPlan.tree), TREE_DEPTH, TREE_BUFFER);
+        chain.programs.bubblegum.addTree(bs58.encode(collectionPlan.tree), TREE_DEPTH, TREE_BUFFER, TREE_CANOPY);
         const authority = collectionPlan.collectionAuthority;
         // Compressed assets have no accounts: DAS follows Bubblegum's leaves as an indexer follows its events.
         chain.programs.registry.onEvent((event) => {

@@ -28,6 +28,7 @@ import {
   DEFAULT_COLLECTION_TRAFFIC,
   planCollectionTraffic,
   TREE_BUFFER,
+  TREE_CANOPY,
   TREE_DEPTH,
   type CollectionTrafficPlan,
 } from "../../src/traffic/collection-traffic.ts";
@@ -64,7 +65,7 @@ async function collectionChain(seed = SEED): Promise<{ chain: Chain; plan: Colle
     chain.native.minimumBalanceForRentExemption(BigInt(n)),
   );
   index.seedAccounts(plan.accounts as never);
-  chain.programs.bubblegum.addTree(bs58.encode(plan.tree), TREE_DEPTH, TREE_BUFFER);
+  chain.programs.bubblegum.addTree(bs58.encode(plan.tree), TREE_DEPTH, TREE_BUFFER, TREE_CANOPY);
   return { chain, plan };
 }
 

@@ -271,7 +271,6 @@ export interface BubblegumState {
 export function createBubblegum(): BubblegumState {
   const trees = new Map<string, MerkleTree>();
   const leaves = new Map<string, CompressedLeaf>();
-  const creationSlots = new Map<string, bigint>();
   const D = {
     mintToCollectionV1: Buffer.from(anchorDiscriminator("global", "mint_to_collection_v1")).toString("hex"),
     transfer: Buffer.from(anchorDiscriminator("global", "transfer")).toString("hex"),
@@ -320,7 +319,6 @@ export function createBubblegum(): BubblegumState {
     change:
       | { kind: "append"; leaf: Uint8Array }
       | { kind: "replace"; root: Uint8Array; previous: Uint8Array; leaf: Uint8Array; index: number },
-    treeCreator: Uint8Array,
   ): void {
     const data =
       change.kind === "append"
@@ -339,9 +337,8 @@ export function createBubblegum(): BubblegumState {
       }
       ctx.invoke(refs.noop, [], changeLogEventData(refs.merkleTree.bytes, path, tree.sequence, index), () => {});
       const state = ctx.read(refs.merkleTree.key)!;
-      const slot = creationSlots.get(refs.merkleTree.key) ?? 0n;
-      ctx.write(refs.merkleTree, { ...state, data: tree.accountData(signed(refs.authority).bytes, slot) });
-      void treeCreator;
+      // The trees it knows were written at start: created at slot 0.
+      ctx.write(refs.merkleTree, { ...state, data: tree.accountData(signed(refs.authority).bytes, 0n) });
     });
   }
 
@@ -486,7 +483,6 @@ export function createBubblegum(): BubblegumState {
       { merkleTree: merkleTree!, authority: treeAuthority!, noop: noop!, compression: compression!, proof: [] },
       tree,
       { kind: "append", leaf: leafHash(leaf) },
-      config.creator,
     );
     ctx.write(treeAuthority!, { ...configState, data: encodeTreeConfig({ ...config, minted: nonce + 1n }) });
     remember(leaf, tree, merkleTree!.key, metadata, false, ctx);
@@ -544,7 +540,7 @@ export function createBubblegum(): BubblegumState {
     );
     const proof = ctx.accounts.slice(8);
     const args = readLeafArgs(borshReader(ctx.data, 8, E.InstructionDidNotDeserialize));
-    const { tree, config } = treeOf(ctx, treeAuthority!, merkleTree!);
+    const { tree } = treeOf(ctx, treeAuthority!, merkleTree!);
     if (!leafOwner!.signer && !leafDelegate!.signer) fail(E.AssetOwnerMismatch, "Asset Owner Does not match");
     const previous = provenLeaf(tree, merkleTree!, args, leafOwner!, leafDelegate!, proof);
     const next: Leaf = { ...previous, owner: newOwner!.bytes, delegate: newOwner!.bytes };
@@ -554,7 +550,6 @@ export function createBubblegum(): BubblegumState {
       { merkleTree: merkleTree!, authority: treeAuthority!, noop: noop!, compression: compression!, proof },
       tree,
       { kind: "replace", root: args.root, previous: leafHash(previous), leaf: leafHash(next), index: args.index },
-      config.creator,
     );
     const known = leaves.get(bs58.encode(next.id));
     if (known !== undefined) remember(next, tree, merkleTree!.key, known.metadata, false, ctx);
@@ -567,7 +562,7 @@ export function createBubblegum(): BubblegumState {
     );
     const proof = ctx.accounts.slice(7);
     const args = readLeafArgs(borshReader(ctx.data, 8, E.InstructionDidNotDeserialize));
-    const { tree, config } = treeOf(ctx, treeAuthority!, merkleTree!);
+    const { tree } = treeOf(ctx, treeAuthority!, merkleTree!);
     if (!leafOwner!.signer && !leafDelegate!.signer) fail(E.AssetOwnerMismatch, "Asset Owner Does not match");
     const previous = provenLeaf(tree, merkleTree!, args, leafOwner!, leafDelegate!, proof);
     compress(
@@ -575,7 +570,6 @@ export function createBubblegum(): BubblegumState {
       { merkleTree: merkleTree!, authority: treeAuthority!, noop: noop!, compression: compression!, proof },
       tree,
       { kind: "replace", root: args.root, previous: leafHash(previous), leaf: new Uint8Array(32), index: args.index },
-      config.creator,
     );
     const known = leaves.get(bs58.encode(previous.id));
     if (known !== undefined) remember(previous, tree, merkleTree!.key, known.metadata, true, ctx);
@@ -606,7 +600,7 @@ export function createBubblegum(): BubblegumState {
     const r = borshReader(ctx.data, 8, E.InstructionDidNotDeserialize);
     const args = readLeafArgs(r);
     const message = readMetadataArgs(r);
-    const { tree, config } = treeOf(ctx, treeAuthority!, merkleTree!);
+    const { tree } = treeOf(ctx, treeAuthority!, merkleTree!);
     if (Buffer.compare(dataHashOf(message), args.dataHash) !== 0) fail(E.DataHashMismatch, "DataHashMismatch");
     if (Buffer.compare(creatorHashOf(message), args.creatorHash) !== 0) fail(E.DataHashMismatch, "CreatorHashMismatch");
     const previous = provenLeaf(tree, merkleTree!, args, leafOwner!, leafDelegate!, proof);
@@ -635,7 +629,6 @@ export function createBubblegum(): BubblegumState {
       { merkleTree: merkleTree!, authority: treeAuthority!, noop: noop!, compression: compression!, proof },
       tree,
       { kind: "replace", root: args.root, previous: leafHash(previous), leaf: leafHash(next), index: args.index },
-      config.creator,
     );
     remember(next, tree, merkleTree!.key, metadata, false, ctx);
   }

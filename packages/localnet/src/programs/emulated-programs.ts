@@ -14,7 +14,6 @@
  * instruction sees the state after all the transaction's other instructions, and its writes land after
  * them: a transaction whose later instructions read what an emulated one wrote is not reproduced.
  */
-import bs58 from "bs58";
 import type { DecodedTransaction } from "../wire/decode-transaction.ts";
 import type { AccountKeys } from "../wire/account-keys.ts";
 
@@ -222,9 +221,4 @@ export function createEmulatedPrograms(
       for (const event of events) for (const listener of listeners) listener(event);
     },
   };
-}
-
-/** The stand-in's program ids as raw keys, for genesis. */
-export function standInKeys(programs: EmulatedPrograms): Uint8Array[] {
-  return programs.ids.map((id) => bs58.decode(id));
 }

@@ -8,8 +8,9 @@
  * UnverifyCollection (22), VerifySizedCollectionItem (30), UnverifySizedCollectionItem (31),
  * Verify / Unverify with CollectionV1 (52 / 53), BurnNft (29), Burn (41, BurnArgs::V1, non-programmable
  * NFTs), and BubblegumSetCollectionSize (36, the
- * call Bubblegum makes). Any other instruction fails (`Custom(0)`, logged as not emulated). Error codes
- * are the program's where they are named here; compute units are the stand-in's, not the program's.
+ * call Bubblegum makes). Any other instruction fails (`Custom(0)`, logged as not emulated). The errors carry
+ * the program's names; their numbers and the log texts were not compared with the program's, and compute
+ * units are the stand-in's, not the program's.
  */
 import bs58 from "bs58";
 import { findProgramAddressSync } from "../world/pda.ts";
@@ -26,7 +27,7 @@ import {
   type TokenMetadata,
 } from "../world/token-metadata.ts";
 import { decodeMint, decodeTokenAccount, encodeMint } from "../world/spl-token-layout.ts";
-import { BUBBLEGUM_PROGRAM, SYSTEM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
+import { BUBBLEGUM_PROGRAM, TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "../accounts/program-ids.ts";
 import { borshReader, type BorshReader } from "./borsh-reader.ts";
 import { ProgramError, type AccountRef, type InvokeContext, type ProgramHandler } from "./emulated-programs.ts";
 
@@ -601,5 +602,3 @@ export const tokenMetadataProgram: ProgramHandler = (ctx) => {
       return fail(E.NotEmulated, `the localnet's Token Metadata emulation does not cover instruction ${discriminator}`);
   }
 };
-
-export { SYSTEM_PROGRAM };

@@ -17,12 +17,15 @@ import {
   createAccount,
   createAssociatedTokenIdempotent,
   createMasterEditionV3,
+  compressedTransfer,
   createMetadataAccountV3,
   initializeMint2,
   MINT_SIZE,
   mintTo,
+  mintToCollectionV1,
   verifySizedCollectionItem,
 } from "../../src/traffic/collection-instructions.ts";
+import { staticAccountKeys } from "../../src/wire/account-keys.ts";
 import {
   createCollectionTraffic,
   DEFAULT_COLLECTION_TRAFFIC,
@@ -179,6 +182,123 @@ describe("emulated Token Metadata", () => {
     const metadata = decodeMetadata(chain.executor.readAccount(bs58.encode(metadataPda(mint.publicKey)[0]))!.data);
     expect(metadata.collection).toEqual({ verified: false, key: bs58.encode(plan.collectionMint) });
     expect(collectionSize(chain)).toBe(100n);
+  });
+});
+
+describe("emulated Bubblegum", () => {
+  it("mints into the collection with its leaf event, then refuses a transfer whose proof does not give the root", async () => {
+    const { chain, plan } = await collectionChain();
+    // The committed tree (a transaction that lands replaces it with its changed copy).
+    const tree = () => chain.programs.bubblegum.tree(bs58.encode(plan.tree))!;
+    const holder = plan.holders[0]!;
+    const collection = { mint: plan.collectionMint, authority: plan.keeper.publicKey, delegated: true };
+    const metadata = {
+      name: "Test cNFT",
+      symbol: "SNTL",
+      uri: "https://example.localnet/c.json",
+      sellerFeeBasisPoints: 500,
+      primarySaleHappened: false,
+      isMutable: true,
+      editionNonce: null,
+      tokenStandard: 0,
+      collection: { verified: false, key: bs58.encode(plan.collectionMint) },
+      uses: null,
+      tokenProgramVersion: 0,
+      creators: [{ address: plan.keeper.address, verified: false, share: 100 }],
+    };
+    const hash = () => bs58.decode(chain.block(chain.slotAt("processed"))!.blockhash);
+    const mint = (n: number) =>
+      land(
+        chain,
+        buildSignedTransaction(
+          plan.keeper,
+          [],
+          [
+            mintToCollectionV1(plan.tree, holder.publicKey, plan.keeper.publicKey, plan.keeper.publicKey, collection, {
+              ...metadata,
+              name: `Test cNFT ${n}`,
+            }),
+          ],
+          hash(),
+        ),
+      );
+    const first = mint(1);
+    expect(first.outcome.err).toBeNull();
+    expect(collectionSize(chain)).toBe(101n);
+    // Noop carries the leaf (ApplicationData V1, LeafSchemaEvent V1) and the change log (ChangeLog V1).
+    const noop = first.keys.keys.indexOf("noopb9bkMVfRPU8AsbpTUg8AWkHHKwYxL8jqsCR3MsN");
+    const calls = first.outcome.innerInstructions[0]!.instructions.filter((ix) => ix.programIdIndex === noop);
+    expect(calls.map((ix) => [ix.data[0], ix.data[1]])).toEqual([
+      [1, 0],
+      [0, 0],
+    ]);
+    expect(bs58.encode(calls[0]!.data.subarray(41, 73))).toBe(holder.address);
+    const leaf = chain.programs.bubblegum.leaf(bs58.encode(calls[0]!.data.subarray(9, 41)))!;
+    mint(2);
+    expect(tree().appended).toBe(2);
+    const transfer = (proof: Uint8Array[]) =>
+      land(
+        chain,
+        buildSignedTransaction(
+          holder,
+          [],
+          [
+            compressedTransfer(plan.tree, holder.publicKey, plan.holders[1]!.publicKey, {
+              root: tree().root(),
+              dataHash: leaf.dataHash,
+              creatorHash: leaf.creatorHash,
+              nonce: 0n,
+              index: 0,
+              proof,
+            }),
+          ],
+          hash(),
+        ),
+      );
+    const proof = tree()
+      .proof(0)
+      .slice(0, TREE_DEPTH - TREE_CANOPY);
+    const wrong = transfer([proof[0]!, deriveKey("test", "not-a-node"), proof[2]!]);
+    expect(wrong.outcome.err).toEqual({ InstructionError: [0, { Custom: 6100 }] });
+    expect(chain.programs.bubblegum.leaf(leaf.id)!.owner).toBe(holder.address);
+    const right = transfer(proof);
+    expect(right.outcome.err).toBeNull();
+    expect(chain.programs.bubblegum.leaf(leaf.id)!.owner).toBe(plan.holders[1]!.address);
+  });
+
+  it("simulates without keeping anything: neither the accounts nor the tree it keeps beside them", async () => {
+    const { chain, plan } = await collectionChain();
+    const tree = chain.programs.bubblegum.tree(bs58.encode(plan.tree))!;
+    const ix = mintToCollectionV1(
+      plan.tree,
+      plan.holders[0]!.publicKey,
+      plan.keeper.publicKey,
+      plan.keeper.publicKey,
+      { mint: plan.collectionMint, authority: plan.keeper.publicKey, delegated: true },
+      {
+        name: "Simulated",
+        symbol: "SNTL",
+        uri: "https://example.localnet/s.json",
+        sellerFeeBasisPoints: 0,
+        primarySaleHappened: false,
+        isMutable: true,
+        editionNonce: null,
+        tokenStandard: 0,
+        collection: { verified: false, key: bs58.encode(plan.collectionMint) },
+        uses: null,
+        tokenProgramVersion: 0,
+        creators: [],
+      },
+    );
+    const tx = decodeTransaction(
+      buildSignedTransaction(plan.keeper, [], [ix], bs58.decode(chain.block(chain.slotAt("processed"))!.blockhash)),
+    );
+    const outcome = chain.executor.simulate(tx, staticAccountKeys(tx.message), true);
+    expect(outcome.err).toBeNull();
+    expect(outcome.logs).toContain("Program log: Instruction: MintToCollectionV1");
+    expect(collectionSize(chain)).toBe(100n);
+    expect(chain.programs.bubblegum.tree(bs58.encode(plan.tree))).toBe(tree);
+    expect(tree.appended).toBe(0);
   });
 });
 

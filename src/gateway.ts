@@ -13,7 +13,7 @@ import { createChainRegistry } from "./chains.ts";
 import type { ChainContext } from "./chains.ts";
 import { LOCALNET_CHAIN } from "./config.ts";
 import type { ChainConfig, Config } from "./config.ts";
-import { createMarketFromConfig } from "./collections/market/market-config.ts";
+import { createMarketFromConfig, withLocalMarketplace } from "./collections/market/market-config.ts";
 import { createSharedMarketBudget } from "./collections/market/market-budget.ts";
 import { createOffchainJson } from "./collections/offchain-json.ts";
 import type { FeeMarketOptions } from "./fees/fee-market.ts";
@@ -88,7 +88,8 @@ export async function startGateway(config: Config, logger: Logger, extras: Gatew
     // Shared by all chains: one floor-price cache and rate limit per marketplace, one metadata-JSON cache.
     const offchain = createOffchainJson();
     const market = createMarketFromConfig(
-      config.market,
+      // On the embedded localnet, its own marketplace answers for its collections (market-config.ts).
+      withLocalMarketplace(config.market, localnet?.marketplace),
       (err, ref) => logger.debug({ err, ...ref }, "floor price: marketplace call failed"),
       // The marketplaces' budgets hold per deployment: with Redis, the fleet shares them (2 calls/s, bursts of 4).
       redis === undefined ? undefined : createSharedMarketBudget(redis),
@@ -233,6 +234,8 @@ interface EmbeddedLocalnet {
    * waits for the whole world.
    */
   loaded(): boolean;
+  /** Its marketplace (Magic Eden's stats API), when its collection traffic runs. */
+  readonly marketplace?: { url: string; collections: Readonly<Record<string, string>> };
 }
 
 /** Starts the embedded localnet (or takes it as already starting); stopped on any failure, whoever started it. */
@@ -260,6 +263,7 @@ async function startLocalnet(config: Config, extras: GatewayExtras, cleanups: St
     pid: localnet.pid,
     exited: localnet.exited.then((how) => (how.expected ? new Promise(() => {}) : how)),
     loaded: () => loaded,
+    ...(localnet.marketplace === undefined ? {} : { marketplace: localnet.marketplace }),
   };
 }
 

@@ -43,6 +43,8 @@ const LOCALNET_ENV: Record<string, string> = {
   LOCALNET_TOKEN_HOLDERS: "30",
   LOCALNET_SMALL_MINT_HOLDERS: "6,3",
   LOCALNET_REAL_ACCOUNTS: "1",
+  // The collection stays as seeded (the tests count its members); the marketplace still lists it, unmoving.
+  LOCALNET_COLLECTION_TRAFFIC: "0",
 };
 
 /** Starts the gateway with the localnet world; `stop()` ends both and removes the world folder. */

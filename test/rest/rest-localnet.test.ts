@@ -108,7 +108,10 @@ describe("GET /v1/{chain}/collections/{address}", () => {
     const seeded = t.manifest.collections.find((c) => c.mint === collectionMint)!;
     expect(body.address).toBe(collectionMint);
     expect(body.itemCount).toBe(seeded.verifiedMembers);
-    expect(body.floorPrice).toBeNull(); // no marketplace is configured
+    // The embedded localnet's marketplace answers Magic Eden's stats API, and the gateway reads it by default.
+    const floor = body.floorPrice as { lamports: number; sol: number; updatedAt: string };
+    expect(Number.isInteger(floor.lamports) && floor.lamports > 0).toBe(true);
+    expect(floor.sol).toBeCloseTo(floor.lamports / 1e9, 9);
     expect(
       await viaConnect(
         "CollectionService/GetCollection",

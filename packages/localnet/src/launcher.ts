@@ -34,7 +34,7 @@ export interface WorldLaunchOptions
 
 /** Shape of the background traffic; anything not given takes its default (traffic/traffic-options.ts). */
 export type TrafficLaunchOptions = Partial<
-  Pick<TrafficOptions, "profile" | "ratePerSlot" | "spread" | "medianPrice" | "failureShare">
+  Pick<TrafficOptions, "profile" | "ratePerSlot" | "spread" | "medianPrice" | "failureShare" | "collectionOpsPerSlot">
 >;
 
 /**
@@ -117,6 +117,11 @@ export interface LocalnetHandle {
   blockEngineUrl: string;
   /** The extra send-only ports' URLs, in the order of `sendPorts`. */
   sendUrls: string[];
+  /**
+   * The marketplace the localnet serves with its collection traffic (market/marketplace.ts): the base URL of
+   * its Magic Eden stats API and the symbol of each collection it lists, by collection mint.
+   */
+  marketplace?: { url: string; collections: Record<string, string> };
   /** Changes faults at run time (`localnet_setFaults`); resolves to the new settings. */
   control(faults: Partial<FaultSettings>): Promise<FaultSettings>;
   /** Sets the drop rate of the extra send port at `index` (`localnet_setSendPathDropRate`). */
@@ -289,6 +294,7 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
           geyserUrl?: string;
           blockEngineUrl?: string;
           sendUrls?: string[];
+          marketplace?: LocalnetHandle["marketplace"];
         };
         try {
           event = JSON.parse(line);
@@ -306,6 +312,7 @@ export function startLocalnet(options: LocalnetOptions = {}): Promise<LocalnetHa
           pid: child.pid!,
           blockEngineUrl: event.blockEngineUrl ?? `${rpcUrl}/api/v1`,
           sendUrls: event.sendUrls ?? [],
+          ...(event.marketplace === undefined ? {} : { marketplace: event.marketplace }),
           control: (faults) => rpc(rpcUrl, "localnet_setFaults", [faults]) as Promise<FaultSettings>,
           status: () => rpc(rpcUrl, "localnet_status", []) as Promise<Record<string, unknown>>,
           setSendPathDropRate: (index, dropRate) =>

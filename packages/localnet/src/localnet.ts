@@ -37,7 +37,7 @@ import { acceptsNamedParams, withNamedParams } from "./rpc/protocol.ts";
 import type { MethodContext, MethodHandler, MethodTable } from "./rpc/protocol.ts";
 import { createPubSub } from "./rpc/pubsub.ts";
 import { createPubsubPort } from "./rpc/pubsub-port.ts";
-import { createRpcServer, type RpcServer } from "./rpc/server.ts";
+import { createRpcServer, type Route, type RpcServer } from "./rpc/server.ts";
 import { BLOCK_ENGINE_PATH, blockEngineRoutes, createBlockEngine } from "./rpc/block-engine.ts";
 import { loadRecordedBlocks } from "./recorded-blocks.ts";
 import { loadFiles } from "./loading/load-files.ts";
@@ -61,6 +61,8 @@ export interface LocalnetHooks {
   onInternalError?: (err: unknown) => void;
   /** Scales the background traffic's prices (`localnet_setTrafficPriceScale`); throws when there is none. */
   setTrafficPriceScale?: (scale: number) => number;
+  /** GET/POST paths served beside JSON-RPC on the same port (the marketplace's stats). */
+  extraRoutes?: () => Record<string, Route>;
 }
 
 /** A running localnet inside this process. */
@@ -231,7 +233,7 @@ export async function startLocalnetInProcess(config: LocalnetConfig, hooks: Loca
     sendTransaction: transactionMethods(engineSendFaults).sendTransaction!,
   });
   const server = createRpcServer({
-    routes: blockEngineRoutes(blockEngine, context, faults),
+    routes: { ...blockEngineRoutes(blockEngine, context, faults), ...hooks.extraRoutes?.() },
     methods,
     controlMethods: createControlMethods({
       chain,

@@ -11,7 +11,7 @@ import { loadLocalnetConfig, type LocalnetConfig } from "./config.ts";
 import { openLedgerDir, LEDGER_FILES, type LedgerDir } from "./ledger/ledger-dir.ts";
 import { startLocalnetInProcess, type LocalnetHooks } from "./localnet.ts";
 import { API_VERSION, FEATURE_SET } from "./rpc/params.ts";
-import { createWorldHooks } from "./world/world-hooks.ts";
+import { createWorldHooks, type WorldHooks } from "./world/world-hooks.ts";
 import { agaveStartLines } from "./ledger/agave-log.ts";
 import { shredVersionOf } from "./cluster/shred-version.ts";
 
@@ -23,16 +23,18 @@ export interface RunOptions {
 }
 
 /** The hooks this process runs with; later issues (world seeding, DAS, traffic) plug in here. */
-function hooks(config: LocalnetConfig, name: string): LocalnetHooks {
+function hooks(config: LocalnetConfig, name: string): LocalnetHooks & { world: WorldHooks } {
   const { accountDirs, accounts, programs } = config.loading;
+  const world = createWorldHooks({
+    world: config.world,
+    traffic: config.traffic,
+    // The world's accounts are written after the server answers (calls that could see them wait), unless
+    // account or program files must be layered over them before the first answer.
+    lazy: accountDirs.length + accounts.length + programs.length === 0,
+  });
   return {
-    ...createWorldHooks({
-      world: config.world,
-      traffic: config.traffic,
-      // The world's accounts are written after the server answers (calls that could see them wait), unless
-      // account or program files must be layered over them before the first answer.
-      lazy: accountDirs.length + accounts.length + programs.length === 0,
-    }),
+    ...world,
+    world,
     onInternalError: (err) =>
       process.stderr.write(`${name}: internal error: ${(err as Error)?.stack ?? String(err)}\n`),
   };
@@ -60,7 +62,14 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
   } catch (e) {
     die(e);
   }
-  const localnet = await startLocalnetInProcess(config, hooks(config, name)).catch(die);
+  const localnetHooks = hooks(config, name);
+  const localnet = await startLocalnetInProcess(config, localnetHooks).catch(die);
+  // The marketplace's collections (Magic Eden symbols by collection mint), for a gateway's configuration.
+  const market = localnetHooks.world.marketplace;
+  const marketplace =
+    market === undefined
+      ? undefined
+      : { url: localnet.rpcUrl, collections: Object.fromEntries(market.collections.map((c) => [c.mint, c.symbol])) };
   let closing = false;
   const stop = async (code: number) => {
     if (closing) return;
@@ -107,7 +116,7 @@ export async function runLocalnet(env: NodeJS.ProcessEnv, options: RunOptions): 
   const quiet = config.quiet;
   if (options.style === "launcher") {
     process.stdout.write(
-      `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, geyserUrl: localnet.geyserUrl, pid: process.pid, blockEngineUrl: localnet.blockEngineUrl, sendUrls: localnet.sendUrls })}\n`,
+      `${JSON.stringify({ event: "ready", rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, geyserUrl: localnet.geyserUrl, pid: process.pid, blockEngineUrl: localnet.blockEngineUrl, sendUrls: localnet.sendUrls, marketplace })}\n`,
     );
     if (!quiet) {
       process.stderr.write(

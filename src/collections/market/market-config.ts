@@ -11,6 +11,8 @@
  *                              e.g. `J1S9H3QjnRtBbbuD4HjPV6RpRhwuk4zKbxsnCHuTgh9w=magiceden:mad_lads`
  *   SOLGATE_FLOOR_TIMEOUT_MS   longest wait for a marketplace, default 1000
  *   SOLGATE_FLOOR_TTL_MS       how long a floor price is served from cache, default 60000
+ *
+ * On the embedded localnet, its marketplace is Magic Eden's default URL and source (withLocalMarketplace).
  */
 import { isAddress } from "@solana/kit";
 import { createFloorPrices } from "./floor-prices.ts";
@@ -88,6 +90,22 @@ export function parseMarketConfig(get: (name: string) => string | undefined, pro
     timeoutMs: ms("SOLGATE_FLOOR_TIMEOUT_MS", 1000, 50, 30_000),
     ttlMs: ms("SOLGATE_FLOOR_TTL_MS", 60_000, 0, 86_400_000),
   };
+}
+
+/**
+ * The market configuration with the embedded localnet's marketplace (its Magic Eden stats API and the symbols
+ * of the collections it lists): used when Magic Eden's URL is the default, for the collections no
+ * SOLGATE_FLOOR_SOURCES entry maps already. An operator's own SOLGATE_MAGICEDEN_URL wins.
+ */
+export function withLocalMarketplace(
+  config: MarketConfig,
+  marketplace: { url: string; collections: Readonly<Record<string, string>> } | undefined,
+): MarketConfig {
+  if (marketplace === undefined || config.magicEden.url !== MAGIC_EDEN_DEFAULT_URL) return config;
+  const local: Record<string, FloorSourceRef> = {};
+  for (const [mint, symbol] of Object.entries(marketplace.collections))
+    if (isAddress(mint) && LISTING_ID.test(symbol)) local[mint] = { source: "magiceden", id: symbol };
+  return { ...config, magicEden: { url: marketplace.url }, floorSources: { ...local, ...config.floorSources } };
 }
 
 /** The floor-price lookup the configuration describes (shared by all chains: one cache, one rate limit). */

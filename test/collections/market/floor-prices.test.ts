@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFloorPrices } from "../../../src/collections/market/floor-prices.ts";
 import { createMagicEdenSource } from "../../../src/collections/market/magic-eden.ts";
 import { createTensorSource } from "../../../src/collections/market/tensor.ts";
-import { parseMarketConfig } from "../../../src/collections/market/market-config.ts";
+import { parseMarketConfig, withLocalMarketplace } from "../../../src/collections/market/market-config.ts";
 import { createTokenBucket } from "../../../src/collections/market/token-bucket.ts";
 import { lamportsFrom } from "../../../src/collections/market/market-source.ts";
 import { HttpGetError } from "../../../src/collections/http-get.ts";
@@ -205,5 +205,22 @@ describe("market pieces", () => {
     );
     expect(problems).toHaveLength(7);
     expect(problems.join("\n")).not.toContain("secret");
+  });
+
+  it("the embedded localnet's marketplace: the default Magic Eden source for its collections, never over an operator's", () => {
+    const env = (vars: Record<string, string>) => (name: string) => vars[name];
+    const local = { url: "http://127.0.0.1:8899", collections: { [OKAY]: "solgate_sentinels", [MAD_LADS]: "local" } };
+    const defaults = parseMarketConfig(env({ SOLGATE_FLOOR_SOURCES: `${MAD_LADS}=tensor:mad_lads` }), []);
+    expect(withLocalMarketplace(defaults, local)).toMatchObject({
+      magicEden: { url: "http://127.0.0.1:8899" },
+      floorSources: {
+        [OKAY]: { source: "magiceden", id: "solgate_sentinels" },
+        // An operator's mapping of a collection wins over the localnet's.
+        [MAD_LADS]: { source: "tensor", id: "mad_lads" },
+      },
+    });
+    const own = parseMarketConfig(env({ SOLGATE_MAGICEDEN_URL: "https://me.example" }), []);
+    expect(withLocalMarketplace(own, local)).toBe(own);
+    expect(withLocalMarketplace(defaults, undefined)).toBe(defaults);
   });
 });

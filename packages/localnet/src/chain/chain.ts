@@ -40,6 +40,7 @@ import {
   type BlockLimits,
 } from "./cost-model.ts";
 import { bundleId, createBundlePool, priceBundle, TIP_ACCOUNTS, type BundlePool } from "./bundles.ts";
+import { installLocalnetPrograms, type LocalnetPrograms } from "../programs/localnet-programs.ts";
 
 /** Tunables of the chain; see config.ts for defaults and environment names. */
 export interface ChainOptions {
@@ -137,6 +138,8 @@ export interface Chain {
   /** Its native binding, which this chain drives directly (the wrapper re-encodes every key through kit). */
   readonly native: LiteSvm;
   readonly executor: Executor;
+  /** The emulated Token Metadata and Bubblegum programs (programs/). */
+  readonly programs: LocalnetPrograms;
   readonly genesisSlot: bigint;
   /** Address of the faucet that funds requestAirdrop. */
   readonly faucet: string;
@@ -205,7 +208,8 @@ const TIP_ACCOUNT_LAMPORTS = 890_880n;
 export async function createChain(options: ChainOptions): Promise<Chain> {
   const genesis = createGenesis(options.startSlot, options.slotsPerEpoch);
   const { svm, epochSchedule } = genesis;
-  const executor = createExecutor(svm);
+  const programs = installLocalnetPrograms(svm);
+  const executor = createExecutor(svm, programs.registry);
   const window = createBlockhashWindow();
   const history = createSignatureHistory({ limit: options.historyLimit, protectSlots: STATUS_CACHE_SLOTS });
   const blocks = createBlockStore({ retention: options.blockRetention });
@@ -391,6 +395,7 @@ export async function createChain(options: ChainOptions): Promise<Chain> {
     svm: genesis.wrapper,
     native: svm,
     executor,
+    programs,
     genesisSlot,
     faucet: faucet.address,
     cluster,

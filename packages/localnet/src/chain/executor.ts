@@ -25,6 +25,7 @@ import {
   type NonceUse,
 } from "./durable-nonce.ts";
 import { feePayerError } from "./fee-payer.ts";
+import type { EmulatedAccount, EmulatedPrograms, EmulationResult } from "../programs/emulated-programs.ts";
 
 /** One inner instruction in compiled form. */
 export interface InnerInstruction {
@@ -120,8 +121,11 @@ const FEES_ONLY_ERRORS = new Set([
   "MaxLoadedAccountsDataSizeExceeded",
 ]);
 
-/** Creates an executor over a LiteSVM instance (blockhash check off, history off: the chain owns both). */
-export function createExecutor(svm: LiteSvm): Executor {
+/**
+ * Creates an executor over a LiteSVM instance (blockhash check off, history off: the chain owns both).
+ * `programs`: the emulated programs (programs/emulated-programs.ts), whose instructions run in two steps.
+ */
+export function createExecutor(svm: LiteSvm, programs?: EmulatedPrograms): Executor {
   const executables = new Map<string, number>(); // program address -> data length
   const mintDecimals = new Map<string, number>();
 
@@ -379,6 +383,153 @@ export function createExecutor(svm: LiteSvm): Executor {
     sigVerify: boolean,
     nonce: NonceUse | null,
   ): ExecutionOutcome {
+    if (programs?.appliesTo(tx, keys)) return runEmulated(tx, keys, simulate, sigVerify, nonce);
+    return runNative(tx, keys, simulate, sigVerify, nonce);
+  }
+
+  /**
+   * A transaction calling an emulated program: simulated by LiteSVM (the stand-in succeeds), the
+   * emulated instructions run on the simulated state, then committed whole or failed whole.
+   */
+  function runEmulated(
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    simulate: boolean,
+    sigVerify: boolean,
+    nonce: NonceUse | null,
+  ): ExecutionOutcome {
+    const simulated = runNative(tx, keys, true, sigVerify, nonce);
+    if (simulated.err !== null || !simulated.committed || simulated.postAccounts === undefined) {
+      return simulate ? simulated : runNative(tx, keys, false, sigVerify, nonce);
+    }
+    const post = simulated.postAccounts;
+    const readState = (key: string): EmulatedAccount | null => {
+      const account = post.get(key) ?? readAccount(key);
+      return account === null || account.lamports === 0n ? null : { ...account };
+    };
+    const result = programs!.run(tx, keys, readState, svm.getClock().slot, (size) =>
+      svm.minimumBalanceForRentExemption(BigInt(size)),
+    );
+    if (!result.ok) return emulatedFailure(tx, keys, simulated, result, simulate, nonce);
+    if (simulate) {
+      const postAccounts = new Map(post);
+      for (const [key, account] of result.writes) postAccounts.set(key, account ?? closedAccount());
+      const after = snapshot(keys, null, postAccounts);
+      return {
+        ...simulated,
+        ...splice(simulated, result),
+        postBalances: after.lamports,
+        postTokenBalances: after.tokens,
+        postAccounts,
+      };
+    }
+    const committed = runNative(tx, keys, false, false, nonce);
+    if (committed.err !== null) return committed; // the state moved between the two runs: what LiteSVM says stands
+    for (const [key, account] of result.writes) {
+      const written = account ?? closedAccount();
+      svm.setAccount(
+        bs58.decode(key),
+        new Account(written.lamports, written.data, bs58.decode(written.owner), written.executable, written.rentEpoch),
+      );
+    }
+    programs!.committed(result);
+    const after = snapshot(keys, null);
+    return {
+      ...committed,
+      ...splice(committed, result),
+      postBalances: after.lamports,
+      postTokenBalances: after.tokens,
+    };
+  }
+
+  /**
+   * The emulated logs and inner instructions put into LiteSVM's. With `upTo` (a failed instruction), the
+   * logs stop after that instruction's own lines: the stand-in's `consumed` line, then its failure.
+   */
+  function splice(
+    outcome: ExecutionOutcome,
+    result: Pick<EmulationResult, "logs" | "inner">,
+    upTo?: { index: number; program: string; code: number },
+  ): Pick<ExecutionOutcome, "logs" | "innerInstructions"> {
+    const logs: string[] = [];
+    let top = -1;
+    for (const line of outcome.logs) {
+      const invoke = /^Program \S+ invoke \[1\]$/u.test(line);
+      if (invoke) top++;
+      if (upTo !== undefined && top === upTo.index && !invoke) {
+        if (line.startsWith(`Program ${upTo.program} consumed`)) logs.push(line);
+        logs.push(`Program ${upTo.program} failed: custom program error: 0x${upTo.code.toString(16)}`);
+        break;
+      }
+      logs.push(line);
+      if (invoke) logs.push(...(result.logs.get(top) ?? []));
+    }
+    const sets = new Map(outcome.innerInstructions.map((set) => [set.index, [...set.instructions]]));
+    for (const [index, list] of result.inner) {
+      if (list.length === 0) continue;
+      sets.set(index, [...(sets.get(index) ?? []), ...list]);
+    }
+    const innerInstructions = [...sets.entries()]
+      .filter(([index]) => upTo === undefined || index <= upTo.index)
+      .sort(([a], [b]) => a - b)
+      .map(([index, instructions]) => ({ index, instructions }));
+    return { logs, innerInstructions };
+  }
+
+  /** An emulated instruction failed: the transaction lands failed, its fee charged, nothing else written. */
+  function emulatedFailure(
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    simulated: ExecutionOutcome,
+    result: Extract<EmulationResult, { ok: false }>,
+    simulate: boolean,
+    nonce: NonceUse | null,
+  ): ExecutionOutcome {
+    const fee = simulated.fee;
+    if (!simulate) {
+      const payerKey = keys.keyBytes[0]!;
+      const payer = svm.getAccount(payerKey);
+      if (payer !== null)
+        svm.setAccount(
+          payerKey,
+          new Account(payer.lamports() - fee, payer.data(), payer.owner(), payer.executable(), payer.rentEpoch()),
+        );
+      if (nonce !== null) advanceNonce(nonce);
+    }
+    const program = keys.keys[tx.message.instructions[result.index]!.programIdIndex]!;
+    const { logs, innerInstructions } = splice(simulated, result, { index: result.index, program, code: result.code });
+    const postBalances = [...simulated.preBalances];
+    postBalances[0] = postBalances[0]! - fee;
+    return {
+      ...simulated,
+      committed: true,
+      err: { InstructionError: [result.index, { Custom: result.code }] },
+      logs,
+      innerInstructions,
+      returnData: null,
+      postBalances,
+      postTokenBalances: simulated.preTokenBalances,
+      postAccounts: undefined,
+    };
+  }
+
+  function closedAccount(): AccountSnapshot {
+    return {
+      lamports: 0n,
+      data: new Uint8Array(0),
+      owner: "11111111111111111111111111111111",
+      executable: false,
+      rentEpoch: 0n,
+    };
+  }
+
+  function runNative(
+    tx: DecodedTransaction,
+    keys: AccountKeys,
+    simulate: boolean,
+    sigVerify: boolean,
+    nonce: NonceUse | null,
+  ): ExecutionOutcome {
     const pre = snapshot(keys, null);
     const fee = transactionFee(tx.message);
     const putBack = standInNonces(tx, keys);
@@ -461,6 +612,11 @@ export function createExecutor(svm: LiteSvm): Executor {
   }
 
   function check(tx: DecodedTransaction, sigVerify: boolean): TransactionErrorJson | null {
+    if (programs !== undefined) {
+      const keys = staticAccountKeys(tx.message);
+      if (tx.message.lookups.length === 0 && programs.appliesTo(tx, keys))
+        return runEmulated(tx, keys, true, sigVerify, null).err;
+    }
     const putBack = standInNonces(tx, staticAccountKeys(tx.message));
     svm.setSigverify(sigVerify);
     try {

@@ -94,7 +94,7 @@ export function isSingleOwner(metadata: TokenMetadata, mint: MintFields | null):
 }
 
 export function isBurnt(record: AssetRecord): boolean {
-  if (record.compressed !== null) return false;
+  if (record.compressed !== null) return record.compressed.burnt === true;
   return record.metadataClosed || (record.mint !== null && record.mint.supply === 0n);
 }
 

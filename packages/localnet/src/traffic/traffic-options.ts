@@ -65,6 +65,11 @@ export interface TrafficOptions {
   /** Hot transactions pay this multiple of an ordinary price, and at least `hotFloorPrice`. */
   hotMultiplier: number;
   hotFloorPrice: number;
+  /**
+   * Chance per slot of one collection operation (collection-traffic.ts: mints, spoofs, transfers, burns,
+   * verify/unverify, classic and compressed) and of one marketplace listing change; 0 turns both off.
+   */
+  collectionOpsPerSlot: number;
 }
 
 export const DEFAULT_TRAFFIC_OPTIONS: TrafficOptions = {
@@ -82,6 +87,7 @@ export const DEFAULT_TRAFFIC_OPTIONS: TrafficOptions = {
   spread: 1.6,
   hotMultiplier: 8,
   hotFloorPrice: 20_000,
+  collectionOpsPerSlot: 0.5,
 };
 
 export interface TrafficConfig {
@@ -98,6 +104,7 @@ export const TRAFFIC_ENV = {
   spread: "LOCALNET_TRAFFIC_SPREAD",
   medianPrice: "LOCALNET_TRAFFIC_MEDIAN_PRICE",
   failureShare: "LOCALNET_TRAFFIC_FAILURES",
+  collectionOpsPerSlot: "LOCALNET_COLLECTION_TRAFFIC",
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -184,6 +191,7 @@ export function parseTrafficConfig(
       spread: number(env, TRAFFIC_ENV.spread, d.spread, 0, 5),
       medianPrice: number(env, TRAFFIC_ENV.medianPrice, d.medianPrice, 0, 1e9),
       failureShare: number(env, TRAFFIC_ENV.failureShare, d.failureShare, 0, 1),
+      collectionOpsPerSlot: number(env, TRAFFIC_ENV.collectionOpsPerSlot, d.collectionOpsPerSlot, 0, 1),
     },
   };
 }

@@ -29,13 +29,31 @@ import { startTraffic, type TrafficRunner } from "../traffic/traffic-runner.ts";
 import { summarize, writeWorldFiles, type WrittenManifest } from "./manifest.ts";
 import { loadOrBuildWorld, readCachedHead, type CachedWorld } from "./world-cache.ts";
 import type { WorldConfig } from "./world-options.ts";
-import type { OffchainJson, WorldAccount } from "./world-types.ts";
+import type { CompressedAsset, OffchainJson, WorldAccount } from "./world-types.ts";
+import { decodeTransaction } from "../wire/decode-transaction.ts";
 import { TOKEN_METADATA_PROGRAM, TOKEN_PROGRAM } from "./program-ids.ts";
+import type { Route } from "../rpc/server.ts";
+import { createMarketplace, type Marketplace } from "../market/marketplace.ts";
+import {
+  createCollectionTraffic,
+  planCollectionTraffic,
+  DEFAULT_COLLECTION_TRAFFIC,
+  TREE_BUFFER,
+  TREE_CANOPY,
+  TREE_DEPTH,
+  type CollectionTraffic,
+  type CollectionTrafficPlan,
+} from "../traffic/collection-traffic.ts";
+import { leafHash, type CompressedLeaf } from "../programs/bubblegum-program.ts";
+import { METADATA_KEY, type TokenMetadata } from "./token-metadata.ts";
+import { deriveKey } from "./seeded-random.ts";
+import bs58 from "bs58";
 import { MINT_SIZE } from "./spl-token-layout.ts";
 
 /** The part of the localnet these hooks use (a structural subset of localnet.ts's `LocalnetWorld`). */
 export interface HookWorld {
-  chain: Pick<Chain, "onAccountsTouched" | "onBlock" | "submit" | "executor" | "block" | "slotAt">;
+  chain: Pick<Chain, "onAccountsTouched" | "onBlock" | "submit" | "executor" | "block" | "slotAt"> &
+    Partial<Pick<Chain, "programs" | "native">>;
   index: Pick<AccountIndex, "seedAccounts">;
 }
 
@@ -62,7 +80,18 @@ export interface WorldHooks {
   readonly traffic: (TrafficPlan & { runner?: TrafficRunner }) | undefined;
   /** Scales the background traffic's prices from now on (see TrafficGenerator.priceScale); returns the scale. */
   setTrafficPriceScale(scale: number): number;
+  /** The collection traffic (when it runs: traffic on, world on, LOCALNET_COLLECTION_TRAFFIC above 0). */
+  readonly collectionTraffic: CollectionTraffic | undefined;
+  /** The marketplace (with the collection traffic). */
+  readonly marketplace: Marketplace | undefined;
+  /** The collection traffic's keys and the accounts it seeded. */
+  readonly collectionPlan: CollectionTrafficPlan | undefined;
+  /** Its routes on the localnet's port. */
+  extraRoutes(): Record<string, Route>;
 }
+
+/** The world's collection as the marketplace lists it (a Magic Eden symbol). */
+export const SENTINELS_SYMBOL = "solgate_sentinels";
 
 /** World accounts carry base58 strings built from 32-byte keys: valid kit `Address`es by construction. */
 function asSeedAccounts(accounts: readonly WorldAccount[]): readonly SeedAccount[] {
@@ -108,6 +137,14 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
   let traffic: (TrafficPlan & { runner?: TrafficRunner; generator?: TrafficGenerator }) | undefined;
   /** What a lazy `seed` left to `load`: the world if it was read already, and the DAS index's JSON map. */
   let pending: { cached: CachedWorld | undefined; offchainJson: Map<string, OffchainJson> } | undefined;
+  let collectionPlan: CollectionTrafficPlan | undefined;
+  let collectionTraffic: CollectionTraffic | undefined;
+  let marketplace: Marketplace | undefined;
+  /** Settles when every world account is written: the collection traffic waits for its collection. */
+  let worldLoaded!: () => void;
+  const loadedOnce = new Promise<void>((resolve) => {
+    worldLoaded = resolve;
+  });
 
   return {
     seed({ chain, index }) {
@@ -166,6 +203,45 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
           );
       }
       if (traffic !== undefined) index.seedAccounts(asSeedAccounts(traffic.accounts));
+      const collectionOps = options.traffic.options.collectionOpsPerSlot;
+      if (traffic !== undefined && enabled && collectionOps > 0 && chain.programs !== undefined && chain.native) {
+        const native = chain.native;
+        const collectionOptions = {
+          ...DEFAULT_COLLECTION_TRAFFIC,
+          worldSeed: worldOptions.seed,
+          seed: options.traffic.options.seed,
+          opsPerSlot: collectionOps,
+        };
+        collectionPlan = planCollectionTraffic(collectionOptions, (size) =>
+          native.minimumBalanceForRentExemption(BigInt(size)),
+        );
+        index.seedAccounts(asSeedAccounts(collectionPlan.accounts));
+        chain.programs.bubblegum.addTree(bs58.encode(collectionPlan.tree), TREE_DEPTH, TREE_BUFFER, TREE_CANOPY);
+        const authority = collectionPlan.collectionAuthority;
+        // Compressed assets have no accounts: DAS follows Bubblegum's leaves as an indexer follows its events.
+        chain.programs.registry.onEvent((event) => {
+          if (event.kind === "compressed-leaf") das.addCompressed(compressedAsset(event.leaf, authority));
+        });
+        collectionTraffic = createCollectionTraffic(collectionPlan, collectionOptions, chain.programs.bubblegum);
+      }
+      // The marketplace runs with the traffic; with no collection traffic its listings stay as they start.
+      if (traffic !== undefined && enabled) {
+        const mint = bs58.encode(deriveKey(worldOptions.seed, "collection/mint"));
+        marketplace = createMarketplace({
+          seed: options.traffic.options.seed,
+          collections: [{ symbol: SENTINELS_SYMBOL, mint }],
+          members: (group) => das.groupMembers(group, false),
+          isMember: (group, id) => {
+            const record = das.get(id);
+            return record?.listedIn?.group === group && record.listedIn.verified;
+          },
+          changesPerSlot: collectionOps,
+        });
+        // Its first listings as soon as the collection is written, before any block: a first read finds a floor.
+        const market = marketplace;
+        void loadedOnce.then(() => market.step());
+      }
+      if (!lazy || pending === undefined) worldLoaded();
     },
     async load({ index }) {
       const das = assets;
@@ -196,6 +272,7 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
       log(
         `world loaded in ${((performance.now() - started) / 1000).toFixed(1)} s: ${world.accounts.length} accounts written, calls that read them answered from now on`,
       );
+      worldLoaded();
     },
     extraMethods() {
       if (assets === undefined) throw new Error("world hooks: extraMethods called before seed");
@@ -215,6 +292,30 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
       log(
         `traffic "${o.profile}": ${o.ratePerSlot} transactions per slot from ${traffic.wallets.length} wallets; hot accounts ${traffic.hot.join(", ")}`,
       );
+      const collection = collectionTraffic;
+      const market = marketplace;
+      if (market === undefined) return;
+      // The collection must be written before anything verifies into it (or is listed).
+      void loadedOnce.then(() => {
+        chain.onBlock((block) => {
+          market.step();
+          if (collection === undefined) return;
+          collection.landed(
+            block.transactions.map((t) => ({ signature: t.signature, failed: t.outcome.err !== null })),
+          );
+          for (const wire of collection.next(block.blockhash)) {
+            try {
+              chain.submit(decodeTransaction(wire));
+            } catch (err) {
+              log(`collection traffic: transaction refused: ${String(err)}`);
+            }
+          }
+        });
+        if (collection !== undefined)
+          log(
+            `collection traffic: about ${o.collectionOpsPerSlot} operations per slot on ${SENTINELS_SYMBOL} (mints, spoofs, transfers, burns, verify/unverify, classic and compressed); marketplace stats at /v2/collections/${SENTINELS_SYMBOL}/stats`,
+          );
+      });
     },
     get assets() {
       return assets;
@@ -225,10 +326,67 @@ export function createWorldHooks(options: WorldHooksOptions): WorldHooks {
     get traffic() {
       return traffic;
     },
+    get collectionTraffic() {
+      return collectionTraffic;
+    },
+    get marketplace() {
+      return marketplace;
+    },
+    get collectionPlan() {
+      return collectionPlan;
+    },
+    extraRoutes() {
+      return marketplace?.routes() ?? {};
+    },
     setTrafficPriceScale(scale) {
       if (traffic?.generator === undefined) throw new Error("no background traffic runs (LOCALNET_TRAFFIC is off)");
       traffic.generator.priceScale = scale;
       return traffic.generator.priceScale;
     },
+  };
+}
+
+/** A Bubblegum leaf as the DAS index holds a compressed asset. */
+function compressedAsset(leaf: CompressedLeaf, updateAuthority: string): CompressedAsset {
+  const m = leaf.metadata;
+  const metadata: TokenMetadata = {
+    key: METADATA_KEY,
+    updateAuthority: updateAuthority as TokenMetadata["updateAuthority"],
+    mint: leaf.id as TokenMetadata["mint"],
+    name: m.name,
+    symbol: m.symbol,
+    uri: m.uri,
+    sellerFeeBasisPoints: m.sellerFeeBasisPoints,
+    creators: m.creators as TokenMetadata["creators"],
+    primarySaleHappened: m.primarySaleHappened,
+    isMutable: m.isMutable,
+    editionNonce: m.editionNonce,
+    tokenStandard: m.tokenStandard,
+    collection: m.collection as TokenMetadata["collection"],
+    uses: m.uses,
+    collectionDetails: null,
+    programmableConfig: null,
+  };
+  return {
+    id: leaf.id,
+    tree: leaf.tree,
+    leafIndex: Number(leaf.nonce),
+    seq: Number(leaf.seq),
+    owner: leaf.owner,
+    delegate: leaf.delegate === leaf.owner ? null : leaf.delegate,
+    metadata,
+    dataHash: bs58.encode(leaf.dataHash),
+    creatorHash: bs58.encode(leaf.creatorHash),
+    assetHash: bs58.encode(
+      leafHash({
+        id: bs58.decode(leaf.id),
+        owner: bs58.decode(leaf.owner),
+        delegate: bs58.decode(leaf.delegate),
+        nonce: leaf.nonce,
+        dataHash: leaf.dataHash,
+        creatorHash: leaf.creatorHash,
+      }),
+    ),
+    burnt: leaf.burnt,
   };
 }

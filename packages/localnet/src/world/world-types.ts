@@ -27,10 +27,12 @@ export interface CompressedAsset {
   delegate: string | null;
   /** The leaf's metadata, in the Token Metadata shape (mint = the asset id). */
   metadata: TokenMetadata;
-  /** Deterministic stand-ins for the leaf's hashes (base58), not Bubblegum's keccak hashes. */
+  /** The leaf's hashes (base58): stand-ins for the world's assets, Bubblegum's keccak hashes for those minted on chain. */
   dataHash: string;
   creatorHash: string;
   assetHash: string;
+  /** Burnt on chain (a Bubblegum burn): listed nowhere. */
+  burnt?: boolean;
 }
 
 /** The off-chain JSON a DAS indexer would fetch from `uri`, for assets the world generated. */

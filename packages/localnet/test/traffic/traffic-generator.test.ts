@@ -95,6 +95,10 @@ describe("traffic generator", () => {
     expect(c.enabled).toBe(true);
     expect(c.options).toMatchObject({ ratePerSlot: 3, spread: 0.5 });
     expect(() => parseTrafficConfig({ LOCALNET_TRAFFIC_RATE: "many" })).toThrow(/LOCALNET_TRAFFIC_RATE/u);
+    // The collection traffic's chance per slot: 0.5 unless told, 0 turns it off, never above 1.
+    expect(parseTrafficConfig({}).options.collectionOpsPerSlot).toBe(0.5);
+    expect(parseTrafficConfig({ LOCALNET_COLLECTION_TRAFFIC: "0" }).options.collectionOpsPerSlot).toBe(0);
+    expect(() => parseTrafficConfig({ LOCALNET_COLLECTION_TRAFFIC: "2" })).toThrow(/LOCALNET_COLLECTION_TRAFFIC/u);
   });
 });
 

@@ -60,8 +60,10 @@ describe("world hooks", () => {
   it("loads lazily into exactly the state an eager seed leaves", async () => {
     const eager = await seeded(false);
     const lazy = await seeded(true);
-    // Before its load, the lazy one holds the traffic's accounts alone.
-    expect(contents(lazy)).toHaveLength(lazy.hooks.traffic!.accounts.length);
+    // Before its load, the lazy one holds the traffic's accounts alone (the collection traffic's among them).
+    expect(contents(lazy)).toHaveLength(
+      lazy.hooks.traffic!.accounts.length + lazy.hooks.collectionPlan!.accounts.length,
+    );
     expect(contents(eager).length).toBeGreaterThan(3000);
 
     await lazy.hooks.load({ index: lazy.index } as never);
@@ -105,7 +107,9 @@ describe("world hooks", () => {
       demoWallet: { ...hooks.written!.manifest.demoWallet, keypairFile: undefined },
     });
     expect(manifestOf(lazy)).toEqual(manifestOf(eager));
-    expect(contents(lazy)).toHaveLength(lazy.hooks.traffic!.accounts.length);
+    expect(contents(lazy)).toHaveLength(
+      lazy.hooks.traffic!.accounts.length + lazy.hooks.collectionPlan!.accounts.length,
+    );
     await lazy.hooks.load({ index: lazy.index } as never);
     expect(contents(lazy)).toEqual(contents(eager));
     const mint = eager.hooks.written!.manifest.collections[0].mint;

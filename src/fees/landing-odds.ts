@@ -117,6 +117,17 @@ export interface InclusionCurve {
    * would have waited in all of them.
    */
   waitedSince(afterSlot: bigint, price: bigint): boolean;
+  /**
+   * The blocks after `afterSlot` that cleared above `price`: how often the market has refused that price since,
+   * read from the blocks themselves (a model whose window still holds a cheaper past lags behind this). Not only
+   * in a row: after a fee jump the blocks swing, and one that cleared cheap must not reset the count.
+   */
+  refusedSince(afterSlot: bigint, price: bigint): number;
+  /**
+   * The cheapest price that cleared in every one of the newest `blocks` blocks (slots without a block, or whose
+   * block had no room for the candidate at any price, skipped); undefined when there are none.
+   */
+  clearedRecently(blocks: number): bigint | undefined;
 }
 
 /** The loads of the window's blocks. Fed in slot order, like the fee window. */
@@ -280,6 +291,27 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
             seen++;
           }
           return seen > 0;
+        },
+        refusedSince(afterSlot, price) {
+          const priority = priorityOf(price, shape, cost);
+          let refused = 0;
+          for (let s = newest!; s > afterSlot && s >= from; s--) {
+            const c = clearing[Number(s - from)];
+            if (Number.isFinite(c) && c >= priority) refused++;
+          }
+          return refused;
+        },
+        clearedRecently(blocks) {
+          let highest = -1;
+          let seen = 0;
+          for (let s = newest!; s >= from && seen < blocks; s--) {
+            const c = clearing[Number(s - from)];
+            if (!Number.isFinite(c)) continue;
+            if (c > highest) highest = c;
+            seen++;
+          }
+          if (seen === 0) return undefined;
+          return cheapestPriceAbove(highest, shape, cost);
         },
       };
     },

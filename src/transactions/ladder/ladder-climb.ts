@@ -4,12 +4,28 @@
  *
  * The current rung keeps its place while its odds of landing in the slots left stay at the target, or while its
  * planned stay lasts (the plan's offsets spread the rungs over the deadline). It makes way when its stay is over and
- * its odds in the time left are below the target; or at once, whatever the plan, when the top rung's odds in the
- * time left less one slot fall below the target: waiting longer would leave even the top rung short of it (a market
- * that jumped, or a deadline closing in); and at once when its own odds in the time left fall below the bottom rung's
- * floor of meaningful odds (a rung the market has left behind holds nothing up). Without odds the plan alone decides.
+ * its odds in the time left are below the target; and at once, whatever the model says:
+ * - when the top rung's planned send slot has come: the plan keeps the top rung the slots it needs to reach the
+ *   target, and a model that still rates a lower rung at the target (one that has not seen the market move) must not
+ *   eat into them;
+ * - when the top rung's odds in the time left less one slot fall below the target: waiting longer would leave even
+ *   the top rung short of it (a market that jumped, or a deadline closing in);
+ * - when its own odds in the time left fall below the bottom rung's floor of meaningful odds (a rung the market has
+ *   left behind holds nothing up);
+ * - when the blocks refuse it: {@link REFUSED_BLOCKS} blocks since its submission each cleared above its price on its
+ *   accounts. That is the market's own answer, read from the blocks; the model's odds, learnt over a window of
+ *   slots, lag a market that moved (a fee jump), and on a sharp curve a rung below the clearing price waits for a
+ *   dip that the deadline rarely leaves time for.
+ * Without odds the plan alone decides.
  */
 import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
+
+/**
+ * Blocks that must refuse a rung before it makes way. A rung above the clearing price lands in the next block or the
+ * one after (in the bench a single send at the top rung's price landed in 1-2 slots at the median); one refusing
+ * block can be the rung arriving late for it, two are the market.
+ */
+export const REFUSED_BLOCKS = 2;
 
 /** What the decision looks at. */
 export interface ClimbView {
@@ -28,6 +44,8 @@ export interface ClimbView {
   readonly currentOdds?: number;
   /** The top rung's odds of landing within the slots left less one; undefined without a model. */
   readonly topOdds?: number;
+  /** Blocks since the current rung's submission that cleared above its price; undefined without blocks. */
+  readonly refused?: number;
 }
 
 /**
@@ -52,8 +70,10 @@ export function shouldClimb(view: ClimbView): boolean {
   if (view.current >= view.rungs - 1) return false;
   if (view.slot >= view.deadlineSlot) return false;
   const stayOver = view.slot >= view.firstSlot + BigInt(view.offsets[view.current + 1]);
+  if (view.slot >= view.firstSlot + BigInt(view.offsets[view.rungs - 1])) return true;
   if (stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
   // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
   if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
+  if (view.refused !== undefined && view.refused >= REFUSED_BLOCKS) return true;
   return view.topOdds !== undefined && view.topOdds < view.target;
 }

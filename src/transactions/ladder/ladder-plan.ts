@@ -2,15 +2,29 @@
  * A fee ladder's plan: when each rung would be sent and at what price, from the landing-odds model. Pure: the
  * odds come in as a function of k (the slots left), so the plan can be tested without a market.
  *
- * Rung i is sent `offset(i)` slots after the first submission; the offsets spread evenly over the deadline less the
- * slots the top rung keeps for itself. The top rung is the cheapest price whose odds reach the target within the
- * slots it has left; the bottom rung the cheapest price with meaningful odds (at least {@link MEANINGFUL_ODDS})
- * within the whole deadline, and never 0; the rungs between rise geometrically, strictly.
+ * The top rung keeps half the deadline for itself ({@link topRungSlots}); the other rungs' send offsets spread
+ * evenly over the first half. The top rung is the cheapest price whose odds reach the target within the slots it
+ * has left, and never below what cleared in each of the newest blocks (the market now, which a model still
+ * holding a cheaper past lags behind). The bottom rung is the cheapest price with meaningful odds (at least
+ * {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the cheap bet. The rungs between are the dearer
+ * of two prices: the cheapest whose odds within the slots left at its send reach the share i/(n-1) of the way from
+ * the floor to the target (taken where the model's curve rises sharply just under the top), and the top times
+ * {@link TOP_STEP} per rung below it. The second is there because the model is least sure below its edge: in the bench it rated prices
+ * well under the hot account's clearing price at 0.4-0.7 while single sends there never landed, and a ladder whose
+ * middle rungs sit there climbs past them to a top 15-30% above the price that would have done. Rungs a small step
+ * apart under the top make the rung that lands at most one step dearer than the market. Strictly rising, whatever
+ * the model says.
  */
 import type { OddsAt } from "../../fees/fee-odds.ts";
 
 /** The odds below which a price is not worth a rung: the bottom rung's floor. */
 export const MEANINGFUL_ODDS = 0.2;
+
+/** The ratio between the rungs under the top (each at least this share of the one above). */
+export const TOP_STEP = 0.93;
+
+/** The newest blocks whose clearing price the top rung must at least pay. */
+export const RECENT_BLOCKS = 2;
 
 /** Odds within k slots (undefined while the model cannot say). */
 export type OddsWithin = (k: number) => OddsAt | undefined;
@@ -23,6 +37,8 @@ export interface PlanInput {
   /** The largest k the model answers for (the window's length less one, at most 150). */
   readonly maxK: number;
   readonly odds: OddsWithin;
+  /** The cheapest price that cleared in each of the newest {@link RECENT_BLOCKS} blocks, when known. */
+  readonly recent?: bigint;
   /** Prices to use while the model cannot say: the market's levels (low and very high), when there are any. */
   readonly fallback?: { readonly low: bigint; readonly high: bigint };
 }
@@ -36,9 +52,13 @@ export interface PlannedRung {
   readonly offset: number;
 }
 
-/** Slots the top rung keeps for itself: a fair share of the deadline, at least 2. */
-export function topRungSlots(deadlineSlots: number, rungs: number): number {
-  return Math.max(2, Math.ceil(deadlineSlots / rungs));
+/**
+ * Slots the top rung keeps for itself: half the deadline, at least 2. A quarter (5 of 20) was too few: in the
+ * bench the top rung sent at slot 15 landed after the deadline (a single send at its price took up to 5 slots at
+ * p90, up to 8 after a fee jump), and a rung the plan keeps to the end is the one the deadline cuts short.
+ */
+export function topRungSlots(deadlineSlots: number, _rungs?: number): number {
+  return Math.max(2, Math.ceil(deadlineSlots / 2));
 }
 
 /** The send offsets of a ladder's rungs, from 0 for the first to the deadline less the top rung's slots. */
@@ -52,23 +72,32 @@ export function planLadder(input: PlanInput): PlannedRung[] {
   const { rungs, deadlineSlots, target } = input;
   const offsets = rungOffsets(deadlineSlots, rungs);
   const within = (offset: number) => Math.max(1, Math.min(input.maxK, deadlineSlots - offset));
-  const topOdds = input.odds(within(offsets[rungs - 1]));
-  const wholeOdds = input.odds(within(0));
-  let bottom = wholeOdds?.cheapestAbove(MEANINGFUL_ODDS)?.price ?? input.fallback?.low ?? 1n;
+  const oddsAt = offsets.map((offset) => input.odds(within(offset)));
+  const topOdds = oddsAt[rungs - 1];
+  let bottom = oddsAt[0]?.cheapestAbove(MEANINGFUL_ODDS)?.price ?? input.fallback?.low ?? 1n;
   if (bottom < 1n) bottom = 1n;
   // Past the model's reach the top rung takes the best it knows: its own recommendation for the target.
   let top = topOdds?.cheapest(target)?.price ?? topOdds?.cheapest(Math.min(target, 0.5))?.price;
   top ??= input.fallback?.high ?? bottom * 4n;
-  const prices: bigint[] = [];
-  for (let i = 0; i < rungs; i++) {
-    const ratio = top > bottom ? Number(top) / Number(bottom) : 1;
-    let price = i === rungs - 1 && top > bottom ? top : BigInt(Math.round(Number(bottom) * ratio ** (i / (rungs - 1))));
+  if (input.recent !== undefined && input.recent > top) top = input.recent;
+  const prices: bigint[] = [bottom];
+  for (let i = 1; i < rungs; i++) {
+    let price: bigint;
+    if (i === rungs - 1) price = top;
+    else {
+      const goal = MEANINGFUL_ODDS + ((target - MEANINGFUL_ODDS) * i) / (rungs - 1);
+      const ratio = top > bottom ? Number(top) / Number(bottom) : 1;
+      const geometric = BigInt(Math.round(Number(bottom) * ratio ** (i / (rungs - 1))));
+      price = oddsAt[i]?.cheapestAbove(goal)?.price ?? geometric;
+      const stepped = BigInt(Math.floor(Number(top) * TOP_STEP ** (rungs - 1 - i)));
+      if (stepped > price) price = stepped;
+      // Room below the top for the rungs still to come (a model that rates the top cheaper than the market now).
+      const ceiling = top - BigInt(rungs - 1 - i);
+      if (price > ceiling) price = geometric < ceiling ? geometric : ceiling;
+    }
     // Strictly rising, whatever the model says (a market where everything lands at 0 still gets a ladder).
-    if (i > 0 && price <= prices[i - 1]) price = prices[i - 1] + 1n;
+    if (price <= prices[i - 1]) price = prices[i - 1] + 1n;
     prices.push(price);
   }
-  return prices.map((price, i) => {
-    const odds = i === rungs - 1 ? topOdds : input.odds(within(offsets[i]));
-    return { price, odds: odds?.odds(price) ?? 0, offset: offsets[i] };
-  });
+  return prices.map((price, i) => ({ price, odds: oddsAt[i]?.odds(price) ?? 0, offset: offsets[i] }));
 }

@@ -185,6 +185,17 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
   }
 
+  /** Blocks since the rung's submission that cleared above its price (ladder-climb.ts). */
+  async function refusedOf(rung: Rung): Promise<number | undefined> {
+    if (fees === undefined || rung.submittedSlot === undefined) return undefined;
+    try {
+      return (await fees.oddsForTransaction(rung.wire, 1))?.refusedSince(rung.submittedSlot, rung.price);
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  }
+
   /** The rung's odds of landing in the `left` slots to come, given that it has not landed since its submission. */
   async function oddsLeft(rung: Rung, left: number): Promise<number | undefined> {
     const waited =
@@ -303,7 +314,11 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
     const left = slotsLeft(slot, ladder.deadlineSlot);
     const top = ladder.rungs[ladder.rungs.length - 1];
-    const [currentOdds, topOdds] = await Promise.all([oddsLeft(ladder.rungs[current], left), oddsOf(top, left - 1)]);
+    const [currentOdds, topOdds, refused] = await Promise.all([
+      oddsLeft(ladder.rungs[current], left),
+      oddsOf(top, left - 1),
+      refusedOf(ladder.rungs[current]),
+    ]);
     const due = shouldClimb({
       slot,
       current,
@@ -314,6 +329,7 @@ export function createLadders(options: LaddersOptions): Ladders {
       target: ladder.target,
       ...(currentOdds === undefined ? {} : { currentOdds }),
       ...(topOdds === undefined ? {} : { topOdds }),
+      ...(refused === undefined ? {} : { refused }),
     });
     if (!due) return;
     // Looked at again right before the submission: a cancel may have come in meanwhile.

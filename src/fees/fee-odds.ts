@@ -77,12 +77,12 @@ export interface OddsAt {
   /** `points` prices, geometric from the cheapest with any odds to twice the edge's price, each with its odds. */
   curve(points: number): OddsPoint[];
   /**
-   * Blocks after `afterSlot` that cleared above `price` (the market refusing it, from the blocks rather than the
-   * model: the fee ladder's climb).
+   * Blocks after `afterSlot`, and those of them that cleared above `price` (the market refusing it, from the blocks
+   * rather than the model: the fee ladder's climb).
    */
-  refusedSince(afterSlot: bigint, price: bigint): number;
-  /** The cheapest price that cleared in each of the newest `blocks` blocks (the market now: the ladder's plan). */
-  clearedRecently(blocks: number): bigint | undefined;
+  refusedSince(afterSlot: bigint, price: bigint): { refused: number; blocks: number };
+  /** The cheapest price that cleared `atLeast` (default all) of the newest `blocks` blocks (the market now: the ladder's plan). */
+  clearedRecently(blocks: number, atLeast?: number): bigint | undefined;
 }
 
 /** The odds side of one fee market. */
@@ -337,7 +337,7 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
           return out;
         },
         refusedSince: (afterSlot, price) => curve.refusedSince(afterSlot, price),
-        clearedRecently: (blocks) => curve.clearedRecently(blocks),
+        clearedRecently: (blocks, atLeast) => curve.clearedRecently(blocks, atLeast),
       };
     },
 

@@ -120,14 +120,15 @@ export interface InclusionCurve {
   /**
    * The blocks after `afterSlot` that cleared above `price`: how often the market has refused that price since,
    * read from the blocks themselves (a model whose window still holds a cheaper past lags behind this). Not only
-   * in a row: after a fee jump the blocks swing, and one that cleared cheap must not reset the count.
+   * in a row: after a fee jump the blocks swing, and one that cleared cheap must not reset the count. `blocks`: all
+   * the blocks after `afterSlot`.
    */
-  refusedSince(afterSlot: bigint, price: bigint): number;
+  refusedSince(afterSlot: bigint, price: bigint): { refused: number; blocks: number };
   /**
-   * The cheapest price that cleared in every one of the newest `blocks` blocks (slots without a block, or whose
-   * block had no room for the candidate at any price, skipped); undefined when there are none.
+   * The cheapest price that cleared at least `atLeast` of the newest `blocks` blocks (slots without a block, or whose
+   * block had no room for the candidate at any price, skipped); undefined when there are fewer such blocks.
    */
-  clearedRecently(blocks: number): bigint | undefined;
+  clearedRecently(blocks: number, atLeast?: number): bigint | undefined;
 }
 
 /** The loads of the window's blocks. Fed in slot order, like the fee window. */
@@ -295,23 +296,25 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
         refusedSince(afterSlot, price) {
           const priority = priorityOf(price, shape, cost);
           let refused = 0;
+          let blocks = 0;
           for (let s = newest!; s > afterSlot && s >= from; s--) {
             const c = clearing[Number(s - from)];
-            if (Number.isFinite(c) && c >= priority) refused++;
-          }
-          return refused;
-        },
-        clearedRecently(blocks) {
-          let highest = -1;
-          let seen = 0;
-          for (let s = newest!; s >= from && seen < blocks; s--) {
-            const c = clearing[Number(s - from)];
             if (!Number.isFinite(c)) continue;
-            if (c > highest) highest = c;
-            seen++;
+            blocks++;
+            if (c >= priority) refused++;
           }
-          if (seen === 0) return undefined;
-          return cheapestPriceAbove(highest, shape, cost);
+          return { refused, blocks };
+        },
+        clearedRecently(blocks, atLeast = blocks) {
+          const newestFirst: number[] = [];
+          for (let s = newest!; s >= from && newestFirst.length < blocks; s--) {
+            const c = clearing[Number(s - from)];
+            if (Number.isFinite(c)) newestFirst.push(c);
+          }
+          if (newestFirst.length < blocks || atLeast < 1 || atLeast > blocks) return undefined;
+          // Clearing `atLeast` of them is beating all but the `atLeast` cheapest clearing prices.
+          newestFirst.sort((x, y) => y - x);
+          return cheapestPriceAbove(newestFirst[blocks - atLeast], shape, cost);
         },
       };
     },

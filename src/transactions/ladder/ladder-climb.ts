@@ -13,7 +13,7 @@
  * - when its own odds in the time left fall below the bottom rung's floor of meaningful odds (a rung the market has
  *   left behind holds nothing up);
  * - when the blocks refuse it: {@link REFUSED_BLOCKS} blocks since its submission each cleared above its price on its
- *   accounts. That is the market's own answer, read from the blocks; the model's odds, learnt over a window of
+ *   accounts, or {@link WAITED_BLOCKS} blocks went by without it. That is the market's own answer, read from the blocks; the model's odds, learnt over a window of
  *   slots, lag a market that moved (a fee jump), and on a sharp curve a rung below the clearing price waits for a
  *   dip that the deadline rarely leaves time for.
  * Without odds the plan alone decides.
@@ -21,11 +21,22 @@
 import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
 
 /**
- * Blocks that must refuse a rung before it makes way. A rung above the clearing price lands in the next block or the
- * one after (in the bench a single send at the top rung's price landed in 1-2 slots at the median); one refusing
- * block can be the rung arriving late for it, two are the market.
+ * Blocks that must refuse a rung before it makes way: one. A block that cleared above the rung's price would not have
+ * taken it however early it came; on a sharp curve the next block rarely differs, and every block spent below the
+ * market is a slot the rungs above, and in a rising market their prices, lose (after the bench's fee jump, top
+ * rungs sent 8-10 slots into the deadline found the market above them where single sends at the same price, sent
+ * at once, had landed).
  */
-export const REFUSED_BLOCKS = 2;
+export const REFUSED_BLOCKS = 1;
+
+/**
+ * Blocks a rung may go without landing, whatever their clearing prices say, before it makes way. The clearing prices
+ * are the model's reading of each block for the draft's accounts; on the bench's hot account it read room in blocks
+ * that did not take the rung (2.3M µL/CU against a 2.8M market, kept 5-10 slots), so plain non-landing counts too,
+ * one block later. Off a contended account a rung lands in 1-2 blocks at any price (p90), and a step there costs
+ * next to nothing.
+ */
+export const WAITED_BLOCKS = 3;
 
 /** What the decision looks at. */
 export interface ClimbView {
@@ -46,6 +57,8 @@ export interface ClimbView {
   readonly topOdds?: number;
   /** Blocks since the current rung's submission that cleared above its price; undefined without blocks. */
   readonly refused?: number;
+  /** Blocks since the current rung's submission (it has landed in none); undefined without blocks. */
+  readonly waitedBlocks?: number;
 }
 
 /**
@@ -75,5 +88,6 @@ export function shouldClimb(view: ClimbView): boolean {
   // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
   if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
   if (view.refused !== undefined && view.refused >= REFUSED_BLOCKS) return true;
+  if (view.waitedBlocks !== undefined && view.waitedBlocks >= WAITED_BLOCKS) return true;
   return view.topOdds !== undefined && view.topOdds < view.target;
 }

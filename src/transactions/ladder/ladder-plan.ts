@@ -4,8 +4,8 @@
  *
  * The top rung keeps half the deadline for itself ({@link topRungSlots}); the other rungs' send offsets spread
  * evenly over the first half. The top rung is the cheapest price whose odds reach the target within the slots it
- * has left, and never below what cleared in each of the newest blocks (the market now, which a model still
- * holding a cheaper past lags behind). The bottom rung is the cheapest price with meaningful odds (at least
+ * has left, and never below what cleared most of the newest blocks (the market now, which a model still holding a
+ * cheaper past lags behind). The bottom rung is the cheapest price with meaningful odds (at least
  * {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the cheap bet. The rungs between are the dearer
  * of two prices: the cheapest whose odds within the slots left at its send reach the share i/(n-1) of the way from
  * the floor to the target (taken where the model's curve rises sharply just under the top), and the top times
@@ -23,8 +23,13 @@ export const MEANINGFUL_ODDS = 0.2;
 /** The ratio between the rungs under the top (each at least this share of the one above). */
 export const TOP_STEP = 0.93;
 
-/** The newest blocks whose clearing price the top rung must at least pay. */
-export const RECENT_BLOCKS = 2;
+/**
+ * The top rung pays at least what cleared {@link RECENT_CLEARED} of the newest {@link RECENT_BLOCKS} blocks. Each of the
+ * newest 2 (the first rule) let one dear block after a fee jump, when blocks swing, price whole ladders far above the
+ * market (rungs at 59M µL/CU where 34M landed 90%); 3 of 4 still follows a jump within 2-3 blocks.
+ */
+export const RECENT_BLOCKS = 4;
+export const RECENT_CLEARED = 3;
 
 /** Odds within k slots (undefined while the model cannot say). */
 export type OddsWithin = (k: number) => OddsAt | undefined;
@@ -37,7 +42,7 @@ export interface PlanInput {
   /** The largest k the model answers for (the window's length less one, at most 150). */
   readonly maxK: number;
   readonly odds: OddsWithin;
-  /** The cheapest price that cleared in each of the newest {@link RECENT_BLOCKS} blocks, when known. */
+  /** The cheapest price that cleared {@link RECENT_CLEARED} of the newest {@link RECENT_BLOCKS} blocks, when known. */
   readonly recent?: bigint;
   /** Prices to use while the model cannot say: the market's levels (low and very high), when there are any. */
   readonly fallback?: { readonly low: bigint; readonly high: bigint };

@@ -14,7 +14,7 @@ function linearOdds(k: number): OddsAt {
     cheapest: (goal) => ({ price: priceFor(goal), odds: odds(priceFor(goal)) }),
     cheapestAbove: (floor) => ({ price: priceFor(floor), odds: odds(priceFor(floor)) }),
     curve: () => [],
-    refusedSince: () => 0,
+    refusedSince: () => ({ refused: 0, blocks: 0 }),
     clearedRecently: () => undefined,
   };
 }
@@ -87,7 +87,7 @@ describe("ladder plan", () => {
       cheapest: () => ({ price: 0n, odds: 1 }),
       cheapestAbove: () => ({ price: 0n, odds: 1 }),
       curve: () => [],
-      refusedSince: () => 0,
+      refusedSince: () => ({ refused: 0, blocks: 0 }),
       clearedRecently: () => 0n,
     };
     const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: () => free });
@@ -121,9 +121,14 @@ describe("climb rule", () => {
   });
 
   it("climbs at once when the blocks refuse the current rung, whatever the model still says", () => {
-    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 1 })).toBe(false);
-    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 2 })).toBe(true);
+    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 0 })).toBe(false);
+    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 1 })).toBe(true);
     expect(shouldClimb({ ...base, current: 3, slot: 111n, refused: 5 })).toBe(false);
+    // Blocks that went by without it count too, one more of them.
+    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 0, waitedBlocks: 2 })).toBe(
+      false,
+    );
+    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 0, waitedBlocks: 3 })).toBe(true);
   });
 
   it("sends the top rung at its planned slot whatever the model rates the current rung", () => {

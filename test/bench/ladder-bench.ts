@@ -205,6 +205,14 @@ async function createNonceAccounts(stack: FeeStack, funder: KeyPairSigner, autho
   return accounts.map((a) => a.address);
 }
 
+/** The newest block's packing as the localnet reports it (localnet_status), one read per round. */
+interface Packing {
+  slot: string;
+  cost: string;
+  blockCostLimit: string;
+}
+const packings = new Map<string, Map<string, Packing>>();
+
 async function runScenario(scenario: string, seed: number): Promise<Send[]> {
   const log = (line: string) => process.stderr.write(`[${scenario}] ${line}\n`);
   const profile = scenario === "jump" ? "congested" : scenario;
@@ -281,6 +289,12 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
       }
       const hot = round % 2 === 1;
       const segment = hot ? "hot" : "off";
+      const status = (await stack.control("localnet_status", [])) as { lastBlock?: Packing };
+      if (status.lastBlock !== undefined) {
+        const seen = packings.get(scenario) ?? new Map<string, Packing>();
+        seen.set(String(status.lastBlock.slot), status.lastBlock);
+        packings.set(scenario, seen);
+      }
       const base = (round % ROTATE) * PER_ROUND;
       const payer = (v: number) => payers[base + v];
       const to = (v: number) => (hot ? hotAccount : sinks[base + v].address);
@@ -549,6 +563,15 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
   console.log(
     `\nladders: ${ladders.length} scored; final states {${count(ladders.map((l) => l.state))}}; rungs submitted {${count(ladders.map((l) => l.submitted))}}; landed rung {${count(ladders.map((l) => l.landedRung))}}; **ladders with more than one rung on chain: ${twoOnChain}** (of ${sends.filter((s) => s.kind === "ladder").length}, unscored included)`,
   );
+  // Why everything lands at 0 off the hot account: the room full blocks leave under the block limit.
+  const packed = [...(packings.get(scenario)?.values() ?? [])];
+  if (packed.length > 0) {
+    const room = packed.map((p) => BigInt(p.blockCostLimit) - BigInt(p.cost));
+    const share = (least: bigint) => pct(room.filter((r) => r >= least).length / room.length);
+    console.log(
+      `blocks (the newest at each round, ${packed.length}): cost ${pct(Number(median(packed.map((p) => BigInt(p.cost)))) / Number(packed[0].blockCostLimit))} of the limit (median); room left under it median ${median(room)} CU, p10 ${percentile(room, 10)} CU; blocks with room for 20,000 CU (more than this bench's transfer costs: its ~1,700-CU limit, signatures, write locks, loaded-data cost): ${share(20_000n)}; for 220,000 CU (a 200,000-CU send): ${share(220_000n)}`,
+    );
+  }
   // The ladder's own frame: its deadline counts from its first submission (Solgate's processed slot then).
   for (const hot of [false, true]) {
     const mine = ladders.filter((l) => l.hot === hot);

@@ -3,17 +3,19 @@
  * odds come in as a function of k (the slots left), so the plan can be tested without a market.
  *
  * The top rung keeps half the deadline for itself ({@link topRungSlots}); the other rungs' send offsets spread
- * evenly over the first half. The top rung is the cheapest price whose odds reach the target within the slots it
- * has left, and never below what cleared most of the newest blocks (the market now, which a model still holding a
- * cheaper past lags behind). The bottom rung is the cheapest price with meaningful odds (at least
- * {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the cheap bet. The rungs between are the dearer
- * of two prices: the cheapest whose odds within the slots left at its send reach the share i/(n-1) of the way from
- * the floor to the target (taken where the model's curve rises sharply just under the top), and the top times
- * {@link TOP_STEP} per rung below it. The second is there because the model is least sure below its edge: in the bench it rated prices
- * well under the hot account's clearing price at 0.4-0.7 while single sends there never landed, and a ladder whose
- * middle rungs sit there climbs past them to a top 15-30% above the price that would have done. Rungs a small step
- * apart under the top make the rung that lands at most one step dearer than the market. Strictly rising, whatever
- * the model says.
+ * evenly over the first half. The market's price is the cheapest whose odds reach the target within the slots the
+ * top rung has left, and never below what cleared most of the newest blocks (the market now, which a model still
+ * holding a cheaper past lags behind); the top rung pays one step ({@link TOP_STEP}) over it. The bottom rung is the
+ * cheapest price with meaningful odds (at least {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the
+ * cheap bet. The rungs between are the dearer of two prices: the cheapest whose odds within the slots left at its
+ * send reach the share i/(n-1) of the way from the floor to the target (taken where the model's curve rises sharply),
+ * and the market's price times {@link TOP_STEP} per rung below the top. The second is there because the model is
+ * least sure below its edge: in the bench it rated prices well under the hot account's clearing price at 0.4-0.7
+ * while single sends there never landed, and a ladder whose middle rungs sit there climbs past them to its top.
+ * Rungs a small step apart make the rung that lands at most one step dearer than the market; the step of headroom
+ * on the top is paid only where the market rose past the others while the ladder climbed (in the bench, a third of
+ * the failures of a top rung at the market's price: it went out 5-11 slots after a single send at the same price,
+ * which landed, and found the market above it). Strictly rising, whatever the model says.
  */
 import type { OddsAt } from "../../fees/fee-odds.ts";
 
@@ -82,9 +84,12 @@ export function planLadder(input: PlanInput): PlannedRung[] {
   let bottom = oddsAt[0]?.cheapestAbove(MEANINGFUL_ODDS)?.price ?? input.fallback?.low ?? 1n;
   if (bottom < 1n) bottom = 1n;
   // Past the model's reach the top rung takes the best it knows: its own recommendation for the target.
-  let top = topOdds?.cheapest(target)?.price ?? topOdds?.cheapest(Math.min(target, 0.5))?.price;
-  top ??= input.fallback?.high ?? bottom * 4n;
-  if (input.recent !== undefined && input.recent > top) top = input.recent;
+  let market = topOdds?.cheapest(target)?.price ?? topOdds?.cheapest(Math.min(target, 0.5))?.price;
+  market ??= input.fallback?.high ?? bottom * 4n;
+  if (input.recent !== undefined && input.recent > market) market = input.recent;
+  // One step of headroom over the market's price: the top rung goes out slots after a single send would have, and
+  // a market that rose meanwhile must not leave the whole ladder under it.
+  const top = BigInt(Math.ceil(Number(market) / TOP_STEP));
   const prices: bigint[] = [bottom];
   for (let i = 1; i < rungs; i++) {
     let price: bigint;
@@ -94,7 +99,7 @@ export function planLadder(input: PlanInput): PlannedRung[] {
       const ratio = top > bottom ? Number(top) / Number(bottom) : 1;
       const geometric = BigInt(Math.round(Number(bottom) * ratio ** (i / (rungs - 1))));
       price = oddsAt[i]?.cheapestAbove(goal)?.price ?? geometric;
-      const stepped = BigInt(Math.floor(Number(top) * TOP_STEP ** (rungs - 1 - i)));
+      const stepped = BigInt(Math.floor(Number(market) * TOP_STEP ** (rungs - 1 - i)));
       if (stepped > price) price = stepped;
       // Room below the top for the rungs still to come (a model that rates the top cheaper than the market now).
       const ceiling = top - BigInt(rungs - 1 - i);

@@ -32,13 +32,14 @@ describe("ladder plan", () => {
   it("prices the bottom rung at meaningful odds over the deadline and the top at the target in its slots left", () => {
     const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds });
     expect(plan.map((r) => r.offset)).toEqual([0, 3, 6, 10]);
-    // Bottom: odds 0.2 within 20 slots -> 10,000; top: 0.9 within the 10 slots left -> 90,000.
+    // Bottom: odds 0.2 within 20 slots -> 10,000; the market: 0.9 within the 10 slots left -> 90,000, and the top
+    // one step over it.
     expect(plan[0].price).toBe(10_000n);
     expect(plan[0].odds).toBeGreaterThanOrEqual(MEANINGFUL_ODDS);
-    expect(plan[3].price).toBe(90_000n);
+    expect(plan[3].price).toBe(BigInt(Math.ceil(90_000 / TOP_STEP)));
     expect(plan[3].odds).toBeGreaterThanOrEqual(0.9);
     // Between: the odds a third and two thirds of the way to the target (25,491 and 47,620 here) are cheaper than
-    // the top less a step per rung, which the rungs take.
+    // the market's price less a step per rung below the top, which the rungs take.
     expect(plan[2].price).toBe(BigInt(Math.floor(90_000 * TOP_STEP)));
     expect(plan[1].price).toBe(BigInt(Math.floor(90_000 * TOP_STEP ** 2)));
     for (let i = 1; i < plan.length; i++) expect(plan[i].price).toBeGreaterThan(plan[i - 1].price);
@@ -58,11 +59,11 @@ describe("ladder plan", () => {
     };
     const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: sharp });
     expect(plan[0].price).toBe(1_020_000n);
-    expect(plan[3].price).toBe(1_090_000n);
+    expect(plan[3].price).toBe(BigInt(Math.ceil(1_090_000 / TOP_STEP)));
     // The odds a third and two thirds of the way to the target are dearer here than the top's steps: they are taken.
     expect(plan[1].price).toBe(1_043_334n);
     expect(plan[2].price).toBe(1_066_667n);
-    for (let i = 1; i < 4; i++) expect(Number(plan[i].price) / Number(plan[i - 1].price)).toBeLessThan(1.03);
+    for (let i = 1; i < 3; i++) expect(Number(plan[i].price) / Number(plan[i - 1].price)).toBeLessThan(1.03);
   });
 
   it("never puts the top rung below what cleared in the newest blocks (a market the model has not caught up with)", () => {
@@ -74,10 +75,10 @@ describe("ladder plan", () => {
       odds: linearOdds,
       recent: 900_000n,
     });
-    expect(plan[3].price).toBe(900_000n);
-    expect(plan[2].price).toBeLessThan(900_000n);
+    expect(plan[3].price).toBe(BigInt(Math.ceil(900_000 / TOP_STEP)));
+    expect(plan[2].price).toBe(BigInt(Math.floor(900_000 * TOP_STEP)));
     const calm = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds, recent: 5n });
-    expect(calm[3].price).toBe(90_000n);
+    expect(calm[3].price).toBe(BigInt(Math.ceil(90_000 / TOP_STEP)));
   });
 
   it("still rises strictly where everything lands for free, and without odds uses the market's levels", () => {
@@ -100,7 +101,7 @@ describe("ladder plan", () => {
       odds: () => undefined,
       fallback: { low: 100n, high: 10_000n },
     });
-    expect(blind.map((r) => r.price)).toEqual([100n, 9_300n, 10_000n]);
+    expect(blind.map((r) => r.price)).toEqual([100n, 9_300n, 10_753n]);
     expect(blind.every((r) => r.odds === 0)).toBe(true);
   });
 });

@@ -29,7 +29,9 @@
  * ladder's: its landed rung's); the hindsight fee is the cheapest that landed within the deadline >= 90% among the
  * segment's single sends (fee-bench-kit.ts `hindsightCheapest`). Where each send landed, and how many of a ladder's
  * rungs are on chain, is read from the localnet itself (getSignatureStatuses, history searched) once every ladder
- * has ended.
+ * has ended. A price of 0 in a ratio's denominator counts as 1 µL/CU (`ratioOf`). Each scenario also prints the room
+ * the newest block left under the block limit at every round (localnet_status): why a small transfer off the hot
+ * account lands at any price.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";

@@ -12,7 +12,7 @@
  *   the top rung short of it (a market that jumped, or a deadline closing in);
  * - when its own odds in the time left fall below the bottom rung's floor of meaningful odds (a rung the market has
  *   left behind holds nothing up);
- * - when the blocks refuse it: {@link REFUSED_BLOCKS} blocks since its submission each cleared above its price on its
+ * - when the blocks refuse it: {@link REFUSED_BLOCKS} blocks since its submission cleared above its price on its
  *   accounts, or {@link WAITED_BLOCKS} blocks went by without it. That is the market's own answer, read from the blocks; the model's odds, learnt over a window of
  *   slots, lag a market that moved (a fee jump), and on a sharp curve a rung below the clearing price waits for a
  *   dip that the deadline rarely leaves time for.
@@ -21,22 +21,21 @@
 import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
 
 /**
- * Blocks that must refuse a rung before it makes way: one. A block that cleared above the rung's price would not have
- * taken it however early it came; on a sharp curve the next block rarely differs, and every block spent below the
- * market is a slot the rungs above, and in a rising market their prices, lose (after the bench's fee jump, top
- * rungs sent 8-10 slots into the deadline found the market above them where single sends at the same price, sent
- * at once, had landed).
+ * Blocks that must refuse a rung (clear above its price) before it makes way: 3. The hindsight-cheapest price that
+ * lands is a patient one (in the bench it landed within 20 slots, often after several), and a climb that left a
+ * rung after one refusing block paid the rung above it: 1.05-1.15 x hindsight where 3 blocks gave 1.03-1.09, at
+ * the same reliability (the top rung's planned slot and its step of headroom, ladder-plan.ts, are what keep a
+ * patient climb inside the deadline).
  */
-export const REFUSED_BLOCKS = 1;
+export const REFUSED_BLOCKS = 3;
 
 /**
- * Blocks a rung may go without landing, whatever their clearing prices say, before it makes way. The clearing prices
- * are the model's reading of each block for the draft's accounts; on the bench's hot account it read room in blocks
- * that did not take the rung (2.3M µL/CU against a 2.8M market, kept 5-10 slots), so plain non-landing counts too,
- * one block later. Off a contended account a rung lands in 1-2 blocks at any price (p90), and a step there costs
- * next to nothing.
+ * Blocks a rung may go without landing, whatever their clearing prices say, before it makes way: one more than
+ * {@link REFUSED_BLOCKS}. The clearing prices are the model's reading of each block for the draft's accounts; on the
+ * bench's hot account it read room in blocks that did not take the rung (2.3M µL/CU against a 2.8M market, kept
+ * 5-10 slots), so plain non-landing counts too.
  */
-export const WAITED_BLOCKS = 3;
+export const WAITED_BLOCKS = 4;
 
 /** What the decision looks at. */
 export interface ClimbView {

@@ -122,14 +122,14 @@ describe("climb rule", () => {
   });
 
   it("climbs at once when the blocks refuse the current rung, whatever the model still says", () => {
-    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 0 })).toBe(false);
-    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 1 })).toBe(true);
+    expect(shouldClimb({ ...base, slot: 102n, currentOdds: 0.95, topOdds: 1, refused: 2 })).toBe(false);
+    expect(shouldClimb({ ...base, slot: 102n, currentOdds: 0.95, topOdds: 1, refused: 3 })).toBe(true);
     expect(shouldClimb({ ...base, current: 3, slot: 111n, refused: 5 })).toBe(false);
     // Blocks that went by without it count too, one more of them.
-    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 0, waitedBlocks: 2 })).toBe(
-      false,
-    );
-    expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.95, topOdds: 1, refused: 0, waitedBlocks: 3 })).toBe(true);
+    const waited = (waitedBlocks: number) =>
+      shouldClimb({ ...base, slot: 102n, currentOdds: 0.95, topOdds: 1, refused: 0, waitedBlocks });
+    expect(waited(3)).toBe(false);
+    expect(waited(4)).toBe(true);
   });
 
   it("sends the top rung at its planned slot whatever the model rates the current rung", () => {

@@ -62,15 +62,15 @@ export interface PlannedRung {
 /**
  * Slots the top rung keeps for itself: half the deadline, at least 2. A quarter (5 of 20) was too few: in the
  * bench the top rung sent at slot 15 landed after the deadline (a single send at its price took up to 5 slots at
- * p90, up to 8 after a fee jump), and a rung the plan keeps to the end is the one the deadline cuts short.
+ * p90, up to 11 after a fee jump), and a rung the plan keeps to the end is the one the deadline cuts short.
  */
-export function topRungSlots(deadlineSlots: number, _rungs?: number): number {
+export function topRungSlots(deadlineSlots: number): number {
   return Math.max(2, Math.ceil(deadlineSlots / 2));
 }
 
 /** The send offsets of a ladder's rungs, from 0 for the first to the deadline less the top rung's slots. */
 export function rungOffsets(deadlineSlots: number, rungs: number): number[] {
-  const span = Math.max(0, deadlineSlots - topRungSlots(deadlineSlots, rungs));
+  const span = Math.max(0, deadlineSlots - topRungSlots(deadlineSlots));
   return Array.from({ length: rungs }, (_, i) => Math.floor((i * span) / (rungs - 1)));
 }
 

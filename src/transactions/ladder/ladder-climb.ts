@@ -13,9 +13,9 @@
  * - when its own odds in the time left fall below the bottom rung's floor of meaningful odds (a rung the market has
  *   left behind holds nothing up);
  * - when the blocks refuse it: {@link REFUSED_BLOCKS} blocks since its submission cleared above its price on its
- *   accounts, or {@link WAITED_BLOCKS} blocks went by without it. That is the market's own answer, read from the blocks; the model's odds, learnt over a window of
- *   slots, lag a market that moved (a fee jump), and on a sharp curve a rung below the clearing price waits for a
- *   dip that the deadline rarely leaves time for.
+ *   accounts, or {@link WAITED_BLOCKS} blocks went by without it. That is the market's own answer, read from the
+ *   blocks; the model's odds, learnt over a window of slots, lag a market that moved (a fee jump), and on a sharp
+ *   curve a rung below the clearing price waits for a dip that the deadline rarely leaves time for.
  * Without odds the plan alone decides.
  */
 import { MEANINGFUL_ODDS } from "./ladder-plan.ts";

@@ -76,6 +76,13 @@ export interface OddsAt {
   cheapestAbove(floor: number): OddsPoint | undefined;
   /** `points` prices, geometric from the cheapest with any odds to twice the edge's price, each with its odds. */
   curve(points: number): OddsPoint[];
+  /**
+   * Blocks after `afterSlot`, and those of them that cleared above `price` (the market refusing it, from the blocks
+   * rather than the model: the fee ladder's climb).
+   */
+  refusedSince(afterSlot: bigint, price: bigint): { refused: number; blocks: number };
+  /** The cheapest price that cleared `atLeast` (default all) of the newest `blocks` blocks (the market now: the ladder's plan). */
+  clearedRecently(blocks: number, atLeast?: number): bigint | undefined;
 }
 
 /** The odds side of one fee market. */
@@ -329,6 +336,8 @@ export function createFeeOdds(options: FeeOddsOptions): FeeOdds {
           }
           return out;
         },
+        refusedSince: (afterSlot, price) => curve.refusedSince(afterSlot, price),
+        clearedRecently: (blocks, atLeast) => curve.clearedRecently(blocks, atLeast),
       };
     },
 

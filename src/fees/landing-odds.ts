@@ -117,6 +117,18 @@ export interface InclusionCurve {
    * would have waited in all of them.
    */
   waitedSince(afterSlot: bigint, price: bigint): boolean;
+  /**
+   * The blocks after `afterSlot` that cleared above `price`: how often the market has refused that price since,
+   * read from the blocks themselves (a model whose window still holds a cheaper past lags behind this). Not only
+   * in a row: after a fee jump the blocks swing, and one that cleared cheap must not reset the count. `blocks`: all
+   * the blocks after `afterSlot`.
+   */
+  refusedSince(afterSlot: bigint, price: bigint): { refused: number; blocks: number };
+  /**
+   * The cheapest price that cleared at least `atLeast` of the newest `blocks` blocks (slots without a block, or whose
+   * block had no room for the candidate at any price, skipped); undefined when there are fewer such blocks.
+   */
+  clearedRecently(blocks: number, atLeast?: number): bigint | undefined;
 }
 
 /** The loads of the window's blocks. Fed in slot order, like the fee window. */
@@ -280,6 +292,29 @@ export function createBlockLoads(options: BlockLoadsOptions): BlockLoads {
             seen++;
           }
           return seen > 0;
+        },
+        refusedSince(afterSlot, price) {
+          const priority = priorityOf(price, shape, cost);
+          let refused = 0;
+          let blocks = 0;
+          for (let s = newest!; s > afterSlot && s >= from; s--) {
+            const c = clearing[Number(s - from)];
+            if (!Number.isFinite(c)) continue;
+            blocks++;
+            if (c >= priority) refused++;
+          }
+          return { refused, blocks };
+        },
+        clearedRecently(blocks, atLeast = blocks) {
+          const newestFirst: number[] = [];
+          for (let s = newest!; s >= from && newestFirst.length < blocks; s--) {
+            const c = clearing[Number(s - from)];
+            if (Number.isFinite(c)) newestFirst.push(c);
+          }
+          if (newestFirst.length < blocks || atLeast < 1 || atLeast > blocks) return undefined;
+          // Clearing `atLeast` of them is beating all but the `atLeast` cheapest clearing prices.
+          newestFirst.sort((x, y) => y - x);
+          return cheapestPriceAbove(newestFirst[blocks - atLeast], shape, cost);
         },
       };
     },

@@ -25,6 +25,36 @@ function feed(loads: ReturnType<typeof createBlockLoads>, blocks: PricedTransact
 }
 
 describe("block loads and the inclusion curve", () => {
+  it("reads from the newest blocks how long a price has been refused, and what cleared them all", () => {
+    const loads = createBlockLoads({ windowSlots: 150, minBlocks: 8 });
+    // 20 blocks full from 1,000 up, then 3 full from 10,000 up (the market jumped), then a skipped slot.
+    feed(loads, [
+      ...Array.from({ length: 20 }, () => fullBlock(1000n)),
+      ...Array.from({ length: 3 }, () => fullBlock(10_000n)),
+    ]);
+    loads.advanceTo(123n);
+    const curve = loads.curve(REFERENCE_CANDIDATE)!;
+    const before = curve.cheapestClearing(1)!;
+    const after = curve.clearedRecently(2)!;
+    // 3 of the newest 4 (three of them new) is the new market; 3 of the newest 6 is the old one.
+    expect(curve.clearedRecently(4, 3)).toBe(after);
+    expect(curve.clearedRecently(6, 3)).toBeLessThan(2000n);
+    expect(before).toBeLessThan(2000n);
+    expect(after).toBeGreaterThan(10_000n);
+    // A price that cleared the old market is refused by the 3 new blocks (the skipped slot does not count)...
+    expect(curve.refusedSince(99n, before)).toEqual({ refused: 3, blocks: 23 });
+    // ...only by those after its submission...
+    expect(curve.refusedSince(121n, before)).toEqual({ refused: 1, blocks: 1 });
+    // ...and a price that clears the new market is refused by none.
+    expect(curve.refusedSince(99n, after)).toEqual({ refused: 0, blocks: 23 });
+    // What cleared each of the newest 4 blocks includes the jump; each of the oldest alone does not.
+    expect(curve.clearedRecently(4)).toBe(after);
+    // A cheap block among the dear ones (a market swinging after its jump) does not reset the count.
+    loads.addBlock(124n, fullBlock(1000n));
+    loads.addBlock(125n, fullBlock(10_000n));
+    expect(loads.curve(REFERENCE_CANDIDATE)!.refusedSince(99n, before)).toEqual({ refused: 4, blocks: 25 });
+  });
+
   it("gives no odds until enough blocks were seen, then does", () => {
     const loads = createBlockLoads({ windowSlots: 150, withinSlots: 4, minBlocks: 32 });
     expect(loads.curve(REFERENCE_CANDIDATE)).toBeUndefined();

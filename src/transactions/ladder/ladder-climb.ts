@@ -4,12 +4,38 @@
  *
  * The current rung keeps its place while its odds of landing in the slots left stay at the target, or while its
  * planned stay lasts (the plan's offsets spread the rungs over the deadline). It makes way when its stay is over and
- * its odds in the time left are below the target; or at once, whatever the plan, when the top rung's odds in the
- * time left less one slot fall below the target: waiting longer would leave even the top rung short of it (a market
- * that jumped, or a deadline closing in); and at once when its own odds in the time left fall below the bottom rung's
- * floor of meaningful odds (a rung the market has left behind holds nothing up). Without odds the plan alone decides.
+ * its odds in the time left are below the target; and at once, whatever the model says:
+ * - when the top rung's planned send slot has come: the plan keeps the top rung the slots it needs to reach the
+ *   target, and a model that still rates a lower rung at the target (one that has not seen the market move) must not
+ *   eat into them;
+ * - when the top rung's odds in the time left less one slot fall below the target: waiting longer would leave even
+ *   the top rung short of it (a market that jumped, or a deadline closing in);
+ * - when its own odds in the time left fall below the bottom rung's floor of meaningful odds (a rung the market has
+ *   left behind holds nothing up);
+ * - when the blocks refuse it: {@link REFUSED_BLOCKS} blocks since its submission cleared above its price on its
+ *   accounts, or {@link WAITED_BLOCKS} blocks went by without it. That is the market's own answer, read from the
+ *   blocks; the model's odds, learnt over a window of slots, lag a market that moved (a fee jump), and on a sharp
+ *   curve a rung below the clearing price waits for a dip that the deadline rarely leaves time for.
+ * Without odds the plan alone decides.
  */
 import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
+
+/**
+ * Blocks that must refuse a rung (clear above its price) before it makes way: 3. The hindsight-cheapest price that
+ * lands is a patient one (in the bench it landed within 20 slots, often after several), and a climb that left a
+ * rung after one refusing block paid the rung above it: 1.05-1.15 x hindsight where 3 blocks gave 1.03-1.09, at
+ * the same reliability (the top rung's planned slot and its step of headroom, ladder-plan.ts, are what keep a
+ * patient climb inside the deadline).
+ */
+export const REFUSED_BLOCKS = 3;
+
+/**
+ * Blocks a rung may go without landing, whatever their clearing prices say, before it makes way: one more than
+ * {@link REFUSED_BLOCKS}. The clearing prices are the model's reading of each block for the draft's accounts; on the
+ * bench's hot account it read room in blocks that did not take the rung (2.3M µL/CU against a 2.8M market, kept
+ * 5-10 slots), so plain non-landing counts too.
+ */
+export const WAITED_BLOCKS = 4;
 
 /** What the decision looks at. */
 export interface ClimbView {
@@ -28,6 +54,10 @@ export interface ClimbView {
   readonly currentOdds?: number;
   /** The top rung's odds of landing within the slots left less one; undefined without a model. */
   readonly topOdds?: number;
+  /** Blocks since the current rung's submission that cleared above its price; undefined without blocks. */
+  readonly refused?: number;
+  /** Blocks since the current rung's submission (it has landed in none); undefined without blocks. */
+  readonly waitedBlocks?: number;
 }
 
 /**
@@ -52,8 +82,11 @@ export function shouldClimb(view: ClimbView): boolean {
   if (view.current >= view.rungs - 1) return false;
   if (view.slot >= view.deadlineSlot) return false;
   const stayOver = view.slot >= view.firstSlot + BigInt(view.offsets[view.current + 1]);
+  if (view.slot >= view.firstSlot + BigInt(view.offsets[view.rungs - 1])) return true;
   if (stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
   // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
   if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
+  if (view.refused !== undefined && view.refused >= REFUSED_BLOCKS) return true;
+  if (view.waitedBlocks !== undefined && view.waitedBlocks >= WAITED_BLOCKS) return true;
   return view.topOdds !== undefined && view.topOdds < view.target;
 }

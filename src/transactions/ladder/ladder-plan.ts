@@ -2,15 +2,36 @@
  * A fee ladder's plan: when each rung would be sent and at what price, from the landing-odds model. Pure: the
  * odds come in as a function of k (the slots left), so the plan can be tested without a market.
  *
- * Rung i is sent `offset(i)` slots after the first submission; the offsets spread evenly over the deadline less the
- * slots the top rung keeps for itself. The top rung is the cheapest price whose odds reach the target within the
- * slots it has left; the bottom rung the cheapest price with meaningful odds (at least {@link MEANINGFUL_ODDS})
- * within the whole deadline, and never 0; the rungs between rise geometrically, strictly.
+ * The top rung keeps half the deadline for itself ({@link topRungSlots}); the other rungs' send offsets spread
+ * evenly over the first half. The market's price is the cheapest whose odds reach the target within the slots the
+ * top rung has left, and never below what cleared most of the newest blocks (the market now, which a model still
+ * holding a cheaper past lags behind); the top rung pays one step ({@link TOP_STEP}) over it. The bottom rung is the
+ * cheapest price with meaningful odds (at least {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the
+ * cheap bet. The rungs between are the dearer of two prices: the cheapest whose odds within the slots left at its
+ * send reach the share i/(n-1) of the way from the floor to the target (taken where the model's curve rises sharply),
+ * and the market's price times {@link TOP_STEP} per rung below the top. The second is there because the model is
+ * least sure below its edge: in the bench it rated prices well under the hot account's clearing price at 0.4-0.7
+ * while single sends there never landed, and a ladder whose middle rungs sit there climbs past them to its top.
+ * Rungs a small step apart make the rung that lands at most one step dearer than the market; the step of headroom
+ * on the top is paid only where the market rose past the others while the ladder climbed (in the bench, a third of
+ * the failures of a top rung at the market's price: it went out 5-11 slots after a single send at the same price,
+ * which landed, and found the market above it). Strictly rising, whatever the model says.
  */
 import type { OddsAt } from "../../fees/fee-odds.ts";
 
 /** The odds below which a price is not worth a rung: the bottom rung's floor. */
 export const MEANINGFUL_ODDS = 0.2;
+
+/** The ratio between the rungs under the top (each at least this share of the one above). */
+export const TOP_STEP = 0.93;
+
+/**
+ * The top rung pays at least what cleared {@link RECENT_CLEARED} of the newest {@link RECENT_BLOCKS} blocks. Each of the
+ * newest 2 (the first rule) let one dear block after a fee jump, when blocks swing, price whole ladders far above the
+ * market (rungs at 59M µL/CU where 34M landed 90%); 3 of 4 still follows a jump within 2-3 blocks.
+ */
+export const RECENT_BLOCKS = 4;
+export const RECENT_CLEARED = 3;
 
 /** Odds within k slots (undefined while the model cannot say). */
 export type OddsWithin = (k: number) => OddsAt | undefined;
@@ -23,6 +44,8 @@ export interface PlanInput {
   /** The largest k the model answers for (the window's length less one, at most 150). */
   readonly maxK: number;
   readonly odds: OddsWithin;
+  /** The cheapest price that cleared {@link RECENT_CLEARED} of the newest {@link RECENT_BLOCKS} blocks, when known. */
+  readonly recent?: bigint;
   /** Prices to use while the model cannot say: the market's levels (low and very high), when there are any. */
   readonly fallback?: { readonly low: bigint; readonly high: bigint };
 }
@@ -36,14 +59,18 @@ export interface PlannedRung {
   readonly offset: number;
 }
 
-/** Slots the top rung keeps for itself: a fair share of the deadline, at least 2. */
-export function topRungSlots(deadlineSlots: number, rungs: number): number {
-  return Math.max(2, Math.ceil(deadlineSlots / rungs));
+/**
+ * Slots the top rung keeps for itself: half the deadline, at least 2. A quarter (5 of 20) was too few: in the
+ * bench the top rung sent at slot 15 landed after the deadline (a single send at its price took up to 5 slots at
+ * p90, up to 11 after a fee jump), and a rung the plan keeps to the end is the one the deadline cuts short.
+ */
+export function topRungSlots(deadlineSlots: number): number {
+  return Math.max(2, Math.ceil(deadlineSlots / 2));
 }
 
 /** The send offsets of a ladder's rungs, from 0 for the first to the deadline less the top rung's slots. */
 export function rungOffsets(deadlineSlots: number, rungs: number): number[] {
-  const span = Math.max(0, deadlineSlots - topRungSlots(deadlineSlots, rungs));
+  const span = Math.max(0, deadlineSlots - topRungSlots(deadlineSlots));
   return Array.from({ length: rungs }, (_, i) => Math.floor((i * span) / (rungs - 1)));
 }
 
@@ -52,23 +79,35 @@ export function planLadder(input: PlanInput): PlannedRung[] {
   const { rungs, deadlineSlots, target } = input;
   const offsets = rungOffsets(deadlineSlots, rungs);
   const within = (offset: number) => Math.max(1, Math.min(input.maxK, deadlineSlots - offset));
-  const topOdds = input.odds(within(offsets[rungs - 1]));
-  const wholeOdds = input.odds(within(0));
-  let bottom = wholeOdds?.cheapestAbove(MEANINGFUL_ODDS)?.price ?? input.fallback?.low ?? 1n;
+  const oddsAt = offsets.map((offset) => input.odds(within(offset)));
+  const topOdds = oddsAt[rungs - 1];
+  let bottom = oddsAt[0]?.cheapestAbove(MEANINGFUL_ODDS)?.price ?? input.fallback?.low ?? 1n;
   if (bottom < 1n) bottom = 1n;
   // Past the model's reach the top rung takes the best it knows: its own recommendation for the target.
-  let top = topOdds?.cheapest(target)?.price ?? topOdds?.cheapest(Math.min(target, 0.5))?.price;
-  top ??= input.fallback?.high ?? bottom * 4n;
-  const prices: bigint[] = [];
-  for (let i = 0; i < rungs; i++) {
-    const ratio = top > bottom ? Number(top) / Number(bottom) : 1;
-    let price = i === rungs - 1 && top > bottom ? top : BigInt(Math.round(Number(bottom) * ratio ** (i / (rungs - 1))));
+  let market = topOdds?.cheapest(target)?.price ?? topOdds?.cheapest(Math.min(target, 0.5))?.price;
+  market ??= input.fallback?.high ?? bottom * 4n;
+  if (input.recent !== undefined && input.recent > market) market = input.recent;
+  // One step of headroom over the market's price: the top rung goes out slots after a single send would have, and
+  // a market that rose meanwhile must not leave the whole ladder under it.
+  const top = BigInt(Math.ceil(Number(market) / TOP_STEP));
+  const prices: bigint[] = [bottom];
+  for (let i = 1; i < rungs; i++) {
+    let price: bigint;
+    if (i === rungs - 1) price = top;
+    else {
+      const goal = MEANINGFUL_ODDS + ((target - MEANINGFUL_ODDS) * i) / (rungs - 1);
+      const ratio = top > bottom ? Number(top) / Number(bottom) : 1;
+      const geometric = BigInt(Math.round(Number(bottom) * ratio ** (i / (rungs - 1))));
+      price = oddsAt[i]?.cheapestAbove(goal)?.price ?? geometric;
+      const stepped = BigInt(Math.floor(Number(market) * TOP_STEP ** (rungs - 1 - i)));
+      if (stepped > price) price = stepped;
+      // Room below the top for the rungs still to come (a model that rates the top cheaper than the market now).
+      const ceiling = top - BigInt(rungs - 1 - i);
+      if (price > ceiling) price = geometric < ceiling ? geometric : ceiling;
+    }
     // Strictly rising, whatever the model says (a market where everything lands at 0 still gets a ladder).
-    if (i > 0 && price <= prices[i - 1]) price = prices[i - 1] + 1n;
+    if (price <= prices[i - 1]) price = prices[i - 1] + 1n;
     prices.push(price);
   }
-  return prices.map((price, i) => {
-    const odds = i === rungs - 1 ? topOdds : input.odds(within(offsets[i]));
-    return { price, odds: odds?.odds(price) ?? 0, offset: offsets[i] };
-  });
+  return prices.map((price, i) => ({ price, odds: oddsAt[i]?.odds(price) ?? 0, offset: offsets[i] }));
 }

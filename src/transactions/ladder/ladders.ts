@@ -185,6 +185,17 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
   }
 
+  /** Blocks since the rung's submission, and those of them that cleared above its price (ladder-climb.ts). */
+  async function refusedOf(rung: Rung): Promise<{ refused: number; blocks: number } | undefined> {
+    if (fees === undefined || rung.submittedSlot === undefined) return undefined;
+    try {
+      return (await fees.oddsForTransaction(rung.wire, 1))?.refusedSince(rung.submittedSlot, rung.price);
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+  }
+
   /** The rung's odds of landing in the `left` slots to come, given that it has not landed since its submission. */
   async function oddsLeft(rung: Rung, left: number): Promise<number | undefined> {
     const waited =
@@ -303,7 +314,11 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
     const left = slotsLeft(slot, ladder.deadlineSlot);
     const top = ladder.rungs[ladder.rungs.length - 1];
-    const [currentOdds, topOdds] = await Promise.all([oddsLeft(ladder.rungs[current], left), oddsOf(top, left - 1)]);
+    const [currentOdds, topOdds, refused] = await Promise.all([
+      oddsLeft(ladder.rungs[current], left),
+      oddsOf(top, left - 1),
+      refusedOf(ladder.rungs[current]),
+    ]);
     const due = shouldClimb({
       slot,
       current,
@@ -314,6 +329,7 @@ export function createLadders(options: LaddersOptions): Ladders {
       target: ladder.target,
       ...(currentOdds === undefined ? {} : { currentOdds }),
       ...(topOdds === undefined ? {} : { topOdds }),
+      ...(refused === undefined ? {} : { refused: refused.refused, waitedBlocks: refused.blocks }),
     });
     if (!due) return;
     // Looked at again right before the submission: a cancel may have come in meanwhile.
@@ -334,19 +350,19 @@ export function createLadders(options: LaddersOptions): Ladders {
     const open = await store.open();
     if (open.length === 0) return;
     await readSlot();
-    for (const { id } of open) {
-      try {
-        await withLock(id, async () => {
+    // Every ladder at once: one after the other, a tick over the ladders still following their landed rung to
+    // finalization (~30 slots each) took several slots on a loaded machine, and a climb is only as quick as its tick.
+    await Promise.all(
+      open.map(({ id }) =>
+        withLock(id, async () => {
           const ladder = await store.get(id);
           // Not yet submitted (SendLadder is at its first submission): nothing to follow.
           if (ladder === undefined || isFinalLadder(ladder)) return;
           if (!ladder.rungs.some((rung) => rung.submittedSlot !== undefined)) return;
           await step(ladder);
-        });
-      } catch (error) {
-        onError(error);
-      }
-    }
+        }).catch(onError),
+      ),
+    );
   }
 
   function runTick(): Promise<void> {

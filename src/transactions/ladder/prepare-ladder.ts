@@ -9,7 +9,7 @@ import type { OddsAt } from "../../fees/fee-odds.ts";
 import { LAMPORTS_PER_SIGNATURE, computeBudgetOf, transactionFeeLamports } from "../../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire-transaction.ts";
 import type { Preparer } from "../prepare-transaction.ts";
-import { planLadder, rungOffsets } from "./ladder-plan.ts";
+import { RECENT_BLOCKS, RECENT_CLEARED, planLadder, rungOffsets } from "./ladder-plan.ts";
 import { assertAffordable, feePayerRoom, readNonceAccount } from "./nonce-account.ts";
 import type { NonceRpc } from "./nonce-account.ts";
 import { rungAtPrice } from "./rung-message.ts";
@@ -139,12 +139,14 @@ export function createLadderPreparer(options: LadderPreparerOptions) {
       const oddsByK = new Map(ks.map((k, i) => [k, answers[i]]));
       const compiled = decodeWireTransaction(prepared.wire);
       const levels = fees?.forAccounts(staticWritableAccounts(compiled.message), compiled.signatures.length).priority;
+      const recent = answers.find((answer) => answer !== undefined)?.clearedRecently(RECENT_BLOCKS, RECENT_CLEARED);
       const plan = planLadder({
         rungs,
         deadlineSlots,
         target,
         maxK,
         odds: (k) => oddsByK.get(k),
+        ...(recent === undefined ? {} : { recent }),
         ...(levels === undefined
           ? {}
           : { fallback: { low: levels.low, high: levels.veryHigh > levels.low ? levels.veryHigh : levels.low * 4n } }),

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import type { OddsAt } from "../../../src/fees/fee-odds.ts";
 import { shouldClimb } from "../../../src/transactions/ladder/ladder-climb.ts";
-import { MEANINGFUL_ODDS, planLadder, rungOffsets } from "../../../src/transactions/ladder/ladder-plan.ts";
+import { MEANINGFUL_ODDS, TOP_STEP, planLadder, rungOffsets } from "../../../src/transactions/ladder/ladder-plan.ts";
 
 /** A market where a price p lands within k slots with odds min(1, p * k / 1e6): cheaper needs longer. */
 function linearOdds(k: number): OddsAt {
@@ -14,27 +14,71 @@ function linearOdds(k: number): OddsAt {
     cheapest: (goal) => ({ price: priceFor(goal), odds: odds(priceFor(goal)) }),
     cheapestAbove: (floor) => ({ price: priceFor(floor), odds: odds(priceFor(floor)) }),
     curve: () => [],
+    refusedSince: () => ({ refused: 0, blocks: 0 }),
+    clearedRecently: () => undefined,
   };
 }
 
 describe("ladder plan", () => {
-  it("spreads the offsets over the deadline, keeping the top rung a fair share of it", () => {
-    expect(rungOffsets(20, 4)).toEqual([0, 5, 10, 15]);
+  it("keeps half the deadline for the top rung and spreads the others over the first half", () => {
+    expect(rungOffsets(20, 4)).toEqual([0, 3, 6, 10]);
     expect(rungOffsets(20, 2)).toEqual([0, 10]);
     const eight = rungOffsets(20, 8);
     expect(eight[0]).toBe(0);
-    expect(20 - eight[7]).toBeGreaterThanOrEqual(2);
+    expect(20 - eight[7]).toBe(10);
+    expect(rungOffsets(4, 3)).toEqual([0, 1, 2]);
   });
 
   it("prices the bottom rung at meaningful odds over the deadline and the top at the target in its slots left", () => {
     const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds });
-    expect(plan.map((r) => r.offset)).toEqual([0, 5, 10, 15]);
-    // Bottom: odds 0.2 within 20 slots -> 10,000; top: 0.9 within the 5 slots left -> 180,000.
+    expect(plan.map((r) => r.offset)).toEqual([0, 3, 6, 10]);
+    // Bottom: odds 0.2 within 20 slots -> 10,000; the market: 0.9 within the 10 slots left -> 90,000, and the top
+    // one step over it.
     expect(plan[0].price).toBe(10_000n);
     expect(plan[0].odds).toBeGreaterThanOrEqual(MEANINGFUL_ODDS);
-    expect(plan[3].price).toBe(180_000n);
+    expect(plan[3].price).toBe(BigInt(Math.ceil(90_000 / TOP_STEP)));
     expect(plan[3].odds).toBeGreaterThanOrEqual(0.9);
+    // Between: the odds a third and two thirds of the way to the target (25,491 and 47,620 here) are cheaper than
+    // the market's price less a step per rung below the top, which the rungs take.
+    expect(plan[2].price).toBe(BigInt(Math.floor(90_000 * TOP_STEP)));
+    expect(plan[1].price).toBe(BigInt(Math.floor(90_000 * TOP_STEP ** 2)));
     for (let i = 1; i < plan.length; i++) expect(plan[i].price).toBeGreaterThan(plan[i - 1].price);
+  });
+
+  it("crowds the rungs where a sharp curve rises", () => {
+    // Nothing lands below 1,000,000; from there the odds rise to 1 by 1,100,000.
+    const sharp = (k: number): OddsAt => {
+      const odds = (price: bigint) => Math.min(1, Math.max(0, (Number(price) - 1e6) / 1e5));
+      const at = (goal: number) => BigInt(Math.ceil(1e6 + goal * 1e5));
+      return {
+        ...linearOdds(k),
+        odds,
+        cheapest: (g) => ({ price: at(g), odds: g }),
+        cheapestAbove: (g) => ({ price: at(g), odds: g }),
+      };
+    };
+    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: sharp });
+    expect(plan[0].price).toBe(1_020_000n);
+    expect(plan[3].price).toBe(BigInt(Math.ceil(1_090_000 / TOP_STEP)));
+    // The odds a third and two thirds of the way to the target are dearer here than the top's steps: they are taken.
+    expect(plan[1].price).toBe(1_043_334n);
+    expect(plan[2].price).toBe(1_066_667n);
+    for (let i = 1; i < 3; i++) expect(Number(plan[i].price) / Number(plan[i - 1].price)).toBeLessThan(1.03);
+  });
+
+  it("never puts the top rung below what cleared in the newest blocks (a market the model has not caught up with)", () => {
+    const plan = planLadder({
+      rungs: 4,
+      deadlineSlots: 20,
+      target: 0.9,
+      maxK: 149,
+      odds: linearOdds,
+      recent: 900_000n,
+    });
+    expect(plan[3].price).toBe(BigInt(Math.ceil(900_000 / TOP_STEP)));
+    expect(plan[2].price).toBe(BigInt(Math.floor(900_000 * TOP_STEP)));
+    const calm = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds, recent: 5n });
+    expect(calm[3].price).toBe(BigInt(Math.ceil(90_000 / TOP_STEP)));
   });
 
   it("still rises strictly where everything lands for free, and without odds uses the market's levels", () => {
@@ -44,6 +88,8 @@ describe("ladder plan", () => {
       cheapest: () => ({ price: 0n, odds: 1 }),
       cheapestAbove: () => ({ price: 0n, odds: 1 }),
       curve: () => [],
+      refusedSince: () => ({ refused: 0, blocks: 0 }),
+      clearedRecently: () => 0n,
     };
     const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: () => free });
     expect(plan.map((r) => r.price)).toEqual([1n, 2n, 3n, 4n]);
@@ -55,24 +101,41 @@ describe("ladder plan", () => {
       odds: () => undefined,
       fallback: { low: 100n, high: 10_000n },
     });
-    expect(blind.map((r) => r.price)).toEqual([100n, 1_000n, 10_000n]);
+    expect(blind.map((r) => r.price)).toEqual([100n, 9_300n, 10_753n]);
     expect(blind.every((r) => r.odds === 0)).toBe(true);
   });
 });
 
 describe("climb rule", () => {
-  const base = { rungs: 4, firstSlot: 100n, deadlineSlot: 120n, offsets: [0, 5, 10, 15], target: 0.9, current: 0 };
+  const base = { rungs: 4, firstSlot: 100n, deadlineSlot: 120n, offsets: [0, 3, 6, 10], target: 0.9, current: 0 };
 
   it("keeps the current rung during its stay, and while its odds in the time left reach the target", () => {
     expect(shouldClimb({ ...base, slot: 102n, currentOdds: 0.3, topOdds: 1 })).toBe(false);
-    expect(shouldClimb({ ...base, slot: 106n, currentOdds: 0.95, topOdds: 1 })).toBe(false);
+    expect(shouldClimb({ ...base, slot: 104n, currentOdds: 0.95, topOdds: 1 })).toBe(false);
   });
 
   it("climbs once the stay is over and the odds in the time left fall short", () => {
-    expect(shouldClimb({ ...base, slot: 105n, currentOdds: 0.5, topOdds: 1 })).toBe(true);
+    expect(shouldClimb({ ...base, slot: 103n, currentOdds: 0.5, topOdds: 1 })).toBe(true);
     // Without a model, the plan alone.
-    expect(shouldClimb({ ...base, slot: 104n })).toBe(false);
-    expect(shouldClimb({ ...base, slot: 105n })).toBe(true);
+    expect(shouldClimb({ ...base, slot: 102n })).toBe(false);
+    expect(shouldClimb({ ...base, slot: 103n })).toBe(true);
+  });
+
+  it("climbs at once when the blocks refuse the current rung, whatever the model still says", () => {
+    expect(shouldClimb({ ...base, slot: 102n, currentOdds: 0.95, topOdds: 1, refused: 2 })).toBe(false);
+    expect(shouldClimb({ ...base, slot: 102n, currentOdds: 0.95, topOdds: 1, refused: 3 })).toBe(true);
+    expect(shouldClimb({ ...base, current: 3, slot: 111n, refused: 5 })).toBe(false);
+    // Blocks that went by without it count too, one more of them.
+    const waited = (waitedBlocks: number) =>
+      shouldClimb({ ...base, slot: 102n, currentOdds: 0.95, topOdds: 1, refused: 0, waitedBlocks });
+    expect(waited(3)).toBe(false);
+    expect(waited(4)).toBe(true);
+  });
+
+  it("sends the top rung at its planned slot whatever the model rates the current rung", () => {
+    expect(shouldClimb({ ...base, current: 2, slot: 109n, currentOdds: 0.99, topOdds: 1 })).toBe(false);
+    expect(shouldClimb({ ...base, current: 2, slot: 110n, currentOdds: 0.99, topOdds: 1 })).toBe(true);
+    expect(shouldClimb({ ...base, current: 1, slot: 110n, currentOdds: 0.99, topOdds: 1 })).toBe(true);
   });
 
   it("climbs early when even the top rung would fall short by waiting (a market that jumped)", () => {

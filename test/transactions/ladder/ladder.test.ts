@@ -11,6 +11,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { generateKeyPairSigner } from "@solana/kit";
 import type { Address, KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
+import { getSetLoadedAccountsDataSizeLimitInstruction } from "@solana-program/compute-budget";
 import { ErrorInfoSchema } from "../../../gen/google/rpc/error_details_pb.js";
 import { TransactionService } from "../../../gen/solgate/v1/transaction_service_pb.js";
 import { FeeService } from "../../../gen/solgate/v1/fee_service_pb.js";
@@ -403,6 +404,77 @@ describe("never two rungs on chain", () => {
     for (const wire of rungs.slice(1)) await sendRaw(chain, wire).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
     expect(await onChain(chain, rungs.map(signatureOf))).toBe(1);
+  }, 30_000);
+
+  it("a load failure (fees-only, SIMD-0191): FAILED with the fee charged and the nonce advanced; one rung on chain", async () => {
+    const nonce = await createNonceAccount(chain, payer);
+    const value = await nonceValue(chain, nonce);
+    const rungs = await handRungs(
+      payer,
+      nonce,
+      value,
+      [1n, 2n, 3n],
+      [
+        getSetLoadedAccountsDataSizeLimitInstruction({ accountDataSizeLimit: 1024 }),
+        getTransferSolInstruction({ source: payer, destination: nonce, amount: 1n }),
+      ],
+    );
+    const before = await chain.balance(payer.address);
+    const sent = await grpc.sendLadder({ transactions: rungs, skipPreflight: true }, { headers });
+    const ended = await waitFor(
+      () => ladderStatus(sent.ladder!.id),
+      (l) => l.status !== LadderStatus.PENDING,
+    );
+    expect(ended.status).toBe(LadderStatus.FAILED);
+    expect(ended.error?.code).toBe("MaxLoadedAccountsDataSizeExceeded");
+    expect(await chain.balance(payer.address)).toBeLessThan(before);
+    expect(await nonceValue(chain, nonce)).not.toBe(value);
+    // The other rungs, re-sent straight to the node, name a nonce that is no longer current.
+    for (const wire of rungs.slice(1)) await sendRaw(chain, wire).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await onChain(chain, rungs.map(signatureOf))).toBe(1);
+  }, 30_000);
+
+  it("an underfunded top rung: not processed (no fee, nonce unmoved), the cheap rung lands; one rung on chain", async () => {
+    // The payer can pay the cheap rung's fee and stay rent-exempt, not the top rung's (1,000,000 µL/CU x 10,000
+    // CU = 10,000 lamports on top of the base fee). Solgate refuses such a ladder (LADDER_FEE_UNAFFORDABLE); a
+    // client can still hand both rungs to the node, and a payer can be drained after the check: the chain's rule.
+    const poor = await generateKeyPairSigner();
+    const fund = await transferTransaction({
+      payer,
+      to: poor.address,
+      lamports: 890_880n + 12_000n,
+      blockhash: await chain.latestBlockhash(),
+    });
+    await sendRaw(chain, fund.wire);
+    await chain.waitConfirmed(fund.signature);
+    const nonce = await createNonceAccount(chain, payer, poor.address);
+    const value = await nonceValue(chain, nonce);
+    const [cheap, top] = await handRungs(
+      poor,
+      nonce,
+      value,
+      [1n, 1_000_000n],
+      [getTransferSolInstruction({ source: poor, destination: payer.address, amount: 1n })],
+    );
+    const before = await chain.balance(poor.address);
+    // Frozen, both wait in the leader's queue; the top rung's higher priority puts it first when blocks resume.
+    await chain.localnet.control({ freeze: true });
+    try {
+      await sendRaw(chain, top).catch(() => undefined);
+      await sendRaw(chain, cheap).catch(() => undefined);
+    } finally {
+      await chain.localnet.control({ freeze: false });
+    }
+    await waitFor(
+      () => onChain(chain, [signatureOf(cheap)]),
+      (n) => n === 1,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await onChain(chain, [signatureOf(cheap), signatureOf(top)])).toBe(1);
+    // The cheap rung's fee (5,000 + 1 lamport) and its 1-lamport transfer: nothing charged for the top rung.
+    expect(before - (await chain.balance(poor.address))).toBe(5_002n);
+    expect(await nonceValue(chain, nonce)).not.toBe(value);
   }, 30_000);
 
   it("a nonce advanced by someone else: NONCE_ADVANCED, no rung on chain", async () => {

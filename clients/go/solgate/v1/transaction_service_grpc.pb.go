@@ -66,7 +66,8 @@ type TransactionServiceClient interface {
 	// Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
 	// every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
 	// passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
-	// lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+	// lands before the deadline fall below the target, the blocks refuse it (3 cleared above its price, or 4 went by
+	// without it), or the top rung's planned slot comes. Never submits a rung after one has landed. At most one rung
 	// can ever land, because they share one durable nonce.
 	SendLadder(ctx context.Context, in *SendLadderRequest, opts ...grpc.CallOption) (*SendLadderResponse, error)
 	// Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it
@@ -269,7 +270,8 @@ type TransactionServiceServer interface {
 	// Checks signed rungs (same message but for the compute-unit price, same current nonce, strictly rising prices,
 	// every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
 	// passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
-	// lands before the deadline fall below the target. Never submits a rung after one has landed. At most one rung
+	// lands before the deadline fall below the target, the blocks refuse it (3 cleared above its price, or 4 went by
+	// without it), or the top rung's planned slot comes. Never submits a rung after one has landed. At most one rung
 	// can ever land, because they share one durable nonce.
 	SendLadder(context.Context, *SendLadderRequest) (*SendLadderResponse, error)
 	// Returns where a ladder stands: every rung's state, which one landed, in which slot, the fee paid and how it

@@ -23,6 +23,8 @@ import type { OffchainJson } from "./collections/offchain-json.ts";
 import { createCollectionFeed } from "./collections/feed/collection-feed.ts";
 import { createMemoryEventLog } from "./collections/feed/event-log.ts";
 import { createWebhooks } from "./collections/feed/webhooks.ts";
+import { createRedisFeedStore } from "./collections/feed/redis-feed-store.ts";
+import type { FeedStore } from "./collections/feed/redis-feed-store.ts";
 import type { Logger } from "./server/logger.ts";
 import type { Metrics } from "./server/metrics.ts";
 import type { Tracing } from "./server/tracing.ts";
@@ -62,6 +64,11 @@ export interface ChainFleet {
   readonly feeLog: WindowLog;
   /** Collection member counts, shared so that one replica's count answers for all. */
   readonly counts: SharedValues;
+  /**
+   * The collection feed's log and followed collections: the fee lease's holder (which reads the blocks, and gets
+   * Geyser's block stream) appends; every replica serves watches and cursors from it.
+   */
+  readonly feed: FeedStore;
   readonly reachable: () => boolean;
 }
 
@@ -84,6 +91,13 @@ export async function openChainFleet(redis: Redis, chain: string, config: Config
     feeLease: createRedisLease({ redis, key: `${prefix}fee-lease`, holder: randomUUID() }),
     feeLog: createRedisWindowLog({ redis, key: `${prefix}fee-blocks`, maxEntries: 2 * config.fees.windowSlots }),
     counts: createRedisValues(redis, `${prefix}count:`),
+    feed: await createRedisFeedStore({
+      redis,
+      prefix,
+      retentionMs: (config.collectionFeed ?? DEFAULT_FEED).retentionMs,
+      maxEventsPerCollection: (config.collectionFeed ?? DEFAULT_FEED).maxEventsPerCollection,
+      onError: (err) => logger.debug({ err, chain }, "collection feed: store read failed"),
+    }),
     reachable: () => redis.isReady(),
   };
 }
@@ -253,22 +267,31 @@ function sendPathsOf(chain: ChainConfig, metrics: Metrics) {
 
 /** The collections' change feed (it reads blocks only once a collection is watched) and its webhooks. */
 function chainCollectionFeed(inputs: ChainAssemblyInputs, upstream: Upstream, collections: Collections) {
-  const { chain, config, logger, onStop } = inputs;
-  // Its log is this process's own.
+  const { chain, config, logger, fleet, onStop } = inputs;
   const feedConfig = config.collectionFeed ?? DEFAULT_FEED;
   const collectionFeed = createCollectionFeed({
     upstream,
     collections,
-    log: createMemoryEventLog({
-      retentionMs: feedConfig.retentionMs,
-      maxEventsPerCollection: feedConfig.maxEventsPerCollection,
-    }),
+    // In a fleet the log is the store's and the fee lease's holder alone reads blocks; alone, this process's memory.
+    ...(fleet === undefined
+      ? {
+          log: createMemoryEventLog({
+            retentionMs: feedConfig.retentionMs,
+            maxEventsPerCollection: feedConfig.maxEventsPerCollection,
+          }),
+        }
+      : { fleet: { store: fleet.feed, lease: fleet.feeLease } }),
+    // With Geyser: the fee market's processed blocks, applied as the status stream confirms their slots.
+    ...(upstream.geyserBlocks === undefined || upstream.geyser === undefined
+      ? {}
+      : { stream: { blocks: upstream.geyserBlocks, confirmed: upstream.geyser } }),
     heartbeatMs: feedConfig.heartbeatMs,
     maxCollections: feedConfig.maxCollections,
     ...(Object.keys(config.market.floorSources).length === 0 ? {} : { market: inputs.market }),
     onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
   });
   onStop(() => collectionFeed.stop());
+  if (fleet !== undefined) onStop(() => fleet.feed.close());
   const webhookConfig = config.webhooks ?? DEFAULT_WEBHOOKS;
   const webhooks = createWebhooks({
     feed: collectionFeed,

@@ -240,8 +240,16 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
   let floorsRunning: Promise<void> | undefined;
   const stopping = new AbortController();
   let nap = new AbortController();
-  const wakeLoop = () => nap.abort();
+  // The stream showed slots the follower has not read: it reads them at its next turn, whatever the stream.
+  let readNow = false;
+  const wakeLoop = () => {
+    readNow = true;
+    nap.abort();
+  };
   const offStream: (() => void)[] = [];
+  // When the status stream last confirmed a slot: without it (its lease is another replica's, or it is down),
+  // stream blocks cannot be released, and the follower polls as without Geyser.
+  let lastConfirmedAt = Number.NEGATIVE_INFINITY;
 
   async function floorLoop(market: FloorPriceLookup): Promise<void> {
     while (!stopping.signal.aborted) {
@@ -353,9 +361,10 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
       nap = new AbortController();
       try {
         // On a healthy stream the follower only checks now and then, or when the stream showed a gap (a wake).
-        const streaming = options.stream?.blocks.healthy() === true;
-        if ((await turn()) && (!streaming || Date.now() - lastTick >= streamCheckMs || ready.length > 0)) {
+        const streaming = options.stream?.blocks.healthy() === true && Date.now() - lastConfirmedAt < 2000;
+        if ((await turn()) && (!streaming || readNow || Date.now() - lastTick >= streamCheckMs || ready.length > 0)) {
           lastTick = Date.now();
+          readNow = false;
           await exclusive(async () => {
             await follower.tick(stopping.signal);
             if (follower.state().consecutiveFailures > 0) onError(follower.state().lastError, "block read");
@@ -386,6 +395,7 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
   }
 
   function onConfirmed(slot: bigint): void {
+    lastConfirmedAt = Date.now();
     if (!leading) return;
     const entry = processed.get(slot);
     for (const s of processed.keys()) if (s <= slot) processed.delete(s);

@@ -1,0 +1,178 @@
+/**
+ * The collection feed in a fleet, in process: two feeds (two replicas) on one real Redis with the real fee lease,
+ * over the real localnet world, fed by real traffic (the demo wallet's member moved back and forth with signed
+ * SPL Token transfers: member-transfers.ts). Only the lease holder reads blocks; both serve the same log; when
+ * the holder stops without a goodbye, the other takes the lease over and reads on from the last slot published,
+ * so every transfer is an event (0 lost), and a cursor from one replica resumes on the other. Then the Geyser
+ * path: a feed fed by the localnet's real Yellowstone stream, applying blocks as their slots are confirmed,
+ * with no getBlock read while the stream flows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCollections } from "../../../src/collections/collections.ts";
+import { createCollectionFeed } from "../../../src/collections/feed/collection-feed.ts";
+import type { CollectionFeed, WatchMessage } from "../../../src/collections/feed/collection-feed.ts";
+import { createMemoryEventLog } from "../../../src/collections/feed/event-log.ts";
+import type { FeedEvent } from "../../../src/collections/feed/event-log.ts";
+import { createRedisFeedStore } from "../../../src/collections/feed/redis-feed-store.ts";
+import type { FeedStore } from "../../../src/collections/feed/redis-feed-store.ts";
+import { createRedisLease } from "../../../src/store/lease.ts";
+import { chainKeyPrefix, connectRedis } from "../../../src/store/redis.ts";
+import type { Redis } from "../../../src/store/redis.ts";
+import { createUpstream } from "../../../src/upstream/upstream.ts";
+import type { Upstream } from "../../../src/upstream/upstream.ts";
+import { startRedisServer } from "../../store/redis-server.ts";
+import type { RedisServer } from "../../store/redis-server.ts";
+import { startCollectionWorld } from "../collection-world.ts";
+import type { CollectionWorld } from "../collection-world.ts";
+import { createMemberCourier } from "./member-transfers.ts";
+import type { MemberCourier } from "./member-transfers.ts";
+
+let world: CollectionWorld;
+let server: RedisServer;
+let courier: MemberCourier;
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+
+beforeAll(async () => {
+  world = await startCollectionWorld(40);
+  server = await startRedisServer();
+  courier = await createMemberCourier(world.localnet.rpcUrl, world.manifest, 0);
+}, 120_000);
+afterAll(async () => {
+  for (const fn of cleanups.reverse()) await fn();
+  await server?.stop();
+  await world?.stop();
+});
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not in time`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** An upstream to the localnet counting its calls by method. */
+function countingUpstream(geyser = false): { upstream: Upstream; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const upstream = createUpstream({
+    chain: "localnet",
+    rpcUrls: [world.localnet.rpcUrl],
+    maxRetries: 0,
+    ...(geyser ? { geyserUrl: world.localnet.geyserUrl! } : {}),
+    metrics: { onCall: (method) => calls.set(method, (calls.get(method) ?? 0) + 1), onResult() {} },
+  });
+  cleanups.push(() => upstream.close());
+  return { upstream, calls };
+}
+
+/** Collects a watch's events as they come. */
+function collect(stream: AsyncIterable<WatchMessage>): FeedEvent[] {
+  const events: FeedEvent[] = [];
+  void (async () => {
+    for await (const message of stream) if ("event" in message) events.push(message.event);
+  })().catch(() => {});
+  return events;
+}
+
+const signatures = (events: readonly FeedEvent[]) => new Set(events.map((e) => e.signature));
+
+describe("the collection feed in a fleet of two replicas", () => {
+  let redisA: Redis;
+  let redisB: Redis;
+
+  it("only the lease holder reads blocks; after it stops without a goodbye the other reads on from the last slot published: 0 transfers lost", async () => {
+    const collection = world.generated.mint;
+    const prefix = chainKeyPrefix("feedfleet");
+    redisA = await connectRedis({ topology: { kind: "single", url: server.url } });
+    redisB = await connectRedis({ topology: { kind: "single", url: server.url } });
+    cleanups.push(
+      () => redisA.close(),
+      () => redisB.close(),
+    );
+    const storeOptions = { prefix, retentionMs: 3_600_000, maxEventsPerCollection: 1000, pollMs: 200 };
+    const stores: FeedStore[] = [
+      await createRedisFeedStore({ redis: redisA, ...storeOptions }),
+      await createRedisFeedStore({ redis: redisB, ...storeOptions }),
+    ];
+    for (const s of stores) cleanups.push(() => s.close());
+    const replicas = [redisA, redisB].map((redis, i) => {
+      const { upstream, calls } = countingUpstream();
+      const feed: CollectionFeed = createCollectionFeed({
+        upstream,
+        collections: createCollections({ upstream }),
+        fleet: {
+          store: stores[i]!,
+          lease: createRedisLease({ redis, key: `${prefix}fee-lease`, holder: `replica-${i}`, ttlMs: 5000 }),
+        },
+        pollMs: 100,
+        heartbeatMs: 1000,
+      });
+      cleanups.push(() => feed.stop());
+      return { feed, calls };
+    });
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    const stop = new AbortController();
+    cleanups.push(() => stop.abort());
+
+    // A watches first and so holds the lease (its first turn claims it); it reads the collection for the fleet.
+    const onA = collect(await a.feed.watch(collection, "", [], stop.signal));
+    await until(async () => (await stores[0]!.state(collection)) !== undefined, "the collection read");
+    const onB = collect(await b.feed.watch(collection, "", [], stop.signal));
+    const moves = [await courier.move(), await courier.move()];
+    await until(() => onA.length >= 2 && onB.length >= 2, "the first two transfers on both replicas");
+    expect(onB.slice(0, 2)).toMatchObject(
+      moves.map((m) => ({ kind: "MEMBER_TRANSFERRED", asset: courier.mint, signature: m.signature, owner: m.to })),
+    );
+    expect(onB.map((e) => e.cursor)).toEqual(onA.map((e) => e.cursor));
+    // The replica without the lease read no block.
+    expect(b.calls.get("getBlock") ?? 0).toBe(0);
+    expect(a.calls.get("getBlock") ?? 0).toBeGreaterThan(0);
+
+    // A stops without giving the lease up (as a killed process would), then more transfers land at once.
+    const lastOnA = onA[onA.length - 1]!;
+    await a.feed.stop();
+    moves.push(await courier.move());
+    // That one landed while nobody led (the lease has not lapsed yet): only reading on from the last slot
+    // published finds it.
+    expect(b.calls.get("getBlock") ?? 0).toBe(0);
+    for (let i = 0; i < 2; i++) moves.push(await courier.move());
+    await until(() => signatures(onB).size >= moves.length, "every transfer on the replica that took over", 45_000);
+    expect(signatures(onB)).toEqual(new Set(moves.map((m) => m.signature)));
+    // In order, no gap; a duplicate would carry the same idempotency key (none here: a block read twice
+    // appends nothing twice).
+    expect(onB.map((e) => e.sequence)).toEqual(onB.map((_, i) => BigInt(i + 1)));
+    expect(b.calls.get("getBlock") ?? 0).toBeGreaterThan(0);
+
+    // A's client resumes on B with its last cursor: the events since, nothing missing, nothing before.
+    const resumed = collect(await b.feed.watch(collection, lastOnA.cursor, [], stop.signal));
+    await until(() => resumed.length >= moves.length - 2, "the resumed watch");
+    expect(resumed.map((e) => e.signature)).toEqual(moves.slice(2).map((m) => m.signature));
+  }, 120_000);
+});
+
+describe("the collection feed on Geyser", () => {
+  it("applies the stream's blocks as their slots are confirmed, with no getBlock while it flows", async () => {
+    const { upstream, calls } = countingUpstream(true);
+    const feed = createCollectionFeed({
+      upstream,
+      collections: createCollections({ upstream }),
+      log: createMemoryEventLog({ retentionMs: 3_600_000, maxEventsPerCollection: 1000 }),
+      stream: { blocks: upstream.geyserBlocks!, confirmed: upstream.geyser! },
+      // The follower's own check comes once a minute: the events must come from the stream.
+      streamCheckMs: 60_000,
+      pollMs: 100,
+      heartbeatMs: 1000,
+    });
+    cleanups.push(() => feed.stop());
+    const stop = new AbortController();
+    cleanups.push(() => stop.abort());
+    const events = collect(await feed.watch(world.generated.mint, "", [], stop.signal));
+    // Past the first reads (the backfill, and the slots between it and the stream's first block).
+    await until(() => upstream.geyserBlocks!.healthy() && feed.status().blocks >= 10, "blocks from the stream");
+    const readsBefore = calls.get("getBlock") ?? 0;
+    const moves = [await courier.move(), await courier.move()];
+    await until(() => events.length >= 2, "the transfers from the stream");
+    expect(events.map((e) => e.signature)).toEqual(moves.map((m) => m.signature));
+    expect(calls.get("getBlock") ?? 0).toBe(readsBefore);
+  }, 60_000);
+});

@@ -24,6 +24,7 @@ import { createCollectionFeed } from "./collections/feed/collection-feed.ts";
 import { createMemoryEventLog } from "./collections/feed/event-log.ts";
 import { createWebhooks } from "./collections/feed/webhooks.ts";
 import { createRedisFeedStore } from "./collections/feed/redis-feed-store.ts";
+import { createRedisWebhooks } from "./collections/feed/redis-webhooks.ts";
 import type { FeedStore } from "./collections/feed/redis-feed-store.ts";
 import type { Logger } from "./server/logger.ts";
 import type { Metrics } from "./server/metrics.ts";
@@ -69,6 +70,9 @@ export interface ChainFleet {
    * Geyser's block stream) appends; every replica serves watches and cursors from it.
    */
   readonly feed: FeedStore;
+  /** The fleet's Redis and this chain's key prefix (the webhooks keep their state beside the feed's log). */
+  readonly redis: Redis;
+  readonly prefix: string;
   readonly reachable: () => boolean;
 }
 
@@ -99,6 +103,8 @@ export async function openChainFleet(redis: Redis, chain: string, config: Config
       onError: (err) => logger.debug({ err, chain }, "collection feed: store read failed"),
     }),
     reachable: () => redis.isReady(),
+    redis,
+    prefix,
   };
 }
 
@@ -293,12 +299,25 @@ function chainCollectionFeed(inputs: ChainAssemblyInputs, upstream: Upstream, co
   onStop(() => collectionFeed.stop());
   if (fleet !== undefined) onStop(() => fleet.feed.close());
   const webhookConfig = config.webhooks ?? DEFAULT_WEBHOOKS;
-  const webhooks = createWebhooks({
+  const webhookOptions = {
     feed: collectionFeed,
     retryPeriodMs: webhookConfig.retryPeriodMs,
     allowPrivateUrls: webhookConfig.allowPrivateUrls,
-    onAttempt: (outcome) => inputs.webhookAttempts.inc({ chain: chain.name, outcome }),
-  });
+    onAttempt: (outcome: "delivered" | "failed" | "gone" | "given-up") =>
+      inputs.webhookAttempts.inc({ chain: chain.name, outcome }),
+  };
+  // In a fleet, registrations and deliveries live in the store and the fee lease's holder delivers.
+  const webhooks =
+    fleet === undefined
+      ? createWebhooks(webhookOptions)
+      : createRedisWebhooks({
+          ...webhookOptions,
+          redis: fleet.redis,
+          prefix: fleet.prefix,
+          store: fleet.feed,
+          lease: fleet.feeLease,
+          onError: (err) => logger.debug({ err, chain: chain.name }, "webhooks: store read failed"),
+        });
   onStop(() => webhooks.stop());
   return { collectionFeed, webhooks };
 }

@@ -44,6 +44,8 @@ export interface FeedStore extends EventLog {
   state(collection: string): Promise<FollowedState | undefined>;
   /** Records a collection's first read (its members and size), unless one is recorded already. */
   seed(collection: string, size: bigint, members: ReadonlyMap<string, string>): Promise<void>;
+  /** Up to `count` events after sequence `after`, as kept (no cursor checks: a reader that keeps its own place). */
+  read(collection: string, after: bigint, count: number): Promise<FeedEvent[]>;
   /** The last slot whose events were all appended (undefined before any). */
   lastSlot(): Promise<bigint | undefined>;
   setLastSlot(slot: bigint): Promise<void>;
@@ -281,6 +283,7 @@ export async function createRedisFeedStore(options: RedisFeedStoreOptions): Prom
       return rows[0] === undefined ? undefined : eventOf(collection, rows[0].id, rows[0].message);
     },
     head,
+    read: range,
     cursorOf: (collection, sequence) => encodeFeedCursor(collection, epoch, sequence),
     subscribe(collection, listener) {
       subscribed ??= redis

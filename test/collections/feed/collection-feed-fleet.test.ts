@@ -5,7 +5,9 @@
  * the holder stops without a goodbye, the other takes the lease over and reads on from the last slot published,
  * so every transfer is an event (0 lost), and a cursor from one replica resumes on the other. Then the Geyser
  * path: a feed fed by the localnet's real Yellowstone stream, applying blocks as their slots are confirmed,
- * with no getBlock read while the stream flows.
+ * with no getBlock read while the stream flows. And webhooks in a fleet: registered on one replica, listed on
+ * the other, delivered by the lease holder; its death mid-retry loses nothing (the other replica goes on with
+ * the same delivery and the same webhook-id, in order), and a 410 disables the webhook for the fleet.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCollections } from "../../../src/collections/collections.ts";
@@ -25,6 +27,12 @@ import type { RedisServer } from "../../store/redis-server.ts";
 import { startCollectionWorld } from "../collection-world.ts";
 import type { CollectionWorld } from "../collection-world.ts";
 import { createMemberCourier } from "./member-transfers.ts";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { createRedisWebhooks } from "../../../src/collections/feed/redis-webhooks.ts";
+import type { WebhookDeliveryInfo, Webhooks } from "../../../src/collections/feed/webhooks.ts";
+import { SolgateError } from "../../../src/errors.ts";
 import type { MemberCourier } from "./member-transfers.ts";
 
 let world: CollectionWorld;
@@ -175,4 +183,123 @@ describe("the collection feed on Geyser", () => {
     expect(events.map((e) => e.signature)).toEqual(moves.map((m) => m.signature));
     expect(calls.get("getBlock") ?? 0).toBe(readsBefore);
   }, 60_000);
+});
+
+describe("webhooks in a fleet of two replicas", () => {
+  it("a delivery being retried outlives the replica trying it: the other goes on with the same webhook-id, in order; 410 disables", async () => {
+    const collection = world.generated.mint;
+    const prefix = chainKeyPrefix("whfleet");
+    const received: { id: string; body: string; headers: Record<string, string> }[] = [];
+    const answers: number[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({
+          id: String(req.headers["webhook-id"]),
+          body: Buffer.concat(chunks).toString(),
+          headers: req.headers as Record<string, string>,
+        });
+        res.writeHead(answers.shift() ?? 200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => receiver.close(resolve)));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+    const replicas = await Promise.all(
+      [0, 1].map(async (i) => {
+        const redis = await connectRedis({ topology: { kind: "single", url: server.url } });
+        cleanups.push(() => redis.close());
+        const store = await createRedisFeedStore({
+          redis,
+          prefix,
+          retentionMs: 3_600_000,
+          maxEventsPerCollection: 1000,
+          pollMs: 200,
+        });
+        cleanups.push(() => store.close());
+        const lease = createRedisLease({ redis, key: `${prefix}fee-lease`, holder: `wh-${i}`, ttlMs: 3000 });
+        const { upstream } = countingUpstream();
+        const feed = createCollectionFeed({
+          upstream,
+          collections: createCollections({ upstream }),
+          fleet: { store, lease },
+          pollMs: 100,
+        });
+        cleanups.push(() => feed.stop());
+        const webhooks: Webhooks = createRedisWebhooks({
+          redis,
+          prefix,
+          store,
+          lease,
+          feed,
+          allowPrivateUrls: true,
+          firstBackoffMs: 300,
+          maxBackoffMs: 600,
+          pollMs: 100,
+        });
+        cleanups.push(() => webhooks.stop());
+        return { feed, webhooks, lease, store };
+      }),
+    );
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    // A holds the lease (it claims first): it reads blocks and delivers.
+    expect(await a.lease.hold()).toBe(true);
+    const { webhook, secret } = await b.webhooks.create("key-a", { url, collections: [collection], kinds: [] });
+    expect((await a.webhooks.list("key-a")).map((w) => w.id)).toEqual([webhook.id]);
+    // Another key's webhook does not exist for it, on either replica.
+    expect(await a.webhooks.list("key-b")).toEqual([]);
+    const refused = await b.webhooks.remove("key-b", webhook.id).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(SolgateError);
+    expect((refused as SolgateError).reason).toBe("WEBHOOK_NOT_FOUND");
+
+    const stop = new AbortController();
+    cleanups.push(() => stop.abort());
+    // A watches too (a replica follows blocks once it serves a watch); it reads the collection for the fleet.
+    collect(await a.feed.watch(collection, "", [], stop.signal));
+    await until(async () => (await a.store.state(collection)) !== undefined, "the collection's first read");
+    // The receiver is down (500) for a while: the first delivery is retried by A.
+    answers.push(...Array.from({ length: 20 }, () => 500));
+    const moves = [await courier.move(), await courier.move()];
+    await until(() => received.length >= 2, "A's first attempts");
+    // A dies (no goodbye: its lease lapses); the receiver comes back; B takes the deliveries over.
+    a.webhooks.stop();
+    await a.feed.stop();
+    answers.length = 0;
+    const firstId = received[0]!.id;
+    let delivered: WebhookDeliveryInfo[] = [];
+    await until(
+      async () => {
+        delivered = (await b.webhooks.deliveries("key-a", webhook.id, 10, "")).deliveries;
+        return delivered.length === 2 && delivered.every((d) => d.state === "DELIVERED");
+      },
+      "both deliveries by the replica that took over",
+      60_000,
+    );
+    // Newest first: the second transfer, then the first (retried across the lease move).
+    expect(delivered.map((d) => d.event.signature)).toEqual([moves[1]!.signature, moves[0]!.signature]);
+    expect(delivered[1]!.id).toBe(firstId);
+    expect(delivered[1]!.attempts).toBeGreaterThanOrEqual(3);
+    const successes = received.filter((r) => r.id === firstId).length;
+    expect(successes).toBeGreaterThanOrEqual(3);
+    // In order at the receiver: nothing of the second before the first got through.
+    const secondAt = received.findIndex((r) => r.id === delivered[0]!.id);
+    expect(received.slice(secondAt).some((r) => r.id === firstId)).toBe(false);
+    // Signed as Standard Webhooks says, with the secret shown at creation.
+    const last = received[received.length - 1]!;
+    expect(new Webhook(secret).verify(last.body, last.headers)).toMatchObject({ signature: moves[1]!.signature });
+
+    // A receiver answering 410 disables the webhook for the whole fleet.
+    answers.push(410);
+    await courier.move();
+    await until(
+      async () => (await b.webhooks.list("key-a"))[0]?.enabled === false,
+      "the webhook disabled after a 410",
+      30_000,
+    );
+  }, 120_000);
 });

@@ -362,7 +362,11 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
       try {
         // On a healthy stream the follower only checks now and then, or when the stream showed a gap (a wake).
         const streaming = options.stream?.blocks.healthy() === true && Date.now() - lastConfirmedAt < 2000;
-        if ((await turn()) && (!streaming || readNow || Date.now() - lastTick >= streamCheckMs || ready.length > 0)) {
+        const leads = await turn();
+        if (leads && followed.size === 0) {
+          // Nothing followed yet: no block is read, and the first collection read starts from the tip.
+          follower = newFollower();
+        } else if (leads && (!streaming || readNow || Date.now() - lastTick >= streamCheckMs || ready.length > 0)) {
           lastTick = Date.now();
           readNow = false;
           await exclusive(async () => {
@@ -581,6 +585,10 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
     }
     if (options.market !== undefined) floorsRunning ??= floorLoop(options.market);
   }
+
+  // In a fleet every replica takes its turns from the start: whichever holds the fee lease follows what any
+  // replica's watches asked for (with nothing asked, it only reads the followed set).
+  if (fleet !== undefined) running = loop();
 
   return {
     async watch(collection, cursor, kinds, signal) {

@@ -256,11 +256,26 @@ describe("webhooks in a fleet of two replicas", () => {
     );
     expect(refused).toBeInstanceOf(SolgateError);
     expect((refused as SolgateError).reason).toBe("WEBHOOK_NOT_FOUND");
+    // The other refusals, in a fleet: a URL that is not delivered to, an address that is no collection (for a
+    // webhook and for a watch), a malformed cursor.
+    const reasonOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => "accepted",
+        (e: unknown) => (e instanceof SolgateError ? e.reason : String(e)),
+      );
+    const spoof = world.manifest.spoofs.unverifiedMembers[0]!;
+    const probe = new AbortController();
+    cleanups.push(() => probe.abort());
+    expect(
+      await reasonOf(b.webhooks.create("key-a", { url: "ftp://x/hook", collections: [collection], kinds: [] })),
+    ).toBe("WEBHOOK_URL_REFUSED");
+    expect(await reasonOf(b.webhooks.create("key-a", { url, collections: [spoof], kinds: [] }))).toBe("NOT_FOUND");
+    expect(await reasonOf(b.feed.watch(spoof, "", [], probe.signal))).toBe("NOT_FOUND");
+    expect(await reasonOf(b.feed.watch(collection, "bm9wZQ", [], probe.signal))).toBe("COLLECTION_CURSOR_INVALID");
 
     const stop = new AbortController();
     cleanups.push(() => stop.abort());
-    // A watches too (a replica follows blocks once it serves a watch); it reads the collection for the fleet.
-    collect(await a.feed.watch(collection, "", [], stop.signal));
+    // A serves no watch, yet as the lease holder it reads the collection B's registration asked for, and follows it.
     await until(async () => (await a.store.state(collection)) !== undefined, "the collection's first read");
     // The receiver is down (500) for a while: the first delivery is retried by A.
     answers.push(...Array.from({ length: 20 }, () => 500));

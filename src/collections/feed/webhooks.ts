@@ -10,7 +10,8 @@
  * goes through the off-chain metadata guard (http-get.ts): public addresses only, unless the server allows
  * private ones (tests).
  *
- * State is this process's own: webhooks, queues and deliveries live in memory.
+ * Here state is this process's own: webhooks, queues and deliveries live in memory. In a fleet they live in Redis
+ * (redis-webhooks.ts), which shares the URL check, the signed POST and the retry rules exported below.
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { lookup } from "node:dns/promises";

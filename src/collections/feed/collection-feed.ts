@@ -248,7 +248,7 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
   };
   const offStream: (() => void)[] = [];
   // When the status stream last confirmed a slot: without it (its lease is another replica's, or it is down),
-  // stream blocks cannot be released, and the follower polls as without Geyser.
+  // stream blocks are released by the node's confirmed slot (confirmByTip).
   let lastConfirmedAt = Number.NEGATIVE_INFINITY;
 
   async function floorLoop(market: FloorPriceLookup): Promise<void> {
@@ -361,8 +361,13 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
       nap = new AbortController();
       try {
         // On a healthy stream the follower only checks now and then, or when the stream showed a gap (a wake).
-        const streaming = options.stream?.blocks.healthy() === true && Date.now() - lastConfirmedAt < 2000;
+        const streaming = options.stream?.blocks.healthy() === true;
         const leads = await turn();
+        if (leads && streaming && followed.size > 0 && Date.now() - lastConfirmedAt >= 2000)
+          await confirmByTip().catch((error: unknown) => {
+            onError(error, "confirmed slot");
+            readNow = true;
+          });
         if (leads && followed.size === 0) {
           // Nothing followed yet: no block is read, and the first collection read starts from the tip.
           follower = newFollower();
@@ -400,6 +405,29 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
 
   function onConfirmed(slot: bigint): void {
     lastConfirmedAt = Date.now();
+    release(slot);
+  }
+
+  /**
+   * Without the status stream (down, or in a fleet its lease is another replica's): the node's confirmed slot,
+   * and the processed blocks its parent links show it rests on, released in order (those beside them are on
+   * forks that died, and dropped). One getSlot a turn instead of a getBlock a slot.
+   */
+  async function confirmByTip(): Promise<void> {
+    const tip = await rpc.getSlot({ commitment: "confirmed" }).send();
+    const chain: bigint[] = [];
+    for (let s: bigint | undefined = tip; s !== undefined && processed.has(s); s = processed.get(s)?.parentSlot)
+      chain.push(s);
+    if (chain.length === 0) {
+      // The stream has not brought the confirmed block: the follower reads what is missing.
+      for (const s of processed.keys()) if (s <= tip) return wakeLoop();
+      return;
+    }
+    for (const s of chain.reverse()) release(s);
+  }
+
+  /** Applies the processed block of a confirmed slot (the follower reads it when the stream did not bring it). */
+  function release(slot: bigint): void {
     if (!leading) return;
     const entry = processed.get(slot);
     for (const s of processed.keys()) if (s <= slot) processed.delete(s);

@@ -23,6 +23,9 @@ import type { OffchainJson } from "./collections/offchain-json.ts";
 import { createCollectionFeed } from "./collections/feed/collection-feed.ts";
 import { createMemoryEventLog } from "./collections/feed/event-log.ts";
 import { createWebhooks } from "./collections/feed/webhooks.ts";
+import { createRedisFeedStore } from "./collections/feed/redis-feed-store.ts";
+import { createRedisWebhooks } from "./collections/feed/redis-webhooks.ts";
+import type { FeedStore } from "./collections/feed/redis-feed-store.ts";
 import type { Logger } from "./server/logger.ts";
 import type { Metrics } from "./server/metrics.ts";
 import type { Tracing } from "./server/tracing.ts";
@@ -62,6 +65,14 @@ export interface ChainFleet {
   readonly feeLog: WindowLog;
   /** Collection member counts, shared so that one replica's count answers for all. */
   readonly counts: SharedValues;
+  /**
+   * The collection feed's log and followed collections: the fee lease's holder (which reads the blocks, and gets
+   * Geyser's block stream) appends; every replica serves watches and cursors from it.
+   */
+  readonly feed: FeedStore;
+  /** The fleet's Redis and this chain's key prefix (the webhooks keep their state beside the feed's log). */
+  readonly redis: Redis;
+  readonly prefix: string;
   readonly reachable: () => boolean;
 }
 
@@ -84,7 +95,16 @@ export async function openChainFleet(redis: Redis, chain: string, config: Config
     feeLease: createRedisLease({ redis, key: `${prefix}fee-lease`, holder: randomUUID() }),
     feeLog: createRedisWindowLog({ redis, key: `${prefix}fee-blocks`, maxEntries: 2 * config.fees.windowSlots }),
     counts: createRedisValues(redis, `${prefix}count:`),
+    feed: await createRedisFeedStore({
+      redis,
+      prefix,
+      retentionMs: (config.collectionFeed ?? DEFAULT_FEED).retentionMs,
+      maxEventsPerCollection: (config.collectionFeed ?? DEFAULT_FEED).maxEventsPerCollection,
+      onError: (err) => logger.debug({ err, chain }, "collection feed: store read failed"),
+    }),
     reachable: () => redis.isReady(),
+    redis,
+    prefix,
   };
 }
 
@@ -253,16 +273,24 @@ function sendPathsOf(chain: ChainConfig, metrics: Metrics) {
 
 /** The collections' change feed (it reads blocks only once a collection is watched) and its webhooks. */
 function chainCollectionFeed(inputs: ChainAssemblyInputs, upstream: Upstream, collections: Collections) {
-  const { chain, config, logger, onStop } = inputs;
-  // Its log is this process's own.
+  const { chain, config, logger, fleet, onStop } = inputs;
   const feedConfig = config.collectionFeed ?? DEFAULT_FEED;
   const collectionFeed = createCollectionFeed({
     upstream,
     collections,
-    log: createMemoryEventLog({
-      retentionMs: feedConfig.retentionMs,
-      maxEventsPerCollection: feedConfig.maxEventsPerCollection,
-    }),
+    // In a fleet the log is the store's and the fee lease's holder alone reads blocks; alone, this process's memory.
+    ...(fleet === undefined
+      ? {
+          log: createMemoryEventLog({
+            retentionMs: feedConfig.retentionMs,
+            maxEventsPerCollection: feedConfig.maxEventsPerCollection,
+          }),
+        }
+      : { fleet: { store: fleet.feed, lease: fleet.feeLease } }),
+    // With Geyser: the fee market's processed blocks, applied as the status stream confirms their slots.
+    ...(upstream.geyserBlocks === undefined || upstream.geyser === undefined
+      ? {}
+      : { stream: { blocks: upstream.geyserBlocks, confirmed: upstream.geyser } }),
     heartbeatMs: feedConfig.heartbeatMs,
     maxCollections: feedConfig.maxCollections,
     floorPollMs: feedConfig.floorPollMs,
@@ -270,13 +298,27 @@ function chainCollectionFeed(inputs: ChainAssemblyInputs, upstream: Upstream, co
     onError: (err, during) => logger.debug({ err, chain: chain.name, during }, "collection feed: read failed"),
   });
   onStop(() => collectionFeed.stop());
+  if (fleet !== undefined) onStop(() => fleet.feed.close());
   const webhookConfig = config.webhooks ?? DEFAULT_WEBHOOKS;
-  const webhooks = createWebhooks({
+  const webhookOptions = {
     feed: collectionFeed,
     retryPeriodMs: webhookConfig.retryPeriodMs,
     allowPrivateUrls: webhookConfig.allowPrivateUrls,
-    onAttempt: (outcome) => inputs.webhookAttempts.inc({ chain: chain.name, outcome }),
-  });
+    onAttempt: (outcome: "delivered" | "failed" | "gone" | "given-up") =>
+      inputs.webhookAttempts.inc({ chain: chain.name, outcome }),
+  };
+  // In a fleet, registrations and deliveries live in the store and the fee lease's holder delivers.
+  const webhooks =
+    fleet === undefined
+      ? createWebhooks(webhookOptions)
+      : createRedisWebhooks({
+          ...webhookOptions,
+          redis: fleet.redis,
+          prefix: fleet.prefix,
+          store: fleet.feed,
+          lease: fleet.feeLease,
+          onError: (err) => logger.debug({ err, chain: chain.name }, "webhooks: store read failed"),
+        });
   onStop(() => webhooks.stop());
   return { collectionFeed, webhooks };
 }

@@ -30,6 +30,11 @@ export interface BlockFollowerOptions {
   blockConcurrency?: number;
   /** Ticks a "not available" block is waited for before its slot counts as skipped (default 2). */
   notAvailableRetries?: number;
+  /**
+   * The first slot to read, instead of the tip less the backfill (the collection feed taking over from another
+   * replica resumes after the last slot it published); catch-up from it is bounded as after a break.
+   */
+  startSlot?: bigint;
   now?: () => number;
 }
 
@@ -97,7 +102,7 @@ export function createBlockFollower(options: BlockFollowerOptions): BlockFollowe
   if (maxCatchUp < 1n) throw new RangeError("maxCatchUpSlots must be at least 1");
 
   let tipSlot: bigint | undefined;
-  let nextSlot: bigint | undefined;
+  let nextSlot: bigint | undefined = options.startSlot;
   let firstSlot: bigint | undefined;
   let consecutiveFailures = 0;
   let refused = false;

@@ -3,7 +3,10 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { CollectionService, WatchCollectionRequest } from "../../gen/solgate/v1/collection_service_pb.js";
-import type { WatchCollectionResponseSchema } from "../../gen/solgate/v1/collection_service_pb.js";
+import { WatchCollectionResponseSchema } from "../../gen/solgate/v1/collection_service_pb.js";
+import type { WatchCollectionResponse } from "../../gen/solgate/v1/collection_service_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { shareResponse } from "./shared-response.ts";
 import { CollectionEventKind, EventCommitment } from "../../gen/solgate/v1/collection_event_pb.js";
 import type { CollectionEventSchema } from "../../gen/solgate/v1/collection_event_pb.js";
 import type { FeedEvent } from "../collections/feed/event-log.ts";
@@ -46,9 +49,20 @@ export async function* watchCollectionEvents(
   for await (const message of await feed.watch(req.address, req.cursor, kinds, signal)) yield toWatchMessage(message);
 }
 
+// An event is one object handed to every watch of its collection: convert it once into one shared message, which
+// the lean gRPC path and the SSE route encode once for all their streams (10,000 watchers, one encoding).
+const convertedEvents = new WeakMap<FeedEvent, WatchCollectionResponse>();
+
 function toWatchMessage(message: WatchMessage): MessageInitShape<typeof WatchCollectionResponseSchema> {
   if ("heartbeat" in message) return { message: { case: "heartbeat", value: message.heartbeat } };
-  return { message: { case: "event", value: toCollectionEvent(message.event) } };
+  let response = convertedEvents.get(message.event);
+  if (response === undefined) {
+    response = shareResponse(
+      create(WatchCollectionResponseSchema, { message: { case: "event", value: toCollectionEvent(message.event) } }),
+    );
+    convertedEvents.set(message.event, response);
+  }
+  return response;
 }
 
 /** A feed event as the contract's CollectionEvent (shared with WebhookService's deliveries). */

@@ -43,15 +43,20 @@ export function createWebhookServiceImpl(deps: { chains: ChainRegistry }): Servi
       });
       return { webhook: toWebhook(webhook), secret };
     },
-    listWebhooks(req, ctx) {
-      return { webhooks: webhooksOf(deps.chains, req.chain).list(ownerOf(ctx)).map(toWebhook) };
+    async listWebhooks(req, ctx) {
+      return { webhooks: (await webhooksOf(deps.chains, req.chain).list(ownerOf(ctx))).map(toWebhook) };
     },
-    deleteWebhook(req, ctx) {
-      webhooksOf(deps.chains, req.chain).remove(ownerOf(ctx), req.id);
+    async deleteWebhook(req, ctx) {
+      await webhooksOf(deps.chains, req.chain).remove(ownerOf(ctx), req.id);
       return {};
     },
-    listWebhookDeliveries(req, ctx) {
-      const page = webhooksOf(deps.chains, req.chain).deliveries(ownerOf(ctx), req.id, req.limit || 20, req.cursor);
+    async listWebhookDeliveries(req, ctx) {
+      const page = await webhooksOf(deps.chains, req.chain).deliveries(
+        ownerOf(ctx),
+        req.id,
+        req.limit || 20,
+        req.cursor,
+      );
       return { deliveries: page.deliveries.map(toDelivery), nextCursor: page.nextCursor };
     },
   };

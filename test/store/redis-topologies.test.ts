@@ -1,7 +1,7 @@
 /**
  * Every shared store on a real Redis Cluster (3 masters, 3 replicas) and a real Sentinel group (1 master,
  * 1 replica, 3 sentinels): the transaction store's scripts and transactions, its status channel, the bundle
- * store's scripts, leases, the
+ * store's scripts, the collection feed's store, leases, the
  * fee window's log, shared values and the fleet's rate counters; then a master lost (SIGKILL) and a clean
  * failover while sends are being recorded: every send is either recorded and readable afterwards, or refused
  * with STORE_UNAVAILABLE (never lost, never another error), and recording resumes by itself.
@@ -19,6 +19,8 @@ import { createRedisTransactionStore } from "../../src/transactions/redis-transa
 import type { TrackedSend } from "../../src/transactions/transaction-store.ts";
 import type { StatusRecord } from "../../src/transactions/transaction-status.ts";
 import { checkBundleStore } from "../transactions/bundle-store-contract.ts";
+import { createRedisFeedStore } from "../../src/collections/feed/redis-feed-store.ts";
+import { checkFeedStore } from "../collections/feed/feed-store-contract.ts";
 import { startRedisCluster, startRedisSentinel } from "./redis-topologies.ts";
 import type { RedisTopologyServer } from "./redis-topologies.ts";
 
@@ -91,6 +93,17 @@ describe.each(topologies)("on %s", (_name, start) => {
     await storeA.publish({ signature: "sig2", state: "confirmed", updatedAt: new Date(), slot: 7n });
     await until(() => heard.length === 1);
     expect(heard[0]).toMatchObject({ signature: "sig2", state: "confirmed", slot: 7n });
+  });
+
+  it("runs the collection feed's store (its log, cursors, state and live readers) across two replicas", async () => {
+    const prefix = chainKeyPrefix(chain());
+    const [a, b] = await Promise.all([connect(), connect()]);
+    const options = { prefix, retentionMs: 3_600_000, maxEventsPerCollection: 100, pollMs: 200 };
+    const storeA = await createRedisFeedStore({ redis: a, ...options });
+    const storeB = await createRedisFeedStore({ redis: b, ...options });
+    await checkFeedStore(storeA, storeB);
+    storeA.close();
+    storeB.close();
   });
 
   it("runs the bundle store's scripts across two replicas", async () => {

@@ -4,8 +4,9 @@
  * stays bounded whatever the chain does. Readers get what follows a sequence; a sequence older than what
  * is kept is refused (COLLECTION_CURSOR_EXPIRED), never skipped over. Live readers are woken on append.
  *
- * This is the log of one process; its epoch is new on every start, so a cursor from before a restart is
- * recognised as pointing into a log that is gone.
+ * Two kinds: this process's memory (here: its epoch is new on every start, so a cursor from before a restart
+ * is recognised as pointing into a log that is gone), and a fleet's Redis Streams (redis-feed-store.ts), whose
+ * epoch lives in Redis, so a cursor stays good across restarts and replicas.
  */
 import { randomBytes } from "node:crypto";
 import { SolgateError } from "../../errors.ts";
@@ -50,20 +51,52 @@ export interface EventLogOptions {
   now?: () => number;
 }
 
-/** One collection's log. */
+/** The collections' logs. */
 export interface EventLog {
-  readonly epoch: string;
-  append(body: FeedEventBody): FeedEvent;
+  /**
+   * Appends an event; resolves to it, or to undefined when the log already holds an event with its idempotency
+   * key (slot, signature, instruction indexes: a block read again after a lease moved).
+   */
+  append(body: FeedEventBody): Promise<FeedEvent | undefined>;
   /**
    * The events after `cursor` (all kept ones after it; none when undefined, which means "from now").
    * @throws SolgateError COLLECTION_CURSOR_INVALID (malformed, another collection's, ahead of the log) or
    *   COLLECTION_CURSOR_EXPIRED (before the oldest kept event, or another epoch's).
    */
-  after(collection: string, cursor: string | undefined): FeedEvent[];
-  /** The newest event of a collection, if any. */
-  newest(collection: string): FeedEvent | undefined;
-  /** Calls `listener` with each event appended to `collection` from now on; returns the unsubscribe. */
+  after(collection: string, cursor: string | undefined): Promise<FeedEvent[]>;
+  /** The newest event of a collection kept, if any. */
+  newest(collection: string): Promise<FeedEvent | undefined>;
+  /** The sequence of the last event ever appended to a collection (0: none). */
+  head(collection: string): Promise<bigint>;
+  /** The cursor after event `sequence` of `collection`. */
+  cursorOf(collection: string, sequence: bigint): string;
+  /**
+   * Calls `listener` with events appended to `collection` from about now on, in order (a listener may see a
+   * gap at its very start, or after the store was away: sequences say so, and {@link after} fills it).
+   * Returns the unsubscribe.
+   */
   subscribe(collection: string, listener: (event: FeedEvent) => void): () => void;
+}
+
+/** A log in this process's memory, with its epoch (new on every start). */
+export interface MemoryEventLog extends EventLog {
+  readonly epoch: string;
+}
+
+/** The error of a cursor before the oldest event kept. */
+export function cursorExpired(oldestCursor: string): SolgateError {
+  return new SolgateError(
+    "COLLECTION_CURSOR_EXPIRED",
+    "the cursor points before the oldest event the feed still holds; re-read the collection and watch from oldestCursor",
+    { field: "cursor", oldestCursor },
+  );
+}
+
+/** The error of a cursor ahead of the log. */
+export function cursorAhead(): SolgateError {
+  return new SolgateError("COLLECTION_CURSOR_INVALID", "the cursor is ahead of the collection's feed", {
+    field: "cursor",
+  });
 }
 
 interface CollectionLog {
@@ -74,7 +107,7 @@ interface CollectionLog {
 }
 
 /** A log in this process's memory. */
-export function createMemoryEventLog(options: EventLogOptions): EventLog {
+export function createMemoryEventLog(options: EventLogOptions): MemoryEventLog {
   const now = options.now ?? Date.now;
   const epoch = randomBytes(6).toString("base64url");
   const logs = new Map<string, CollectionLog>();
@@ -95,7 +128,7 @@ export function createMemoryEventLog(options: EventLogOptions): EventLog {
 
   return {
     epoch,
-    append(body) {
+    async append(body) {
       const log = logOf(body.collection);
       const sequence = log.head + 1n;
       const event: FeedEvent = {
@@ -110,32 +143,28 @@ export function createMemoryEventLog(options: EventLogOptions): EventLog {
       for (const listener of log.listeners) listener(event);
       return event;
     },
-    after(collection, cursor) {
+    async after(collection, cursor) {
       if (cursor === undefined || cursor === "") return [];
       const position = decodeFeedCursor(collection, cursor);
       const log = logOf(collection);
       trim(log);
       const oldest = log.events[0];
-      const expired = (): SolgateError =>
-        new SolgateError(
-          "COLLECTION_CURSOR_EXPIRED",
-          "the cursor points before the oldest event the feed still holds; re-read the collection and watch from oldestCursor",
-          { field: "cursor", oldestCursor: oldest === undefined ? "" : oldest.cursor },
-        );
+      const expired = () => cursorExpired(oldest === undefined ? "" : oldest.cursor);
       if (position.epoch !== epoch) throw expired();
-      if (position.sequence > log.head)
-        throw new SolgateError("COLLECTION_CURSOR_INVALID", "the cursor is ahead of the collection's feed", {
-          field: "cursor",
-        });
+      if (position.sequence > log.head) throw cursorAhead();
       // Nothing kept is missing when the cursor's event is the newest one, or the one before the oldest kept.
       const firstKept = oldest?.sequence ?? log.head + 1n;
       if (position.sequence + 1n < firstKept) throw expired();
       return log.events.filter((e) => e.sequence > position.sequence);
     },
-    newest(collection) {
+    async newest(collection) {
       const events = logs.get(collection)?.events;
       return events?.[events.length - 1];
     },
+    async head(collection) {
+      return logs.get(collection)?.head ?? 0n;
+    },
+    cursorOf: (collection, sequence) => encodeFeedCursor(collection, epoch, sequence),
     subscribe(collection, listener) {
       const log = logOf(collection);
       log.listeners.add(listener);

@@ -4,12 +4,14 @@
  * with the inner instructions each one made, and its token balances before and after. Failed transactions
  * changed nothing on chain and are left out.
  *
- * The block is a `getBlock` answer fetched as the fee market fetches it (encoding base64, transaction details
+ * The block is a `getBlock` answer (or a Geyser block, {@link feedBlockOfStream}) fetched as the fee market fetches it (encoding base64, transaction details
  * full), so one read serves both. A transaction is only decoded when its wire bytes name a program the feed
  * parses or its token balances move a single token; the rest of a mainnet block is skipped without decoding.
  * Block bytes are untrusted: a transaction that does not decode is skipped, never the block.
  */
-import { getBase58Encoder } from "@solana/kit";
+import { getBase58Decoder, getBase58Encoder } from "@solana/kit";
+import type { SubscribeUpdateBlock, SubscribeUpdateTransactionInfo } from "../../../gen/geyser/geyser_pb.js";
+import type { TokenBalance } from "../../../gen/geyser/solana-storage_pb.js";
 import { decodeWireTransaction } from "../../solana/wire-transaction.ts";
 import { BUBBLEGUM_PROGRAM, TOKEN_METADATA_PROGRAM } from "./program-keys.ts";
 
@@ -52,6 +54,7 @@ export interface FeedBlock {
 
 const PROGRAM_KEYS = [TOKEN_METADATA_PROGRAM, BUBBLEGUM_PROGRAM].map((p) => Buffer.from(getBase58Encoder().encode(p)));
 const base58Bytes = getBase58Encoder();
+const base58 = getBase58Decoder();
 
 interface RawEntry {
   transaction?: unknown;
@@ -145,4 +148,55 @@ function tokenBalancesOf(list: readonly unknown[] | null | undefined): FeedToken
     });
   }
   return balances;
+}
+
+/**
+ * Reads a Geyser block (`SubscribeUpdateBlock` with its transactions) into a {@link FeedBlock}: the stream
+ * hands the message already split into fields (keys as bytes, instructions with their program index, the
+ * node's resolved lookup-table keys), so only what names a parsed program or moves a single token is kept.
+ */
+export function feedBlockOfStream(block: SubscribeUpdateBlock): FeedBlock {
+  const transactions: FeedTransaction[] = [];
+  for (const entry of block.transactions) {
+    const read = readStreamEntry(entry);
+    if (read !== undefined) transactions.push(read);
+  }
+  const time = block.blockTime?.timestamp;
+  return { slot: block.slot, blockTime: time === undefined ? undefined : Number(time), transactions };
+}
+
+function readStreamEntry(entry: SubscribeUpdateTransactionInfo): FeedTransaction | undefined {
+  const meta = entry.meta;
+  const message = entry.transaction?.message;
+  if (meta === undefined || meta.err !== undefined || message === undefined || entry.isVote) return undefined;
+  const pre = streamTokenBalancesOf(meta.preTokenBalances);
+  const post = streamTokenBalancesOf(meta.postTokenBalances);
+  const keyBytes = [...message.accountKeys, ...meta.loadedWritableAddresses, ...meta.loadedReadonlyAddresses];
+  if (keyBytes.some((k) => k.length !== 32) || entry.signature.length !== 64) return undefined;
+  const namesProgram = keyBytes.some((k) => PROGRAM_KEYS.some((p) => p.equals(k)));
+  const movesSingleToken = post.some((b) => b.amount === "1") || pre.some((b) => b.amount === "1");
+  if (!namesProgram && !movesSingleToken) return undefined;
+  const instructionOf = (ix: { programIdIndex: number; accounts: Uint8Array; data: Uint8Array }) => ({
+    programIndex: ix.programIdIndex,
+    accounts: [...ix.accounts],
+    data: ix.data,
+  });
+  const inner = new Map<number, FeedInstruction[]>();
+  for (const group of meta.innerInstructions) inner.set(group.index, group.instructions.map(instructionOf));
+  return {
+    signature: base58.decode(entry.signature),
+    keys: keyBytes.map((k) => base58.decode(k)),
+    instructions: message.instructions.map(instructionOf),
+    inner,
+    preTokenBalances: pre,
+    postTokenBalances: post,
+  };
+}
+
+function streamTokenBalancesOf(list: readonly TokenBalance[]): FeedTokenBalance[] {
+  return list.flatMap((b) =>
+    b.uiTokenAmount === undefined
+      ? []
+      : [{ accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, amount: b.uiTokenAmount.amount }],
+  );
 }

@@ -10,7 +10,8 @@
  * goes through the off-chain metadata guard (http-get.ts): public addresses only, unless the server allows
  * private ones (tests).
  *
- * State is this process's own: webhooks, queues and deliveries live in memory.
+ * Here state is this process's own: webhooks, queues and deliveries live in memory. In a fleet they live in Redis
+ * (redis-webhooks.ts), which shares the URL check, the signed POST and the retry rules exported below.
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { lookup } from "node:dns/promises";
@@ -77,16 +78,16 @@ export interface Webhooks {
     owner: string,
     request: { url: string; collections: readonly string[]; kinds: readonly FeedEventKind[] },
   ): Promise<{ webhook: WebhookInfo; secret: string }>;
-  list(owner: string): WebhookInfo[];
+  list(owner: string): Promise<WebhookInfo[]>;
   /** @throws SolgateError WEBHOOK_NOT_FOUND (none, or another key's). */
-  remove(owner: string, id: string): void;
+  remove(owner: string, id: string): Promise<void>;
   /** Newest first, after position `cursor` (an index). @throws SolgateError WEBHOOK_NOT_FOUND, INVALID_PARAMETER. */
   deliveries(
     owner: string,
     id: string,
     limit: number,
     cursor: string,
-  ): { deliveries: WebhookDeliveryInfo[]; nextCursor: string | undefined };
+  ): Promise<{ deliveries: WebhookDeliveryInfo[]; nextCursor: string | undefined }>;
   stop(): void;
 }
 
@@ -119,30 +120,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const hooks = new Map<string, Hook>();
   const onAttempt = options.onAttempt ?? (() => {});
 
-  async function checkUrl(raw: string): Promise<void> {
-    const refuse = (why: string) =>
-      new SolgateError("WEBHOOK_URL_REFUSED", `the webhook URL is refused: ${why}`, { field: "url" });
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw refuse("not a URL");
-    }
-    if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:"))
-      throw refuse("only https URLs are delivered to");
-    if (url.username !== "" || url.password !== "") throw refuse("credentials in the URL");
-    if (allowPrivate) return;
-    const host = url.hostname.replace(/^\[|\]$/gu, "");
-    const addresses =
-      isIP(host) !== 0
-        ? [host]
-        : await lookup(host, { all: true }).then(
-            (found) => found.map((a) => a.address),
-            () => [] as string[],
-          );
-    if (addresses.length === 0) throw refuse("the host does not resolve");
-    if (addresses.every(isNonPublicAddress)) throw refuse("the host is not a public address");
-  }
+  const checkUrl = (raw: string) => checkWebhookUrl(raw, allowPrivate);
 
   function owned(owner: string, id: string): Hook {
     const hook = hooks.get(id);
@@ -179,51 +157,22 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   }
 
   async function attempt(hook: Hook, delivery: Delivery): Promise<"delivered" | "failed" | "gone" | "given-up"> {
-    const body = Buffer.from(JSON.stringify(eventJson(delivery.event)));
-    const timestamp = Math.floor(now() / 1000);
-    const signature = createHmac("sha256", hook.key)
-      .update(`${delivery.id}.${timestamp}.`)
-      .update(body)
-      .digest("base64");
     delivery.attempts++;
     delivery.lastAttemptAt = now();
     delivery.firstAttemptAt ??= delivery.lastAttemptAt;
-    try {
-      const response = await httpGet(hook.info.url, {
-        timeoutMs: attemptTimeoutMs,
-        maxBytes: 64 * 1024,
-        allowPrivateNetworks: allowPrivate,
-        signal: hook.stop.signal,
-        post: { body, contentType: "application/json" },
-        headers: {
-          "webhook-id": delivery.id,
-          "webhook-timestamp": String(timestamp),
-          "webhook-signature": `v1,${signature}`,
-        },
-      });
-      delivery.lastStatus = response.status;
-      delivery.lastError = "";
-      delivery.state = "DELIVERED";
-      delivery.nextAttemptAt = undefined;
-      return "delivered";
-    } catch (error) {
-      const status = error instanceof HttpGetError ? (error.status ?? 0) : 0;
-      delivery.lastStatus = status;
-      delivery.lastError = error instanceof Error ? error.message : String(error);
-      if (status === 410) {
-        delivery.state = "FAILED";
-        delivery.nextAttemptAt = undefined;
-        return "gone";
-      }
-      if (now() - delivery.firstAttemptAt >= retryPeriodMs) {
-        delivery.state = "FAILED";
-        delivery.nextAttemptAt = undefined;
-        return "given-up";
-      }
-      delivery.state = "RETRYING";
-      delivery.nextAttemptAt = now() + Math.min(maxBackoffMs, firstBackoffMs * 2 ** (delivery.attempts - 1));
-      return "failed";
-    }
+    const answer = await postDelivery(hook.info.url, hook.key, delivery.id, delivery.event, {
+      now,
+      timeoutMs: attemptTimeoutMs,
+      allowPrivate,
+      signal: hook.stop.signal,
+    });
+    delivery.lastStatus = answer.status;
+    delivery.lastError = answer.error;
+    const outcome = outcomeOf(answer, delivery.firstAttemptAt, now(), retryPeriodMs);
+    delivery.state = outcome === "failed" ? "RETRYING" : outcome === "delivered" ? "DELIVERED" : "FAILED";
+    delivery.nextAttemptAt =
+      outcome === "failed" ? now() + backoffMs(delivery.attempts, firstBackoffMs, maxBackoffMs) : undefined;
+    return outcome;
   }
 
   function enqueue(hook: Hook, event: FeedEvent): void {
@@ -280,16 +229,16 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       void deliverLoop(hook);
       return { webhook: info, secret: `whsec_${secretBytes.toString("base64")}` };
     },
-    list(owner) {
+    async list(owner) {
       return [...hooks.values()].filter((h) => h.owner === owner).map((h) => h.info);
     },
-    remove(owner, id) {
+    async remove(owner, id) {
       const hook = owned(owner, id);
       hook.stop.abort();
       hook.wake?.();
       hooks.delete(id);
     },
-    deliveries(owner, id, limit, cursor) {
+    async deliveries(owner, id, limit, cursor) {
       const hook = owned(owner, id);
       const newestFirst = [...hook.kept].reverse();
       const from = cursor === "" ? 0 : Number(cursor);
@@ -305,6 +254,97 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       }
     },
   };
+}
+
+/**
+ * Checks a webhook URL: https (or, with `allowPrivate`, http), no credentials, and a public address unless
+ * private ones are allowed.
+ * @throws SolgateError WEBHOOK_URL_REFUSED.
+ */
+export async function checkWebhookUrl(raw: string, allowPrivate: boolean): Promise<void> {
+  const refuse = (why: string) =>
+    new SolgateError("WEBHOOK_URL_REFUSED", `the webhook URL is refused: ${why}`, { field: "url" });
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse("not a URL");
+  }
+  if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:"))
+    throw refuse("only https URLs are delivered to");
+  if (url.username !== "" || url.password !== "") throw refuse("credentials in the URL");
+  if (allowPrivate) return;
+  const host = url.hostname.replace(/^\[|\]$/gu, "");
+  const addresses =
+    isIP(host) !== 0
+      ? [host]
+      : await lookup(host, { all: true }).then(
+          (found) => found.map((a) => a.address),
+          () => [] as string[],
+        );
+  if (addresses.length === 0) throw refuse("the host does not resolve");
+  if (addresses.every(isNonPublicAddress)) throw refuse("the host is not a public address");
+}
+
+/** One attempt's answer: the HTTP status (0 when none came) and the error ("" on success). */
+export interface AttemptAnswer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly error: string;
+}
+
+/**
+ * POSTs one delivery in the Standard Webhooks format, signed with `key`, through the off-chain metadata guard.
+ * Never throws.
+ */
+export async function postDelivery(
+  url: string,
+  key: Buffer,
+  deliveryId: string,
+  event: FeedEvent,
+  options: { now: () => number; timeoutMs: number; allowPrivate: boolean; signal: AbortSignal },
+): Promise<AttemptAnswer> {
+  const body = Buffer.from(JSON.stringify(eventJson(event)));
+  const timestamp = Math.floor(options.now() / 1000);
+  const signature = createHmac("sha256", key).update(`${deliveryId}.${timestamp}.`).update(body).digest("base64");
+  try {
+    const response = await httpGet(url, {
+      timeoutMs: options.timeoutMs,
+      maxBytes: 64 * 1024,
+      allowPrivateNetworks: options.allowPrivate,
+      signal: options.signal,
+      post: { body, contentType: "application/json" },
+      headers: {
+        "webhook-id": deliveryId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": `v1,${signature}`,
+      },
+    });
+    return { ok: true, status: response.status, error: "" };
+  } catch (error) {
+    return {
+      ok: false,
+      status: error instanceof HttpGetError ? (error.status ?? 0) : 0,
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+/** What an attempt means for its delivery: 410 disables, past the retry period it is given up. */
+export function outcomeOf(
+  answer: AttemptAnswer,
+  firstAttemptAt: number,
+  now: number,
+  retryPeriodMs: number,
+): "delivered" | "failed" | "gone" | "given-up" {
+  if (answer.ok) return "delivered";
+  if (answer.status === 410) return "gone";
+  return now - firstAttemptAt >= retryPeriodMs ? "given-up" : "failed";
+}
+
+/** The wait before the next attempt after `attempts` failed ones: `first` doubling, at most `max`. */
+export function backoffMs(attempts: number, first: number, max: number): number {
+  return Math.min(max, first * 2 ** (attempts - 1));
 }
 
 /** The event's JSON as delivered: the same field names as the REST form. */

@@ -209,7 +209,7 @@ describe("events from blocks", () => {
 
   it("a spoof naming the collection, a failed verify, a burn of a non-member: no event", async () => {
     const spoof = spoofMetadata();
-    const before = log.newest(collection())?.sequence ?? 0n;
+    const before = (await log.newest(collection()))?.sequence ?? 0n;
     // CreateMetadataAccountV3 (33) naming the collection: the program never takes a verified flag there.
     const create: Instruction = {
       programAddress: TOKEN_METADATA,
@@ -223,7 +223,7 @@ describe("events from blocks", () => {
       data: Uint8Array.of(29),
     };
     await applyBlock([entry([create]), failed, entry([burnSpoof])]);
-    expect(log.newest(collection())?.sequence ?? 0n).toBe(before);
+    expect((await log.newest(collection()))?.sequence ?? 0n).toBe(before);
   });
 
   it("a member's transfer (token balances) and burn (BurnNft); resuming from a cursor replays what followed", async () => {
@@ -231,7 +231,7 @@ describe("events from blocks", () => {
     const metadata = world.metadata.get(member)!;
     const from = other();
     const to = other();
-    const mark = log.newest(collection())!.cursor;
+    const mark = (await log.newest(collection()))!.cursor;
     const transfer = entry(
       [
         {
@@ -331,13 +331,13 @@ describe("events from blocks", () => {
       time: undefined,
       instruction: "verify",
     };
-    const first = small.append(body);
-    small.append(body);
-    small.append(body);
-    small.append(body);
+    const first = (await small.append(body))!;
+    await small.append(body);
+    await small.append(body);
+    await small.append(body);
     let error: unknown;
     try {
-      small.after(world.generated.mint, first.cursor);
+      await small.after(world.generated.mint, first.cursor);
     } catch (e) {
       error = e;
     }
@@ -345,7 +345,9 @@ describe("events from blocks", () => {
     expect((error as SolgateError).reason).toBe("COLLECTION_CURSOR_EXPIRED");
     expect((error as SolgateError).details.oldestCursor).toBe(encodeFeedCursor(world.generated.mint, small.epoch, 3n));
     // The event just before the oldest kept one is still a cursor that loses nothing.
-    expect(small.after(world.generated.mint, encodeFeedCursor(world.generated.mint, small.epoch, 2n))).toHaveLength(2);
+    expect(
+      await small.after(world.generated.mint, encodeFeedCursor(world.generated.mint, small.epoch, 2n)),
+    ).toHaveLength(2);
   });
 });
 
@@ -390,7 +392,7 @@ describe("FLOOR_CHANGED", () => {
         slot: 0n,
         signature: "",
       });
-      expect(floorLog.newest(world.generated.mint)?.sequence).toBe(1n);
+      expect((await floorLog.newest(world.generated.mint))?.sequence).toBe(1n);
     } finally {
       done.abort();
       await floors.stop();

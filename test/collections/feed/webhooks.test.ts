@@ -83,10 +83,10 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-async function until<T>(read: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+async function until<T>(read: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -169,8 +169,8 @@ describe("webhooks", () => {
       new Webhook(`whsec_${randomBytes(24).toString("base64")}`).verify(got[0]!.body, got[0]!.headers),
     ).toThrow();
     // The receiver has the request before the sender has its answer: wait for the states to settle.
-    const deliveries = await until(() => {
-      const page = webhooks.deliveries("key-a", webhook.id, 10, "").deliveries;
+    const deliveries = await until(async () => {
+      const page = (await webhooks.deliveries("key-a", webhook.id, 10, "")).deliveries;
       return page.length === 2 && page.every((d) => d.state === "DELIVERED") ? page : undefined;
     });
     expect(deliveries.map((d) => [d.event.kind, d.state, d.attempts])).toEqual([
@@ -178,32 +178,32 @@ describe("webhooks", () => {
       ["MEMBER_ADDED", "DELIVERED", 3],
     ]);
     expect(deliveries[1]!.lastStatus).toBe(200);
-    webhooks.remove("key-a", webhook.id);
+    await webhooks.remove("key-a", webhook.id);
   });
 
   it("a receiver that answers 410 disables its webhook", async () => {
     const { webhook } = await webhooks.create("key-a", { url: receiverUrl, collections: [collection()], kinds: [] });
     answers.push(410);
     await verifyBlock(30, spoof().address, collection());
-    const disabled = await until(() => {
-      const found = webhooks.list("key-a").find((w) => w.id === webhook.id);
+    const disabled = await until(async () => {
+      const found = (await webhooks.list("key-a")).find((w) => w.id === webhook.id);
       return found?.enabled === false ? found : undefined;
     });
     expect(disabled.disabledReason).toContain("410");
-    expect(webhooks.deliveries("key-a", webhook.id, 10, "").deliveries[0]).toMatchObject({
+    expect((await webhooks.deliveries("key-a", webhook.id, 10, "")).deliveries[0]).toMatchObject({
       state: "FAILED",
       lastStatus: 410,
     });
     await verifyBlock(31, spoof().address, collection());
-    webhooks.remove("key-a", webhook.id);
+    await webhooks.remove("key-a", webhook.id);
   });
 
   it("another key's webhook is not found, to list, read or delete", async () => {
     const { webhook } = await webhooks.create("key-a", { url: receiverUrl, collections: [collection()], kinds: [] });
-    expect(webhooks.list("key-b")).toEqual([]);
+    expect(await webhooks.list("key-b")).toEqual([]);
     expect((await refusal(() => webhooks.remove("key-b", webhook.id))).reason).toBe("WEBHOOK_NOT_FOUND");
     expect((await refusal(() => webhooks.deliveries("key-b", webhook.id, 10, ""))).reason).toBe("WEBHOOK_NOT_FOUND");
-    webhooks.remove("key-a", webhook.id);
+    await webhooks.remove("key-a", webhook.id);
     expect((await refusal(() => webhooks.remove("key-a", webhook.id))).reason).toBe("WEBHOOK_NOT_FOUND");
   });
 

@@ -677,6 +677,10 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
       signal.removeEventListener("abort", onAbort);
       throw error;
     }
+    const heartbeatAt = () => ({
+      slot: (leading ? follower.state().lastBlockSlot : mirroredSlot) ?? 0n,
+      cursor: last === 0n ? "" : log.cursorOf(collection, last),
+    });
     async function* stream(): AsyncGenerator<WatchMessage> {
       try {
         const wanted = (event: FeedEvent) => kinds.size === 0 || kinds.has(event.kind);
@@ -684,6 +688,9 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
           last = event.sequence;
           if (wanted(event)) yield { event };
         }
+        // Caught up: say so at once, so the stream's headers and a first message reach the client now, not at the
+        // first change or heartbeat (up to 15 s on a quiet collection, longer than many clients and proxies wait).
+        yield { heartbeat: heartbeatAt() };
         while (!signal.aborted) {
           while (queue.length > 0) {
             const event = queue.shift()!;
@@ -708,13 +715,7 @@ export function createCollectionFeed(options: CollectionFeedOptions): Collection
             };
           });
           wake = undefined;
-          if (timedOut && !signal.aborted)
-            yield {
-              heartbeat: {
-                slot: (leading ? follower.state().lastBlockSlot : mirroredSlot) ?? 0n,
-                cursor: last === 0n ? "" : log.cursorOf(collection, last),
-              },
-            };
+          if (timedOut && !signal.aborted) yield { heartbeat: heartbeatAt() };
         }
       } finally {
         unsubscribe();

@@ -54,6 +54,26 @@ describe("WatchCollection over gRPC", () => {
   });
 });
 
+describe("WatchCollection opens at once", () => {
+  it("the first message on a quiet collection is a heartbeat sent when caught up, long before the 15 s interval", async () => {
+    const client = createClient(CollectionService, createGrpcTransport({ baseUrl: gw.url }));
+    const ask = async () => {
+      const started = performance.now();
+      for await (const message of client.watchCollection(
+        { chain: "localnet", address: collection() },
+        { headers: headers(), timeoutMs: 60_000 },
+      ))
+        return { message, ms: performance.now() - started };
+      throw new Error("the watch ended without a message");
+    };
+    await ask(); // the first watch follows the collection (reads its members); the second is the one timed
+    const { message, ms } = await ask();
+    expect(message.message.case).toBe("heartbeat");
+    // The interval is 15 s (SOLGATE_FEED_HEARTBEAT_MS is not set): a message within 10 s is the opening one.
+    expect(ms).toBeLessThan(10_000);
+  }, 90_000);
+});
+
 describe("WatchCollection as Server-Sent Events", () => {
   const events = (query = "") => `${gw.base}/collections/${collection()}/events${query}`;
 

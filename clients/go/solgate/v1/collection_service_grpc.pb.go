@@ -35,8 +35,8 @@ type CollectionServiceClient interface {
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(ctx context.Context, in *ListCollectionNftsRequest, opts ...grpc.CallOption) (*ListCollectionNftsResponse, error)
 	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
-	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
-	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// new ones as they are confirmed; without one, new ones only. A heartbeat once caught up (the watch is live),
+	// then one while nothing changes. Delivery is at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
 	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
 	// `GET /v1/{chain}/collections/{address}/events`.
 	WatchCollection(ctx context.Context, in *WatchCollectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchCollectionResponse], error)
@@ -100,8 +100,8 @@ type CollectionServiceServer interface {
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(context.Context, *ListCollectionNftsRequest) (*ListCollectionNftsResponse, error)
 	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
-	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
-	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// new ones as they are confirmed; without one, new ones only. A heartbeat once caught up (the watch is live),
+	// then one while nothing changes. Delivery is at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
 	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
 	// `GET /v1/{chain}/collections/{address}/events`.
 	WatchCollection(*WatchCollectionRequest, grpc.ServerStreamingServer[WatchCollectionResponse]) error

@@ -51,8 +51,8 @@ type CollectionServiceClient interface {
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(context.Context, *connect.Request[v1.ListCollectionNftsRequest]) (*connect.Response[v1.ListCollectionNftsResponse], error)
 	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
-	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
-	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// new ones as they are confirmed; without one, new ones only. A heartbeat once caught up (the watch is live),
+	// then one while nothing changes. Delivery is at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
 	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
 	// `GET /v1/{chain}/collections/{address}/events`.
 	WatchCollection(context.Context, *connect.Request[v1.WatchCollectionRequest]) (*connect.ServerStreamForClient[v1.WatchCollectionResponse], error)
@@ -122,8 +122,8 @@ type CollectionServiceHandler interface {
 	// Lists a collection's verified members, sorted by id, one page at a time.
 	ListCollectionNfts(context.Context, *connect.Request[v1.ListCollectionNftsRequest]) (*connect.Response[v1.ListCollectionNftsResponse], error)
 	// Streams a collection's changes in order: with a cursor, every event after it still in the log first, then
-	// new ones as they are confirmed; without one, new ones only. A heartbeat while nothing changes. Delivery is
-	// at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
+	// new ones as they are confirmed; without one, new ones only. A heartbeat once caught up (the watch is live),
+	// then one while nothing changes. Delivery is at least once: after a reconnect, resume from the cursor of the last event handled. A cursor older than the
 	// log is refused (`COLLECTION_CURSOR_EXPIRED`), never skipped over. Also served as Server-Sent Events at
 	// `GET /v1/{chain}/collections/{address}/events`.
 	WatchCollection(context.Context, *connect.Request[v1.WatchCollectionRequest], *connect.ServerStream[v1.WatchCollectionResponse]) error

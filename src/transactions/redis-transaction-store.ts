@@ -3,7 +3,8 @@
  * sends, so any of them can answer for a send another took, and a send outlives the replica that took
  * it. Per chain, under `prefix`:
  *
- *   <prefix>tx:<signature>  hash {json: the tracked send, rank: its state's rank}; settled ones expire
+ *   <prefix>tx:<signature>  hash {json: the tracked send, rank: its state's rank, joined: set once a second
+ *                           insert found it}; settled ones expire
  *   <prefix>active          set of the signatures not yet settled for good
  *   <prefix>status          pub/sub channel of new records, so watchers on every replica hear of them
  *   <prefix>lease           the lease of the fleet-wide work (status polling, rebroadcasting)
@@ -38,7 +39,10 @@ export interface RedisTransactionStoreOptions {
 // KEYS: tx key, active set. ARGV: json, rank, signature, max active. -> [0] added, [1, json] tracked, [2] full.
 const INSERT = `
 local existing = redis.call('HGET', KEYS[1], 'json')
-if existing then return {1, existing} end
+if existing then
+  redis.call('HSET', KEYS[1], 'joined', '1')
+  return {1, existing}
+end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {2} end
 redis.call('HSET', KEYS[1], 'json', ARGV[1], 'rank', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
@@ -56,6 +60,13 @@ else
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[2], ARGV[3])
 end
+return 1`;
+
+// KEYS: tx key, active set. ARGV: signature. -> 1 forgotten, 0 kept (another replica found it by INSERT).
+const DELETE = `
+if redis.call('HGET', KEYS[1], 'joined') then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
 return 1`;
 
 /** Creates the store (its subscription to the status channel starts at once). */
@@ -128,7 +139,10 @@ export async function createRedisTransactionStore(options: RedisTransactionStore
       );
     },
     async delete(signature) {
-      await redis.run("forget a send", (c) => c.multi().del(keyOf(signature)).sRem(activeKey, signature).exec());
+      const forgotten = await redis.run("forget a send", (c) =>
+        c.eval(DELETE, { keys: [keyOf(signature), activeKey], arguments: [signature] }),
+      );
+      return Number(forgotten) === 1;
     },
     async active() {
       const signatures = await redis.run("list sends in flight", (c) => c.sMembers(activeKey));

@@ -145,9 +145,11 @@ export function createSender(options: SenderOptions): Sender {
       if (sent === "already-processed") await engine.noteLanded(tx.signature);
       else fees?.trackSend?.(tx.wire);
     } catch (error) {
-      // Nothing is tracked for a send that failed, so that the client may simply retry it.
-      await engine.forget(tx.signature);
-      throw error;
+      // Nothing is tracked for a send that failed, so that the client may simply retry it; unless another replica
+      // found it tracked meanwhile and told its client `submitted`: then it stays, is rebroadcast, and this answer
+      // agrees with that one.
+      if (await engine.forget(tx.signature)) throw error;
+      return send;
     }
     if (validity !== undefined) return send;
     // The lifetime learnt alongside. Should the node not say (a failing upstream, or a blockhash that
@@ -185,8 +187,7 @@ export function createSender(options: SenderOptions): Sender {
       if (sent === "already-processed") await engine.noteLanded(tx.signature);
       else fees?.trackSend?.(tx.wire);
     } catch (error) {
-      await engine.forget(tx.signature);
-      throw error;
+      if (await engine.forget(tx.signature)) throw error; // as in admit: kept when another replica answered for it
     }
     return send;
   }

@@ -117,8 +117,12 @@ export interface StatusEngine {
   track(send: TrackedSend): Promise<TrackedSend | undefined>;
   /** The tracked send with this signature, if any. */
   tracked(signature: string): Promise<TrackedSend | undefined>;
-  /** Stops tracking a send whose first submission failed, so that the client may simply retry it. */
-  forget(signature: string): Promise<void>;
+  /**
+   * Stops tracking a send whose first submission failed, so that the client may simply retry it, unless another
+   * replica found it tracked meanwhile and answered `submitted` for it: then it stays tracked and is rebroadcast.
+   * @returns whether it was forgotten.
+   */
+  forget(signature: string): Promise<boolean>;
   /** The node said it has the send already (it is not rebroadcast). */
   noteLanded(signature: string): Promise<void>;
   /** The send's blockhash lifetime, learnt after it was tracked. */
@@ -574,9 +578,10 @@ export function createStatusEngine(options: StatusEngineOptions): StatusEngine {
       return existing;
     },
     tracked: (signature) => store.get(signature),
-    forget(signature) {
-      answered.delete(signature);
-      return store.delete(signature);
+    async forget(signature) {
+      const forgotten = await store.delete(signature);
+      if (forgotten) answered.delete(signature);
+      return forgotten;
     },
     async noteLanded(signature) {
       // Read again: a tick may have moved the record on meanwhile.

@@ -47,8 +47,13 @@ export interface TransactionStore {
   insert(send: TrackedSend): Promise<TrackedSend | undefined>;
   /** Replaces a send's record; a record never moves back along the states (a stale write is dropped). */
   put(send: TrackedSend): Promise<void>;
-  /** Forgets a send (one whose first submission failed, so that the client may simply retry). */
-  delete(signature: string): Promise<void>;
+  /**
+   * Forgets a send whose first submission failed, so that the client may simply retry it, unless another caller
+   * (another replica) has found it by {@link insert} meanwhile: that one has told its client `submitted`, so the
+   * send stays and is rebroadcast. Atomic with `insert`.
+   * @returns whether it was forgotten.
+   */
+  delete(signature: string): Promise<boolean>;
   /** Every send not yet in a terminal state (finalized, failed, expired). */
   active(): Promise<TrackedSend[]>;
   /** Tells every replica's listeners (this one's included, at once) about a send's new record. */
@@ -90,6 +95,8 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
   const inFlight = new Map<string, TrackedSend>();
   // Settled signatures with their eviction time; the TTL is constant, so insertion order is expiry order.
   const settled = new Map<string, number>();
+  // Sends that a second insert found: answered for, so never forgotten by `delete`.
+  const joined = new Set<string>();
 
   function sweep(force: boolean): void {
     const t = now();
@@ -97,6 +104,7 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
       if (expiresAt > t && !force) break;
       settled.delete(signature);
       all.delete(signature);
+      joined.delete(signature);
       if (force) return;
     }
   }
@@ -112,7 +120,10 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
     },
     async insert(send) {
       const existing = await store.get(send.signature);
-      if (existing !== undefined) return existing;
+      if (existing !== undefined) {
+        joined.add(send.signature);
+        return existing;
+      }
       await store.put(send);
       return undefined;
     },
@@ -142,9 +153,11 @@ export function createMemoryTransactionStore(options: MemoryTransactionStoreOpti
       }
     },
     async delete(signature) {
+      if (joined.has(signature)) return false;
       all.delete(signature);
       inFlight.delete(signature);
       settled.delete(signature);
+      return true;
     },
     async active() {
       return [...inFlight.values()];

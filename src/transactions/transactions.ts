@@ -223,7 +223,12 @@ export function createTransactions(options: TransactionsOptions): Transactions {
   });
   const ladders = createLadders({
     rpc,
-    sender: { send: (request) => sender.send(request), forget: (signature) => engine.forget(signature) },
+    sender: {
+      send: (request) => sender.send(request),
+      forget: async (signature) => {
+        await engine.forget(signature);
+      },
+    },
     ...(ladderOdds === undefined ? {} : { fees: ladderOdds }),
     ...(ladderTarget === undefined ? {} : { target: ladderTarget }),
     ...(options.ladderStore === undefined ? {} : { store: options.ladderStore }),
@@ -238,7 +243,9 @@ export function createTransactions(options: TransactionsOptions): Transactions {
     prepareLadder: (request) => ladderPreparer.prepare(request),
     send: (request) => sender.send(request),
     prepare: (request) => preparer.prepare(request),
-    forget: (signature) => engine.forget(signature),
+    forget: async (signature) => {
+      await engine.forget(signature);
+    },
     async status(signature) {
       assertIsTransactionSignature(signature);
       const record = await engine.record(signature);

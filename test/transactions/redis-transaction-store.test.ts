@@ -145,9 +145,19 @@ describe("createRedisTransactionStore", () => {
   it("forgets a deleted send on every replica, so that the client may retry it", async () => {
     const [a, b] = await twoReplicas();
     await a.insert(send("d1"));
-    await b.delete("d1");
+    expect(await b.delete("d1")).toBe(true);
     expect(await a.get("d1")).toBeUndefined();
     expect(await a.active()).toEqual([]);
     expect(await a.insert(send("d1"))).toBeUndefined();
+  });
+
+  it("never forgets a send another replica found tracked (it answered `submitted` for it)", async () => {
+    const [a, b] = await twoReplicas();
+    expect(await a.insert(send("j1"))).toBeUndefined(); // A records it; its first submission is under way
+    expect((await b.insert(send("j1")))?.signature).toBe("j1"); // B finds it: B's client hears `submitted`
+    const forgotten = await a.delete("j1"); // A's submission failed: the send must stay
+    expect((await b.get("j1"))?.state, "the send B answered for").toBe("submitted");
+    expect((await a.active()).map((s) => s.signature)).toEqual(["j1"]);
+    expect(forgotten).toBe(false);
   });
 });

@@ -54,8 +54,17 @@ describe("createMemoryTransactionStore", () => {
   it("forgets a deleted send", async () => {
     const store = createMemoryTransactionStore();
     await store.put(send("a"));
-    await store.delete("a");
+    expect(await store.delete("a")).toBe(true);
     expect(await store.get("a")).toBeUndefined();
     expect(await store.active()).toEqual([]);
+  });
+
+  it("never forgets a send a second insert found (it was answered for)", async () => {
+    const store = createMemoryTransactionStore();
+    expect(await store.insert(send("j"))).toBeUndefined();
+    expect((await store.insert(send("j")))?.signature).toBe("j");
+    const forgotten = await store.delete("j");
+    expect((await store.active()).map((s) => s.signature)).toEqual(["j"]);
+    expect(forgotten).toBe(false);
   });
 });

@@ -38,12 +38,13 @@ export const RECENT_CLEARED = 3;
 
 /**
  * The top rung's price as a multiple of the rung under it (the market's price plus one step): 12. A ladder's prices
- * are signed before any block shows a market move; in the bench's tenfold fee jump the hindsight price after it
- * was 9-11 x the `recommended` quoted just before it (32.3M against 3.6M, 34.3M against 3.1M µL/CU), and the
- * ladders prepared in that gap missed with every rung at most one step over the old market. A rung this far above the market costs nothing unless the market refuses
- * every rung under it: at most one rung lands, and the climb reaches this one only when the blocks refuse the rung
- * under it ({@link hasHeadroom}, ladder-climb.ts), never at a planned slot or on the model's say-so alone. Where they
- * do, the ladder pays up to 12 x what the market asked when it was prepared: the price of landing through a jump.
+ * are signed before any block shows a market move; in the bench's tenfold fee jump the hindsight price after it was
+ * 9-12 x the `recommended` quoted just before it (five runs: 32.3M against 3.6M, 37.0M against 3.1M µL/CU at the
+ * ends), and the ladders prepared in that gap missed with every rung at most one step over the old market. A rung
+ * this far above the market costs nothing unless the market refuses every rung under it: at most one rung lands,
+ * and the climb reaches this one only when the blocks refuse the rung under it ({@link hasHeadroom},
+ * ladder-climb.ts), never at a planned slot or on the model's say-so alone. Where they do, the ladder pays 12 x its
+ * market's top (12.9 x the market's price when it was prepared): the price of landing through a jump.
  */
 export const HEADROOM = 12;
 

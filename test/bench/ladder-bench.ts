@@ -69,6 +69,7 @@ import {
   sleep,
   startFeeStack,
 } from "./fee-bench-kit.ts";
+import { hasHeadroom } from "../../src/transactions/ladder/ladder-plan.ts";
 import type { FeeStack } from "./fee-bench-kit.ts";
 
 const { values: args } = parseArgs({
@@ -584,6 +585,22 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
     const late = mine.filter((l) => l.landedSlot !== undefined && !landedWithin(l)).length;
     console.log(
       `${hot ? "hot account" : "off it"}: ladders landed within their own deadline (from the first submission): ${mine.length === 0 ? "n/a" : pct(own.length / mine.length)}; landed after the bench's deadline: ${late}`,
+    ); // The median hides a headroom rung paid by a few (ladder-plan.ts HEADROOM): count them, and compare mean fees.
+    const headroom = mine.filter(
+      (l) =>
+        l.rungs !== undefined &&
+        l.landedRung === l.rungs.length - 1 &&
+        hasHeadroom(l.rungs.map((rung) => BigInt(rung.price))),
+    );
+    const meanLamports = (list: Send[]) => {
+      const paid = list.filter((s) => s.landedSlot !== undefined);
+      if (paid.length === 0) return undefined;
+      const total = paid.reduce((sum, s) => sum + 5_000n + (s.price * BigInt(s.units) + 999_999n) / 1_000_000n, 0n);
+      return total / BigInt(paid.length);
+    };
+    const recommended = sends.filter((s) => s.scored && s.hot === hot && s.kind === "recommended");
+    console.log(
+      `${hot ? "hot account" : "off it"}: ladders that landed their headroom rung (a top >= 4 x the rung under it): ${headroom.length} of ${mine.length}; mean lamports paid: ladder ${meanLamports(mine) ?? "-"}, recommended ${meanLamports(recommended) ?? "-"} (ratio ${ratio(meanLamports(mine), meanLamports(recommended))})`,
     );
   }
   const met: Record<string, boolean> = {};

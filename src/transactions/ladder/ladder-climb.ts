@@ -17,6 +17,11 @@
  *   blocks; the model's odds, learnt over a window of slots, lag a market that moved (a fee jump), and on a sharp
  *   curve a rung below the clearing price waits for a dip that the deadline rarely leaves time for.
  * Without odds the plan alone decides.
+ *
+ * A ladder whose top rung is headroom (ladder-plan.ts `hasHeadroom`: many times the rung under it) is climbed as a
+ * ladder one rung shorter, and from the rung under the top only on the blocks' refusal (the last rule): not at a
+ * planned slot, not on the model's odds, which lag a market that moved and would spend the headroom where the rung
+ * under it was about to land.
  */
 import { MEANINGFUL_ODDS } from "./ladder-plan.ts";
 
@@ -58,6 +63,8 @@ export interface ClimbView {
   readonly refused?: number;
   /** Blocks since the current rung's submission (it has landed in none); undefined without blocks. */
   readonly waitedBlocks?: number;
+  /** The top rung is headroom: `topOdds` and the planned slot are the rung under it's, and it is reached only on refusal. */
+  readonly headroom?: boolean;
 }
 
 /**
@@ -81,12 +88,16 @@ export function slotsLeft(slot: bigint, deadlineSlot: bigint): number {
 export function shouldClimb(view: ClimbView): boolean {
   if (view.current >= view.rungs - 1) return false;
   if (view.slot >= view.deadlineSlot) return false;
+  const refused =
+    (view.refused !== undefined && view.refused >= REFUSED_BLOCKS) ||
+    (view.waitedBlocks !== undefined && view.waitedBlocks >= WAITED_BLOCKS);
+  const last = view.headroom === true && view.rungs >= 3 ? view.rungs - 2 : view.rungs - 1;
+  if (view.current >= last) return refused;
   const stayOver = view.slot >= view.firstSlot + BigInt(view.offsets[view.current + 1]);
-  if (view.slot >= view.firstSlot + BigInt(view.offsets[view.rungs - 1])) return true;
+  if (view.slot >= view.firstSlot + BigInt(view.offsets[last])) return true;
   if (stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
   // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
   if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
-  if (view.refused !== undefined && view.refused >= REFUSED_BLOCKS) return true;
-  if (view.waitedBlocks !== undefined && view.waitedBlocks >= WAITED_BLOCKS) return true;
+  if (refused) return true;
   return view.topOdds !== undefined && view.topOdds < view.target;
 }

@@ -16,6 +16,9 @@
  * on the top is paid only where the market rose past the others while the ladder climbed (in the bench, a third of
  * the failures of a top rung at the market's price: it went out 5-11 slots after a single send at the same price,
  * which landed, and found the market above it). Strictly rising, whatever the model says.
+ *
+ * With 3 rungs or more, all of the above prices the market's rungs, a ladder one rung shorter, and the top rung is
+ * headroom: {@link HEADROOM} times the rung under it, for a market that moves after the prices are signed.
  */
 import type { OddsAt } from "../../fees/fee-odds.ts";
 
@@ -33,6 +36,24 @@ export const TOP_STEP = 0.93;
 export const RECENT_BLOCKS = 4;
 export const RECENT_CLEARED = 3;
 
+/**
+ * The top rung's price as a multiple of the rung under it (the market's price plus one step): 12. A ladder's prices
+ * are signed before any block shows a market move; in the bench's tenfold fee jump the hindsight price after it was
+ * 9-12 x the `recommended` quoted just before it (five runs: 32.3M against 3.6M, 37.0M against 3.1M µL/CU at the
+ * ends), and the ladders prepared in that gap missed with every rung at most one step over the old market. A rung
+ * this far above the market costs nothing unless the market refuses every rung under it: at most one rung lands,
+ * and the climb reaches this one only when the blocks refuse the rung under it ({@link hasHeadroom},
+ * ladder-climb.ts), never at a planned slot or on the model's say-so alone. Where they do, the ladder pays 12 x its
+ * market's top (12.9 x the market's price when it was prepared): the price of landing through a jump.
+ */
+export const HEADROOM = 12;
+
+/** A top rung at least this multiple of the rung under it is headroom: far beyond a step of {@link TOP_STEP}. */
+export const HEADROOM_GAP = 4;
+
+/** Slots after the rung under it at which the plan puts the headroom rung: the soonest the blocks can refuse that rung. */
+export const HEADROOM_AFTER = 3;
+
 /** Odds within k slots (undefined while the model cannot say). */
 export type OddsWithin = (k: number) => OddsAt | undefined;
 
@@ -48,6 +69,8 @@ export interface PlanInput {
   readonly recent?: bigint;
   /** Prices to use while the model cannot say: the market's levels (low and very high), when there are any. */
   readonly fallback?: { readonly low: bigint; readonly high: bigint };
+  /** The top rung's multiple of the rung under it ({@link HEADROOM} unless given; under {@link HEADROOM_GAP}: none). */
+  readonly headroom?: number;
 }
 
 /** One planned rung. */
@@ -74,9 +97,44 @@ export function rungOffsets(deadlineSlots: number, rungs: number): number[] {
   return Array.from({ length: rungs }, (_, i) => Math.floor((i * span) / (rungs - 1)));
 }
 
+/**
+ * The send offsets the plan gives a ladder of `rungs` rungs: with {@link hasHeadroom headroom} (3 rungs or more) the
+ * rungs under the top are spread as a ladder one rung shorter ({@link rungOffsets}), and the top is put
+ * {@link HEADROOM_AFTER} slots after the rung under it, the soonest the blocks can refuse that rung.
+ */
+export function planOffsets(deadlineSlots: number, rungs: number, headroom: boolean): number[] {
+  if (!headroom || rungs < 3) return rungOffsets(deadlineSlots, rungs);
+  const under = rungOffsets(deadlineSlots, rungs - 1);
+  const last = under[under.length - 1];
+  return [...under, Math.max(last, Math.min(deadlineSlots - 1, last + HEADROOM_AFTER))];
+}
+
+/**
+ * Whether a ladder's top rung is headroom: at least {@link HEADROOM_GAP} times the rung under it. Read from the
+ * signed prices (SendLadder does not see the plan), so a client's own ladder with such a gap is climbed the same way.
+ */
+export function hasHeadroom(prices: readonly bigint[]): boolean {
+  if (prices.length < 3) return false;
+  const top = prices[prices.length - 1];
+  const under = prices[prices.length - 2];
+  return top >= under * BigInt(HEADROOM_GAP);
+}
+
 /** Plans the rungs' prices and offsets. */
 export function planLadder(input: PlanInput): PlannedRung[] {
-  const { rungs, deadlineSlots, target } = input;
+  const multiple = input.headroom ?? HEADROOM;
+  if (input.rungs < 3 || multiple < HEADROOM_GAP) return planMarket(input, input.rungs);
+  // The market's rungs as a ladder one rung shorter, and the headroom on top of them.
+  const under = planMarket(input, input.rungs - 1);
+  const offset = planOffsets(input.deadlineSlots, input.rungs, true)[input.rungs - 1];
+  const price = BigInt(Math.ceil(Number(under[under.length - 1].price) * multiple));
+  const k = Math.max(1, Math.min(input.maxK, input.deadlineSlots - offset));
+  return [...under, { price, odds: input.odds(k)?.odds(price) ?? 0, offset }];
+}
+
+/** The rungs that follow the market: the bottom, the steps under the market's price, and one step over it. */
+function planMarket(input: PlanInput, rungs: number): PlannedRung[] {
+  const { deadlineSlots, target } = input;
   const offsets = rungOffsets(deadlineSlots, rungs);
   const within = (offset: number) => Math.max(1, Math.min(input.maxK, deadlineSlots - offset));
   const oddsAt = offsets.map((offset) => input.odds(within(offset)));

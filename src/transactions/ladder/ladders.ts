@@ -15,7 +15,7 @@ import { createEventQueue } from "../watchers.ts";
 import { oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
 import { checkLadder } from "./ladder-checks.ts";
 import { readOverpay } from "./ladder-overpay.ts";
-import { rungOffsets } from "./ladder-plan.ts";
+import { hasHeadroom, planOffsets } from "./ladder-plan.ts";
 import { isFinalLadder, isOpenLadder } from "./ladder-record.ts";
 import type { Ladder, LadderState, Rung } from "./ladder-record.ts";
 import { createMemoryLadderStore } from "./ladder-store.ts";
@@ -313,7 +313,9 @@ export function createLadders(options: LaddersOptions): Ladders {
       return;
     }
     const left = slotsLeft(slot, ladder.deadlineSlot);
-    const top = ladder.rungs[ladder.rungs.length - 1];
+    // Headroom on top (ladder-plan.ts): the market's top is the rung under it, and the climb's rules read that one.
+    const headroom = hasHeadroom(ladder.rungs.map((rung) => rung.price));
+    const top = ladder.rungs[ladder.rungs.length - (headroom ? 2 : 1)];
     const [currentOdds, topOdds, refused] = await Promise.all([
       oddsLeft(ladder.rungs[current], left),
       oddsOf(top, left - 1),
@@ -327,6 +329,7 @@ export function createLadders(options: LaddersOptions): Ladders {
       deadlineSlot: ladder.deadlineSlot,
       offsets: ladder.offsets,
       target: ladder.target,
+      headroom,
       ...(currentOdds === undefined ? {} : { currentOdds }),
       ...(topOdds === undefined ? {} : { topOdds }),
       ...(refused === undefined ? {} : { refused: refused.refused, waitedBlocks: refused.blocks }),
@@ -421,7 +424,7 @@ export function createLadders(options: LaddersOptions): Ladders {
         target,
         firstSlot: first,
         deadlineSlot: first + BigInt(deadlineSlots),
-        offsets: rungOffsets(deadlineSlots, checked.rungs.length),
+        offsets: planOffsets(deadlineSlots, checked.rungs.length, hasHeadroom(checked.rungs.map((rung) => rung.price))),
         writable: staticWritableAccounts(message),
         cancelled: false,
         updatedAt: new Date(now()),

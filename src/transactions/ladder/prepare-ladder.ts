@@ -9,7 +9,7 @@ import type { OddsAt } from "../../fees/fee-odds.ts";
 import { LAMPORTS_PER_SIGNATURE, computeBudgetOf, transactionFeeLamports } from "../../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire-transaction.ts";
 import type { Preparer } from "../prepare-transaction.ts";
-import { RECENT_BLOCKS, RECENT_CLEARED, planLadder, rungOffsets } from "./ladder-plan.ts";
+import { RECENT_BLOCKS, RECENT_CLEARED, planLadder, planOffsets } from "./ladder-plan.ts";
 import { assertAffordable, feePayerRoom, readNonceAccount } from "./nonce-account.ts";
 import type { NonceRpc } from "./nonce-account.ts";
 import { rungAtPrice } from "./rung-message.ts";
@@ -131,7 +131,7 @@ export function createLadderPreparer(options: LadderPreparerOptions) {
       });
       const slot = options.newestSlot();
       // The plan asks for odds within the slots left at each rung's offset: read those up front (the plan is pure).
-      const within = rungOffsets(deadlineSlots, rungs).map((offset) =>
+      const within = planOffsets(deadlineSlots, rungs, true).map((offset) =>
         Math.max(1, Math.min(maxK, deadlineSlots - offset)),
       );
       const ks = [...new Set(within)];

@@ -2,7 +2,15 @@
 import { describe, expect, it } from "vitest";
 import type { OddsAt } from "../../../src/fees/fee-odds.ts";
 import { shouldClimb } from "../../../src/transactions/ladder/ladder-climb.ts";
-import { MEANINGFUL_ODDS, TOP_STEP, planLadder, rungOffsets } from "../../../src/transactions/ladder/ladder-plan.ts";
+import {
+  HEADROOM,
+  MEANINGFUL_ODDS,
+  TOP_STEP,
+  hasHeadroom,
+  planLadder,
+  planOffsets,
+  rungOffsets,
+} from "../../../src/transactions/ladder/ladder-plan.ts";
 
 /** A market where a price p lands within k slots with odds min(1, p * k / 1e6): cheaper needs longer. */
 function linearOdds(k: number): OddsAt {
@@ -30,7 +38,7 @@ describe("ladder plan", () => {
   });
 
   it("prices the bottom rung at meaningful odds over the deadline and the top at the target in its slots left", () => {
-    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds });
+    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds, headroom: 1 });
     expect(plan.map((r) => r.offset)).toEqual([0, 3, 6, 10]);
     // Bottom: odds 0.2 within 20 slots -> 10,000; the market: 0.9 within the 10 slots left -> 90,000, and the top
     // one step over it.
@@ -57,7 +65,7 @@ describe("ladder plan", () => {
         cheapestAbove: (g) => ({ price: at(g), odds: g }),
       };
     };
-    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: sharp });
+    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: sharp, headroom: 1 });
     expect(plan[0].price).toBe(1_020_000n);
     expect(plan[3].price).toBe(BigInt(Math.ceil(1_090_000 / TOP_STEP)));
     // The odds a third and two thirds of the way to the target are dearer here than the top's steps: they are taken.
@@ -74,10 +82,19 @@ describe("ladder plan", () => {
       maxK: 149,
       odds: linearOdds,
       recent: 900_000n,
+      headroom: 1,
     });
     expect(plan[3].price).toBe(BigInt(Math.ceil(900_000 / TOP_STEP)));
     expect(plan[2].price).toBe(BigInt(Math.floor(900_000 * TOP_STEP)));
-    const calm = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds, recent: 5n });
+    const calm = planLadder({
+      rungs: 4,
+      deadlineSlots: 20,
+      target: 0.9,
+      maxK: 149,
+      odds: linearOdds,
+      recent: 5n,
+      headroom: 1,
+    });
     expect(calm[3].price).toBe(BigInt(Math.ceil(90_000 / TOP_STEP)));
   });
 
@@ -91,7 +108,7 @@ describe("ladder plan", () => {
       refusedSince: () => ({ refused: 0, blocks: 0 }),
       clearedRecently: () => 0n,
     };
-    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: () => free });
+    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: () => free, headroom: 1 });
     expect(plan.map((r) => r.price)).toEqual([1n, 2n, 3n, 4n]);
     const blind = planLadder({
       rungs: 3,
@@ -100,9 +117,51 @@ describe("ladder plan", () => {
       maxK: 149,
       odds: () => undefined,
       fallback: { low: 100n, high: 10_000n },
+      headroom: 1,
     });
     expect(blind.map((r) => r.price)).toEqual([100n, 9_300n, 10_753n]);
     expect(blind.every((r) => r.odds === 0)).toBe(true);
+  });
+});
+
+describe("ladder plan with headroom on top", () => {
+  it("puts the market's rungs as a ladder one rung shorter, and the top at HEADROOM times the rung under it", () => {
+    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds });
+    const market = planLadder({ rungs: 3, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds, headroom: 1 });
+    expect(plan.slice(0, 3)).toEqual(market);
+    // The market's rungs: the bottom, the market's price less a step, and a step over it (90,000 here).
+    expect(plan.map((r) => r.price).slice(0, 3)).toEqual([
+      10_000n,
+      BigInt(Math.floor(90_000 * TOP_STEP)),
+      BigInt(Math.ceil(90_000 / TOP_STEP)),
+    ]);
+    expect(plan[3].price).toBe(BigInt(Math.ceil(Number(plan[2].price) * HEADROOM)));
+    expect(plan.map((r) => r.offset)).toEqual([0, 5, 10, 13]);
+    expect(planOffsets(20, 4, true)).toEqual([0, 5, 10, 13]);
+    expect(hasHeadroom(plan.map((r) => r.price))).toBe(true);
+    // Where everything lands for free the top still stands far above the rest, so the climb treats it as headroom.
+    const free = planLadder({
+      rungs: 4,
+      deadlineSlots: 20,
+      target: 0.9,
+      maxK: 149,
+      odds: () => ({
+        ...linearOdds(1),
+        cheapest: () => ({ price: 0n, odds: 1 }),
+        cheapestAbove: () => ({ price: 0n, odds: 1 }),
+      }),
+    });
+    expect(free.map((r) => r.price)).toEqual([1n, 2n, 3n, 36n]);
+  });
+
+  it("keeps two-rung ladders as they were, and reads headroom from the signed prices alone", () => {
+    const two = planLadder({ rungs: 2, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds });
+    expect(two.map((r) => r.price)).toEqual([10_000n, BigInt(Math.ceil(90_000 / TOP_STEP))]);
+    expect(planOffsets(20, 2, true)).toEqual([0, 10]);
+    expect(hasHeadroom([1n, 2n, 8n])).toBe(true);
+    expect(hasHeadroom([1n, 2n, 7n])).toBe(false);
+    expect(hasHeadroom([100n, 200n, 400n, 800n])).toBe(false);
+    expect(hasHeadroom([1n, 100n])).toBe(false);
   });
 });
 
@@ -145,6 +204,20 @@ describe("climb rule", () => {
   it("climbs early off a rung the market left behind (odds below the meaningful floor)", () => {
     expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.05, topOdds: 1 })).toBe(true);
     expect(shouldClimb({ ...base, slot: 101n, currentOdds: 0.25, topOdds: 1 })).toBe(false);
+  });
+
+  it("with headroom on top: the rung under it takes the top's planned slot, and the top comes only on refusal", () => {
+    const headroom = { ...base, offsets: [0, 5, 10, 13], headroom: true };
+    // The rung under the top is sent at its planned slot whatever the model says, as the top was.
+    expect(shouldClimb({ ...headroom, current: 1, slot: 110n, currentOdds: 0.99, topOdds: 1 })).toBe(true);
+    // From it, neither the planned slot, nor the model's odds, nor a closing deadline climb: only the blocks.
+    expect(shouldClimb({ ...headroom, current: 2, slot: 113n, currentOdds: 0.01, topOdds: 0 })).toBe(false);
+    expect(shouldClimb({ ...headroom, current: 2, slot: 118n, currentOdds: 0, topOdds: 0, refused: 2 })).toBe(false);
+    expect(shouldClimb({ ...headroom, current: 2, slot: 112n, currentOdds: 0.99, topOdds: 1, refused: 3 })).toBe(true);
+    expect(shouldClimb({ ...headroom, current: 2, slot: 112n, waitedBlocks: 4 })).toBe(true);
+    expect(shouldClimb({ ...headroom, current: 2, slot: 120n, refused: 5 })).toBe(false);
+    // The same rung without headroom above it goes up at the top's planned slot.
+    expect(shouldClimb({ ...base, current: 2, slot: 110n, currentOdds: 0.99, topOdds: 1 })).toBe(true);
   });
 
   it("never climbs past the top, nor after the deadline", () => {

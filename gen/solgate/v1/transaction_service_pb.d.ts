@@ -966,8 +966,9 @@ export declare const TransactionService: GenService<{
    * Plans a fee ladder for an unsigned draft: 2 to 8 unsigned transactions, identical except for their compute-unit
    * price, each advancing the given durable nonce first (AdvanceNonceAccount as instruction 0, the nonce's stored
    * value as the blockhash) with the compute budget PrepareTransaction would set. Prices come from the landing-odds
-   * model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the top rung reaches the
-   * target within the slots left when it would be sent. Refused when the nonce account is missing or not an
+   * model for the draft's write-locked accounts: the cheapest rung has meaningful odds, the rung at the market reaches
+   * the target within the slots left when it would be sent, and with 3 or more rungs the top one is headroom (12 x
+   * the rung under it) for a market that jumps, paid only if the blocks refuse every rung under it. Refused when the nonce account is missing or not an
    * initialized nonce, when its authority is not a signer of the draft, or when the fee payer cannot afford the top
    * rung.
    *
@@ -983,7 +984,8 @@ export declare const TransactionService: GenService<{
    * every signature valid, a fee payer that can afford the top rung; nothing is submitted unless every check
    * passes), then climbs: submits the cheapest rung at once, and the next one whenever the odds that the current one
    * lands before the deadline fall below the target, the blocks refuse it (3 cleared above its price, or 4 went by
-   * without it), or the top rung's planned slot comes. Never submits a rung after one has landed. At most one rung
+   * without it), or the top rung's planned slot comes; a headroom rung (at least 4 x the one under it) is submitted
+   * only when the blocks refuse the rung under it. Never submits a rung after one has landed. At most one rung
    * can ever land, because they share one durable nonce.
    *
    * @generated from rpc solgate.v1.TransactionService.SendLadder

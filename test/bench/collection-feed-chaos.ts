@@ -182,6 +182,7 @@ cleanups.push(() => relay.close());
 const relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
 async function cutGeyser(ms: number): Promise<void> {
   relayRefusing = true;
+  log(`Geyser relay: ${relaySockets.size / 2} connection(s) dropped, new ones refused for ${ms / 1000} s`);
   for (const socket of relaySockets) socket.destroy();
   relaySockets.clear();
   await sleep(ms);
@@ -415,7 +416,7 @@ try {
   faults.push(
     (async () => {
       await at(15);
-      log("Geyser stream cut (relay drops every connection, refuses new ones for 10 s)");
+      log("Geyser stream cut");
       await cutGeyser(10_000);
       log("Geyser relay open again");
     })(),
@@ -428,8 +429,16 @@ try {
     })(),
     (async () => {
       await at(55);
+      // The lease's value names its holder: if it changes after gateway 1 dies, gateway 1 held it.
+      const lease = () => redis.run("c", (c) => c.get(`${PREFIX}fee-lease`));
+      const holder = await lease();
       log("gateway 1 (the lease holder) killed -9");
+      const killedAt = Date.now();
       await gateways[0]?.kill();
+      void until(async () => ![holder, null].includes(await lease()), "the lease taken over", 30_000).then(
+        (ok) =>
+          ok && log(`lease taken over by gateway 2 ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`),
+      );
       await sleep(10_000);
       await startGateway(0);
       log("gateway 1 up again");

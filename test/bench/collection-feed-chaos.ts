@@ -533,9 +533,25 @@ try {
   );
 
   // ---- Wait for every sink to have every expected event (the webhook retries with backoff after its outage).
+  // Each waits until complete, or until nothing new has come for a while (a loss is then final): the webhook's
+  // next retry after its outage can be a minute away (backoff doubling from 1 s).
   const complete = (sink: Sink) => [...expected.keys()].every((k) => sink.events.has(k));
-  await until(() => clients.every(complete), "every SSE client has every event", 60_000);
-  await until(() => complete(hookSink), "the webhook receiver has every event", 180_000);
+  async function settle(sinks: Sink[], what: string, quietMs: number): Promise<void> {
+    let seen = -1;
+    let since = Date.now();
+    await until(
+      () => {
+        const now = sinks.reduce((n, s) => n + s.received, 0);
+        if (now !== seen) [seen, since] = [now, Date.now()];
+        return sinks.every(complete) || Date.now() - since > quietMs;
+      },
+      what,
+      300_000,
+    );
+    if (!sinks.every(complete)) log(`${what}: still missing events after ${quietMs / 1000} s without a new one`);
+  }
+  await settle(clients, "every SSE client has every event", 15_000);
+  await settle([hookSink], "the webhook receiver has every event", 90_000);
   await sleep(2_000); // late duplicates, if any
 
   // ---- The table.

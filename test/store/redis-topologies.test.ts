@@ -87,8 +87,12 @@ describe.each(topologies)("on %s", (_name, start) => {
     expect((await storeB.active()).map((s) => s.signature).sort()).toEqual(["sig1", "sig2"]);
     await storeB.put({ ...send("sig2"), state: "finalized" });
     expect((await storeA.active()).map((s) => s.signature)).toEqual(["sig1"]);
-    await storeA.delete("sig1");
-    expect(await storeB.get("sig1")).toBeUndefined();
+    // B found sig1 (and answered for it): A's forget keeps it. A send no one else found is forgotten everywhere.
+    expect(await storeA.delete("sig1")).toBe(false);
+    expect((await storeB.get("sig1"))?.signature).toBe("sig1");
+    await storeA.insert(send("sig3"));
+    expect(await storeA.delete("sig3")).toBe(true);
+    expect(await storeB.get("sig3")).toBeUndefined();
 
     await storeA.publish({ signature: "sig2", state: "confirmed", updatedAt: new Date(), slot: 7n });
     await until(() => heard.length === 1);

@@ -65,6 +65,27 @@ export interface RedisFeedStoreOptions {
   onError?: (error: unknown) => void;
 }
 
+/**
+ * Lua that drops the stream's (KEYS[1]) oldest entries while they are older than `cutoff` (a Lua expression of
+ * epoch ms): appends and resumes both trim by age, so an old cursor is refused even with no new append.
+ */
+function ageTrim(cutoff: string): string {
+  return `local cutoff = ${cutoff}
+for round = 1, 8 do
+  local rows = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 64)
+  local drop = nil
+  for _, row in ipairs(rows) do
+    local t = nil
+    for i = 1, #row[2], 2 do if row[2][i] == 't' then t = tonumber(row[2][i + 1]) end end
+    if t ~= nil and t < cutoff then drop = row[1] else break end
+  end
+  if drop == nil then break end
+  local dropSeq = tonumber(string.match(drop, '^(%d+)'))
+  redis.call('XTRIM', KEYS[1], 'MINID', '=', (dropSeq + 1) .. '-0')
+end
+`;
+}
+
 // KEYS: 1 stream, 2 heads, 3 sizes, 4 members, 5 last slots, 6 keys seen in the last slot, 7 floors.
 // ARGV: 1 collection, 2 event JSON, 3 now, 4 retention ms, 5 max events, 6 slot, 7 idempotency key ('' none),
 //       8 kind, 9 asset, 10 owner, 11 verified size.
@@ -86,21 +107,8 @@ local seq = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local keepFrom = seq - tonumber(ARGV[5]) + 1
 if keepFrom < 1 then keepFrom = 1 end
 redis.call('XADD', KEYS[1], 'MINID', '=', keepFrom .. '-0', seq .. '-0', 'e', ARGV[2], 't', ARGV[3])
--- Retention by age: the oldest entries go while they are older than it (a few rounds per append at most).
-local cutoff = tonumber(ARGV[3]) - tonumber(ARGV[4])
-for round = 1, 8 do
-  local rows = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 64)
-  local drop = nil
-  for _, row in ipairs(rows) do
-    local t = nil
-    for i = 1, #row[2], 2 do if row[2][i] == 't' then t = tonumber(row[2][i + 1]) end end
-    if t ~= nil and t < cutoff then drop = row[1] else break end
-  end
-  if drop == nil then break end
-  local dropSeq = tonumber(string.match(drop, '^(%d+)'))
-  redis.call('XTRIM', KEYS[1], 'MINID', '=', (dropSeq + 1) .. '-0')
-end
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[11])
+-- Retention by age (a few rounds per append at most).
+${ageTrim("tonumber(ARGV[3]) - tonumber(ARGV[4])")}redis.call('HSET', KEYS[3], ARGV[1], ARGV[11])
 if ARGV[8] == 'MEMBER_ADDED' or ARGV[8] == 'MEMBER_TRANSFERRED' then
   if ARGV[9] ~= '' then redis.call('HSET', KEYS[4], ARGV[9], ARGV[10]) end
 elseif ARGV[8] == 'MEMBER_REMOVED' then
@@ -112,20 +120,7 @@ return seq`;
 
 // The same age trim, alone (before a resume is checked, so an old cursor is refused even with no new append).
 const TRIM = `
-local cutoff = tonumber(ARGV[1]) - tonumber(ARGV[2])
-for round = 1, 8 do
-  local rows = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 64)
-  local drop = nil
-  for _, row in ipairs(rows) do
-    local t = nil
-    for i = 1, #row[2], 2 do if row[2][i] == 't' then t = tonumber(row[2][i + 1]) end end
-    if t ~= nil and t < cutoff then drop = row[1] else break end
-  end
-  if drop == nil then break end
-  local dropSeq = tonumber(string.match(drop, '^(%d+)'))
-  redis.call('XTRIM', KEYS[1], 'MINID', '=', (dropSeq + 1) .. '-0')
-end
-return 1`;
+${ageTrim("tonumber(ARGV[1]) - tonumber(ARGV[2])")}return 1`;
 
 // KEYS: 1 sizes, 2 members. ARGV: collection, size, then asset, owner pairs. Only when no size is recorded yet.
 const SEED = `

@@ -11,14 +11,14 @@
  * collection and the sequence, so an attempt made again by the next lease holder (the last one died after
  * POSTing, before recording) carries the same `webhook-id`: at least once, idempotent for the receiver.
  */
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { SolgateError } from "../../errors.ts";
 import type { Lease } from "../../store/lease.ts";
 import type { Redis } from "../../store/redis.ts";
 import { sleep } from "../../sleep.ts";
 import type { FeedEvent } from "./event-log.ts";
 import type { FeedStore } from "./redis-feed-store.ts";
-import { backoffMs, checkWebhookUrl, outcomeOf, postDelivery } from "./webhooks.ts";
+import { backoffMs, checkWebhookUrl, newWebhookInfo, outcomeOf, postDelivery } from "./webhooks.ts";
 import type { WebhookDeliveryInfo, WebhookInfo, Webhooks, WebhooksOptions } from "./webhooks.ts";
 
 /** Options of {@link createRedisWebhooks}. */
@@ -274,15 +274,7 @@ export function createRedisWebhooks(options: RedisWebhooksOptions): Webhooks {
         probe.abort();
       }
       const secret = randomBytes(24);
-      const info: WebhookInfo = {
-        id: `wh_${randomUUID()}`,
-        url: request.url,
-        collections,
-        kinds: [...request.kinds],
-        createdAt: now(),
-        enabled: true,
-        disabledReason: "",
-      };
+      const info = newWebhookInfo(request, collections, now());
       // From now on: each collection's place is its log's head.
       const heads = await Promise.all(collections.map((c) => store.head(c)));
       const stored: StoredHook = { info, owner, key: secret.toString("base64") };

@@ -34,6 +34,23 @@ export interface WebhookInfo {
   readonly disabledReason: string;
 }
 
+/** A new webhook's description: a fresh id, enabled. */
+export function newWebhookInfo(
+  request: { url: string; kinds: readonly FeedEventKind[] },
+  collections: string[],
+  createdAt: number,
+): WebhookInfo {
+  return {
+    id: `wh_${randomUUID()}`,
+    url: request.url,
+    collections,
+    kinds: [...request.kinds],
+    createdAt,
+    enabled: true,
+    disabledReason: "",
+  };
+}
+
 /** One event's delivery to one webhook. */
 export interface WebhookDeliveryInfo {
   readonly id: string;
@@ -211,15 +228,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         throw error;
       }
       const secretBytes = randomBytes(24);
-      const info: WebhookInfo = {
-        id: `wh_${randomUUID()}`,
-        url: request.url,
-        collections,
-        kinds: [...request.kinds],
-        createdAt: now(),
-        enabled: true,
-        disabledReason: "",
-      };
+      const info = newWebhookInfo(request, collections, now());
       const hook: Hook = { info, owner, key: secretBytes, queue: [], kept: [], stop, wake: undefined };
       hooks.set(info.id, hook);
       for (const stream of streams)

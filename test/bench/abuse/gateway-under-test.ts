@@ -55,6 +55,9 @@ export interface GatewayOptions {
 /** Starts the localnet (with its world and traffic) and the gateway on it; resolves once /readyz says ready. */
 export async function startGatewayUnderTest(options: GatewayOptions): Promise<GatewayUnderTest> {
   const dir = mkdtempSync(path.join(tmpdir(), "abuse-bench-"));
+  // The collection stays as seeded (the launcher passes its environment on to the localnet child): the hostile
+  // upstream section compares each answer with the honest one, and traffic that mints and burns would move it.
+  process.env.LOCALNET_COLLECTION_TRAFFIC ??= "0";
   const localnet = await startLocalnet({
     slotMs: options.slotMs,
     world: { ...options.world, dir },

@@ -15,6 +15,9 @@ export const INTEROP_WORLD_ENV: Readonly<Record<string, string>> = {
   LOCALNET_SPOOFS: "3",
   LOCALNET_TOKEN_HOLDERS: "40",
   LOCALNET_SMALL_MINT_HOLDERS: "8,4",
+  // The collection stays as seeded (its members are read once at setup and checked against the manifest); its feed
+  // still moves: the seeded collection's floor changes at every read of the harness's marketplace.
+  LOCALNET_COLLECTION_TRAFFIC: "0",
 };
 
 interface ManifestCollection {

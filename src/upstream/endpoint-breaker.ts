@@ -3,9 +3,22 @@
  * consecutive failures or when too large a share of recent attempts failed, lets one probe through after
  * a cool-down (half-open), and closes again when the probe succeeds. While it is open (or its probe is
  * in flight) failover skips the URL without touching it.
+ *
+ * The cool-down starts short (1 s) and doubles with each failed probe up to its longest: a node back after a
+ * blip is used again within a second, not after the longest cool-down. With one RPC URL, an open breaker stops
+ * status polls and rebroadcasts; a fixed 10 s cool-down after a 2 s outage let a taken send's blockhash lapse
+ * (the failure matrix's RPC-path row, docs/fleet.md), and on mainnet it is a sixth of a blockhash's life.
  */
-import { CircuitState, circuitBreaker, ConsecutiveBreaker, CountBreaker, handleWhenResult } from "cockatiel";
-import type { IBreaker } from "cockatiel";
+import {
+  CircuitState,
+  circuitBreaker,
+  ConsecutiveBreaker,
+  CountBreaker,
+  ExponentialBackoff,
+  handleWhenResult,
+  noJitterGenerator,
+} from "cockatiel";
+import type { IBackoff, IBackoffFactory, IBreaker, IHalfOpenAfterBackoffContext } from "cockatiel";
 
 /** Options of {@link createEndpointBreaker}. */
 export interface EndpointBreakerOptions {
@@ -15,10 +28,20 @@ export interface EndpointBreakerOptions {
   failureRatio?: number;
   /** Attempts the ratio is taken over (default 20; the ratio counts once half of them are in). */
   windowSize?: number;
-  /** How long an open breaker waits before letting a probe through (default 10 s). */
+  /** The longest an open breaker waits before letting a probe through (default 10 s). */
   halfOpenAfterMs?: number;
+  /** The first wait, doubled after each failed probe up to `halfOpenAfterMs` (default 1 s, at most `halfOpenAfterMs`). */
+  firstHalfOpenAfterMs?: number;
   /** Told of every change of state. */
   onStateChange?: (state: BreakerState) => void;
+  /**
+   * Asks the URL whether it answers (true: it does). When given, a cool-down that ends with no call to probe
+   * the URL runs this as the probe: a replica with no calls of its own would otherwise stay open, and unready,
+   * long after its node came back.
+   */
+  probe?: (signal: AbortSignal) => Promise<boolean>;
+  /** Stops the breaker's own probes (the upstream closed). */
+  signal?: AbortSignal;
 }
 
 /** A breaker's state, as metrics and readiness report it. */
@@ -74,6 +97,18 @@ class EitherBreaker implements IBreaker {
 /** Creates the breaker of one URL (closed). */
 export function createEndpointBreaker(options: EndpointBreakerOptions = {}): EndpointBreaker {
   const halfOpenAfterMs = options.halfOpenAfterMs ?? 10_000;
+  const firstHalfOpenAfterMs = Math.min(options.firstHalfOpenAfterMs ?? 1_000, halfOpenAfterMs);
+  // The cool-down of the current opening, as cockatiel's backoff hands it out (cockatiel keeps it private).
+  let coolDownMs = firstHalfOpenAfterMs;
+  const noted = (backoff: IBackoff<IHalfOpenAfterBackoffContext>): IBackoff<IHalfOpenAfterBackoffContext> => {
+    coolDownMs = backoff.duration;
+    return { duration: backoff.duration, next: (context) => noted(backoff.next(context)) };
+  };
+  const doubling: IBackoffFactory<IHalfOpenAfterBackoffContext> = new ExponentialBackoff({
+    initialDelay: firstHalfOpenAfterMs,
+    maxDelay: halfOpenAfterMs,
+    generator: noJitterGenerator,
+  });
   const windowSize = options.windowSize ?? 20;
   const failureRatio = options.failureRatio ?? 0.5;
   // cockatiel times the cool-down with Date.now; so does this.
@@ -82,7 +117,7 @@ export function createEndpointBreaker(options: EndpointBreakerOptions = {}): End
   const policy = circuitBreaker(
     handleWhenResult((result) => (result as BreakerVerdict).endpointFailed),
     {
-      halfOpenAfter: halfOpenAfterMs,
+      halfOpenAfter: { next: (context) => noted(doubling.next(context)) },
       breaker: new EitherBreaker(
         new ConsecutiveBreaker(options.consecutiveFailures ?? 5),
         failureRatio >= 1
@@ -98,20 +133,36 @@ export function createEndpointBreaker(options: EndpointBreakerOptions = {}): End
   let openedAt = 0;
   policy.onBreak(() => {
     openedAt = now();
+    if (options.probe !== undefined) probeAfterCoolDown(options.probe);
   });
   policy.onStateChange((state) => options.onStateChange?.(stateName(state)));
 
-  const coolingDown = () => policy.state === CircuitState.Open && now() - openedAt < halfOpenAfterMs;
-  return {
+  const coolingDown = () => policy.state === CircuitState.Open && now() - openedAt < coolDownMs;
+  const probeAfterCoolDown = (probe: (signal: AbortSignal) => Promise<boolean>) => {
+    const stop = options.signal;
+    if (stop?.aborted) return;
+    const timer = setTimeout(() => {
+      stop?.removeEventListener("abort", cancel);
+      // A call may have probed already (closed, half-open, or open again with a new timer of its own).
+      if (policy.state !== CircuitState.Open || coolingDown() || stop?.aborted) return;
+      const signal = stop ?? new AbortController().signal;
+      void breaker.run(async () => ({ endpointFailed: !(await probe(signal).catch(() => false)) })).catch(() => {});
+    }, coolDownMs);
+    timer.unref();
+    const cancel = () => clearTimeout(timer);
+    stop?.addEventListener("abort", cancel, { once: true });
+  };
+  const breaker: EndpointBreaker = {
     state: () => stateName(policy.state),
     admits: () => policy.state === CircuitState.Closed || (policy.state === CircuitState.Open && !coolingDown()),
-    retryAfterMs: () => (policy.state === CircuitState.Closed ? 0 : Math.max(0, openedAt + halfOpenAfterMs - now())),
+    retryAfterMs: () => (policy.state === CircuitState.Closed ? 0 : Math.max(0, openedAt + coolDownMs - now())),
     async run(attempt) {
       // Checked here rather than left to cockatiel: a call must not wait behind a half-open probe.
       if (policy.state === CircuitState.HalfOpen || coolingDown()) return undefined;
       return policy.execute(() => attempt());
     },
   };
+  return breaker;
 }
 
 function stateName(state: CircuitState): BreakerState {

@@ -206,6 +206,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const metrics = options.metrics ?? noopUpstreamMetrics;
   // One breaker per URL, shared by every transport that reaches it (JSON-RPC, DAS, scans).
   const breakers = new Map<string, EndpointBreaker>();
+  const closer = new AbortController();
+  const probeTimeoutMs = Math.min(options.timeoutMs ?? 15_000, 5_000);
   const breakerFor = (url: string): EndpointBreaker => {
     let breaker = breakers.get(url);
     if (breaker === undefined) {
@@ -213,6 +215,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       breaker = createEndpointBreaker({
         ...options.breaker,
         onStateChange: (state) => metrics.onBreakerState?.(label, state),
+        probe: (signal) => answersGetSlot(url, AbortSignal.any([signal, AbortSignal.timeout(probeTimeoutMs)])),
+        signal: closer.signal,
       });
       breakers.set(url, breaker);
       metrics.onBreakerState?.(label, "closed");
@@ -233,7 +237,6 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const maxScanResponseBytes = options.maxScanResponseBytes ?? DEFAULT_MAX_SCAN_RESPONSE_BYTES;
   const budget = createByteBudget(options.maxBufferedBytes ?? maxScanResponseBytes);
   const semaphore = createSemaphore(options.maxConcurrency ?? 32);
-  const closer = new AbortController();
   const shared = {
     chain: options.chain,
     timeoutMs: options.timeoutMs ?? 15_000,
@@ -386,6 +389,16 @@ export function createUpstream(options: UpstreamOptions): Upstream {
       geyserBlocks?.close();
     },
   };
+}
+
+/** Whether the node at `url` answers a getSlot: a breaker's own probe (endpoint-breaker.ts). */
+async function answersGetSlot(url: string, signal: AbortSignal): Promise<boolean> {
+  const transport = createCappedJsonRpcTransport({ url, maxResponseBytes: 4096, bigints: true });
+  const answer = await transport<{ result?: unknown }>({
+    payload: { jsonrpc: "2.0", id: 1, method: "getSlot", params: [] },
+    signal,
+  });
+  return answer?.result !== undefined;
 }
 
 function createDasClient(transport: RpcTransport): DasClient {

@@ -73,3 +73,42 @@ describe("endpoint breaker", () => {
     expect(states).toEqual(["open", "half_open", "closed"]);
   });
 });
+
+describe("endpoint breaker cool-down", () => {
+  const waitUntilAdmitted = async (breaker: ReturnType<typeof createEndpointBreaker>) => {
+    const from = Date.now();
+    while (!breaker.admits()) await new Promise((r) => setTimeout(r, 5));
+    return Date.now() - from;
+  };
+
+  it("starts at the first cool-down, doubles with each failed probe up to the longest, and starts over once closed", async () => {
+    const breaker = createEndpointBreaker({
+      consecutiveFailures: 1,
+      failureRatio: 1,
+      firstHalfOpenAfterMs: 100,
+      halfOpenAfterMs: 300,
+    });
+    await breaker.run(failed);
+    expect(breaker.retryAfterMs()).toBeLessThanOrEqual(100);
+    await waitUntilAdmitted(breaker);
+    await breaker.run(failed); // the probe fails: 200 ms
+    expect(breaker.retryAfterMs()).toBeGreaterThan(150);
+    expect(breaker.retryAfterMs()).toBeLessThanOrEqual(200);
+    await waitUntilAdmitted(breaker);
+    await breaker.run(failed); // 400 ms, capped at 300
+    expect(breaker.retryAfterMs()).toBeGreaterThan(250);
+    expect(breaker.retryAfterMs()).toBeLessThanOrEqual(300);
+    await waitUntilAdmitted(breaker);
+    await breaker.run(answered);
+    expect(breaker.state()).toBe("closed");
+    await breaker.run(failed); // a new opening starts short again
+    expect(breaker.retryAfterMs()).toBeLessThanOrEqual(100);
+  });
+
+  it("by default lets the first probe through after 1 s, not after the longest cool-down (10 s)", async () => {
+    const breaker = createEndpointBreaker({ consecutiveFailures: 1, failureRatio: 1 });
+    await breaker.run(failed);
+    expect(breaker.retryAfterMs()).toBeGreaterThan(500);
+    expect(breaker.retryAfterMs()).toBeLessThanOrEqual(1000);
+  });
+});

@@ -6,6 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startLocalnet } from "@solgate/localnet";
 import type { LocalnetHandle } from "@solgate/localnet";
+import { startRelay } from "./tcp-relay.ts";
 import { SolgateError } from "../../src/errors.ts";
 import { createUpstream } from "../../src/upstream/upstream.ts";
 import type { Upstream, UpstreamOptions } from "../../src/upstream/upstream.ts";
@@ -129,7 +130,7 @@ describe("the circuit breaker of each URL", () => {
       timeoutMs: 200,
       maxRetries: 0,
       budgetMs: 1000,
-      breaker: { consecutiveFailures: 3, halfOpenAfterMs: 60_000 },
+      breaker: { consecutiveFailures: 3, firstHalfOpenAfterMs: 60_000, halfOpenAfterMs: 60_000 },
       metrics: { onCall() {}, onResult() {}, onBreakerState: (_url, state) => states.push(state) },
     });
     for (let i = 0; i < 3; i++) await timedFailure(() => u.rpc.getSlot().send());
@@ -173,7 +174,10 @@ describe("the circuit breaker of each URL", () => {
     const url = await refusingUrl();
     const port = Number(new URL(url).port);
     // A cool-down long enough that the localnet's start (seconds on a loaded machine) ends inside it.
-    const u = upstream([url], { maxRetries: 0, breaker: { consecutiveFailures: 2, halfOpenAfterMs: 20_000 } });
+    const u = upstream([url], {
+      maxRetries: 0,
+      breaker: { consecutiveFailures: 2, firstHalfOpenAfterMs: 20_000, halfOpenAfterMs: 20_000 },
+    });
     for (let i = 0; i < 2; i++) await timedFailure(() => u.rpc.getSlot().send());
     expect(u.breakers()[0].state).toBe("open");
     // The node comes back on the same port: the real localnet.
@@ -190,4 +194,55 @@ describe("the circuit breaker of each URL", () => {
       await revived.stop();
     }
   }, 60_000);
+
+  it("probes an open breaker itself when its cool-down ends: with no call of its own, reachable (ready) again once the node answers", async () => {
+    const relay = await startRelay(new URL(localnet.rpcUrl));
+    try {
+      const u = upstream([relay.url], {
+        maxRetries: 0,
+        breaker: { consecutiveFailures: 2, firstHalfOpenAfterMs: 200 },
+      });
+      relay.down();
+      for (let i = 0; i < 2; i++) await timedFailure(() => u.rpc.getSlot().send());
+      expect(u.reachable()).toBe(false);
+      // Still down at the first probe (200 ms): it fails and the breaker opens again, for 400 ms.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(u.reachable()).toBe(false);
+      relay.up();
+      const back = performance.now();
+      while (!u.reachable()) {
+        expect(performance.now() - back, "never probed: no call came").toBeLessThan(5000);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(u.breakers()[0].state).toBe("closed");
+    } finally {
+      await relay.close();
+    }
+  }, 30_000);
+
+  it("uses a node back from a short outage again within about a second (the first cool-down), not after 10 s", async () => {
+    const relay = await startRelay(new URL(localnet.rpcUrl));
+    try {
+      // The defaults but for the run that opens it: the first cool-down is 1 s, the longest 10 s.
+      const u = upstream([relay.url], { maxRetries: 0, breaker: { consecutiveFailures: 2 } });
+      relay.down();
+      for (let i = 0; i < 2; i++) await timedFailure(() => u.rpc.getSlot().send());
+      expect(u.breakers()[0].state).toBe("open");
+      relay.up();
+      const back = performance.now();
+      for (;;) {
+        const answered = await u.rpc
+          .getSlot()
+          .send()
+          .then(() => true)
+          .catch(() => false);
+        if (answered) break;
+        expect(performance.now() - back, "still skipping the node that is back").toBeLessThan(5000);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(u.breakers()[0].state).toBe("closed");
+    } finally {
+      await relay.close();
+    }
+  }, 30_000);
 });

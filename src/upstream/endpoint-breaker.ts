@@ -138,20 +138,24 @@ export function createEndpointBreaker(options: EndpointBreakerOptions = {}): End
   policy.onStateChange((state) => options.onStateChange?.(stateName(state)));
 
   const coolingDown = () => policy.state === CircuitState.Open && now() - openedAt < coolDownMs;
-  const probeAfterCoolDown = (probe: (signal: AbortSignal) => Promise<boolean>) => {
+  // One timer per breaker: each opening replaces the last one's.
+  let probeTimer: NodeJS.Timeout | undefined;
+  const probeAfterCoolDown = (probe: (signal: AbortSignal) => Promise<boolean>, delayMs = coolDownMs) => {
+    clearTimeout(probeTimer);
     const stop = options.signal;
     if (stop?.aborted) return;
-    const timer = setTimeout(() => {
-      stop?.removeEventListener("abort", cancel);
-      // A call may have probed already (closed, half-open, or open again with a new timer of its own).
-      if (policy.state !== CircuitState.Open || coolingDown() || stop?.aborted) return;
+    probeTimer = setTimeout(() => {
+      probeTimer = undefined;
+      // A call may have probed already (closed, or half-open with its probe in flight).
+      if (policy.state !== CircuitState.Open || stop?.aborted) return;
+      // Date.now and the timers' clock can disagree by a millisecond: wait out what is left.
+      if (coolingDown()) return probeAfterCoolDown(probe, breaker.retryAfterMs() + 1);
       const signal = stop ?? new AbortController().signal;
       void breaker.run(async () => ({ endpointFailed: !(await probe(signal).catch(() => false)) })).catch(() => {});
-    }, coolDownMs);
-    timer.unref();
-    const cancel = () => clearTimeout(timer);
-    stop?.addEventListener("abort", cancel, { once: true });
+    }, delayMs);
+    probeTimer.unref();
   };
+  options.signal?.addEventListener("abort", () => clearTimeout(probeTimer), { once: true });
   const breaker: EndpointBreaker = {
     state: () => stateName(policy.state),
     admits: () => policy.state === CircuitState.Closed || (policy.state === CircuitState.Open && !coolingDown()),

@@ -1,6 +1,12 @@
 /**
  * The fee ladder against single sends (`npx node test/bench/ladder-bench.ts [--n 40] [--warmup 20]
- * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--dump dir]`), issue 37 item 7.
+ * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--off-units 200000] [--dump dir]`), issue 37 item 7.
+ *
+ * The transfers off the hot account also call a program that really spends compute units (the localnet's compute
+ * burner, deployed at start with LOCALNET_PROGRAMS), so that PrepareLadder's simulation measures a ~`--off-units`
+ * limit and the send competes for block room as a real program call does; a plain transfer (`--off-units 0`) measures
+ * ~1,700 CU and fits the room any full block leaves, so the market cleared at 0 there. The hot-account transfers stay
+ * plain: they compete for the hot account's own limit.
  *
  * Per scenario it starts the localnet with that traffic and Solgate as a separate process (fee-bench-kit.ts), funds
  * payers and creates one durable nonce account per ladder, then runs `--warmup` unscored rounds (Solgate's odds
@@ -635,6 +641,19 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
     const recommended = sends.filter((s) => s.scored && s.hot === hot && s.kind === "recommended");
     console.log(
       `${hot ? "hot account" : "off it"}: ladders that landed their headroom rung (a top >= 4 x the rung under it): ${headroom.length} of ${mine.length}; mean lamports paid: ladder ${meanLamports(mine) ?? "-"}, recommended ${meanLamports(recommended) ?? "-"} (ratio ${ratio(meanLamports(mine), meanLamports(recommended))})`,
+    );
+  }
+  // The same prices as priority fees in lamports (price x limit, rounded up, as the runtime charges): where the market
+  // clears near 0 a price ratio of small numbers (15 against 1 µL/CU) is a few lamports.
+  for (const segment of ["off it", "hot account"]) {
+    const of = sends.filter((s) => s.scored && s.hot === (segment === "hot account"));
+    const units = of[0]?.units;
+    if (units === undefined) continue;
+    const fee = (price: bigint | undefined) =>
+      price === undefined ? "-" : String((price * BigInt(units) + 999_999n) / 1_000_000n);
+    const get = (kind: Kind) => table.find((r) => r.segment === segment && r.kind === kind)?.medianFee;
+    console.log(
+      `${segment}: priority fee in lamports at a ${units}-CU limit (median): ladder ${fee(get("ladder"))}, recommended ${fee(get("recommended"))}, at the hindsight price ${fee(hindsight[segment])}`,
     );
   }
   const met: Record<string, boolean> = {};

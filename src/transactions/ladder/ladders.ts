@@ -12,7 +12,7 @@ import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire
 import type { SendOutcome, SendRequest } from "../send-transaction.ts";
 import { describeTransactionError } from "../transaction-error.ts";
 import { createEventQueue } from "../watchers.ts";
-import { nextRung, oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
+import { SKIP_MARGIN, nextRung, oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
 import { checkLadder } from "./ladder-checks.ts";
 import { readOverpay } from "./ladder-overpay.ts";
 import { hasHeadroom, planOffsets } from "./ladder-plan.ts";
@@ -198,7 +198,7 @@ export function createLadders(options: LaddersOptions): Ladders {
 
   /**
    * The rung to submit next (ladder-climb.ts `nextRung`): past the next one, every rung that all the blocks since the
-   * current rung's submission cleared above.
+   * current rung's submission cleared far above.
    */
   async function nextOf(ladder: Ladder, current: number): Promise<number> {
     const rung = ladder.rungs[current];
@@ -208,7 +208,7 @@ export function createLadders(options: LaddersOptions): Ladders {
     try {
       const odds = await fees.oddsForTransaction(rung.wire, 1);
       if (odds === undefined) return current + 1;
-      const above = ladder.rungs.slice(current + 1, -1).map((r) => odds.refusedSince(since, r.price));
+      const above = ladder.rungs.slice(current + 1, -1).map((r) => odds.refusedSince(since, r.price * SKIP_MARGIN));
       return nextRung(
         current,
         ladder.rungs.length,

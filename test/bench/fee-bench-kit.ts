@@ -71,6 +71,8 @@ export interface FeeStack {
 export interface FeeStackOptions {
   /** LOCALNET_TRAFFIC. */
   profile: string;
+  /** The localnet's environment on top of the traffic's (e.g. LOCALNET_PROGRAMS). */
+  localnetEnv?: Record<string, string>;
   /** Solgate's environment on top of what the stack sets (e.g. SOLGATE_FEES_TARGET). */
   env?: Record<string, string>;
   /** Solgate's entry point and arguments (default src/main.ts). */
@@ -97,7 +99,7 @@ export async function startFeeStack(options: FeeStackOptions): Promise<FeeStack>
     LOCALNET_BLOCK_CU_LIMIT: String(blockCostLimit),
     LOCALNET_ACCOUNT_CU_LIMIT: String(accountCostLimit),
   };
-  Object.assign(process.env, trafficEnv);
+  Object.assign(process.env, trafficEnv, options.localnetEnv);
   const localnet = await startLocalnet({ world: false });
   const rpc = createSolanaRpc(localnet.rpcUrl) as Rpc<SolanaRpcApi>;
   let hotAccount: Address | undefined;

@@ -1,6 +1,12 @@
 /**
  * The fee ladder against single sends (`npx node test/bench/ladder-bench.ts [--n 40] [--warmup 20]
- * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--dump dir]`), issue 37 item 7.
+ * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--off-units 200000] [--dump dir]`), issue 37 item 7.
+ *
+ * The transfers off the hot account also call a program that really spends compute units (the localnet's compute
+ * burner, deployed at start with LOCALNET_PROGRAMS), so that PrepareLadder's simulation measures a ~`--off-units`
+ * limit and the send competes for block room as a real program call does; a plain transfer (`--off-units 0`) measures
+ * ~1,700 CU and fits the room any full block leaves, so the market cleared at 0 there. The hot-account transfers stay
+ * plain: they compete for the hot account's own limit.
  *
  * Per scenario it starts the localnet with that traffic and Solgate as a separate process (fee-bench-kit.ts), funds
  * payers and creates one durable nonce account per ladder, then runs `--warmup` unscored rounds (Solgate's odds
@@ -33,7 +39,9 @@
  * the newest block left under the block limit at every round (localnet_status): why a small transfer off the hot
  * account lands at any price.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import bs58 from "bs58";
 import {
@@ -69,6 +77,7 @@ import {
   sleep,
   startFeeStack,
 } from "./fee-bench-kit.ts";
+import { computeBurnerElf } from "@solgate/localnet/testing";
 import { hasHeadroom } from "../../src/transactions/ladder/ladder-plan.ts";
 import type { FeeStack } from "./fee-bench-kit.ts";
 
@@ -79,6 +88,7 @@ const { values: args } = parseArgs({
     scenarios: { type: "string", default: "congested,storm,jump" },
     deadline: { type: "string", default: "20" },
     rungs: { type: "string", default: "4" },
+    "off-units": { type: "string", default: "200000" },
     dump: { type: "string" },
   },
 });
@@ -88,6 +98,17 @@ const WARMUP = Number(args.warmup);
 const DEADLINE = Number(args.deadline);
 const RUNGS = Number(args.rungs);
 const SCENARIOS = args.scenarios.split(",").filter(Boolean);
+/**
+ * The compute-unit limit the off-hot drafts should measure at: they call a program that really spends about this
+ * many units (0: a plain transfer, ~1,700 CU with PrepareLadder's margin, which fits the room any full block leaves).
+ */
+const OFF_UNITS = Number(args["off-units"]);
+/**
+ * The burner's turns for {@link OFF_UNITS}: PrepareLadder's limit is the simulated units plus 10% and 1,000
+ * (prepare-transaction.ts), and the rest of the draft (nonce advance, transfer, compute budget) simulates at a few
+ * hundred units.
+ */
+const BURNER_TURNS = OFF_UNITS > 0 ? Math.max(1, Math.floor(((OFF_UNITS - 1_000) / 1.1 - 600) / 2)) : 0;
 /** Payers of one round: the ladder's and one per single send (recommended, top, p75, two probes, stale). */
 const PER_ROUND = 7;
 /** Rounds before a payer is used again. */
@@ -221,7 +242,15 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
   const profile = scenario === "jump" ? "congested" : scenario;
   const warm = WARMUP + (scenario === "jump" ? Math.ceil(N / 3) : 0);
   const total = warm + N;
-  const stack = await startFeeStack({ profile, log });
+  // The off-hot drafts' program, deployed at start as solana-test-validator's --bpf-program would.
+  const burner = OFF_UNITS > 0 ? (await generateKeyPairSigner()).address : undefined;
+  let localnetEnv: Record<string, string> | undefined;
+  if (burner !== undefined) {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "ladder-bench-")), "burner.so");
+    writeFileSync(file, computeBurnerElf(BURNER_TURNS));
+    localnetEnv = { LOCALNET_PROGRAMS: `${burner}=${file}` };
+  }
+  const stack = await startFeeStack({ profile, log, localnetEnv });
   const { rpc, hotAccount } = stack;
   if (hotAccount === undefined) throw new Error(`profile ${profile} has no hot account`);
   try {
@@ -249,7 +278,14 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
     const stale: Record<"hot" | "off", bigint | undefined> = { hot: undefined, off: undefined };
     let counter = 0;
 
-    const transfer = (payer: KeyPairSigner, to: Address, units: number | undefined, price: bigint | undefined) =>
+    // Off the hot account the draft also calls the burner (when there is one): a send that costs a block ~OFF_UNITS.
+    const transfer = (
+      payer: KeyPairSigner,
+      to: Address,
+      units: number | undefined,
+      price: bigint | undefined,
+      burn: boolean,
+    ) =>
       pipe(
         createTransactionMessage({ version: 0 }),
         (m) => setTransactionMessageFeePayerSigner(payer, m),
@@ -265,6 +301,9 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
               ...(price === undefined ? [] : [getSetComputeUnitPriceInstruction({ microLamports: price })]),
               // Above the rent-exempt minimum: the first transfer to a sink creates it.
               getTransferSolInstruction({ source: payer, destination: to, amount: 1_000_000n + BigInt(counter++) }),
+              ...(burn && burner !== undefined
+                ? [{ programAddress: burner, accounts: [], data: new Uint8Array() }]
+                : []),
             ],
             m,
           ),
@@ -303,7 +342,7 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
       const to = (v: number) => (hot ? hotAccount : sinks[base + v].address);
       const draft = b64(
         new Uint8Array(
-          getTransactionEncoder().encode(compileTransaction(transfer(payer(0), to(0), undefined, undefined))),
+          getTransactionEncoder().encode(compileTransaction(transfer(payer(0), to(0), undefined, undefined, !hot))),
         ),
       );
       const [rpf, prepared] = await Promise.all([
@@ -320,11 +359,12 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
         continue;
       }
       const units = prepared.json.computeUnitLimit;
+      if (round < 2) log(`round ${round} (${segment}): PrepareLadder measured a ${units}-CU limit`);
       // The quote is for the draft with the ladder's compute-unit limit: the one every send of the round carries.
       const estimate = await post<{ priority: { recommended: number } | null }>(stack, "/network/fees/estimate", {
         transaction: b64(
           new Uint8Array(
-            getTransactionEncoder().encode(compileTransaction(transfer(payer(0), to(0), units, undefined))),
+            getTransactionEncoder().encode(compileTransaction(transfer(payer(0), to(0), units, undefined, !hot))),
           ),
         ),
       });
@@ -360,7 +400,7 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
         ),
         Promise.all(
           singles.map(async ([, price], i) =>
-            wireOf(await signTransactionMessageWithSigners(transfer(payer(i + 1), to(i + 1), units, price))),
+            wireOf(await signTransactionMessageWithSigners(transfer(payer(i + 1), to(i + 1), units, price, !hot))),
           ),
         ),
       ]);
@@ -572,7 +612,7 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
     const room = packed.map((p) => BigInt(p.blockCostLimit) - BigInt(p.cost));
     const share = (least: bigint) => pct(room.filter((r) => r >= least).length / room.length);
     console.log(
-      `blocks (the newest at each round, ${packed.length}): cost ${pct(Number(median(packed.map((p) => BigInt(p.cost)))) / Number(packed[0].blockCostLimit))} of the limit (median); room left under it median ${median(room)} CU, p10 ${percentile(room, 10)} CU; blocks with room for 20,000 CU (more than this bench's transfer costs: its ~1,700-CU limit, signatures, write locks, loaded-data cost): ${share(20_000n)}; for 220,000 CU (a 200,000-CU send): ${share(220_000n)}`,
+      `blocks (the newest at each round, ${packed.length}): cost ${pct(Number(median(packed.map((p) => BigInt(p.cost)))) / Number(packed[0].blockCostLimit))} of the limit (median); room left under it median ${median(room)} CU, p10 ${percentile(room, 10)} CU; blocks with room for 20,000 CU (more than a plain transfer costs: its ~1,700-CU limit, signatures, write locks, loaded-data cost; the hot-account sends): ${share(20_000n)}; for 220,000 CU (a 200,000-CU send${OFF_UNITS > 0 ? `, as the off-hot sends: ${OFF_UNITS} CU` : ""}): ${share(220_000n)}`,
     );
   }
   // The ladder's own frame: its deadline counts from its first submission (Solgate's processed slot then).
@@ -601,6 +641,19 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
     const recommended = sends.filter((s) => s.scored && s.hot === hot && s.kind === "recommended");
     console.log(
       `${hot ? "hot account" : "off it"}: ladders that landed their headroom rung (a top >= 4 x the rung under it): ${headroom.length} of ${mine.length}; mean lamports paid: ladder ${meanLamports(mine) ?? "-"}, recommended ${meanLamports(recommended) ?? "-"} (ratio ${ratio(meanLamports(mine), meanLamports(recommended))})`,
+    );
+  }
+  // The same prices as priority fees in lamports (price x limit, rounded up, as the runtime charges): where the market
+  // clears near 0 a price ratio of small numbers (15 against 1 µL/CU) is a few lamports.
+  for (const segment of ["off it", "hot account"]) {
+    const of = sends.filter((s) => s.scored && s.hot === (segment === "hot account"));
+    const units = of[0]?.units;
+    if (units === undefined) continue;
+    const fee = (price: bigint | undefined) =>
+      price === undefined ? "-" : String((price * BigInt(units) + 999_999n) / 1_000_000n);
+    const get = (kind: Kind) => table.find((r) => r.segment === segment && r.kind === kind)?.medianFee;
+    console.log(
+      `${segment}: priority fee in lamports at a ${units}-CU limit (median): ladder ${fee(get("ladder"))}, recommended ${fee(get("recommended"))}, at the hindsight price ${fee(hindsight[segment])}`,
     );
   }
   const met: Record<string, boolean> = {};

@@ -22,3 +22,4 @@ export {
   transactionPriority,
   transactionReward,
 } from "./chain/cost-model.ts";
+export { computeBurnerElf, computeBurnerUnits } from "./programs/compute-burner-program.ts";

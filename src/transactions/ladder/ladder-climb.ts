@@ -42,6 +42,41 @@ export const REFUSED_BLOCKS = 3;
  */
 export const WAITED_BLOCKS = 4;
 
+/**
+ * How far above a rung every block must have cleared for the climb to skip it: 2 times its price. A market that
+ * jumped (the bench's tenfold fee jump) clears many times above the rungs priced before it; an ordinary market swings
+ * around its rungs, and there a rung that the blocks before its submission all refused often landed in the few
+ * blocks after it (skipping at 1 x, tried, passed the 0.93 x rung in 5-8 of 20 hot-account ladders per run and paid
+ * the one above: 1.04-1.21 x hindsight where the same code without the skip paid 0.98-1.13 x).
+ */
+export const SKIP_MARGIN = 2n;
+
+/**
+ * The rung to submit once the climb is due: the next one, or, past it, every rung that each block since the current
+ * rung's submission (at least {@link REFUSED_BLOCKS} of them) cleared far above ({@link SKIP_MARGIN} times its price),
+ * up to the market's top: a market that moved past several rungs at once (a fee jump) is not walked up one refusal at
+ * a time, each costing its own blocks while the deadline runs (in the bench, ladders of 5 and 6 rungs prepared before
+ * the jump reached their headroom at offset 14-15 of 20 and two of them landed after the deadline, where 4-rung
+ * ladders reached it at 10-11). A headroom top (`headroom`) is never skipped to: it keeps its own rule, the blocks'
+ * refusal of the market's top once that one is out (skipping to it from lower rungs, tried, paid it where the market's
+ * top, sent, would have landed a few slots later).
+ *
+ * `refused[j]` and `blocks`: of the blocks since the current rung's submission, those that cleared above
+ * {@link SKIP_MARGIN} times the price of rung `current + 1 + j`, and all of them.
+ */
+export function nextRung(
+  current: number,
+  rungs: number,
+  refused: readonly number[],
+  blocks: number,
+  headroom = false,
+): number {
+  const last = headroom && rungs >= 3 ? rungs - 2 : rungs - 1;
+  let next = current + 1;
+  while (next < last && blocks >= REFUSED_BLOCKS && (refused[next - current - 1] ?? 0) >= blocks) next++;
+  return next;
+}
+
 /** What the decision looks at. */
 export interface ClimbView {
   readonly slot: bigint;

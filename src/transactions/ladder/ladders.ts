@@ -12,7 +12,7 @@ import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire
 import type { SendOutcome, SendRequest } from "../send-transaction.ts";
 import { describeTransactionError } from "../transaction-error.ts";
 import { createEventQueue } from "../watchers.ts";
-import { oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
+import { SKIP_MARGIN, nextRung, oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
 import { checkLadder } from "./ladder-checks.ts";
 import { readOverpay } from "./ladder-overpay.ts";
 import { hasHeadroom, planOffsets } from "./ladder-plan.ts";
@@ -196,6 +196,32 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
   }
 
+  /**
+   * The rung to submit next (ladder-climb.ts `nextRung`): past the next one, every rung that all the blocks since the
+   * current rung's submission cleared far above.
+   */
+  async function nextOf(ladder: Ladder, current: number): Promise<number> {
+    const rung = ladder.rungs[current];
+    if (fees === undefined || rung.submittedSlot === undefined || current + 2 >= ladder.rungs.length)
+      return current + 1;
+    const since = rung.submittedSlot;
+    try {
+      const odds = await fees.oddsForTransaction(rung.wire, 1);
+      if (odds === undefined) return current + 1;
+      const above = ladder.rungs.slice(current + 1, -1).map((r) => odds.refusedSince(since, r.price * SKIP_MARGIN));
+      return nextRung(
+        current,
+        ladder.rungs.length,
+        above.map((r) => r.refused),
+        above[0]?.blocks ?? 0,
+        hasHeadroom(ladder.rungs.map((r) => r.price)),
+      );
+    } catch (error) {
+      onError(error);
+      return current + 1;
+    }
+  }
+
   /** The rung's odds of landing in the `left` slots to come, given that it has not landed since its submission. */
   async function oddsLeft(rung: Rung, left: number): Promise<number | undefined> {
     const waited =
@@ -338,9 +364,10 @@ export function createLadders(options: LaddersOptions): Ladders {
     // Looked at again right before the submission: a cancel may have come in meanwhile.
     const fresh = (await store.get(ladder.id)) ?? ladder;
     if (fresh.cancelled || !isOpenLadder(fresh)) return;
+    const next = await nextOf(fresh, current);
     try {
-      const rung = await submit(fresh, current + 1, false);
-      await save(fresh, { ...fresh, rungs: fresh.rungs.map((r, i) => (i === current + 1 ? rung : r)) });
+      const rung = await submit(fresh, next, false);
+      await save(fresh, { ...fresh, rungs: fresh.rungs.map((r, i) => (i === next ? rung : r)) });
     } catch (error) {
       // A refusal here is most often the nonce having moved (a rung landed): the next tick tells.
       onError(error);

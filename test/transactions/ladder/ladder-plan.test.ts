@@ -1,7 +1,7 @@
 /** The ladder's plan and climb rule, pure: prices and offsets from the odds, and when the next rung is due. */
 import { describe, expect, it } from "vitest";
 import type { OddsAt } from "../../../src/fees/fee-odds.ts";
-import { shouldClimb } from "../../../src/transactions/ladder/ladder-climb.ts";
+import { REFUSED_BLOCKS, nextRung, shouldClimb } from "../../../src/transactions/ladder/ladder-climb.ts";
 import {
   HEADROOM,
   MEANINGFUL_ODDS,
@@ -223,5 +223,30 @@ describe("climb rule", () => {
   it("never climbs past the top, nor after the deadline", () => {
     expect(shouldClimb({ ...base, current: 3, slot: 118n, currentOdds: 0, topOdds: 0 })).toBe(false);
     expect(shouldClimb({ ...base, slot: 120n, currentOdds: 0, topOdds: 0 })).toBe(false);
+  });
+});
+
+describe("the rung the climb submits next", () => {
+  it("skips the rungs every block since the current rung's submission refused, up to the top", () => {
+    // 5 rungs, the current at 1: rungs 2 and 3 refused by all 4 blocks, so 4 (the top) is next.
+    expect(nextRung(1, 5, [4, 4], 4)).toBe(4);
+    // Rung 3 was taken by one of the blocks: the market may come back to it; rung 2 is skipped.
+    expect(nextRung(1, 5, [4, 3], 4)).toBe(3);
+    // Not every block refused rung 2: the next one, as before.
+    expect(nextRung(1, 5, [3, 3], 4)).toBe(2);
+  });
+
+  it("skips nothing before the blocks have refused enough", () => {
+    expect(nextRung(0, 4, [2, 2], 2)).toBe(1);
+    expect(nextRung(0, 4, [REFUSED_BLOCKS, REFUSED_BLOCKS], REFUSED_BLOCKS)).toBe(3);
+    // Never past the top, whatever the counts say.
+    expect(nextRung(2, 4, [], 10)).toBe(3);
+  });
+
+  it("never skips to a headroom top: it stops at the market's top", () => {
+    // 5 rungs with headroom: from rung 1, rungs 2 and 3 refused by every block: the market's top (3), not 4.
+    expect(nextRung(1, 5, [4, 4, 4], 4, true)).toBe(3);
+    // From the market's top the headroom is simply the next rung (its own rule decides when).
+    expect(nextRung(3, 5, [], 4, true)).toBe(4);
   });
 });

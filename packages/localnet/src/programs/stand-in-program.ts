@@ -19,8 +19,17 @@ const SECTION_NAMES = Buffer.from("\0.text\0.shstrtab\0", "latin1");
 
 /** The ELF bytes (the same on every call). */
 export function standInProgramElf(): Uint8Array {
+  return sbfProgramElf(TEXT);
+}
+
+/**
+ * An SBPF v0 program ELF around `code` (whole 8-byte instructions), laid out as the stand-in's: the loader reads it
+ * without a symbol table, the entry point at the first instruction.
+ */
+export function sbfProgramElf(code: Uint8Array): Uint8Array {
+  if (code.length === 0 || code.length % 8 !== 0) throw new Error("an SBF program's text is whole 8-byte instructions");
   const textOffset = ELF_HEADER_SIZE + PROGRAM_HEADER_SIZE;
-  const namesOffset = textOffset + TEXT.length;
+  const namesOffset = textOffset + code.length;
   const sectionsOffset = (namesOffset + SECTION_NAMES.length + 7) & ~7;
   const out = Buffer.alloc(sectionsOffset + 3 * SECTION_HEADER_SIZE);
   // ELF header: magic, ELFCLASS64, ELFDATA2LSB, EV_CURRENT, ELFOSABI_NONE.
@@ -42,10 +51,10 @@ export function standInProgramElf(): Uint8Array {
   out.writeUInt32LE(1, ph);
   out.writeUInt32LE(5, ph + 4);
   for (const at of [8, 16, 24]) out.writeBigUInt64LE(BigInt(textOffset), ph + at);
-  out.writeBigUInt64LE(BigInt(TEXT.length), ph + 32);
-  out.writeBigUInt64LE(BigInt(TEXT.length), ph + 40);
+  out.writeBigUInt64LE(BigInt(code.length), ph + 32);
+  out.writeBigUInt64LE(BigInt(code.length), ph + 40);
   out.writeBigUInt64LE(0x1000n, ph + 48);
-  out.set(TEXT, textOffset);
+  out.set(code, textOffset);
   out.set(SECTION_NAMES, namesOffset);
   // .text: SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR.
   const text = sectionsOffset + SECTION_HEADER_SIZE;
@@ -54,7 +63,7 @@ export function standInProgramElf(): Uint8Array {
   out.writeBigUInt64LE(6n, text + 8);
   out.writeBigUInt64LE(BigInt(textOffset), text + 16);
   out.writeBigUInt64LE(BigInt(textOffset), text + 24);
-  out.writeBigUInt64LE(BigInt(TEXT.length), text + 32);
+  out.writeBigUInt64LE(BigInt(code.length), text + 32);
   out.writeBigUInt64LE(8n, text + 48);
   // .shstrtab: SHT_STRTAB.
   const names = text + SECTION_HEADER_SIZE;

@@ -17,6 +17,8 @@ export interface SimulationOutcome {
   readonly err: unknown;
   readonly logs: readonly string[];
   readonly unitsConsumed: bigint | undefined;
+  /** The bytes of account data the transaction loaded, where the node says (agave 2.1 and later). */
+  readonly loadedAccountsDataSize?: number;
 }
 
 /** The wire bytes as kit's RPC methods take them. */
@@ -74,7 +76,12 @@ export async function simulateWire(
         replaceRecentBlockhash: options.draft,
       })
       .send({ abortSignal: options.signal });
-    return { err: value.err ?? null, logs: value.logs ?? [], unitsConsumed: value.unitsConsumed };
+    return {
+      err: value.err ?? null,
+      logs: value.logs ?? [],
+      unitsConsumed: value.unitsConsumed,
+      ...(value.loadedAccountsDataSize === undefined ? {} : { loadedAccountsDataSize: value.loadedAccountsDataSize }),
+    };
   } catch (e) {
     throw refusalOf(e, options.blockhash);
   }

@@ -1,9 +1,11 @@
 /**
  * PrepareTransaction's core: readies an unsigned draft for signing. The draft is decompiled with kit
  * (loading its lookup tables through the upstream), given a compute-unit limit measured by a
- * simulation plus a margin and a compute-unit price from the fee market, a fresh blockhash, and
- * compiled again with empty signatures. Compute-budget instructions the draft already has are kept
- * unless the caller asks for them to be replaced.
+ * simulation plus a margin, a loaded-accounts data-size limit from the same simulation plus a margin,
+ * a compute-unit price from the fee market, a fresh blockhash, and compiled again with empty
+ * signatures. Compute-budget instructions the draft already has are kept unless the caller asks for
+ * them to be replaced; a draft that sets its own compute-unit limit is not simulated, and gets no
+ * loaded-accounts limit it did not ask for.
  */
 import {
   compileTransaction,
@@ -11,12 +13,14 @@ import {
   getTransactionEncoder,
   getTransactionMessageComputeUnitLimit,
   getTransactionMessageComputeUnitPrice,
+  getTransactionMessageLoadedAccountsDataSizeLimit,
   isSolanaError,
   isTransactionMessageWithDurableNonceLifetime,
   isWritableRole,
   setTransactionMessageComputeUnitLimit,
   setTransactionMessageComputeUnitPrice,
   setTransactionMessageLifetimeUsingBlockhash,
+  setTransactionMessageLoadedAccountsDataSizeLimit,
   setTransactionMessageLifetimeUsingDurableNonce,
 } from "@solana/kit";
 import type {
@@ -107,6 +111,28 @@ export interface Preparer {
 
 type Draft = TransactionMessage & TransactionMessageWithFeePayer & TransactionMessageWithLifetime;
 
+/** agave's loaded-accounts data-size cap, and what a transaction that sets no limit asks for (64 MiB). */
+export const MAX_LOADED_ACCOUNTS_BYTES = 64 * 1024 * 1024;
+/** The page agave's cost model charges the requested loaded-accounts size by (8 CU per 32 KiB). */
+const LOADED_ACCOUNTS_PAGE_BYTES = 32 * 1024;
+
+/**
+ * The loaded-accounts data-size limit for a transaction that loaded `bytes` in simulation: twice that plus 64 KiB,
+ * rounded up to agave's 32 KiB cost page; undefined when that reaches the 64 MiB default (nothing to save) or the
+ * node did not say (`bytes` 0 or absent).
+ *
+ * Why set it: agave's cost model charges the *requested* size, 8 CU per 32 KiB, and with no request that is 64 MiB,
+ * 16,384 CU, about 8% of a 200,000-CU transaction's cost; the scheduler's priority is reward / cost, so the same fee
+ * buys more priority. Why the wide margin: a transaction that loads more than its limit fails at load, and still pays
+ * its fee (SIMD-0191; with a durable nonce, the nonce advances too); the margin costs 8 CU a page, a few dozen CU.
+ */
+export function loadedAccountsLimitFor(bytes: number | undefined): number | undefined {
+  if (bytes === undefined || !Number.isFinite(bytes) || bytes <= 0) return undefined;
+  const pages = Math.ceil((2 * bytes + 2 * LOADED_ACCOUNTS_PAGE_BYTES) / LOADED_ACCOUNTS_PAGE_BYTES);
+  const limit = pages * LOADED_ACCOUNTS_PAGE_BYTES;
+  return limit >= MAX_LOADED_ACCOUNTS_BYTES ? undefined : limit;
+}
+
 const encoder = getTransactionEncoder();
 
 /** The accounts a decompiled message write-locks (lookup-table accounts included), fee payer first. */
@@ -173,8 +199,18 @@ export function createPreparer(options: PreparerOptions): Preparer {
     return bytes;
   }
 
-  async function measureUnits(message: Draft, signal: AbortSignal | undefined): Promise<number> {
-    const probe = setTransactionMessageComputeUnitLimit(MAX_COMPUTE_UNITS, message);
+  /**
+   * Simulates the message at the largest compute-unit limit and returns the limit to set (the units consumed plus
+   * the margin) and the loaded-accounts data size the node reported. With `loadedLimit`, the probe carries a
+   * SetLoadedAccountsDataSizeLimit (at the 64 MiB default) so that its own units are counted.
+   */
+  async function measure(
+    message: Draft,
+    loadedLimit: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<{ units: number; loadedBytes: number | undefined }> {
+    let probe = setTransactionMessageComputeUnitLimit(MAX_COMPUTE_UNITS, message);
+    if (loadedLimit) probe = setTransactionMessageLoadedAccountsDataSizeLimit(MAX_LOADED_ACCOUNTS_BYTES, probe);
     const outcome = await simulateWire(rpc, compile(probe), {
       commitment,
       // A durable nonce must be simulated as it is: the runtime checks the nonce, not the blockhash queue.
@@ -188,8 +224,11 @@ export function createPreparer(options: PreparerOptions): Preparer {
     });
     if (outcome.err !== null) throw simulationFailed(outcome);
     const units = Number(outcome.unitsConsumed ?? 0n);
-    // Integer arithmetic: 450 * 1.1 is 495.00000000000006 in floating point.
-    return Math.min(MAX_COMPUTE_UNITS, units + Math.ceil((units * marginPercent) / 100) + marginUnits);
+    return {
+      // Integer arithmetic: 450 * 1.1 is 495.00000000000006 in floating point.
+      units: Math.min(MAX_COMPUTE_UNITS, units + Math.ceil((units * marginPercent) / 100) + marginUnits),
+      loadedBytes: outcome.loadedAccountsDataSize,
+    };
   }
 
   return {
@@ -225,7 +264,17 @@ export function createPreparer(options: PreparerOptions): Preparer {
         message = setTransactionMessageComputeUnitPrice(price, message as Draft & { version: 0 | "legacy" });
       }
       if (getTransactionMessageComputeUnitLimit(message) === undefined || replace) {
-        message = setTransactionMessageComputeUnitLimit(await measureUnits(message, request.signal), message);
+        // Only a draft Solgate measures gets a loaded-accounts limit: the simulation is what it is set from.
+        const loadedLimit = getTransactionMessageLoadedAccountsDataSizeLimit(message) === undefined || replace;
+        const measured = await measure(message, loadedLimit, request.signal);
+        message = setTransactionMessageComputeUnitLimit(measured.units, message);
+        if (loadedLimit) {
+          // Without a figure from the node the draft keeps what it had (replace: none, agave's default).
+          message = setTransactionMessageLoadedAccountsDataSizeLimit(
+            loadedAccountsLimitFor(measured.loadedBytes),
+            message,
+          );
+        }
       }
 
       let blockhash: string;

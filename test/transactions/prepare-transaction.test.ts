@@ -20,10 +20,22 @@ import {
 } from "@solana/kit";
 import type { Address, Instruction, KeyPairSigner } from "@solana/kit";
 import { getTransferSolInstruction } from "@solana-program/system";
+import {
+  getSetComputeUnitLimitInstruction,
+  getSetLoadedAccountsDataSizeLimitInstruction,
+} from "@solana-program/compute-budget";
 import { createTransactions } from "../../src/transactions/transactions.ts";
 import type { Transactions } from "../../src/transactions/transactions.ts";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
 import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
+import { loadedAccountsLimitFor } from "../../src/transactions/prepare-transaction.ts";
+import {
+  DEFAULT_LOADED_ACCOUNTS_BYTES,
+  costShapeOf,
+  readLoadedAccountsLimit,
+  transactionCost,
+} from "../../src/fees/transaction-cost.ts";
+import { COMPUTE_BUDGET_PROGRAM } from "../../src/solana/program-ids.ts";
 import { SolgateError } from "../../src/errors.ts";
 import { createLookupTable } from "../fees/on-chain.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
@@ -70,6 +82,15 @@ function draft(instructions: Instruction[], version: 0 | "legacy" = 0, feePayer:
   return new Uint8Array(getTransactionEncoder().encode(compileTransaction(message)));
 }
 
+/** The SetLoadedAccountsDataSizeLimit a compiled message carries, if any. */
+function loadedLimitOf(wire: Uint8Array): number | undefined {
+  const { message } = decodeWireTransaction(wire);
+  return message.instructions
+    .filter((i) => String(message.staticAccounts[i.programAddressIndex]) === COMPUTE_BUDGET_PROGRAM)
+    .map((i) => readLoadedAccountsLimit(i.data ?? []))
+    .find((limit) => limit !== undefined);
+}
+
 async function transferTo(lamports = 1_000_000n): Promise<Instruction> {
   const to = (await generateKeyPairSigner()).address;
   return getTransferSolInstruction({ source: payer, destination: to, amount: lamports });
@@ -90,9 +111,9 @@ describe("PrepareTransaction core on a real localnet", () => {
       const budget = computeBudgetOf(decoded.message);
       expect(budget.requestedUnitLimit).toBe(prepared.computeUnitLimit);
       expect(budget.unitPrice).toBe(50_000n);
-      // A transfer plus two compute-budget instructions uses 450 units: limit = ceil(450 * 1.1) + 1,000.
-      expect(prepared.computeUnitLimit).toBe(1_495);
-      expect(prepared.expectedFee).toBe(5_000n + 75n);
+      // A transfer plus three compute-budget instructions uses 600 units: limit = ceil(600 * 1.1) + 1,000.
+      expect(prepared.computeUnitLimit).toBe(1_660);
+      expect(prepared.expectedFee).toBe(5_000n + 83n);
       expect(prepared.estimate).toBeUndefined();
 
       const before = await chain.balance(payer.address);
@@ -122,9 +143,61 @@ describe("PrepareTransaction core on a real localnet", () => {
       priorityFee: { kind: "microLamports", microLamports: 9n },
       replaceComputeBudget: true,
     });
-    expect(replaced).toMatchObject({ computeUnitLimit: 1_495, computeUnitPrice: 9n });
+    expect(replaced).toMatchObject({ computeUnitLimit: 1_660, computeUnitPrice: 9n });
     const instructions = decodeWireTransaction(replaced.wire).message.instructions;
-    expect(instructions).toHaveLength(3);
+    // The transfer, the price, the limit and the loaded-accounts limit.
+    expect(instructions).toHaveLength(4);
+  });
+
+  it("asks for the loaded-accounts data its simulation loaded, with a margin, and the transaction lands", async () => {
+    const prepared = await core.prepare({
+      wire: draft([await transferTo()]),
+      priorityFee: { kind: "microLamports", microLamports: 1n },
+    });
+    const limit = loadedLimitOf(prepared.wire);
+    // What the node says the prepared transaction loads, read from the node itself.
+    const { value } = await chain.upstream.rpc
+      .simulateTransaction(Buffer.from(prepared.wire).toString("base64") as never, {
+        encoding: "base64",
+        sigVerify: false,
+        replaceRecentBlockhash: true,
+      })
+      .send();
+    expect(value.err).toBeNull();
+    const loaded = Number(value.loadedAccountsDataSize);
+    expect(loaded).toBeGreaterThan(0);
+    expect(limit).toBe(loadedAccountsLimitFor(loaded));
+    expect(limit).toBeGreaterThanOrEqual(2 * loaded);
+    expect(limit! % (32 * 1024)).toBe(0);
+    // agave's cost model charges the requested size: 8 CU per 32 KiB, 16,384 CU at the 64 MiB default.
+    const { message, signatures } = decodeWireTransaction(prepared.wire);
+    const shape = costShapeOf(message, signatures.length, 2);
+    const saved =
+      transactionCost({ ...shape, loadedAccountsBytes: DEFAULT_LOADED_ACCOUNTS_BYTES }) - transactionCost(shape);
+    expect(saved).toBe(16_384 - (limit! / (32 * 1024)) * 8);
+
+    const sent = await core.send({ wire: await sign(prepared.wire, [payer]) });
+    expect(sent.state).toMatch(/^(confirmed|finalized)$/);
+  });
+
+  it("keeps a draft's own loaded-accounts limit, and replaces it when asked", async () => {
+    // 128 bytes: less than a transfer loads (64 bytes per account, and the accounts' data), so it fails at load.
+    const tight = draft([getSetLoadedAccountsDataSizeLimitInstruction({ accountDataSizeLimit: 128 }), await transferTo()]);
+    const kept = await core.prepare({ wire: tight }).catch((e: unknown) => e);
+    expect((kept as SolgateError).reason).toBe("SIMULATION_FAILED");
+    expect((kept as SolgateError).details.errorCode).toBe("MaxLoadedAccountsDataSizeExceeded");
+
+    const replaced = await core.prepare({ wire: tight, replaceComputeBudget: true });
+    expect(loadedLimitOf(replaced.wire)).toBeGreaterThan(128);
+    const sent = await core.send({ wire: await sign(replaced.wire, [payer]) });
+    expect(sent.state).toMatch(/^(confirmed|finalized)$/);
+
+    // A draft with its own compute-unit limit is not simulated, and gets no loaded-accounts limit.
+    const own = await core.prepare({
+      wire: draft([getSetComputeUnitLimitInstruction({ units: 30_000 }), await transferTo()]),
+    });
+    expect(own.computeUnitLimit).toBe(30_000);
+    expect(loadedLimitOf(own.wire)).toBeUndefined();
   });
 
   it("refuses a draft that fails in simulation, with its logs", async () => {

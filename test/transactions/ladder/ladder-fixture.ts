@@ -90,7 +90,7 @@ export async function advanceNonceWire(
   chain: ChainFixture,
   authority: KeyPairSigner,
   account: Address,
-  microLamports = 1_000_000n,
+  microLamports = 100_000_000n,
 ): Promise<Uint8Array> {
   const blockhash = await chain.latestBlockhash();
   const message = pipe(

@@ -182,7 +182,10 @@ describe("PrepareTransaction core on a real localnet", () => {
 
   it("keeps a draft's own loaded-accounts limit, and replaces it when asked", async () => {
     // 128 bytes: less than a transfer loads (64 bytes per account, and the accounts' data), so it fails at load.
-    const tight = draft([getSetLoadedAccountsDataSizeLimitInstruction({ accountDataSizeLimit: 128 }), await transferTo()]);
+    const tight = draft([
+      getSetLoadedAccountsDataSizeLimitInstruction({ accountDataSizeLimit: 128 }),
+      await transferTo(),
+    ]);
     const kept = await core.prepare({ wire: tight }).catch((e: unknown) => e);
     expect((kept as SolgateError).reason).toBe("SIMULATION_FAILED");
     expect((kept as SolgateError).details.errorCode).toBe("MaxLoadedAccountsDataSizeExceeded");

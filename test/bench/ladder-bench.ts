@@ -23,7 +23,8 @@
  * - on `jump` only, after the jump: `recommended (before jump)`, a single send at the last `recommended` quoted
  *   before the jump for that segment.
  * Single sends carry the ladder's compute-unit limit, so their fee in lamports compares with the ladder's as the
- * price does.
+ * price does, and its loaded-accounts data-size limit (PrepareTransaction sets both), so they cost a block what its
+ * rungs cost but for the nonce.
  *
  * Scenarios: `congested` and `storm` are the localnet's traffic profiles; `jump` runs `congested`, sends `--n`/3
  * unscored rounds, then multiplies the traffic's prices by 10 (`localnet_setTrafficPriceScale`) and scores the next
@@ -60,7 +61,11 @@ import {
   signTransactionMessageWithSigners,
 } from "@solana/kit";
 import type { Address, Blockhash, KeyPairSigner, Signature } from "@solana/kit";
-import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
+import {
+  getSetComputeUnitLimitInstruction,
+  getSetComputeUnitPriceInstruction,
+  getSetLoadedAccountsDataSizeLimitInstruction,
+} from "@solana-program/compute-budget";
 import {
   getCreateAccountInstruction,
   getInitializeNonceAccountInstruction,
@@ -79,6 +84,9 @@ import {
 } from "./fee-bench-kit.ts";
 import { computeBurnerElf } from "@solgate/localnet/testing";
 import { hasHeadroom } from "../../src/transactions/ladder/ladder-plan.ts";
+import { readLoadedAccountsLimit } from "../../src/fees/transaction-cost.ts";
+import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
+import { COMPUTE_BUDGET_PROGRAM } from "../../src/solana/program-ids.ts";
 import type { FeeStack } from "./fee-bench-kit.ts";
 
 const { values: args } = parseArgs({
@@ -159,6 +167,15 @@ async function post<T>(stack: FeeStack, path: string, body: unknown): Promise<{ 
     body: JSON.stringify(body),
   });
   return { ok: res.ok, json: (await res.json()) as T };
+}
+
+/** The SetLoadedAccountsDataSizeLimit a rung carries (PrepareLadder sets it from its simulation). */
+function loadedLimitOf(wire: Uint8Array): number | undefined {
+  const { message } = decodeWireTransaction(wire);
+  return message.instructions
+    .filter((ix) => String(message.staticAccounts[ix.programAddressIndex]) === COMPUTE_BUDGET_PROGRAM)
+    .map((ix) => readLoadedAccountsLimit(ix.data ?? []))
+    .find((limit) => limit !== undefined);
 }
 
 const b64 = (wire: Uint8Array) => Buffer.from(wire).toString("base64");
@@ -285,6 +302,7 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
       units: number | undefined,
       price: bigint | undefined,
       burn: boolean,
+      loaded?: number,
     ) =>
       pipe(
         createTransactionMessage({ version: 0 }),
@@ -299,6 +317,9 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
             [
               ...(units === undefined ? [] : [getSetComputeUnitLimitInstruction({ units })]),
               ...(price === undefined ? [] : [getSetComputeUnitPriceInstruction({ microLamports: price })]),
+              ...(loaded === undefined
+                ? []
+                : [getSetLoadedAccountsDataSizeLimitInstruction({ accountDataSizeLimit: loaded })]),
               // Above the rent-exempt minimum: the first transfer to a sink creates it.
               getTransferSolInstruction({ source: payer, destination: to, amount: 1_000_000n + BigInt(counter++) }),
               ...(burn && burner !== undefined
@@ -359,12 +380,18 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
         continue;
       }
       const units = prepared.json.computeUnitLimit;
-      if (round < 2) log(`round ${round} (${segment}): PrepareLadder measured a ${units}-CU limit`);
+      const loaded = loadedLimitOf(Buffer.from(prepared.json.rungs[0].transaction, "base64"));
+      if (round < 2)
+        log(
+          `round ${round} (${segment}): PrepareLadder measured a ${units}-CU limit, ${loaded ?? "no"} bytes of loaded-accounts data`,
+        );
       // The quote is for the draft with the ladder's compute-unit limit: the one every send of the round carries.
       const estimate = await post<{ priority: { recommended: number } | null }>(stack, "/network/fees/estimate", {
         transaction: b64(
           new Uint8Array(
-            getTransactionEncoder().encode(compileTransaction(transfer(payer(0), to(0), units, undefined, !hot))),
+            getTransactionEncoder().encode(
+              compileTransaction(transfer(payer(0), to(0), units, undefined, !hot, loaded)),
+            ),
           ),
         ),
       });
@@ -400,7 +427,9 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
         ),
         Promise.all(
           singles.map(async ([, price], i) =>
-            wireOf(await signTransactionMessageWithSigners(transfer(payer(i + 1), to(i + 1), units, price, !hot))),
+            wireOf(
+              await signTransactionMessageWithSigners(transfer(payer(i + 1), to(i + 1), units, price, !hot, loaded)),
+            ),
           ),
         ),
       ]);

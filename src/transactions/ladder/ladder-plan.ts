@@ -19,6 +19,13 @@
  *
  * With 3 rungs or more, all of the above prices the market's rungs, a ladder one rung shorter, and the top rung is
  * headroom: {@link HEADROOM} times the rung under it, for a market that moves after the prices are signed.
+ *
+ * The steps and the headroom are multiples of the scheduler's *priority* (reward / cost, transaction-cost.ts), not of
+ * the price, when the plan is given the transaction's {@link PriorityScale}: the leader ranks by priority, and a
+ * transaction's reward includes half its signature fee. Where the priority fee dominates the reward (a large price)
+ * the two are nearly the same; where the signature fee does (a small transaction, or a market that clears near 0) a
+ * multiple of the price means little: 12 x a price of 590 µL/CU on a 1,825-CU transfer is 8 lamports, while a tenfold
+ * jump in the others' fees moved the price that transfer needed to ~600,000.
  */
 import type { OddsAt } from "../../fees/fee-odds.ts";
 
@@ -54,6 +61,22 @@ export const HEADROOM_GAP = 4;
 /** Slots after the rung under it at which the plan puts the headroom rung: the soonest the blocks can refuse that rung. */
 export const HEADROOM_AFTER = 3;
 
+/** Prices and the scheduler's priority of one transaction (its cost shape): both rise together. */
+export interface PriorityScale {
+  priorityOf(price: bigint): number;
+  /** The cheapest price whose priority is at least `priority`. */
+  priceAtLeast(priority: number): bigint;
+  /** The dearest price whose priority is at most `priority` (0 when even 0 is above it). */
+  priceAtMost(priority: number): bigint;
+}
+
+/** The scale where priority is the price itself: what the plan uses without a transaction's shape. */
+export const PRICE_SCALE: PriorityScale = {
+  priorityOf: (price) => Number(price),
+  priceAtLeast: (priority) => BigInt(Math.ceil(priority)),
+  priceAtMost: (priority) => BigInt(Math.max(0, Math.floor(priority))),
+};
+
 /** Odds within k slots (undefined while the model cannot say). */
 export type OddsWithin = (k: number) => OddsAt | undefined;
 
@@ -71,6 +94,8 @@ export interface PlanInput {
   readonly fallback?: { readonly low: bigint; readonly high: bigint };
   /** The top rung's multiple of the rung under it ({@link HEADROOM} unless given; under {@link HEADROOM_GAP}: none). */
   readonly headroom?: number;
+  /** The transaction's priority at a price: steps and headroom are taken on it ({@link PRICE_SCALE} unless given). */
+  readonly scale?: PriorityScale;
 }
 
 /** One planned rung. */
@@ -127,7 +152,8 @@ export function planLadder(input: PlanInput): PlannedRung[] {
   // The market's rungs as a ladder one rung shorter, and the headroom on top of them.
   const under = planMarket(input, input.rungs - 1);
   const offset = planOffsets(input.deadlineSlots, input.rungs, true)[input.rungs - 1];
-  const price = BigInt(Math.ceil(Number(under[under.length - 1].price) * multiple));
+  const scale = input.scale ?? PRICE_SCALE;
+  const price = scale.priceAtLeast(scale.priorityOf(under[under.length - 1].price) * multiple);
   const k = Math.max(1, Math.min(input.maxK, input.deadlineSlots - offset));
   return [...under, { price, odds: input.odds(k)?.odds(price) ?? 0, offset }];
 }
@@ -135,6 +161,7 @@ export function planLadder(input: PlanInput): PlannedRung[] {
 /** The rungs that follow the market: the bottom, the steps under the market's price, and one step over it. */
 function planMarket(input: PlanInput, rungs: number): PlannedRung[] {
   const { deadlineSlots, target } = input;
+  const scale = input.scale ?? PRICE_SCALE;
   const offsets = rungOffsets(deadlineSlots, rungs);
   const within = (offset: number) => Math.max(1, Math.min(input.maxK, deadlineSlots - offset));
   const oddsAt = offsets.map((offset) => input.odds(within(offset)));
@@ -147,7 +174,8 @@ function planMarket(input: PlanInput, rungs: number): PlannedRung[] {
   if (input.recent !== undefined && input.recent > market) market = input.recent;
   // One step of headroom over the market's price: the top rung goes out slots after a single send would have, and
   // a market that rose meanwhile must not leave the whole ladder under it.
-  const top = BigInt(Math.ceil(Number(market) / TOP_STEP));
+  const marketPriority = scale.priorityOf(market);
+  const top = scale.priceAtLeast(marketPriority / TOP_STEP);
   const prices: bigint[] = [bottom];
   for (let i = 1; i < rungs; i++) {
     let price: bigint;
@@ -157,7 +185,7 @@ function planMarket(input: PlanInput, rungs: number): PlannedRung[] {
       const ratio = top > bottom ? Number(top) / Number(bottom) : 1;
       const geometric = BigInt(Math.round(Number(bottom) * ratio ** (i / (rungs - 1))));
       price = oddsAt[i]?.cheapestAbove(goal)?.price ?? geometric;
-      const stepped = BigInt(Math.floor(Number(market) * TOP_STEP ** (rungs - 1 - i)));
+      const stepped = scale.priceAtMost(marketPriority * TOP_STEP ** (rungs - 1 - i));
       if (stepped > price) price = stepped;
       // Room below the top for the rungs still to come (a model that rates the top cheaper than the market now).
       const ceiling = top - BigInt(rungs - 1 - i);

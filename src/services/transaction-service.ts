@@ -110,6 +110,7 @@ export function createTransactionServiceImpl(deps: { chains: ChainRegistry }): S
         blockhash: prepared.blockhash,
         lastValidBlockHeight: prepared.lastValidBlockHeight,
         computeUnitLimit: prepared.computeUnitLimit,
+        loadedAccountsDataSizeLimit: prepared.loadedAccountsDataSizeLimit ?? 0,
         computeUnitPrice: prepared.computeUnitPrice,
         estimate: prepared.estimate === undefined ? undefined : toFeeEstimateMessage(prepared.estimate),
         expectedFee: lamports(prepared.expectedFee),

@@ -78,6 +78,8 @@ export interface PrepareOutcome {
   readonly lastValidBlockHeight: bigint;
   readonly computeUnitLimit: number;
   readonly computeUnitPrice: bigint;
+  /** The SetLoadedAccountsDataSizeLimit the transaction carries, in bytes; undefined when it sets none. */
+  readonly loadedAccountsDataSizeLimit: number | undefined;
   /** The fee-market estimate the price came from; undefined without a fee market. */
   readonly estimate: FeeEstimate | undefined;
   /** Base fee plus ceil(price * limit / 1e6), in lamports. */
@@ -299,6 +301,7 @@ export function createPreparer(options: PreparerOptions): Preparer {
         lastValidBlockHeight,
         computeUnitLimit: budget.unitLimit,
         computeUnitPrice: budget.unitPrice,
+        loadedAccountsDataSizeLimit: getTransactionMessageLoadedAccountsDataSizeLimit(message),
         estimate,
         expectedFee: transactionFeeLamports(compiled.signatures.length, budget),
         ...(tip === undefined ? {} : { tip }),

@@ -232,6 +232,8 @@ describe("TransactionService over gRPC and Connect", () => {
     );
     expect(prepared.computeUnitPrice).toBe(20_000n);
     expect(prepared.computeUnitLimit).toBeGreaterThan(0);
+    // Twice what a transfer loads plus 64 KiB, in 32 KiB pages: 96 KiB (a transfer loads a few hundred bytes).
+    expect(prepared.loadedAccountsDataSizeLimit).toBe(96 * 1024);
     expect(prepared.estimate?.source).toBe(FeeSource.BLOCKS);
     expect(prepared.estimate?.writableAccounts).toContain(payer.address);
     const signed = await signTransaction([payer.keyPair], getTransactionDecoder().decode(prepared.transaction));

@@ -167,6 +167,7 @@ describe("PrepareTransaction core on a real localnet", () => {
     const loaded = Number(value.loadedAccountsDataSize);
     expect(loaded).toBeGreaterThan(0);
     expect(limit).toBe(loadedAccountsLimitFor(loaded));
+    expect(prepared.loadedAccountsDataSizeLimit).toBe(limit);
     expect(limit).toBeGreaterThanOrEqual(2 * loaded);
     expect(limit! % (32 * 1024)).toBe(0);
     // agave's cost model charges the requested size: 8 CU per 32 KiB, 16,384 CU at the 64 MiB default.
@@ -201,6 +202,7 @@ describe("PrepareTransaction core on a real localnet", () => {
     });
     expect(own.computeUnitLimit).toBe(30_000);
     expect(loadedLimitOf(own.wire)).toBeUndefined();
+    expect(own.loadedAccountsDataSizeLimit).toBeUndefined();
   });
 
   it("refuses a draft that fails in simulation, with its logs", async () => {

@@ -28,6 +28,8 @@
  * jump in the others' fees moved the price that transfer needed to ~600,000.
  */
 import type { OddsAt } from "../../fees/fee-odds.ts";
+import { cheapestPriceAbove, priorityOf, transactionCost } from "../../fees/transaction-cost.ts";
+import type { CostShape } from "../../fees/transaction-cost.ts";
 
 /** The odds below which a price is not worth a rung: the bottom rung's floor. */
 export const MEANINGFUL_ODDS = 0.2;
@@ -76,6 +78,22 @@ export const PRICE_SCALE: PriorityScale = {
   priceAtLeast: (priority) => BigInt(Math.ceil(priority)),
   priceAtMost: (priority) => BigInt(Math.max(0, Math.floor(priority))),
 };
+
+/** The scale of a transaction of `shape`: agave's priority, reward / (cost + 1) (transaction-cost.ts). */
+export function priorityScaleOf(shape: CostShape): PriorityScale {
+  const cost = transactionCost(shape);
+  const never = 1n << 53n;
+  return {
+    priorityOf: (price) => priorityOf(price, shape, cost),
+    // At least: just above a hair under it (cheapestPriceAbove is strict).
+    priceAtLeast: (priority) =>
+      priorityOf(0n, shape, cost) >= priority ? 0n : (cheapestPriceAbove(priority * (1 - 1e-12), shape, cost) ?? never),
+    priceAtMost: (priority) => {
+      const above = cheapestPriceAbove(priority, shape, cost) ?? never;
+      return above > 0n ? above - 1n : 0n;
+    },
+  };
+}
 
 /** Odds within k slots (undefined while the model cannot say). */
 export type OddsWithin = (k: number) => OddsAt | undefined;

@@ -9,9 +9,8 @@ import type { OddsAt } from "../../fees/fee-odds.ts";
 import { LAMPORTS_PER_SIGNATURE, computeBudgetOf, transactionFeeLamports } from "../../solana/compute-budget.ts";
 import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire-transaction.ts";
 import type { Preparer } from "../prepare-transaction.ts";
-import { cheapestPriceAbove, costShapeOf, priorityOf, transactionCost } from "../../fees/transaction-cost.ts";
-import { RECENT_BLOCKS, RECENT_CLEARED, planLadder, planOffsets } from "./ladder-plan.ts";
-import type { PriorityScale } from "./ladder-plan.ts";
+import { costShapeOf } from "../../fees/transaction-cost.ts";
+import { RECENT_BLOCKS, RECENT_CLEARED, planLadder, planOffsets, priorityScaleOf } from "./ladder-plan.ts";
 import { assertAffordable, feePayerRoom, readNonceAccount } from "./nonce-account.ts";
 import type { NonceRpc } from "./nonce-account.ts";
 import { rungAtPrice } from "./rung-message.ts";
@@ -94,24 +93,6 @@ export function checkTarget(value: number | undefined, fallback: number): number
   return value;
 }
 
-/** The scheduler's priority at each price for a rung (its cost shape, as the fee market reads a block's). */
-function priorityScaleOf(
-  message: ReturnType<typeof decodeWireTransaction>["message"],
-  signatures: number,
-): PriorityScale {
-  const shape = costShapeOf(message, signatures, staticWritableAccounts(message).length);
-  const cost = transactionCost(shape);
-  const priceAbove = (priority: number) => cheapestPriceAbove(priority, shape, cost) ?? 1n << 53n;
-  return {
-    priorityOf: (price) => priorityOf(price, shape, cost),
-    priceAtLeast: (priority) => (priorityOf(0n, shape, cost) >= priority ? 0n : priceAbove(priority * (1 - 1e-12))),
-    priceAtMost: (priority) => {
-      const above = priceAbove(priority);
-      return above > 0n ? above - 1n : 0n;
-    },
-  };
-}
-
 /** Creates the ladder preparer. */
 export function createLadderPreparer(options: LadderPreparerOptions) {
   const { rpc, preparer, fees } = options;
@@ -161,7 +142,10 @@ export function createLadderPreparer(options: LadderPreparerOptions) {
       const levels = fees?.forAccounts(staticWritableAccounts(compiled.message), compiled.signatures.length).priority;
       const recent = answers.find((answer) => answer !== undefined)?.clearedRecently(RECENT_BLOCKS, RECENT_CLEARED);
       const plan = planLadder({
-        scale: priorityScaleOf(compiled.message, compiled.signatures.length),
+        // The rung's cost shape, as the fee market reads a block's transactions.
+        scale: priorityScaleOf(
+          costShapeOf(compiled.message, compiled.signatures.length, staticWritableAccounts(compiled.message).length),
+        ),
         rungs,
         deadlineSlots,
         target,

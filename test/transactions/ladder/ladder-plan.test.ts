@@ -9,8 +9,11 @@ import {
   hasHeadroom,
   planLadder,
   planOffsets,
+  priorityScaleOf,
   rungOffsets,
 } from "../../../src/transactions/ladder/ladder-plan.ts";
+import { priorityOf } from "../../../src/fees/transaction-cost.ts";
+import type { CostShape } from "../../../src/fees/transaction-cost.ts";
 
 /** A market where a price p lands within k slots with odds min(1, p * k / 1e6): cheaper needs longer. */
 function linearOdds(k: number): OddsAt {
@@ -121,6 +124,56 @@ describe("ladder plan", () => {
     });
     expect(blind.map((r) => r.price)).toEqual([100n, 9_300n, 10_753n]);
     expect(blind.every((r) => r.odds === 0)).toBe(true);
+  });
+});
+
+describe("ladder plan on the scheduler's priority", () => {
+  // A rung of the bench's hot-account transfer as PrepareLadder readies it: a signature, 3 write locks (the nonce's
+  // too), a 1,825-CU limit and 96 KiB of loaded-accounts data; its cost is 3,478 CU, so half the signature fee (2,500
+  // lamports) is worth more priority than a price of 1,000,000 µL/CU (1,825 lamports).
+  const rung: CostShape = {
+    signatures: 1,
+    writableAccounts: 3,
+    instructionDataBytes: 35,
+    unitLimit: 1_825,
+    loadedAccountsBytes: 96 * 1024,
+  };
+  const scale = priorityScaleOf(rung);
+  const at = (price: bigint) => priorityOf(price, rung);
+
+  it("converts both ways: the cheapest price at a priority, the dearest under it", () => {
+    for (const price of [0n, 1n, 600_000n, 3_000_000n, 60_000_000n]) {
+      const priority = at(price);
+      expect(scale.priorityOf(price)).toBe(priority);
+      expect(at(scale.priceAtLeast(priority))).toBeGreaterThanOrEqual(priority * (1 - 1e-9));
+      expect(scale.priceAtLeast(priority)).toBeLessThanOrEqual(price);
+      expect(at(scale.priceAtMost(priority))).toBeLessThanOrEqual(priority);
+    }
+    // A priority under what the rung has at 0: 0 either way.
+    expect(scale.priceAtLeast(at(0n) / 2)).toBe(0n);
+    expect(scale.priceAtMost(at(0n) / 2)).toBe(0n);
+  });
+
+  it("takes the steps and the headroom on the priority, where the signature fee outweighs the price", () => {
+    // The market's price is 600,000 µL/CU (odds 0.9 within 10 slots); in price terms the headroom would be 12 x the
+    // rung under it, 7.7M µL/CU: 14,000 lamports, 5.5 x its priority, where a tenfold jump of the others' fees moves
+    // the price this rung needs far more than tenfold.
+    const market = (k: number): OddsAt => ({
+      ...linearOdds(k),
+      cheapest: () => ({ price: 600_000n, odds: 0.9 }),
+    });
+    const plan = planLadder({ rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: market, scale });
+    const prices = plan.map((r) => r.price);
+    const top = prices[2];
+    // The market's top: one step over the market's priority; the rung under it one step under.
+    expect(at(top)).toBeCloseTo(at(600_000n) / TOP_STEP, 3);
+    expect(at(prices[1])).toBeCloseTo(at(600_000n) * TOP_STEP, 3);
+    // In price terms the steps are far wider than 0.93: the signature fee's share does not move with the price.
+    expect(Number(prices[1]) / 600_000).toBeLessThan(0.8);
+    // The headroom: HEADROOM x the priority of the rung under it.
+    expect(at(prices[3])).toBeCloseTo(at(top) * HEADROOM, 3);
+    expect(Number(prices[3]) / Number(top)).toBeGreaterThan(HEADROOM * 2);
+    expect(hasHeadroom(prices)).toBe(true);
   });
 });
 

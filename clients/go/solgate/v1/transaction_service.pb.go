@@ -886,9 +886,14 @@ type PrepareTransactionResponse struct {
 	// The total fee the transaction will pay: base fee plus ceil(price * limit / 1e6).
 	ExpectedFee *Lamports `protobuf:"bytes,7,opt,name=expected_fee,json=expectedFee,proto3" json:"expected_fee,omitempty"`
 	// The tip added, when one was asked for: exactly what the transfer pays and to whom.
-	Tip           *PreparedTip `protobuf:"bytes,8,opt,name=tip,proto3" json:"tip,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Tip *PreparedTip `protobuf:"bytes,8,opt,name=tip,proto3" json:"tip,omitempty"`
+	// The loaded-accounts data-size limit set (SetLoadedAccountsDataSizeLimit), in bytes: twice what the simulation
+	// loaded plus 64 KiB, in whole 32 KiB pages. 0 when the transaction sets none (a draft with its own compute-unit
+	// limit is not simulated; a node that does not report the size). agave's cost model charges the requested size,
+	// 8 CU per 32 KiB, and 64 MiB (16,384 CU) when none is set: a smaller request buys more priority for the same fee.
+	LoadedAccountsDataSizeLimit uint32 `protobuf:"varint,9,opt,name=loaded_accounts_data_size_limit,json=loadedAccountsDataSizeLimit,proto3" json:"loaded_accounts_data_size_limit,omitempty"`
+	unknownFields               protoimpl.UnknownFields
+	sizeCache                   protoimpl.SizeCache
 }
 
 func (x *PrepareTransactionResponse) Reset() {
@@ -975,6 +980,13 @@ func (x *PrepareTransactionResponse) GetTip() *PreparedTip {
 		return x.Tip
 	}
 	return nil
+}
+
+func (x *PrepareTransactionResponse) GetLoadedAccountsDataSizeLimit() uint32 {
+	if x != nil {
+		return x.LoadedAccountsDataSizeLimit
+	}
+	return 0
 }
 
 // The tip PrepareTransaction added to a draft.
@@ -1781,7 +1793,7 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\vtransaction\x18\x02 \x01(\fB\v\xbaH\b\xc8\x01\x01z\x03\x18\xd0\tR\vtransaction\x12:\n" +
 	"\fpriority_fee\x18\x03 \x01(\v2\x17.solgate.v1.PriorityFeeR\vpriorityFee\x124\n" +
 	"\x16replace_compute_budget\x18\x04 \x01(\bR\x14replaceComputeBudget\x12!\n" +
-	"\x03tip\x18\x05 \x01(\v2\x0f.solgate.v1.TipR\x03tip\"\x88\x03\n" +
+	"\x03tip\x18\x05 \x01(\v2\x0f.solgate.v1.TipR\x03tip\"\xce\x03\n" +
 	"\x1aPrepareTransactionResponse\x12 \n" +
 	"\vtransaction\x18\x01 \x01(\fR\vtransaction\x12\x1c\n" +
 	"\tblockhash\x18\x02 \x01(\tR\tblockhash\x125\n" +
@@ -1790,7 +1802,8 @@ const file_solgate_v1_transaction_service_proto_rawDesc = "" +
 	"\x12compute_unit_price\x18\x05 \x01(\x04R\x10computeUnitPrice\x123\n" +
 	"\bestimate\x18\x06 \x01(\v2\x17.solgate.v1.FeeEstimateR\bestimate\x127\n" +
 	"\fexpected_fee\x18\a \x01(\v2\x14.solgate.v1.LamportsR\vexpectedFee\x12)\n" +
-	"\x03tip\x18\b \x01(\v2\x17.solgate.v1.PreparedTipR\x03tip\"\xdc\x01\n" +
+	"\x03tip\x18\b \x01(\v2\x17.solgate.v1.PreparedTipR\x03tip\x12D\n" +
+	"\x1floaded_accounts_data_size_limit\x18\t \x01(\rR\x1bloadedAccountsDataSizeLimit\"\xdc\x01\n" +
 	"\vPreparedTip\x12\x18\n" +
 	"\aaccount\x18\x01 \x01(\tR\aaccount\x12\x1a\n" +
 	"\blamports\x18\x02 \x01(\x04R\blamports\x12*\n" +

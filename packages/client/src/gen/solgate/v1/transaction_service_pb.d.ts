@@ -479,6 +479,16 @@ export declare type PrepareTransactionResponse = Message<"solgate.v1.PrepareTran
    * @generated from field: solgate.v1.PreparedTip tip = 8;
    */
   tip?: PreparedTip | undefined;
+
+  /**
+   * The loaded-accounts data-size limit set (SetLoadedAccountsDataSizeLimit), in bytes: twice what the simulation
+   * loaded plus 64 KiB, in whole 32 KiB pages. 0 when the transaction sets none (a draft with its own compute-unit
+   * limit is not simulated; a node that does not report the size). agave's cost model charges the requested size,
+   * 8 CU per 32 KiB, and 64 MiB (16,384 CU) when none is set: a smaller request buys more priority for the same fee.
+   *
+   * @generated from field: uint32 loaded_accounts_data_size_limit = 9;
+   */
+  loadedAccountsDataSizeLimit: number;
 };
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The fee ladder against single sends (`npx node test/bench/ladder-bench.ts [--n 40] [--warmup 20]
- * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--off-units 200000] [--dump dir]`), issue 37 item 7.
+ * [--scenarios congested,storm,jump] [--deadline 20] [--rungs 4] [--off-units 200000] [--hot-units 0] [--dump dir]`),
+ * issue 37 item 7.
  *
  * The transfers off the hot account also call a program that really spends compute units (the localnet's compute
  * burner, deployed at start with LOCALNET_PROGRAMS), so that PrepareLadder's simulation measures a ~`--off-units`
@@ -97,6 +98,7 @@ const { values: args } = parseArgs({
     deadline: { type: "string", default: "20" },
     rungs: { type: "string", default: "4" },
     "off-units": { type: "string", default: "200000" },
+    "hot-units": { type: "string", default: "0" },
     dump: { type: "string" },
   },
 });
@@ -112,11 +114,16 @@ const SCENARIOS = args.scenarios.split(",").filter(Boolean);
  */
 const OFF_UNITS = Number(args["off-units"]);
 /**
- * The burner's turns for {@link OFF_UNITS}: PrepareLadder's limit is the simulated units plus 10% and 1,000
+ * The burner's turns for a limit of `units` (OFF_UNITS, HOT_UNITS): PrepareLadder's limit is the simulated units plus 10% and 1,000
  * (prepare-transaction.ts), and the rest of the draft (nonce advance, transfer, compute budget) simulates at a few
  * hundred units.
  */
-const BURNER_TURNS = OFF_UNITS > 0 ? Math.max(1, Math.floor(((OFF_UNITS - 1_000) / 1.1 - 600) / 2)) : 0;
+const turnsFor = (units: number) => (units > 0 ? Math.max(1, Math.floor(((units - 1_000) / 1.1 - 600) / 2)) : 0);
+/**
+ * The compute-unit limit the hot-account drafts should measure at (default 0: plain transfers, whose reward is mostly the signature fee's
+ * share; with a program call of ~100,000 CU the price dominates the reward, as on a busy program's accounts).
+ */
+const HOT_UNITS = Number(args["hot-units"]);
 /** Payers of one round: the ladder's and one per single send (recommended, top, p75, two probes, stale). */
 const PER_ROUND = 7;
 /** Rounds before a payer is used again. */
@@ -261,12 +268,18 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
   const total = warm + N;
   // The off-hot drafts' program, deployed at start as solana-test-validator's --bpf-program would.
   const burner = OFF_UNITS > 0 ? (await generateKeyPairSigner()).address : undefined;
-  let localnetEnv: Record<string, string> | undefined;
-  if (burner !== undefined) {
+  const hotBurner = HOT_UNITS > 0 ? (await generateKeyPairSigner()).address : undefined;
+  const programs: string[] = [];
+  for (const [address, units] of [
+    [burner, OFF_UNITS],
+    [hotBurner, HOT_UNITS],
+  ] as const) {
+    if (address === undefined) continue;
     const file = path.join(mkdtempSync(path.join(tmpdir(), "ladder-bench-")), "burner.so");
-    writeFileSync(file, computeBurnerElf(BURNER_TURNS));
-    localnetEnv = { LOCALNET_PROGRAMS: `${burner}=${file}` };
+    writeFileSync(file, computeBurnerElf(turnsFor(units)));
+    programs.push(`${address}=${file}`);
   }
+  const localnetEnv = programs.length === 0 ? undefined : { LOCALNET_PROGRAMS: programs.join(",") };
   const stack = await startFeeStack({ profile, log, localnetEnv });
   const { rpc, hotAccount } = stack;
   if (hotAccount === undefined) throw new Error(`profile ${profile} has no hot account`);
@@ -324,6 +337,9 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
               getTransferSolInstruction({ source: payer, destination: to, amount: 1_000_000n + BigInt(counter++) }),
               ...(burn && burner !== undefined
                 ? [{ programAddress: burner, accounts: [], data: new Uint8Array() }]
+                : []),
+              ...(!burn && hotBurner !== undefined
+                ? [{ programAddress: hotBurner, accounts: [], data: new Uint8Array() }]
                 : []),
             ],
             m,

@@ -13,7 +13,8 @@ import { MAX_COMPUTE_UNITS, readComputeUnitPrice } from "../solana/compute-budge
 import { COMPUTE_BUDGET_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
 import { KEY_BYTES, keyEqualsAt, SIGNATURE_BYTES } from "../solana/wire-bytes.ts";
 import { tipOfWire } from "./block-tips.ts";
-import { COST_MODEL_BUILTINS, defaultUnitLimit, readLoadedAccountsLimit, transactionCost } from "./transaction-cost.ts";
+import { readLoadedAccountsLimit } from "../solana/compute-budget.ts";
+import { COST_MODEL_BUILTINS, defaultUnitLimit, transactionCost } from "./transaction-cost.ts";
 
 // Vote transactions are consensus traffic, not fee-market bids.
 const VOTE_KEY = Uint8Array.from(getBase58Encoder().encode(VOTE_PROGRAM));

@@ -17,6 +17,7 @@ import {
   DEFAULT_INSTRUCTION_COMPUTE_UNITS,
   MAX_COMPUTE_UNITS,
   priorityFeeLamports,
+  readLoadedAccountsLimit,
 } from "../solana/compute-budget.ts";
 import type { InstructionView } from "../solana/compute-budget.ts";
 import { COMPUTE_BUDGET_PROGRAM, SYSTEM_PROGRAM, VOTE_PROGRAM } from "../solana/program-ids.ts";
@@ -123,12 +124,6 @@ export function cheapestPriceAbove(
     else low = mid;
   }
   return high;
-}
-
-/** Reads the SetLoadedAccountsDataSizeLimit of a Compute Budget instruction's data (tag 4, u32 LE). */
-export function readLoadedAccountsLimit(data: ArrayLike<number>): number | undefined {
-  if (data[0] !== 4 || data.length !== 5) return undefined;
-  return (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
 }
 
 /** The cost shape of a compiled message (a client's draft): its own limits, or agave's defaults where it sets none. */

@@ -29,6 +29,8 @@ export interface ComputeBudget {
   readonly unitLimit: number;
   /** Whether the message has any Compute Budget instruction. */
   readonly hasComputeBudgetInstructions: boolean;
+  /** The loaded-accounts data size the message sets (SetLoadedAccountsDataSizeLimit), in bytes; undefined: none. */
+  readonly requestedLoadedAccountsBytes: number | undefined;
 }
 
 function readLe(data: ArrayLike<number>, offset: number, bytes: number): bigint {
@@ -38,7 +40,7 @@ function readLe(data: ArrayLike<number>, offset: number, bytes: number): bigint 
 }
 
 /**
- * Reads the SetComputeUnitPrice / SetComputeUnitLimit instructions of a message (the last of each wins, as
+ * Reads the SetComputeUnitPrice / SetComputeUnitLimit / SetLoadedAccountsDataSizeLimit instructions of a message (the last of each wins, as
  * malformed or duplicate ones fail the transaction at execution anyway) and works out the effective limit.
  */
 export function computeBudgetOf(message: {
@@ -48,6 +50,7 @@ export function computeBudgetOf(message: {
   let unitPrice = 0n;
   let requestedUnitLimit: number | undefined;
   let hasComputeBudgetInstructions = false;
+  let requestedLoadedAccountsBytes: number | undefined;
   let defaultLimit = 0;
   for (const ix of message.instructions) {
     const program = String(message.staticAccounts[ix.programAddressIndex]);
@@ -56,6 +59,7 @@ export function computeBudgetOf(message: {
       hasComputeBudgetInstructions = true;
       if (data[0] === 2 && data.length === 5) requestedUnitLimit = Number(readLe(data, 1, 4));
       unitPrice = readComputeUnitPrice(data) ?? unitPrice;
+      requestedLoadedAccountsBytes = readLoadedAccountsLimit(data) ?? requestedLoadedAccountsBytes;
       continue;
     }
     defaultLimit += BUILTIN_PROGRAMS.has(program)
@@ -63,7 +67,13 @@ export function computeBudgetOf(message: {
       : DEFAULT_INSTRUCTION_COMPUTE_UNITS;
   }
   const unitLimit = Math.min(requestedUnitLimit ?? defaultLimit, MAX_COMPUTE_UNITS);
-  return { unitPrice, requestedUnitLimit, unitLimit, hasComputeBudgetInstructions };
+  return { unitPrice, requestedUnitLimit, unitLimit, hasComputeBudgetInstructions, requestedLoadedAccountsBytes };
+}
+
+/** The size a Compute Budget instruction's data sets (SetLoadedAccountsDataSizeLimit: tag 4, u32 LE), or undefined. */
+export function readLoadedAccountsLimit(data: ArrayLike<number>): number | undefined {
+  if (data[0] !== 4 || data.length !== 5) return undefined;
+  return (data[1] | (data[2] << 8) | (data[3] << 16)) + data[4] * 2 ** 24;
 }
 
 /**

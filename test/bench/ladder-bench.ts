@@ -85,9 +85,8 @@ import {
 } from "./fee-bench-kit.ts";
 import { computeBurnerElf } from "@solgate/localnet/testing";
 import { hasHeadroom } from "../../src/transactions/ladder/ladder-plan.ts";
-import { readLoadedAccountsLimit } from "../../src/fees/transaction-cost.ts";
+import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
-import { COMPUTE_BUDGET_PROGRAM } from "../../src/solana/program-ids.ts";
 import type { FeeStack } from "./fee-bench-kit.ts";
 
 const { values: args } = parseArgs({
@@ -177,13 +176,8 @@ async function post<T>(stack: FeeStack, path: string, body: unknown): Promise<{ 
 }
 
 /** The SetLoadedAccountsDataSizeLimit a rung carries (PrepareLadder sets it from its simulation). */
-function loadedLimitOf(wire: Uint8Array): number | undefined {
-  const { message } = decodeWireTransaction(wire);
-  return message.instructions
-    .filter((ix) => String(message.staticAccounts[ix.programAddressIndex]) === COMPUTE_BUDGET_PROGRAM)
-    .map((ix) => readLoadedAccountsLimit(ix.data ?? []))
-    .find((limit) => limit !== undefined);
-}
+const loadedLimitOf = (wire: Uint8Array) =>
+  computeBudgetOf(decodeWireTransaction(wire).message).requestedLoadedAccountsBytes;
 
 const b64 = (wire: Uint8Array) => Buffer.from(wire).toString("base64");
 const wireOf = (signed: Parameters<typeof getBase64EncodedWireTransaction>[0]) =>

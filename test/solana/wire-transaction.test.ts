@@ -128,7 +128,12 @@ describe("computeBudgetOf", () => {
   it("reads the price and limit a transaction sets and computes its fee", async () => {
     const tx = decodeWireTransaction(await transfer(true));
     const budget = computeBudgetOf(tx.message);
-    expect(budget).toMatchObject({ unitPrice: 2_500n, requestedUnitLimit: 1_000, unitLimit: 1_000 });
+    expect(budget).toMatchObject({
+      unitPrice: 2_500n,
+      requestedUnitLimit: 1_000,
+      unitLimit: 1_000,
+      requestedLoadedAccountsBytes: undefined,
+    });
     expect(transactionFeeLamports(1, budget)).toBe(5_000n + 3n); // ceil(2500 * 1000 / 1e6) = 3
   });
 

@@ -29,13 +29,7 @@ import type { Transactions } from "../../src/transactions/transactions.ts";
 import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
 import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
 import { loadedAccountsLimitFor } from "../../src/transactions/prepare-transaction.ts";
-import {
-  DEFAULT_LOADED_ACCOUNTS_BYTES,
-  costShapeOf,
-  readLoadedAccountsLimit,
-  transactionCost,
-} from "../../src/fees/transaction-cost.ts";
-import { COMPUTE_BUDGET_PROGRAM } from "../../src/solana/program-ids.ts";
+import { DEFAULT_LOADED_ACCOUNTS_BYTES, costShapeOf, transactionCost } from "../../src/fees/transaction-cost.ts";
 import { SolgateError } from "../../src/errors.ts";
 import { createLookupTable } from "../fees/on-chain.ts";
 import { startChainFixture, transferTransaction } from "./chain-fixture.ts";
@@ -83,13 +77,8 @@ function draft(instructions: Instruction[], version: 0 | "legacy" = 0, feePayer:
 }
 
 /** The SetLoadedAccountsDataSizeLimit a compiled message carries, if any. */
-function loadedLimitOf(wire: Uint8Array): number | undefined {
-  const { message } = decodeWireTransaction(wire);
-  return message.instructions
-    .filter((i) => String(message.staticAccounts[i.programAddressIndex]) === COMPUTE_BUDGET_PROGRAM)
-    .map((i) => readLoadedAccountsLimit(i.data ?? []))
-    .find((limit) => limit !== undefined);
-}
+const loadedLimitOf = (wire: Uint8Array) =>
+  computeBudgetOf(decodeWireTransaction(wire).message).requestedLoadedAccountsBytes;
 
 async function transferTo(lamports = 1_000_000n): Promise<Instruction> {
   const to = (await generateKeyPairSigner()).address;

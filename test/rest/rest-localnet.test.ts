@@ -397,6 +397,7 @@ describe("POST /v1/{chain}/transactions/prepare", () => {
       estimate: { nullable: FEE_ESTIMATE },
       expectedFee: { lamports: "number", sol: "number" },
       tip: PREPARED_TIP,
+      loadedAccountsDataSizeLimit: "number",
     });
     const connect = (await viaConnect(
       "TransactionService/PrepareTransaction",
@@ -404,6 +405,8 @@ describe("POST /v1/{chain}/transactions/prepare", () => {
       PrepareTransactionResponseSchema,
     )) as Record<string, unknown>;
     expect(connect.computeUnitLimit).toEqual(body.computeUnitLimit);
+    expect(body.loadedAccountsDataSizeLimit).toBe(96 * 1024);
+    expect(connect.loadedAccountsDataSizeLimit).toEqual(body.loadedAccountsDataSizeLimit);
     // The two calls are made a moment apart, so the market's price may move between them: each answer's fee must
     // be its own price's (5,000 lamports a signature plus price x limit, in micro-lamports, rounded up).
     for (const answer of [body, connect] as Record<string, any>[]) {

@@ -30,8 +30,8 @@ export const WRITE_LOCK_COST = 300;
 export const INSTRUCTION_DATA_BYTES_PER_CU = 4;
 /** The loaded-accounts data size a transaction may load when it sets none (64 MiB). */
 export const DEFAULT_LOADED_ACCOUNTS_BYTES = 64 * 1024 * 1024;
-/** CU per 32 KiB page of requested loaded-accounts data. */
-const LOADED_ACCOUNTS_PAGE_BYTES = 32 * 1024;
+/** The page the requested loaded-accounts data size is charged by (8 CU each). */
+export const LOADED_ACCOUNTS_PAGE_BYTES = 32 * 1024;
 const LOADED_ACCOUNTS_PAGE_COST = 8;
 /** The leader's share of each signature's 5,000 lamports (the rest is burnt). */
 const LEADER_LAMPORTS_PER_SIGNATURE = 2500;

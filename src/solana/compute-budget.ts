@@ -40,8 +40,9 @@ function readLe(data: ArrayLike<number>, offset: number, bytes: number): bigint 
 }
 
 /**
- * Reads the SetComputeUnitPrice / SetComputeUnitLimit / SetLoadedAccountsDataSizeLimit instructions of a message (the last of each wins, as
- * malformed or duplicate ones fail the transaction at execution anyway) and works out the effective limit.
+ * Reads the SetComputeUnitPrice / SetComputeUnitLimit / SetLoadedAccountsDataSizeLimit instructions of a message
+ * (the last of each wins, as malformed or duplicate ones fail the transaction at execution anyway) and works out the
+ * effective limit.
  */
 export function computeBudgetOf(message: {
   readonly staticAccounts: readonly string[];

@@ -38,6 +38,7 @@ import type {
 import { SolgateError, isSolgateError } from "../errors.ts";
 import { createLookupTableResolver } from "../solana/lookup-tables.ts";
 import type { FeeEstimate } from "../fees/fee-market.ts";
+import { DEFAULT_LOADED_ACCOUNTS_BYTES, LOADED_ACCOUNTS_PAGE_BYTES } from "../fees/transaction-cost.ts";
 import { MAX_COMPUTE_UNITS, computeBudgetOf, transactionFeeLamports } from "../solana/compute-budget.ts";
 import { MAX_TRANSACTION_BYTES, decodeWireTransaction } from "../solana/wire-transaction.ts";
 import type { BlockhashCache } from "./blockhash-cache.ts";
@@ -113,11 +114,6 @@ export interface Preparer {
 
 type Draft = TransactionMessage & TransactionMessageWithFeePayer & TransactionMessageWithLifetime;
 
-/** agave's loaded-accounts data-size cap, and what a transaction that sets no limit asks for (64 MiB). */
-export const MAX_LOADED_ACCOUNTS_BYTES = 64 * 1024 * 1024;
-/** The page agave's cost model charges the requested loaded-accounts size by (8 CU per 32 KiB). */
-const LOADED_ACCOUNTS_PAGE_BYTES = 32 * 1024;
-
 /**
  * The loaded-accounts data-size limit for a transaction that loaded `bytes` in simulation: twice that plus 64 KiB,
  * rounded up to agave's 32 KiB cost page; undefined when that reaches the 64 MiB default (nothing to save) or the
@@ -132,7 +128,7 @@ export function loadedAccountsLimitFor(bytes: number | undefined): number | unde
   if (bytes === undefined || !Number.isFinite(bytes) || bytes <= 0) return undefined;
   const pages = Math.ceil((2 * bytes + 2 * LOADED_ACCOUNTS_PAGE_BYTES) / LOADED_ACCOUNTS_PAGE_BYTES);
   const limit = pages * LOADED_ACCOUNTS_PAGE_BYTES;
-  return limit >= MAX_LOADED_ACCOUNTS_BYTES ? undefined : limit;
+  return limit >= DEFAULT_LOADED_ACCOUNTS_BYTES ? undefined : limit;
 }
 
 const encoder = getTransactionEncoder();
@@ -212,7 +208,7 @@ export function createPreparer(options: PreparerOptions): Preparer {
     signal: AbortSignal | undefined,
   ): Promise<{ units: number; loadedBytes: number | undefined }> {
     let probe = setTransactionMessageComputeUnitLimit(MAX_COMPUTE_UNITS, message);
-    if (loadedLimit) probe = setTransactionMessageLoadedAccountsDataSizeLimit(MAX_LOADED_ACCOUNTS_BYTES, probe);
+    if (loadedLimit) probe = setTransactionMessageLoadedAccountsDataSizeLimit(DEFAULT_LOADED_ACCOUNTS_BYTES, probe);
     const outcome = await simulateWire(rpc, compile(probe), {
       commitment,
       // A durable nonce must be simulated as it is: the runtime checks the nonce, not the blockhash queue.
@@ -301,7 +297,7 @@ export function createPreparer(options: PreparerOptions): Preparer {
         lastValidBlockHeight,
         computeUnitLimit: budget.unitLimit,
         computeUnitPrice: budget.unitPrice,
-        loadedAccountsDataSizeLimit: getTransactionMessageLoadedAccountsDataSizeLimit(message),
+        loadedAccountsDataSizeLimit: budget.requestedLoadedAccountsBytes,
         estimate,
         expectedFee: transactionFeeLamports(compiled.signatures.length, budget),
         ...(tip === undefined ? {} : { tip }),

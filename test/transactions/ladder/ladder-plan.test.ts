@@ -129,7 +129,7 @@ describe("ladder plan", () => {
 
 describe("ladder plan on the scheduler's priority", () => {
   // A rung of the bench's hot-account transfer as PrepareLadder readies it: a signature, 3 write locks (the nonce's
-  // too), a 1,825-CU limit and 96 KiB of loaded-accounts data; its cost is 3,478 CU, so half the signature fee (2,500
+  // too), a 1,825-CU limit and 96 KiB of loaded-accounts data; its cost is 3,477 CU, so half the signature fee (2,500
   // lamports) is worth more priority than a price of 1,000,000 µL/CU (1,825 lamports).
   const rung: CostShape = {
     signatures: 1,

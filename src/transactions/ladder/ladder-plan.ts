@@ -73,7 +73,7 @@ export interface PriorityScale {
 }
 
 /** The scale where priority is the price itself: what the plan uses without a transaction's shape. */
-export const PRICE_SCALE: PriorityScale = {
+const PRICE_SCALE: PriorityScale = {
   priorityOf: (price) => Number(price),
   priceAtLeast: (priority) => BigInt(Math.ceil(priority)),
   priceAtMost: (priority) => BigInt(Math.max(0, Math.floor(priority))),

@@ -139,13 +139,12 @@ export function createLadderPreparer(options: LadderPreparerOptions) {
       const answers = await Promise.all(ks.map((k) => fees?.oddsForTransaction(prepared.wire, k)));
       const oddsByK = new Map(ks.map((k, i) => [k, answers[i]]));
       const compiled = decodeWireTransaction(prepared.wire);
-      const levels = fees?.forAccounts(staticWritableAccounts(compiled.message), compiled.signatures.length).priority;
+      const writable = staticWritableAccounts(compiled.message);
+      const levels = fees?.forAccounts(writable, compiled.signatures.length).priority;
       const recent = answers.find((answer) => answer !== undefined)?.clearedRecently(RECENT_BLOCKS, RECENT_CLEARED);
       const plan = planLadder({
         // The rung's cost shape, as the fee market reads a block's transactions.
-        scale: priorityScaleOf(
-          costShapeOf(compiled.message, compiled.signatures.length, staticWritableAccounts(compiled.message).length),
-        ),
+        scale: priorityScaleOf(costShapeOf(compiled.message, compiled.signatures.length, writable.length)),
         rungs,
         deadlineSlots,
         target,

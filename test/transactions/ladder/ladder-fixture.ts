@@ -31,6 +31,9 @@ import {
 } from "@solana-program/system";
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from "@solana-program/compute-budget";
 import type { ChainFixture } from "../chain-fixture.ts";
+import type { OddsAt } from "../../../src/fees/fee-odds.ts";
+import { createLadders } from "../../../src/transactions/ladder/ladders.ts";
+import type { Ladders } from "../../../src/transactions/ladder/ladders.ts";
 
 const wireOf = (signed: Parameters<typeof getBase64EncodedWireTransaction>[0]) =>
   new Uint8Array(Buffer.from(getBase64EncodedWireTransaction(signed), "base64"));
@@ -178,6 +181,47 @@ export async function handRungs(
     out.push(wireOf(await signTransactionMessageWithSigners(message)));
   }
   return out;
+}
+
+/**
+ * Started ladders on the chain whose sender submits nothing and records each rung it is handed (its first
+ * signature, hex), and whose odds are `oddsWithin(k)`: the climb alone, against a model the test chooses.
+ */
+export function recordingLadders(
+  chain: ChainFixture,
+  oddsWithin: (k: number) => OddsAt,
+): { ladders: Ladders; submitted: string[] } {
+  const submitted: string[] = [];
+  const ladders = createLadders({
+    rpc: chain.upstream.rpc,
+    sender: {
+      async send(request) {
+        submitted.push(Buffer.from(request.wire.subarray(1, 65)).toString("hex"));
+        return {} as never;
+      },
+      async forget() {},
+    },
+    fees: { oddsForTransaction: async (_wire, k) => oddsWithin(k ?? 1), forAccounts: () => ({}) },
+    target: 0.9,
+    pollIntervalMs: 25,
+    graceSlots: 4,
+  });
+  ladders.start();
+  return { ladders, submitted };
+}
+
+/**
+ * A ladder of hand-built rungs at `prices` on a fresh nonce account: a newly funded payer (also the nonce's
+ * authority) sends 1,000 lamports to a newly funded account.
+ */
+export async function transferRungsOnFreshNonce(chain: ChainFixture, prices: bigint[]): Promise<Uint8Array[]> {
+  const payer = await chain.funded(10);
+  const nonce = await createNonceAccount(chain, payer);
+  const value = await nonceValue(chain, nonce);
+  const to = (await chain.funded(1)).address;
+  return handRungs(payer, nonce, value, prices, [
+    getTransferSolInstruction({ source: payer, destination: to, amount: 1_000n }),
+  ]);
 }
 
 /** How many of the signatures are on chain (any commitment, searching history): a ladder must never have two. */

@@ -7,17 +7,15 @@
  * and a send path that never delivers are the faults.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getTransferSolInstruction } from "@solana-program/system";
 import type { OddsAt } from "../../../src/fees/fee-odds.ts";
-import { createLadders } from "../../../src/transactions/ladder/ladders.ts";
 import type { Ladders } from "../../../src/transactions/ladder/ladders.ts";
 import { startChainFixture } from "../chain-fixture.ts";
 import type { ChainFixture } from "../chain-fixture.ts";
-import { createNonceAccount, handRungs, nonceValue, waitFor } from "./ladder-fixture.ts";
+import { recordingLadders, transferRungsOnFreshNonce, waitFor } from "./ladder-fixture.ts";
 
 let chain: ChainFixture;
 let ladders: Ladders;
-const submitted: string[] = [];
+let submitted: string[] = [];
 let newest = 0n;
 let polling: NodeJS.Timeout | undefined;
 
@@ -46,21 +44,7 @@ beforeAll(async () => {
     polling = setTimeout(() => void poll().catch(() => {}), 20);
   };
   await poll();
-  ladders = createLadders({
-    rpc: chain.upstream.rpc,
-    sender: {
-      async send(request) {
-        submitted.push(Buffer.from(request.wire.subarray(1, 65)).toString("hex"));
-        return {} as never;
-      },
-      async forget() {},
-    },
-    fees: { oddsForTransaction: async (_wire, k) => moved(k ?? 1), forAccounts: () => ({}) },
-    target: 0.9,
-    pollIntervalMs: 25,
-    graceSlots: 4,
-  });
-  ladders.start();
+  ({ ladders, submitted } = recordingLadders(chain, moved));
 }, 60_000);
 
 afterAll(async () => {
@@ -71,17 +55,7 @@ afterAll(async () => {
 
 describe("the climb past rungs every block refused", () => {
   it("skips the rungs every block cleared far above, and only those", async () => {
-    const payer = await chain.funded(10);
-    const nonce = await createNonceAccount(chain, payer);
-    const value = await nonceValue(chain, nonce);
-    const to = (await chain.funded(1)).address;
-    const rungs = await handRungs(
-      payer,
-      nonce,
-      value,
-      [100n, 120n, 300n, 700n],
-      [getTransferSolInstruction({ source: payer, destination: to, amount: 1_000n })],
-    );
+    const rungs = await transferRungsOnFreshNonce(chain, [100n, 120n, 300n, 700n]);
     const taken = await ladders.send({ wires: rungs, deadlineSlots: 40, target: 0.9 });
     const ended = await waitFor(
       () => ladders.status(taken.id),

@@ -6,17 +6,15 @@
  * localnet holds the nonce account and reads the slots; the model and the send path are the two faults.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getTransferSolInstruction } from "@solana-program/system";
 import type { OddsAt } from "../../../src/fees/fee-odds.ts";
-import { createLadders } from "../../../src/transactions/ladder/ladders.ts";
 import type { Ladders } from "../../../src/transactions/ladder/ladders.ts";
 import { startChainFixture } from "../chain-fixture.ts";
 import type { ChainFixture } from "../chain-fixture.ts";
-import { createNonceAccount, handRungs, nonceValue, waitFor } from "./ladder-fixture.ts";
+import { recordingLadders, transferRungsOnFreshNonce, waitFor } from "./ladder-fixture.ts";
 
 let chain: ChainFixture;
 let ladders: Ladders;
-const submitted: string[] = [];
+let submitted: string[] = [];
 
 /** Odds of 0.95 at every price and every k: a model that has not seen the market move. */
 const confident: OddsAt = {
@@ -29,24 +27,7 @@ const confident: OddsAt = {
 
 beforeAll(async () => {
   chain = await startChainFixture({ slotMs: 50 });
-  ladders = createLadders({
-    rpc: chain.upstream.rpc,
-    sender: {
-      async send(request) {
-        submitted.push(Buffer.from(request.wire.subarray(1, 65)).toString("hex"));
-        return {} as never;
-      },
-      async forget() {},
-    },
-    fees: {
-      oddsForTransaction: async () => confident,
-      forAccounts: () => ({}),
-    },
-    target: 0.9,
-    pollIntervalMs: 25,
-    graceSlots: 4,
-  });
-  ladders.start();
+  ({ ladders, submitted } = recordingLadders(chain, () => confident));
 }, 60_000);
 
 afterAll(async () => {
@@ -56,17 +37,7 @@ afterAll(async () => {
 
 describe("the climb on an over-confident model", () => {
   it("climbs past rungs that waited in vain and submits the top rung before the deadline", async () => {
-    const payer = await chain.funded(10);
-    const nonce = await createNonceAccount(chain, payer);
-    const value = await nonceValue(chain, nonce);
-    const to = (await chain.funded(1)).address;
-    const rungs = await handRungs(
-      payer,
-      nonce,
-      value,
-      [100n, 200n, 400n, 800n],
-      [getTransferSolInstruction({ source: payer, destination: to, amount: 1_000n })],
-    );
+    const rungs = await transferRungsOnFreshNonce(chain, [100n, 200n, 400n, 800n]);
     const taken = await ladders.send({ wires: rungs, deadlineSlots: 20, target: 0.9 });
     const ended = await waitFor(
       () => ladders.status(taken.id),

@@ -84,9 +84,11 @@ import {
   startFeeStack,
 } from "./fee-bench-kit.ts";
 import { computeBurnerElf } from "@solgate/localnet/testing";
-import { hasHeadroom } from "../../src/transactions/ladder/ladder-plan.ts";
+import { hasHeadroom, priorityScaleOf } from "../../src/transactions/ladder/ladder-plan.ts";
 import { computeBudgetOf } from "../../src/solana/compute-budget.ts";
-import { decodeWireTransaction } from "../../src/solana/wire-transaction.ts";
+import { costShapeOf } from "../../src/fees/transaction-cost.ts";
+import type { CostShape } from "../../src/fees/transaction-cost.ts";
+import { decodeWireTransaction, staticWritableAccounts } from "../../src/solana/wire-transaction.ts";
 import type { FeeStack } from "./fee-bench-kit.ts";
 
 const { values: args } = parseArgs({
@@ -159,6 +161,8 @@ interface Send {
   onChain?: number;
   /** Ladders: Solgate's last record of it (REST), for --dump. */
   record?: unknown;
+  /** What the transaction costs a block, as the scheduler reads it (the ladder's: its rungs'). */
+  shape?: CostShape;
 }
 
 interface Prepared {
@@ -174,6 +178,12 @@ async function post<T>(stack: FeeStack, path: string, body: unknown): Promise<{ 
   });
   return { ok: res.ok, json: (await res.json()) as T };
 }
+
+/** A signed transaction's cost shape, as the fee market reads a block's transactions. */
+const shapeOf = (wire: Uint8Array): CostShape => {
+  const { message, signatures } = decodeWireTransaction(wire);
+  return costShapeOf(message, signatures.length, staticWritableAccounts(message).length);
+};
 
 /** The SetLoadedAccountsDataSizeLimit a rung carries (PrepareLadder sets it from its simulation). */
 const loadedLimitOf = (wire: Uint8Array) =>
@@ -465,6 +475,7 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
           }
           sends.push({
             ...record("ladder", 0n, json.id),
+            shape: shapeOf(rungWires[0]),
             rungs: rungWires.map((wire, i) => ({ signature: signatureOf(wire), price: prices[i] })),
           });
         }),
@@ -474,7 +485,8 @@ async function runScenario(scenario: string, seed: number): Promise<Send[]> {
             confirm: false,
             skipPreflight: true,
           }).then(({ ok, json }) => {
-            if (ok && json.signature) sends.push(record(kind, price, json.signature));
+            if (ok && json.signature)
+              sends.push({ ...record(kind, price, json.signature), shape: shapeOf(singleWires[i]) });
           }),
         ),
       ]);
@@ -564,18 +576,40 @@ interface Row {
   slots: { median: bigint | undefined; p90: bigint | undefined };
 }
 
-function rows(scenario: string, sends: Send[]): { rows: Row[]; hindsight: Record<string, bigint | undefined> } {
+/**
+ * A single send's price moved to the rung price of the same scheduler priority (reward / cost, agave's formula:
+ * `priorityOf` in transaction-cost.ts): the rung costs a block one write lock more (its nonce account), so where half
+ * the signature fee is most of the reward it needs a higher price to rank where the single send ranked. A fair
+ * reading where the blocks rank by priority (a contended account), and a pessimistic one where they take everything.
+ */
+function inRungTerms(single: Send, rung: CostShape | undefined): bigint {
+  // A send that bid 0 matched no one's priority: where 0 lands, the blocks took every priority, and so would a rung.
+  if (rung === undefined || single.shape === undefined || single.price === 0n) return single.price;
+  return priorityScaleOf(rung).priceAtLeast(priorityScaleOf(single.shape).priorityOf(single.price));
+}
+
+function rows(
+  scenario: string,
+  sends: Send[],
+): { rows: Row[]; hindsight: Record<string, bigint | undefined>; rungTerms: Record<string, bigint | undefined> } {
   const out: Row[] = [];
   const hindsight: Record<string, bigint | undefined> = {};
+  const rungTerms: Record<string, bigint | undefined> = {};
   for (const hot of [false, true]) {
     const segment = hot ? "hot account" : "off it";
     const mine = sends.filter((s) => s.scored && s.hot === hot);
     const singles = mine.filter((s) => s.kind !== "ladder");
+    const minGroup = Math.min(30, Math.ceil(singles.length / 8));
     const h = hindsightCheapest(
       singles.map((s) => ({ price: s.price, landed: landedWithin(s) })),
-      Math.min(30, Math.ceil(singles.length / 8)),
+      minGroup,
     );
     hindsight[segment] = h;
+    const rung = mine.find((s) => s.kind === "ladder")?.shape;
+    rungTerms[segment] = hindsightCheapest(
+      singles.map((s) => ({ price: inRungTerms(s, rung), landed: landedWithin(s) })),
+      minGroup,
+    );
     for (const kind of REPORTED) {
       const of = mine.filter((s) => s.kind === kind);
       if (of.length === 0) continue;
@@ -599,7 +633,7 @@ function rows(scenario: string, sends: Send[]): { rows: Row[]; hindsight: Record
       });
     }
   }
-  return { rows: out, hindsight };
+  return { rows: out, hindsight, rungTerms };
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -617,12 +651,12 @@ const ratio = (a: bigint | undefined, b: bigint | undefined) => {
 };
 
 function print(scenario: string, sends: Send[]): { met: Record<string, boolean>; twoOnChain: number } {
-  const { rows: table, hindsight } = rows(scenario, sends);
+  const { rows: table, hindsight, rungTerms } = rows(scenario, sends);
   const ladders = sends.filter((s) => s.kind === "ladder" && s.scored);
   const twoOnChain = sends.filter((s) => s.kind === "ladder" && (s.onChain ?? 0) > 1).length;
   console.log(`\n### ${scenario}\n`);
   console.log(
-    `hindsight-cheapest fee that landed 90% within ${DEADLINE} slots (single sends): off the hot account ${hindsight["off it"] ?? "n/a"}, on it ${hindsight["hot account"] ?? "n/a"} µL/CU\n`,
+    `hindsight-cheapest fee that landed 90% within ${DEADLINE} slots (single sends): off the hot account ${hindsight["off it"] ?? "n/a"}, on it ${hindsight["hot account"] ?? "n/a"} µL/CU; in the rung's terms (each single send's price moved to the rung price of the same scheduler priority: the rung also write-locks its nonce): off ${rungTerms["off it"] ?? "n/a"}, on it ${rungTerms["hot account"] ?? "n/a"} µL/CU\n`,
   );
   console.log(
     `| segment | send | n | landed within ${DEADLINE} | median fee (µL/CU) | p90 fee | median lamports | median / hindsight | median / recommended's | slots to land (median, p90) |`,
@@ -714,8 +748,9 @@ function print(scenario: string, sends: Send[]): { met: Record<string, boolean>;
         ? undefined
         : toRec !== undefined && toRec <= 0.6;
     const yes = (b: boolean | undefined) => (b === undefined ? "-" : b ? "met" : "NOT met");
+    const toRungTerms = ratioOf(ladder.medianFee, rungTerms[segment]);
     console.log(
-      `${segment}: reliable (>= 95%, within 2 points of the top rung's ${pct(top.landed)}): ${yes(reliable)}; median <= recommended's: ${yes(cheapRec)}; <= 1.1 x hindsight: ${yes(cheapHindsight)}${scenario === "congested" && segment === "off it" ? `; <= 0.6 x recommended's where the curve is flat: ${flat === undefined ? "n/a (recommended is 0: the market cleared at 0)" : yes(flat)}` : ""}`,
+      `${segment}: reliable (>= 95%, within 2 points of the top rung's ${pct(top.landed)}): ${yes(reliable)}; median <= recommended's: ${yes(cheapRec)}; <= 1.1 x hindsight: ${yes(cheapHindsight)} (in the rung's terms: ${toRungTerms === undefined ? "n/a" : `${toRungTerms.toFixed(2)} x, ${yes(toRungTerms <= 1.1)}`})${scenario === "congested" && segment === "off it" ? `; <= 0.6 x recommended's where the curve is flat: ${flat === undefined ? "n/a (recommended is 0: the market cleared at 0)" : yes(flat)}` : ""}`,
     );
     met[`${segment} reliable`] = reliable;
     met[`${segment} cheap`] = cheapRec && cheapHindsight && flat !== false;

@@ -45,6 +45,9 @@ export const TOP_STEP = 0.93;
 export const RECENT_BLOCKS = 4;
 export const RECENT_CLEARED = 3;
 
+/** The newest blocks whose cheapest clearing price lifts a bottom rung they all refused: 8. */
+export const RECENT_LOW_BLOCKS = 8;
+
 /**
  * The top rung's price as a multiple of the rung under it (the market's price plus one step): 12. A ladder's prices
  * are signed before any block shows a market move; in the bench's tenfold fee jump the hindsight price after it was
@@ -108,6 +111,8 @@ export interface PlanInput {
   readonly odds: OddsWithin;
   /** The cheapest price that cleared {@link RECENT_CLEARED} of the newest {@link RECENT_BLOCKS} blocks, when known. */
   readonly recent?: bigint;
+  /** The cheapest price that cleared at least one of the newest {@link RECENT_LOW_BLOCKS} blocks, when known. */
+  readonly recentLow?: bigint;
   /** Prices to use while the model cannot say: the market's levels (low and very high), when there are any. */
   readonly fallback?: { readonly low: bigint; readonly high: bigint };
   /** The top rung's multiple of the rung under it ({@link HEADROOM} unless given; under {@link HEADROOM_GAP}: none). */
@@ -194,6 +199,9 @@ function planMarket(input: PlanInput, rungs: number): PlannedRung[] {
   // a market that rose meanwhile must not leave the whole ladder under it.
   const marketPriority = scale.priorityOf(market);
   const top = scale.priceAtLeast(marketPriority / TOP_STEP);
+  // A cheap bet that every one of the newest blocks refused is not a bet on the market now (a model still holding a
+  // cheaper past): the bottom rung is at least the cheapest price that cleared one of them.
+  if (input.recentLow !== undefined && input.recentLow > bottom && input.recentLow < top) bottom = input.recentLow;
   const prices: bigint[] = [bottom];
   for (let i = 1; i < rungs; i++) {
     let price: bigint;
@@ -208,6 +216,8 @@ function planMarket(input: PlanInput, rungs: number): PlannedRung[] {
       // Room below the top for the rungs still to come (a model that rates the top cheaper than the market now).
       const ceiling = top - BigInt(rungs - 1 - i);
       if (price > ceiling) price = geometric < ceiling ? geometric : ceiling;
+      // A bottom the newest blocks raised to the market's edge: the rungs between it and the top spread evenly.
+      if (price <= prices[i - 1] && geometric > prices[i - 1] && geometric < ceiling) price = geometric;
     }
     // Strictly rising, whatever the model says (a market where everything lands at 0 still gets a ladder).
     if (price <= prices[i - 1]) price = prices[i - 1] + 1n;

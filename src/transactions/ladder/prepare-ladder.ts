@@ -10,7 +10,14 @@ import { LAMPORTS_PER_SIGNATURE, computeBudgetOf, transactionFeeLamports } from 
 import { decodeWireTransaction, staticWritableAccounts } from "../../solana/wire-transaction.ts";
 import type { Preparer } from "../prepare-transaction.ts";
 import { costShapeOf } from "../../fees/transaction-cost.ts";
-import { RECENT_BLOCKS, RECENT_CLEARED, planLadder, planOffsets, priorityScaleOf } from "./ladder-plan.ts";
+import {
+  RECENT_BLOCKS,
+  RECENT_CLEARED,
+  RECENT_LOW_BLOCKS,
+  planLadder,
+  planOffsets,
+  priorityScaleOf,
+} from "./ladder-plan.ts";
 import { assertAffordable, feePayerRoom, readNonceAccount } from "./nonce-account.ts";
 import type { NonceRpc } from "./nonce-account.ts";
 import { rungAtPrice } from "./rung-message.ts";
@@ -141,7 +148,9 @@ export function createLadderPreparer(options: LadderPreparerOptions) {
       const compiled = decodeWireTransaction(prepared.wire);
       const writable = staticWritableAccounts(compiled.message);
       const levels = fees?.forAccounts(writable, compiled.signatures.length).priority;
-      const recent = answers.find((answer) => answer !== undefined)?.clearedRecently(RECENT_BLOCKS, RECENT_CLEARED);
+      const market = answers.find((answer) => answer !== undefined);
+      const recent = market?.clearedRecently(RECENT_BLOCKS, RECENT_CLEARED);
+      const recentLow = market?.clearedRecently(RECENT_LOW_BLOCKS, 1);
       const plan = planLadder({
         // The rung's cost shape, as the fee market reads a block's transactions.
         scale: priorityScaleOf(costShapeOf(compiled.message, compiled.signatures.length, writable.length)),
@@ -151,6 +160,7 @@ export function createLadderPreparer(options: LadderPreparerOptions) {
         maxK,
         odds: (k) => oddsByK.get(k),
         ...(recent === undefined ? {} : { recent }),
+        ...(recentLow === undefined ? {} : { recentLow }),
         ...(levels === undefined
           ? {}
           : { fallback: { low: levels.low, high: levels.veryHigh > levels.low ? levels.veryHigh : levels.low * 4n } }),

@@ -101,6 +101,32 @@ describe("ladder plan", () => {
     expect(calm[3].price).toBe(BigInt(Math.ceil(90_000 / TOP_STEP)));
   });
 
+  it("lifts the bottom rung to the cheapest price the newest blocks cleared, when they all refused the model's", () => {
+    const base = { rungs: 4, deadlineSlots: 20, target: 0.9, maxK: 149, odds: linearOdds, headroom: 1 };
+    // A market swinging between blocks that clear at 130,000 and at 4,000,000, which the model (10,000 at odds 0.2)
+    // has not seen: the bottom is the cheap mode, the rest follow the market.
+    const bimodal = planLadder({ ...base, recent: 4_000_000n, recentLow: 130_000n });
+    expect(bimodal.map((r) => r.price)).toEqual([
+      130_000n,
+      BigInt(Math.floor(4_000_000 * TOP_STEP ** 2)),
+      BigInt(Math.floor(4_000_000 * TOP_STEP)),
+      BigInt(Math.ceil(4_000_000 / TOP_STEP)),
+    ]);
+    // Lifted to the market's edge (880,000 against 900,000): the rungs between it and the top spread evenly, not
+    // bottom + 1 under market steps now below it.
+    const edge = planLadder({ ...base, recent: 900_000n, recentLow: 880_000n });
+    const prices = edge.map((r) => Number(r.price));
+    expect(prices[0]).toBe(880_000);
+    expect(prices[3]).toBe(Math.ceil(900_000 / TOP_STEP));
+    for (const i of [1, 2]) {
+      expect(prices[i] / prices[i - 1]).toBeCloseTo((prices[3] / prices[0]) ** (1 / 3), 3);
+    }
+    // Where the model's bet cleared one of the newest blocks, nothing changes.
+    const calm = planLadder({ ...base, recent: 900_000n });
+    expect(planLadder({ ...base, recent: 900_000n, recentLow: 4_000n })).toEqual(calm);
+    expect(calm[0].price).toBe(10_000n);
+  });
+
   it("still rises strictly where everything lands for free, and without odds uses the market's levels", () => {
     const free: OddsAt = {
       withinSlots: 1,

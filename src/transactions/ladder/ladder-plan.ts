@@ -7,7 +7,11 @@
  * top rung has left, and never below what cleared most of the newest blocks (the market now, which a model still
  * holding a cheaper past lags behind); the top rung pays one step ({@link TOP_STEP}) over it. The bottom rung is the
  * cheapest price with meaningful odds (at least {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the
- * cheap bet. The rungs between are the dearer of two prices: the cheapest whose odds within the slots left at its
+ * cheap bet; where every one of the newest {@link RECENT_LOW_BLOCKS} blocks refused that bet (a model that lags a
+ * market that moved), it is the cheapest price that cleared one of them, and the rungs between it and the top spread
+ * evenly where the market's steps fall under it. In the bench, after the tenfold fee jump, the hot account cleared a
+ * plain transfer's rung at ~130,000 or ~4,000,000 µL/CU from block to block while the model's bet stayed at 1: ladders
+ * whose bottom sat there climbed past it to the dear side, 24-29 x the price that landed. The rungs between are the dearer of two prices: the cheapest whose odds within the slots left at its
  * send reach the share i/(n-1) of the way from the floor to the target (taken where the model's curve rises sharply),
  * and the market's price times {@link TOP_STEP} per rung below the top. The second is there because the model is
  * least sure below its edge: in the bench it rated prices well under the hot account's clearing price at 0.4-0.7
@@ -45,7 +49,12 @@ export const TOP_STEP = 0.93;
 export const RECENT_BLOCKS = 4;
 export const RECENT_CLEARED = 3;
 
-/** The newest blocks whose cheapest clearing price lifts a bottom rung they all refused: 8. */
+/**
+ * The newest blocks whose cheapest clearing price lifts a bottom rung they all refused: 8. With 4 (tried first) the
+ * bench's jump ladders paid 664,110 µL/CU median where 129,864 landed: after the jump a third mode (660,000-940,000)
+ * often filled the newest 4 blocks, while 8 nearly always held a cheap one. A longer look lags a fee jump more, but
+ * only the bottom rung takes it, and a bottom the market left behind costs 3 refusing blocks (ladder-climb.ts).
+ */
 export const RECENT_LOW_BLOCKS = 8;
 
 /**

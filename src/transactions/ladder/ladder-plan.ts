@@ -1,33 +1,33 @@
 /**
- * A fee ladder's plan: when each rung would be sent and at what price, from the landing-odds model. Pure: the
- * odds come in as a function of k (the slots left), so the plan can be tested without a market.
+ * A fee ladder's plan: when each rung would be sent and at what price, from the landing-odds model. Pure: the odds come
+ * in as a function of k (the slots left), so the plan can be tested without a market.
  *
- * The top rung keeps half the deadline for itself ({@link topRungSlots}); the other rungs' send offsets spread
- * evenly over the first half. The market's price is the cheapest whose odds reach the target within the slots the
- * top rung has left, and never below what cleared most of the newest blocks (the market now, which a model still
- * holding a cheaper past lags behind); the top rung pays one step ({@link TOP_STEP}) over it. The bottom rung is the
- * cheapest price with meaningful odds (at least {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the
- * cheap bet; where every one of the newest {@link RECENT_LOW_BLOCKS} blocks refused that bet (a model that lags a
- * market that moved), it is the cheapest price that cleared one of them, and the rungs between it and the top spread
- * evenly where the market's steps fall under it. In the bench, after the tenfold fee jump, the hot account cleared a
- * plain transfer's rung at ~130,000 or ~4,000,000 µL/CU from block to block while the model's bet stayed at 1: ladders
- * whose bottom sat there climbed past it to the dear side, 24-29 x the price that landed. The rungs between are the dearer of two prices: the cheapest whose odds within the slots left at its
- * send reach the share i/(n-1) of the way from the floor to the target (taken where the model's curve rises sharply),
- * and the market's price times {@link TOP_STEP} per rung below the top. The second is there because the model is
- * least sure below its edge: in the bench it rated prices well under the hot account's clearing price at 0.4-0.7
- * while single sends there never landed, and a ladder whose middle rungs sit there climbs past them to its top.
- * Rungs a small step apart make the rung that lands at most one step dearer than the market; the step of headroom
- * on the top is paid only where the market rose past the others while the ladder climbed (in the bench, a third of
- * the failures of a top rung at the market's price: it went out 5-11 slots after a single send at the same price,
- * which landed, and found the market above it). Strictly rising, whatever the model says.
+ * The top rung keeps half the deadline for itself ({@link topRungSlots}); the other rungs' send offsets spread evenly
+ * over the first half. The market's price is the cheapest whose odds reach the target within the slots the top rung has
+ * left, and never below what cleared most of the newest blocks (the market now, which a model still holding a cheaper
+ * past lags behind); the top rung pays one step ({@link TOP_STEP}) over it. The bottom rung is the cheapest price with
+ * meaningful odds (at least {@link MEANINGFUL_ODDS}) within the whole deadline, and never 0: the cheap bet; where every
+ * one of the newest {@link RECENT_LOW_BLOCKS} blocks refused that bet (a model that lags a market that moved), it is
+ * the cheapest price that cleared one of them, and the rungs between it and the top spread evenly where the market's
+ * steps fall under it. In the bench, after the tenfold fee jump, the hot account cleared a plain transfer's rung at
+ * ~130,000 or ~4,000,000 µL/CU from block to block while the model's bet stayed at 1: ladders whose bottom sat there
+ * climbed past it to the dear side, 24-29 x the price that landed. The rungs between are the dearer of two prices: the
+ * cheapest whose odds within the slots left at its send reach the share i/(n-1) of the way from the floor to the target
+ * (taken where the model's curve rises sharply), and the market's price times {@link TOP_STEP} per rung below the top.
+ * The second is there because the model is least sure below its edge: in the bench it rated prices well under the hot
+ * account's clearing price at 0.4-0.7 while single sends there never landed, and a ladder whose middle rungs sit there
+ * climbs past them to its top. Rungs a small step apart make the rung that lands at most one step dearer than the
+ * market; the step of headroom on the top is paid only where the market rose past the others while the ladder climbed
+ * (in the bench, a third of the failures of a top rung at the market's price: it went out 5-11 slots after a single
+ * send at the same price, which landed, and found the market above it). Strictly rising, whatever the model says.
  *
  * With 3 rungs or more, all of the above prices the market's rungs, a ladder one rung shorter, and the top rung is
  * headroom: {@link HEADROOM} times the rung under it, for a market that moves after the prices are signed.
  *
  * The steps and the headroom are multiples of the scheduler's *priority* (reward / cost, transaction-cost.ts), not of
  * the price, when the plan is given the transaction's {@link PriorityScale}: the leader ranks by priority, and a
- * transaction's reward includes half its signature fee. Where the priority fee dominates the reward (a large price)
- * the two are nearly the same; where the signature fee does (a small transaction, or a market that clears near 0) a
+ * transaction's reward includes half its signature fee. Where the priority fee dominates the reward (a large price) the
+ * two are nearly the same; where the signature fee does (a small transaction, or a market that clears near 0) a
  * multiple of the price means little: 12 x a price of 590 µL/CU on a 1,825-CU transfer is 8 lamports, while a tenfold
  * jump in the others' fees moved the price that transfer needed to ~600,000.
  */

@@ -231,8 +231,9 @@ export async function startRedisSentinel(): Promise<RedisTopologyServer> {
     const args = [file, "--sentinel"];
     sentinels.push({ port, child: await spawnRedis(args, "Sentinel ID is"), args });
   }
-  const masterPort = async () =>
-    Number((await cli(sentinels[0].port, "sentinel", "get-master-addr-by-name", SENTINEL_NAME)).split("\n")[1]);
+  const masterPortOf = async (sentinel: Process) =>
+    Number((await cli(sentinel.port, "sentinel", "get-master-addr-by-name", SENTINEL_NAME)).split("\n")[1]);
+  const masterPort = () => masterPortOf(sentinels[0]);
   // Every sentinel knows the replica and the other sentinels before a test may fail anything over.
   await until("the sentinels' discovery", async () => {
     for (const s of sentinels) {
@@ -244,12 +245,18 @@ export async function startRedisSentinel(): Promise<RedisTopologyServer> {
     return true;
   });
 
-  async function promoted(from: number): Promise<void> {
-    const to = await until("Sentinel's failover", async () => {
-      const port = await masterPort();
-      return port !== from ? port : undefined;
+  /**
+   * Resolves once every sentinel names a new master, and it took the role. Waiting for one sentinel is not enough:
+   * a sentinel that has not yet heard of the failover still takes the old master for the master, and if the old
+   * master returns (empty) before it hears, it makes the new master a replica of the old one (seen in CI).
+   */
+  async function promoted(from: number): Promise<number> {
+    const to = await until("Sentinel's failover, agreed by every sentinel", async () => {
+      const ports = await Promise.all(sentinels.map(masterPortOf));
+      return ports[0] !== from && ports.every((p) => p === ports[0]) ? ports[0] : undefined;
     });
     await until("the new master's role", async () => ((await cli(to, "role")).startsWith("master") ? true : undefined));
+    return to;
   }
 
   const list = sentinels.map((s) => `127.0.0.1:${s.port}`);
@@ -264,15 +271,15 @@ export async function startRedisSentinel(): Promise<RedisTopologyServer> {
       const port = await masterPort();
       const master = data.find((d) => d.port === port)!;
       await kill(master.child);
-      await promoted(port);
+      const to = await promoted(port);
       // Restarted as it was configured (a master); the sentinels make it a replica of the new one.
       await restart(master);
       const linked = async () =>
         (await cli(master.port, "info", "replication")).includes("master_link_status:up") ? true : undefined;
-      // The sentinels usually convert it within seconds; once in CI (2-core machine) it took over 30 s. The test is
-      // about the gateway, not Sentinel's timing: past 20 s, do what the sentinels would (REPLICAOF the new master).
+      // The sentinels convert it after their info period (10-20 s here). The test is about the gateway, not
+      // Sentinel's timing: past 20 s, do what the sentinels would (REPLICAOF the new master).
       await until("the old master's return as a replica", linked, 20_000).catch(async () => {
-        await cli(master.port, "replicaof", "127.0.0.1", String(await masterPort()));
+        await cli(master.port, "replicaof", "127.0.0.1", String(to));
         await until("the old master's return as a replica (told REPLICAOF)", linked);
       });
     },
@@ -295,7 +302,12 @@ export async function startRedisSentinel(): Promise<RedisTopologyServer> {
     },
     async failover() {
       const port = await masterPort();
-      await cli(sentinels[0].port, "sentinel", "failover", SENTINEL_NAME);
+      // Refused (NOGOODSLAVE, INPROG) while the sentinels have yet to see the replica healthy, or a failover of
+      // their own runs: ask again until one starts.
+      await until("Sentinel's acceptance of the failover", async () => {
+        const answer = await cli(sentinels[0].port, "sentinel", "failover", SENTINEL_NAME);
+        return answer === "OK" ? true : undefined;
+      });
       await promoted(port);
     },
     async flush() {

@@ -18,6 +18,12 @@
  *   curve a rung below the clearing price waits for a dip that the deadline rarely leaves time for.
  * Without odds the plan alone decides.
  *
+ * A bottom rung whose price cleared one of the newest blocks on its accounts is patient: the end of its stay does not
+ * move it, and the blocks must refuse it {@link PATIENCE} times as often. The top's planned slot, the top's odds and
+ * the floor of meaningful odds still do. On an account whose blocks swing between a cheap mode and a dear one, the
+ * bottom rung (lifted to the cheap mode, ladder-plan.ts) lands when a cheap block comes, where the rules above made
+ * way for the dear rung after 3-4 dear blocks in a row.
+ *
  * A ladder whose top rung is headroom (ladder-plan.ts `hasHeadroom`: many times the rung under it) is climbed as a
  * ladder one rung shorter, and from the rung under the top only on the blocks' refusal (the last rule): not at a
  * planned slot, not on the model's odds, which lag a market that moved and would spend the headroom where the rung
@@ -41,6 +47,14 @@ export const REFUSED_BLOCKS = 3;
  * 5-10 slots), so plain non-landing counts too.
  */
 export const WAITED_BLOCKS = 4;
+
+/**
+ * How many times the blocks must refuse a patient bottom rung ({@link ClimbView.patient}) before it makes way: 2
+ * (6 refusing blocks, or 8 without it). In the bench's fee jump, the hot account's bottom rung landed in 27-29 of 40
+ * ladders where it landed in 17-26 without patience, and the hot account's median fee, in the rung's terms, was 1.00-2.28
+ * x hindsight over three runs where it was 1.00-4.56 x; reliability stayed at 100% (docs/benchmarks.md, eighth round).
+ */
+export const PATIENCE = 2;
 
 /**
  * How far above a rung every block must have cleared for the climb to skip it: 2 times its price. A market that
@@ -100,6 +114,11 @@ export interface ClimbView {
   readonly waitedBlocks?: number;
   /** The top rung is headroom: `topOdds` and the planned slot are the rung under it's, and it is reached only on refusal. */
   readonly headroom?: boolean;
+  /**
+   * The current rung's price cleared at least one of the newest blocks on its accounts (ladder-plan.ts
+   * `RECENT_LOW_BLOCKS`): a market it is part of. Only the bottom rung is patient.
+   */
+  readonly patient?: boolean;
 }
 
 /**
@@ -123,14 +142,15 @@ export function slotsLeft(slot: bigint, deadlineSlot: bigint): number {
 export function shouldClimb(view: ClimbView): boolean {
   if (view.current >= view.rungs - 1) return false;
   if (view.slot >= view.deadlineSlot) return false;
+  const patient = view.patient === true && view.current === 0;
   const refused =
-    (view.refused !== undefined && view.refused >= REFUSED_BLOCKS) ||
-    (view.waitedBlocks !== undefined && view.waitedBlocks >= WAITED_BLOCKS);
+    (view.refused !== undefined && view.refused >= REFUSED_BLOCKS * (patient ? PATIENCE : 1)) ||
+    (view.waitedBlocks !== undefined && view.waitedBlocks >= WAITED_BLOCKS * (patient ? PATIENCE : 1));
   const last = view.headroom === true && view.rungs >= 3 ? view.rungs - 2 : view.rungs - 1;
   if (view.current >= last) return refused;
   const stayOver = view.slot >= view.firstSlot + BigInt(view.offsets[view.current + 1]);
   if (view.slot >= view.firstSlot + BigInt(view.offsets[last])) return true;
-  if (stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
+  if (!patient && stayOver && (view.currentOdds === undefined || view.currentOdds < view.target)) return true;
   // A rung that has lost any meaningful chance in the time left (the market moved past it) holds nothing up.
   if (view.currentOdds !== undefined && view.currentOdds < MEANINGFUL_ODDS) return true;
   if (refused) return true;

@@ -15,7 +15,7 @@ import { createEventQueue } from "../watchers.ts";
 import { SKIP_MARGIN, nextRung, oddsAfterWaiting, shouldClimb, slotsLeft } from "./ladder-climb.ts";
 import { checkLadder } from "./ladder-checks.ts";
 import { readOverpay } from "./ladder-overpay.ts";
-import { hasHeadroom, planOffsets } from "./ladder-plan.ts";
+import { RECENT_LOW_BLOCKS, hasHeadroom, planOffsets } from "./ladder-plan.ts";
 import { isFinalLadder, isOpenLadder } from "./ladder-record.ts";
 import type { Ladder, LadderState, Rung } from "./ladder-record.ts";
 import { createMemoryLadderStore } from "./ladder-store.ts";
@@ -185,11 +185,20 @@ export function createLadders(options: LaddersOptions): Ladders {
     }
   }
 
-  /** Blocks since the rung's submission, and those of them that cleared above its price (ladder-climb.ts). */
-  async function refusedOf(rung: Rung): Promise<{ refused: number; blocks: number } | undefined> {
+  /**
+   * Blocks since the rung's submission, those of them that cleared above its price, and whether its price cleared
+   * one of the newest blocks, as the plan's lifted bottom rung did (ladder-climb.ts `patient`).
+   */
+  async function refusedOf(rung: Rung): Promise<{ refused: number; blocks: number; patient: boolean } | undefined> {
     if (fees === undefined || rung.submittedSlot === undefined) return undefined;
     try {
-      return (await fees.oddsForTransaction(rung.wire, 1))?.refusedSince(rung.submittedSlot, rung.price);
+      const odds = await fees.oddsForTransaction(rung.wire, 1);
+      if (odds === undefined) return undefined;
+      const cleared = odds.clearedRecently(RECENT_LOW_BLOCKS, 1);
+      return {
+        ...odds.refusedSince(rung.submittedSlot, rung.price),
+        patient: cleared !== undefined && cleared <= rung.price,
+      };
     } catch (error) {
       onError(error);
       return undefined;
@@ -358,7 +367,9 @@ export function createLadders(options: LaddersOptions): Ladders {
       headroom,
       ...(currentOdds === undefined ? {} : { currentOdds }),
       ...(topOdds === undefined ? {} : { topOdds }),
-      ...(refused === undefined ? {} : { refused: refused.refused, waitedBlocks: refused.blocks }),
+      ...(refused === undefined
+        ? {}
+        : { refused: refused.refused, waitedBlocks: refused.blocks, patient: refused.patient }),
     });
     if (!due) return;
     // Looked at again right before the submission: a cancel may have come in meanwhile.

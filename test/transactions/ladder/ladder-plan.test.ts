@@ -270,6 +270,21 @@ describe("climb rule", () => {
     expect(waited(4)).toBe(true);
   });
 
+  it("keeps a bottom rung the newest blocks cleared twice as many refusing blocks, past its stay", () => {
+    const view = { ...base, slot: 104n, currentOdds: 0.5, topOdds: 1, patient: true };
+    // Past its stay with odds short of the target, and refused by 3 blocks of 4: it waits on.
+    expect(shouldClimb({ ...view, refused: 3, waitedBlocks: 4 })).toBe(false);
+    expect(shouldClimb({ ...view, patient: false, refused: 3, waitedBlocks: 4 })).toBe(true);
+    // Refused by twice as many blocks, or as many without landing, it makes way.
+    expect(shouldClimb({ ...view, refused: 2 * REFUSED_BLOCKS, waitedBlocks: 6 })).toBe(true);
+    expect(shouldClimb({ ...view, refused: 0, waitedBlocks: 8 })).toBe(true);
+    // Only the bottom rung waits so: a middle rung that the blocks cleared climbs as before.
+    expect(shouldClimb({ ...view, current: 1, slot: 107n, refused: 3, waitedBlocks: 3 })).toBe(true);
+    // The top's planned slot, and a market that leaves even the top short, still climb at once.
+    expect(shouldClimb({ ...view, slot: 110n, refused: 0, waitedBlocks: 1 })).toBe(true);
+    expect(shouldClimb({ ...view, slot: 101n, topOdds: 0.5 })).toBe(true);
+  });
+
   it("sends the top rung at its planned slot whatever the model rates the current rung", () => {
     expect(shouldClimb({ ...base, current: 2, slot: 109n, currentOdds: 0.99, topOdds: 1 })).toBe(false);
     expect(shouldClimb({ ...base, current: 2, slot: 110n, currentOdds: 0.99, topOdds: 1 })).toBe(true);

@@ -51,8 +51,9 @@ export const WAITED_BLOCKS = 4;
 /**
  * How many times the blocks must refuse a patient bottom rung ({@link ClimbView.patient}) before it makes way: 2
  * (6 refusing blocks, or 8 without it). In the bench's fee jump, the hot account's bottom rung landed in 27-29 of 40
- * ladders where it landed in 17-26 without patience, and the hot account's median fee, in the rung's terms, was 1.00-2.28
- * x hindsight over three runs where it was 1.00-4.56 x; reliability stayed at 100% (docs/benchmarks.md, eighth round).
+ * ladders where it landed in 17-26 without patience, and the hot account's median fee, in the rung's terms, was 1.00 x
+ * hindsight in four runs of five (2.28 x in the fifth) where it was 1.00-4.56 x; reliability stayed at 100%
+ * (docs/benchmarks.md, eighth round).
  */
 export const PATIENCE = 2;
 

@@ -53,7 +53,8 @@ export const RECENT_CLEARED = 3;
  * The newest blocks whose cheapest clearing price lifts a bottom rung they all refused: 8. With 4 (tried first) the
  * bench's jump ladders paid 664,110 µL/CU median where 129,864 landed: after the jump a third mode (660,000-940,000)
  * often filled the newest 4 blocks, while 8 nearly always held a cheap one. A longer look lags a fee jump more, but
- * only the bottom rung takes it, and a bottom the market left behind costs 3 refusing blocks (ladder-climb.ts).
+ * only the bottom rung takes it, and a bottom the market left behind costs the climb 3 refusing blocks, or 6 while one
+ * of the newest 8 still cleared it (ladder-climb.ts `PATIENCE`).
  */
 export const RECENT_LOW_BLOCKS = 8;
 
